@@ -1,0 +1,166 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"reflect"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+// DefaultBodyLimit caps request bodies, matching the WebSocket frame limit.
+const DefaultBodyLimit = 1 << 20
+
+// decodeBody reads a JSON object into dst strictly: a field the request type
+// does not know is a 400 naming it — except fields only the response carries
+// (id, timestamps, derived state), which are dropped, so a client may send
+// back the whole object it read. Nested objects are strict too. Returns
+// validation.
+func decodeBody(r *http.Request, dst any, reqType, respType reflect.Type) error {
+	data, err := io.ReadAll(r.Body)
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			return errs.E(errs.Validation, "request body exceeds the %s limit", humanBytes(tooBig.Limit))
+		}
+		return errs.Wrap(errs.Validation, err, "could not read the request body")
+	}
+	if len(bytes.TrimSpace(data)) == 0 {
+		return errs.E(errs.Validation, "a JSON request body is required")
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil || top == nil {
+		return errs.E(errs.Validation, "the request body must be a JSON object")
+	}
+	accepted, readOnly := jsonFields(reqType), jsonFields(respType)
+	var unknown []string
+	for k := range top {
+		switch {
+		case accepted[k]:
+		case readOnly[k]:
+			delete(top, k)
+		default:
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		e := errs.E(errs.Validation, "unknown field %q", unknown[0])
+		e.Fields = map[string]string{}
+		for _, k := range unknown {
+			e.Fields[k] = "unknown field"
+		}
+		return e
+	}
+	kept, err := json.Marshal(top)
+	if err != nil {
+		return errs.Wrap(errs.Internal, err, "re-encode body")
+	}
+	dec := json.NewDecoder(bytes.NewReader(kept))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(dst); err != nil {
+		return decodeError(err)
+	}
+	return nil
+}
+
+// decodeError turns encoding/json's complaints into field-level validation.
+func decodeError(err error) error {
+	var typeErr *json.UnmarshalTypeError
+	if errors.As(err, &typeErr) {
+		field := typeErr.Field
+		if field == "" {
+			field = "body"
+		}
+		return errs.Field(field, "must be %s, not %s", jsonKind(typeErr.Type), typeErr.Value)
+	}
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "json: unknown field "); ok {
+		name = strings.Trim(name, `"`)
+		return errs.Field(name, "unknown field")
+	}
+	return errs.Wrap(errs.Validation, err, "malformed JSON body: %s", strings.TrimPrefix(msg, "json: "))
+}
+
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "a boolean"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "an integer"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.Slice, reflect.Array:
+		return "an array"
+	case reflect.Map, reflect.Struct:
+		return "an object"
+	case reflect.Pointer:
+		return jsonKind(t.Elem())
+	}
+	return t.String()
+}
+
+var fieldCache sync.Map // reflect.Type → map[string]bool
+
+// jsonFields returns the JSON names a struct type reads and writes, following
+// embedded structs as encoding/json does.
+func jsonFields(t reflect.Type) map[string]bool {
+	if t == nil {
+		return nil
+	}
+	if v, ok := fieldCache.Load(t); ok {
+		return v.(map[string]bool)
+	}
+	out := map[string]bool{}
+	collectFields(t, out)
+	fieldCache.Store(t, out)
+	return out
+}
+
+func collectFields(t reflect.Type, out map[string]bool) {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return
+	}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, _, _ := strings.Cut(tag, ",")
+		if f.Anonymous && name == "" {
+			collectFields(f.Type, out)
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = f.Name
+		}
+		out[name] = true
+	}
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}

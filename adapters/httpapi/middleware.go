@@ -1,0 +1,182 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+// contentSecurityPolicy lets the UI load only from its own origin.
+const contentSecurityPolicy = "default-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +
+	"object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+
+// securityHeaders sets the headers every response carries. No CORS headers
+// are ever sent: a browser on another origin cannot call the API.
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", contentSecurityPolicy)
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "no-referrer")
+		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		return next(c)
+	}
+}
+
+// recoverPanics turns a handler panic into an internal error (logged with
+// its stack by the error handler) instead of a dropped connection.
+func recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				if r == http.ErrAbortHandler {
+					panic(r)
+				}
+				err = errs.E(errs.Internal, "panic: %v\n%s", r, debug.Stack())
+			}
+		}()
+		return next(c)
+	}
+}
+
+// logRequests writes one line per request, and an audit line per successful
+// change naming the actor — never a body, never a credential.
+func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		req, status := c.Request(), c.Response().Status
+		actor := ""
+		if p, ok := principalOf(c); ok {
+			actor = p.User.Username
+		}
+		s.log.Debug("request", "method", req.Method, "path", req.URL.Path, "status", status,
+			"ms", time.Since(start).Milliseconds(), "actor", actor)
+		if req.Method != http.MethodGet && req.Method != http.MethodHead && status < 400 && strings.HasPrefix(req.URL.Path, APIPrefix) {
+			s.log.Info("audit", "route", req.Method+" "+c.Path(), "path", req.URL.Path, "actor", actor, "status", status)
+		}
+		return nil
+	}
+}
+
+// trackInFlight counts requests so a drain can wait for them, and refuses new
+// work (anything but reads) once the drain has begun.
+func (s *Server) trackInFlight(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		s.inflight.Add(1)
+		defer s.inflight.Add(-1)
+		if s.draining.Load() {
+			m := c.Request().Method
+			if (m != http.MethodGet && m != http.MethodHead) || c.Path() == "/health" {
+				c.Response().Header().Set("Retry-After", "5")
+				return errs.E(errs.Unavailable, "the server is shutting down; retry shortly")
+			}
+		}
+		return next(c)
+	}
+}
+
+// routeMiddleware applies a route's own rules in order: rate budget, body
+// cap, then authentication.
+func (s *Server) routeMiddleware(r Route) []echo.MiddlewareFunc {
+	mw := []echo.MiddlewareFunc{func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if err := s.limits.take(c, r.Class()); err != nil {
+				return err
+			}
+			return next(c)
+		}
+	}}
+	if r.HasBody() {
+		limit := r.BodyLimit
+		if limit == 0 {
+			limit = s.cfg.BodyLimit
+		}
+		mw = append(mw, limitBody(limit))
+	}
+	if r.Access == Bearer {
+		mw = append(mw, s.authenticate)
+	}
+	return mw
+}
+
+// limitBody refuses a declared oversize body with 413 without reading it,
+// and cuts an undeclared (chunked) one at the cap so its decode fails.
+func limitBody(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := c.Request()
+			if req.ContentLength > limit {
+				return withStatus(http.StatusRequestEntityTooLarge,
+					errs.E(errs.Validation, "request body of %d bytes exceeds the %s limit", req.ContentLength, humanBytes(limit)))
+			}
+			req.Body = http.MaxBytesReader(c.Response(), req.Body, limit)
+			return next(c)
+		}
+	}
+}
+
+const principalKey = "principal"
+
+// authenticate resolves the bearer token; a failure spends the address's
+// failed-authentication budget, and an empty budget refuses before the token
+// is even looked at.
+func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		token, present := bearerToken(c.Request())
+		if present {
+			if err := s.limits.checkAuthBudget(c); err != nil {
+				return err
+			}
+		}
+		p, err := s.deps.Auth.Authenticate(c.Request().Context(), token)
+		if err != nil {
+			if present && errs.Is(err, errs.Unauthorized) {
+				s.limits.spendAuthFailure(c)
+			}
+			return err
+		}
+		c.Set(principalKey, p)
+		return next(c)
+	}
+}
+
+// bearerToken reads "Authorization: Bearer <token>". Tokens are never read
+// from the query string, where they would end up in logs and histories.
+func bearerToken(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		return "", false
+	}
+	scheme, token, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", true
+	}
+	return strings.TrimSpace(token), true
+}
+
+func principalOf(c echo.Context) (domain.Principal, bool) {
+	p, ok := c.Get(principalKey).(domain.Principal)
+	return p, ok
+}
+
+// caller returns the authenticated principal of a bearer route.
+func caller(c echo.Context) domain.Principal {
+	p, ok := principalOf(c)
+	if !ok {
+		// Only reachable if a route table entry is wired wrongly.
+		panic(fmt.Sprintf("route %s %s reads a caller but is not a bearer route", c.Request().Method, c.Path()))
+	}
+	return p
+}

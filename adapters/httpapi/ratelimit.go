@@ -1,0 +1,137 @@
+package httpapi
+
+import (
+	"math"
+	"net"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"golang.org/x/time/rate"
+
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+// Budget is one token bucket: PerSecond refill, Burst capacity.
+type Budget struct {
+	PerSecond float64
+	Burst     int
+}
+
+// RateLimits are the per-client-IP budgets of the endpoint classes.
+type RateLimits struct {
+	Read  Budget // GETs
+	Write Budget // state changes
+	// AuthFail is spent by every failed authentication (a wrong token, a
+	// wrong password); while it is empty, no credential from that address is
+	// even checked, so a token cannot be guessed.
+	AuthFail Budget
+}
+
+// DefaultRateLimits are generous for people and tight for guessers.
+var DefaultRateLimits = RateLimits{
+	Read:     Budget{PerSecond: 50, Burst: 200},
+	Write:    Budget{PerSecond: 10, Burst: 60},
+	AuthFail: Budget{PerSecond: 1.0 / 6, Burst: 10}, // ten wrong guesses, then one per 6 s
+}
+
+// limiter keeps a bucket set per client IP, forgetting idle addresses.
+type limiter struct {
+	limits RateLimits
+	mu     sync.Mutex
+	peers  map[string]*peerBuckets
+	swept  time.Time
+}
+
+type peerBuckets struct {
+	read, write, authFail *rate.Limiter
+	seen                  time.Time
+}
+
+const peerIdle = 15 * time.Minute
+
+func newLimiter(l RateLimits) *limiter {
+	return &limiter{limits: l, peers: map[string]*peerBuckets{}}
+}
+
+func bucket(b Budget) *rate.Limiter { return rate.NewLimiter(rate.Limit(b.PerSecond), b.Burst) }
+
+// peer returns the buckets of ip, sweeping idle peers now and then so the
+// map cannot grow without bound.
+func (l *limiter) peer(ip string, now time.Time) *peerBuckets {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if now.Sub(l.swept) > peerIdle {
+		for k, p := range l.peers {
+			if now.Sub(p.seen) > peerIdle {
+				delete(l.peers, k)
+			}
+		}
+		l.swept = now
+	}
+	p := l.peers[ip]
+	if p == nil {
+		p = &peerBuckets{read: bucket(l.limits.Read), write: bucket(l.limits.Write), authFail: bucket(l.limits.AuthFail)}
+		l.peers[ip] = p
+	}
+	p.seen = now
+	return p
+}
+
+// clientIP is the direct peer's address: forwarding headers are never
+// trusted, since any client can write them.
+func clientIP(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// refuse answers 429 with the wait until the bucket holds a token again.
+func refuse(c echo.Context, lim *rate.Limiter, now time.Time, what string) error {
+	wait := time.Duration(0)
+	if lim.Limit() > 0 {
+		missing := 1 - lim.TokensAt(now)
+		wait = time.Duration(missing / float64(lim.Limit()) * float64(time.Second))
+	}
+	secs := int(math.Ceil(wait.Seconds()))
+	if secs < 1 {
+		secs = 1
+	}
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	return errs.E(errs.RateLimited, "too many %s from this address; retry in %d s", what, secs)
+}
+
+// take spends one token of the route's class or refuses with 429.
+func (l *limiter) take(c echo.Context, class RateClass) error {
+	now := time.Now()
+	p := l.peer(clientIP(c.Request()), now)
+	lim, what := p.read, "requests"
+	if class == ClassWrite {
+		lim, what = p.write, "changes"
+	}
+	if !lim.AllowN(now, 1) {
+		return refuse(c, lim, now, what)
+	}
+	return nil
+}
+
+// checkAuthBudget refuses before any credential is checked when the
+// address has spent its failed-authentication budget.
+func (l *limiter) checkAuthBudget(c echo.Context) error {
+	now := time.Now()
+	p := l.peer(clientIP(c.Request()), now)
+	if p.authFail.TokensAt(now) < 1 {
+		return refuse(c, p.authFail, now, "failed sign-in attempts")
+	}
+	return nil
+}
+
+// spendAuthFailure records one failed authentication from the address.
+func (l *limiter) spendAuthFailure(c echo.Context) {
+	now := time.Now()
+	l.peer(clientIP(c.Request()), now).authFail.AllowN(now, 1)
+}

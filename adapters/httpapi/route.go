@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"net/http"
+	"reflect"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// APIPrefix is the only mount of the REST API.
+const APIPrefix = "/api/v1"
+
+// Access says who may call a route.
+type Access int
+
+// The access rules. Role checks (admin only, owner only) live in core.
+const (
+	Bearer Access = iota // a valid bearer token is required
+	Public               // no token (health, login, the OpenAPI document)
+)
+
+// RateClass is the per-client-IP budget a route spends.
+type RateClass int
+
+// The budget classes.
+const (
+	ClassRead  RateClass = iota // GETs
+	ClassWrite                  // everything that changes state
+)
+
+// NoBody is the request or response type of a route without a JSON body.
+type NoBody struct{}
+
+// QueryParam documents one query-string parameter.
+type QueryParam struct {
+	Name        string
+	Type        string // integer, string, boolean
+	Description string
+}
+
+// Route is one row of the route table: it registers the echo route AND
+// describes the operation in the OpenAPI document, so the two cannot drift.
+type Route struct {
+	Method      string
+	Path        string // full echo path, e.g. /api/v1/auth/users/:id
+	OperationID string
+	Summary     string
+	Tag         string
+	Access      Access
+	Status      int // success status
+	Query       []QueryParam
+	// Request and Response are the body types, taken from the handler's
+	// signature by op; NoBody means none.
+	Request  reflect.Type
+	Response reflect.Type
+	// RawType, when set, is the content type of a non-JSON success body.
+	RawType string
+	// BodyLimit overrides the default request body cap.
+	BodyLimit int64
+	// Refuses lists the error codes the operation documents beyond those
+	// every route shares (401/429 for bearer routes, 400 for bodies).
+	Refuses []int
+	handler echo.HandlerFunc
+}
+
+// Class is the rate budget the route spends: reads for GET, writes otherwise.
+func (r Route) Class() RateClass {
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		return ClassRead
+	}
+	return ClassWrite
+}
+
+// HasBody reports whether the route takes a JSON request body.
+func (r Route) HasBody() bool { return r.Request != nil && r.Request != noBodyType }
+
+// OpenAPIPath converts echo's :param syntax to OpenAPI's {param}.
+func (r Route) OpenAPIPath() string {
+	parts := strings.Split(r.Path, "/")
+	for i, p := range parts {
+		if strings.HasPrefix(p, ":") {
+			parts[i] = "{" + p[1:] + "}"
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// PathParams lists the route's path parameter names.
+func (r Route) PathParams() []string {
+	var out []string
+	for _, p := range strings.Split(r.Path, "/") {
+		if strings.HasPrefix(p, ":") {
+			out = append(out, p[1:])
+		}
+	}
+	return out
+}
+
+var noBodyType = reflect.TypeFor[NoBody]()
+
+// WithQuery documents query parameters.
+func (r Route) WithQuery(q ...QueryParam) Route { r.Query = append(r.Query, q...); return r }
+
+// WithRefusals documents extra error statuses the operation answers.
+func (r Route) WithRefusals(statuses ...int) Route { r.Refuses = append(r.Refuses, statuses...); return r }
+
+// PublicRoute marks the route as callable without a token.
+func (r Route) PublicRoute() Route { r.Access = Public; return r }
+
+// Handler is a typed operation: it gets the decoded request body and returns
+// the response body or an error the envelope handler renders.
+type Handler[Req, Resp any] func(c echo.Context, req *Req) (Resp, error)
+
+// op builds a route whose body types come from the handler's signature.
+func op[Req, Resp any](method, path, id, tag, summary string, status int, h Handler[Req, Resp]) Route {
+	r := Route{
+		Method: method, Path: path, OperationID: id, Tag: tag, Summary: summary, Status: status,
+		Request: reflect.TypeFor[Req](), Response: reflect.TypeFor[Resp](),
+	}
+	r.handler = func(c echo.Context) error {
+		req := new(Req)
+		if r.HasBody() {
+			if err := decodeBody(c.Request(), req, r.Request, r.Response); err != nil {
+				return err
+			}
+		}
+		resp, err := h(c, req)
+		if err != nil {
+			return err
+		}
+		if r.Response == noBodyType {
+			return c.NoContent(status)
+		}
+		return c.JSON(status, resp)
+	}
+	return r
+}
+
+// raw builds a route that writes its own non-JSON body.
+func raw(method, path, id, tag, summary, contentType string, h echo.HandlerFunc) Route {
+	return Route{
+		Method: method, Path: path, OperationID: id, Tag: tag, Summary: summary, Status: http.StatusOK,
+		Request: noBodyType, Response: noBodyType, RawType: contentType, handler: h,
+	}
+}

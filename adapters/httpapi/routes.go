@@ -1,0 +1,16 @@
+package httpapi
+
+// table is the route table: every API operation, in the order the OpenAPI
+// document lists them. Adding an endpoint is one entry in one group.
+func (s *Server) table() []Route {
+	var out []Route
+	for _, group := range [][]Route{
+		s.systemRoutes(),
+		s.authRoutes(),
+		s.userRoutes(),
+		s.settingRoutes(),
+	} {
+		out = append(out, group...)
+	}
+	return out
+}

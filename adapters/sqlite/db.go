@@ -1,0 +1,163 @@
+// Package sqlite implements every store port on an embedded SQLite database
+// (the pure-Go modernc driver): a pool of read connections plus a single
+// writer connection, WAL journaling, and goose migrations run at open.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/migrations"
+)
+
+// FileName is the database file's name inside the data directory.
+const FileName = "agents.db"
+
+// DB is the open store: read queries go to a pool, every write goes through
+// one connection, so writers never fight over SQLite's single write lock.
+type DB struct {
+	read  *sql.DB
+	write *sql.DB
+	path  string
+	log   *slog.Logger
+}
+
+// pragmas run on every connection, in order: busy_timeout first so even the
+// switch to WAL waits instead of failing under a concurrent opener.
+var pragmas = []string{"busy_timeout(10000)", "journal_mode(WAL)", "synchronous(NORMAL)", "foreign_keys(1)"}
+
+func dsn(path string, extra url.Values) string {
+	q := url.Values{}
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
+	for k, vs := range extra {
+		for _, v := range vs {
+			q.Add(k, v)
+		}
+	}
+	return "file:" + (&url.URL{Path: path}).EscapedPath() + "?" + q.Encode()
+}
+
+// Open opens (creating when absent) the database at path, migrates it, and
+// refuses a database written by a newer schema than this binary knows.
+// Returns unavailable with a message a person can act on.
+func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "create the data directory %s", filepath.Dir(path))
+	}
+	// The writer begins IMMEDIATE transactions: taking the write lock up front
+	// means a transaction never fails late on a lock upgrade.
+	write, err := sql.Open("sqlite", dsn(path, url.Values{"_txlock": {"immediate"}}))
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "open %s", path)
+	}
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	db := &DB{write: write, path: path, log: log}
+	if err := db.migrate(ctx); err != nil {
+		write.Close()
+		return nil, err
+	}
+	read, err := sql.Open("sqlite", dsn(path, url.Values{"_pragma": {"query_only(1)"}}))
+	if err != nil {
+		write.Close()
+		return nil, errs.Wrap(errs.Unavailable, err, "open %s", path)
+	}
+	n := max(4, runtime.NumCPU())
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
+	db.read = read
+	if err := read.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, errs.Wrap(errs.Unavailable, err, "open %s", path)
+	}
+	return db, nil
+}
+
+// migrate applies pending migrations, after checking the database is not
+// from a newer build: running old code on a newer schema would corrupt it.
+func (db *DB) migrate(ctx context.Context) error {
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.write, migrations.FS,
+		goose.WithDisableGlobalRegistry(true))
+	if err != nil {
+		return errs.Wrap(errs.Internal, err, "load migrations")
+	}
+	current, err := p.GetDBVersion(ctx)
+	if err != nil {
+		return errs.Wrap(errs.Unavailable, err, "read the schema version of %s", db.path)
+	}
+	sources := p.ListSources()
+	known := sources[len(sources)-1].Version
+	if current > known {
+		return errs.E(errs.Unavailable, "the database %s has schema version %d, newer than this binary knows (%d): "+
+			"it was written by a newer agents-server; run that version or point --data-dir elsewhere", db.path, current, known)
+	}
+	results, err := p.Up(ctx)
+	if err != nil {
+		return errs.Wrap(errs.Unavailable, err, "migrate %s", db.path)
+	}
+	for _, r := range results {
+		db.log.Info("migrated database", "version", r.Source.Version, "file", filepath.Base(r.Source.Path))
+	}
+	return nil
+}
+
+// Path is the database file's location.
+func (db *DB) Path() string { return db.path }
+
+// Ping checks that both pools answer.
+func (db *DB) Ping(ctx context.Context) error {
+	if err := db.read.PingContext(ctx); err != nil {
+		return translate(err)
+	}
+	return translate(db.write.PingContext(ctx))
+}
+
+// Close checkpoints the WAL into the main file and closes both pools.
+func (db *DB) Close() error {
+	var first error
+	if db.read != nil {
+		first = db.read.Close()
+	}
+	if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil && first == nil {
+		first = err
+	}
+	if err := db.write.Close(); err != nil && first == nil {
+		first = err
+	}
+	return first
+}
+
+// tx runs fn in one write transaction, committing when it returns nil.
+func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
+	t, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return translate(err)
+	}
+	if err := fn(t); err != nil {
+		_ = t.Rollback()
+		return err
+	}
+	return translate(t.Commit())
+}
+
+// exec runs one write statement outside an explicit transaction.
+func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	r, err := db.write.ExecContext(ctx, query, args...)
+	return r, translate(err)
+}
+
+// String is for logs.
+func (db *DB) String() string { return fmt.Sprintf("sqlite(%s)", db.path) }

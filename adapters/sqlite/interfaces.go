@@ -1,0 +1,11 @@
+package sqlite
+
+import "github.com/agents-server/agents-server/ports"
+
+// The ports DB implements, checked at compile time.
+var (
+	_ ports.UserStore    = (*DB)(nil)
+	_ ports.TokenStore   = (*DB)(nil)
+	_ ports.SettingStore = (*DB)(nil)
+	_ ports.MetaStore    = (*DB)(nil)
+)

@@ -1,0 +1,117 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/agents-server/agents-server/adapters/httpapi"
+	"github.com/agents-server/agents-server/core/auth"
+)
+
+// config is everything a start needs; flags override their env equivalents.
+type config struct {
+	Addr          string
+	DataDir       string
+	BaseURL       string
+	SecretKeyFile string
+	SecretKey     string // AGENTS_SECRET_KEY (env only: a flag would show in ps)
+	Token         string // AGENTS_TOKEN (env only, likewise)
+	LogLevel      string
+	LogFormat     string
+
+	// Not flags: tuned by tests.
+	HTTP           httpapi.Config
+	PasswordParams auth.PasswordParams
+	DrainTimeout   time.Duration
+}
+
+// envOr returns the environment variable's value, or def when unset.
+func envOr(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+// parseConfig reads flags and environment. Returns an error for bad flags.
+func parseConfig(args []string, stderr io.Writer) (config, error) {
+	cfg := config{
+		HTTP:           httpapi.DefaultConfig(),
+		PasswordParams: auth.DefaultPasswordParams,
+		DrainTimeout:   5 * time.Second,
+		SecretKey:      os.Getenv("AGENTS_SECRET_KEY"),
+		Token:          os.Getenv("AGENTS_TOKEN"),
+	}
+	fs := flag.NewFlagSet("agents-server", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&cfg.Addr, "addr", envOr("AGENTS_ADDR", "127.0.0.1:9527"), "listen address (env AGENTS_ADDR)")
+	fs.StringVar(&cfg.DataDir, "data-dir", envOr("AGENTS_DATA_DIR", defaultDataDir()), "where the database lives (env AGENTS_DATA_DIR)")
+	fs.StringVar(&cfg.BaseURL, "base-url", envOr("AGENTS_BASE_URL", ""),
+		"external origin, e.g. https://agents.example.com, for OAuth redirects; forwarding headers are never trusted (env AGENTS_BASE_URL)")
+	fs.StringVar(&cfg.SecretKeyFile, "secret-key-file", envOr("AGENTS_SECRET_KEY_FILE", ""),
+		"file holding the 32-byte key (base64 or hex) that seals credentials at rest; or set AGENTS_SECRET_KEY")
+	fs.StringVar(&cfg.LogLevel, "log-level", envOr("AGENTS_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTS_LOG_LEVEL)")
+	fs.StringVar(&cfg.LogFormat, "log-format", envOr("AGENTS_LOG_FORMAT", "text"), "text or json (env AGENTS_LOG_FORMAT)")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "Usage: agents-server [flags]\n       agents-server version | openapi\n\nFlags:\n")
+		fs.PrintDefaults()
+		fmt.Fprintf(stderr, "\nEnvironment: AGENTS_TOKEN fixes the bootstrap admin's API token; AGENTS_SECRET_KEY is the sealing key.\n")
+	}
+	if err := fs.Parse(args); err != nil {
+		return config{}, err
+	}
+	if fs.NArg() > 0 {
+		return config{}, fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	if cfg.BaseURL != "" && !strings.HasPrefix(cfg.BaseURL, "http://") && !strings.HasPrefix(cfg.BaseURL, "https://") {
+		return config{}, fmt.Errorf("--base-url must start with http:// or https://")
+	}
+	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	return cfg, nil
+}
+
+// defaultDataDir is the per-user data folder: $XDG_DATA_HOME or
+// ~/.local/share on Unix, Application Support on macOS, LocalAppData on
+// Windows.
+func defaultDataDir() string {
+	const name = "agents-server"
+	if runtime.GOOS == "windows" {
+		if d := os.Getenv("LocalAppData"); d != "" {
+			return filepath.Join(d, name)
+		}
+	}
+	home, err := os.UserHomeDir()
+	if runtime.GOOS == "darwin" && err == nil {
+		return filepath.Join(home, "Library", "Application Support", name)
+	}
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, name)
+	}
+	if err != nil {
+		return filepath.Join(".", "data")
+	}
+	return filepath.Join(home, ".local", "share", name)
+}
+
+// newLogger builds the process logger on stderr.
+func newLogger(level, format string, w io.Writer) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level: %q is not debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, fmt.Errorf("--log-format: %q is not text or json", format)
+}

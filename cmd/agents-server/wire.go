@@ -1,0 +1,183 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agents-server/agents-server/adapters/httpapi"
+	"github.com/agents-server/agents-server/adapters/ids"
+	"github.com/agents-server/agents-server/adapters/sqlite"
+	"github.com/agents-server/agents-server/core/auth"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/secrets"
+	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/frontend"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// app is the composed process: the ONE place concrete adapters meet core.
+type app struct {
+	cfg        config
+	log        *slog.Logger
+	db         *sqlite.DB
+	api        *httpapi.Server
+	http       *http.Server
+	ln         net.Listener
+	token      string // the bootstrap admin's token for the ready line
+	stopLoops  context.CancelFunc
+	loopsDone  chan struct{}
+}
+
+// newApp opens the store, checks the secret key, makes sure the bootstrap
+// admin exists, and binds the listener. Nothing is served until serve.
+func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err error) {
+	box, err := loadSecretBox(cfg)
+	if err != nil {
+		return nil, err
+	}
+	db, err := sqlite.Open(ctx, filepath.Join(cfg.DataDir, sqlite.FileName), log)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			db.Close()
+		}
+	}()
+	if err := secrets.CheckKey(ctx, box, db); err != nil {
+		return nil, err
+	}
+	if box.Sealing() {
+		log.Info(secrets.Describe(box))
+	} else {
+		log.Warn(secrets.Describe(box))
+	}
+
+	clock, idGen := ports.SystemClock, ids.UUIDv7{}
+	authSvc, err := auth.New(db, db, idGen, clock, log, cfg.PasswordParams)
+	if err != nil {
+		return nil, err
+	}
+	settingsSvc := settings.New(db, box, clock)
+	token, err := authSvc.Bootstrap(ctx, cfg.Token)
+	if err != nil {
+		return nil, err
+	}
+
+	api, err := httpapi.New(httpapi.Deps{
+		Auth: authSvc, Settings: settingsSvc, Ready: db.Ping,
+		Version: version(), UI: frontend.Assets(), Log: log,
+	}, cfg.HTTP)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "cannot listen on %s", cfg.Addr)
+	}
+	a := &app{
+		cfg: cfg, log: log, db: db, api: api, ln: ln, token: token,
+		http: &http.Server{
+			Handler:           api.Handler(),
+			ReadHeaderTimeout: 10 * time.Second,
+			IdleTimeout:       2 * time.Minute,
+			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+		},
+		loopsDone: make(chan struct{}),
+	}
+	loopCtx, cancel := context.WithCancel(context.Background())
+	a.stopLoops = cancel
+	go a.maintain(loopCtx, authSvc)
+	return a, nil
+}
+
+// loadSecretBox reads the sealing key from --secret-key-file or
+// AGENTS_SECRET_KEY; neither means plaintext mode.
+func loadSecretBox(cfg config) (*secrets.Box, error) {
+	text := cfg.SecretKey
+	if cfg.SecretKeyFile != "" {
+		b, err := os.ReadFile(cfg.SecretKeyFile)
+		if err != nil {
+			return nil, errs.Wrap(errs.Unavailable, err, "read --secret-key-file %s", cfg.SecretKeyFile)
+		}
+		text = string(b)
+	}
+	if strings.TrimSpace(text) == "" {
+		return secrets.NewBox(nil)
+	}
+	key, err := secrets.ParseKey(text)
+	if err != nil {
+		return nil, err
+	}
+	return secrets.NewBox(key)
+}
+
+// maintain runs the periodic upkeep until ctx ends: now, then hourly.
+func (a *app) maintain(ctx context.Context, authSvc *auth.Service) {
+	defer close(a.loopsDone)
+	tick := time.NewTicker(time.Hour)
+	defer tick.Stop()
+	for {
+		if n, err := authSvc.PruneExpiredTokens(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("pruning expired tokens failed", "err", err)
+		} else if n > 0 {
+			a.log.Info("pruned expired tokens", "count", n)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// URL is the address the server answers on.
+func (a *app) URL() string {
+	addr := a.ln.Addr().(*net.TCPAddr)
+	host := addr.IP.String()
+	if addr.IP.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, fmt.Sprint(addr.Port))
+}
+
+// ReadyLine is the one line a person clicks to sign in.
+func (a *app) ReadyLine() string {
+	return fmt.Sprintf("agents-server ready: %s/#token=%s", a.URL(), a.token)
+}
+
+// serve answers requests until shutdown; it returns nil after a shutdown.
+func (a *app) serve() error {
+	if err := a.http.Serve(a.ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// shutdown drains: new work is refused with 503 while requests in flight
+// finish (bounded by DrainTimeout), then the listener closes, the upkeep
+// stops and the store is checkpointed and closed.
+func (a *app) shutdown() error {
+	a.api.BeginDrain()
+	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.DrainTimeout)
+	if err := a.api.WaitIdle(ctx); err != nil {
+		a.log.Warn("drain timed out; closing with requests in flight", "in_flight", a.api.InFlight())
+	}
+	cancel()
+	closeCtx, cancelClose := context.WithTimeout(context.Background(), time.Second)
+	defer cancelClose()
+	if err := a.http.Shutdown(closeCtx); err != nil {
+		a.http.Close()
+	}
+	a.stopLoops()
+	<-a.loopsDone
+	return a.db.Close()
+}

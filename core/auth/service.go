@@ -1,0 +1,172 @@
+// Package auth signs people in: users and roles, bearer tokens stored only as
+// hashes, password logins, personal access tokens and the bootstrap admin.
+package auth
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// Service authenticates callers and administers users and tokens.
+type Service struct {
+	users     ports.UserStore
+	tokens    ports.TokenStore
+	ids       ports.IDs
+	clock     ports.Clock
+	log       *slog.Logger
+	params    PasswordParams
+	dummyHash string // verified against for unknown users, so timing names no one
+}
+
+// New returns a Service. params is the password hashing cost.
+func New(users ports.UserStore, tokens ports.TokenStore, ids ports.IDs, clock ports.Clock, log *slog.Logger, params PasswordParams) (*Service, error) {
+	dummy, err := HashPassword("not a password anyone has", params)
+	if err != nil {
+		return nil, err
+	}
+	return &Service{users: users, tokens: tokens, ids: ids, clock: clock, log: log, params: params, dummyHash: dummy}, nil
+}
+
+var errBadToken = errs.E(errs.Unauthorized, "invalid or expired token")
+
+// storeDown turns a store failure on the sign-in path into unavailable: a
+// database hiccup must not read as a wrong token (nor spend a guess budget).
+func storeDown(err error) error {
+	if errs.CodeOf(err) == errs.Internal {
+		return errs.Wrap(errs.Unavailable, err, "credential store unavailable, retry shortly")
+	}
+	return err
+}
+
+// Authenticate resolves a bearer token to its caller. Returns unauthorized for
+// a missing, unknown, expired or disabled-user token, and unavailable when the
+// store cannot answer.
+func (s *Service) Authenticate(ctx context.Context, token string) (domain.Principal, error) {
+	if token == "" {
+		return domain.Principal{}, errs.E(errs.Unauthorized, "missing bearer token")
+	}
+	t, u, err := s.tokens.FindTokenByHash(ctx, HashToken(token))
+	if errs.Is(err, errs.NotFound) {
+		return domain.Principal{}, errBadToken
+	}
+	if err != nil {
+		return domain.Principal{}, storeDown(err)
+	}
+	now := s.clock.Now()
+	if t.Expired(now) || u.Disabled {
+		return domain.Principal{}, errBadToken
+	}
+	if now.Sub(t.LastUsedAt) >= domain.TouchEvery {
+		exp := t.ExpiresAt
+		if t.Slides() {
+			e := t.SlidExpiry(now)
+			exp = &e
+		}
+		// A lost touch only shortens a sliding token's life by a minute; the
+		// request it authenticates must not fail for it.
+		if err := s.tokens.TouchToken(ctx, t.ID, now, exp); err != nil {
+			s.log.Warn("recording token use failed", "token_id", t.ID, "err", err)
+		}
+	}
+	return domain.Principal{User: u, TokenID: t.ID}, nil
+}
+
+// Login checks a username and password and mints a session token. Every
+// failure reads the same ("invalid username or password") and costs the same
+// time, so a response names no account. Returns unauthorized or unavailable.
+func (s *Service) Login(ctx context.Context, username, password string) (string, domain.User, error) {
+	fail := errs.E(errs.Unauthorized, "invalid username or password")
+	if username == "" || password == "" || len(password) > domain.MaxPasswordLen {
+		return "", domain.User{}, fail
+	}
+	u, err := s.users.FindUserByUsername(ctx, username)
+	if err != nil && !errs.Is(err, errs.NotFound) {
+		return "", domain.User{}, storeDown(err)
+	}
+	hash := s.dummyHash
+	if err == nil && u.HasPassword() {
+		hash = u.PasswordHash
+	}
+	ok := VerifyPassword(password, hash)
+	if err != nil || !u.HasPassword() || !ok || u.Disabled {
+		return "", domain.User{}, fail
+	}
+	token, _, err := s.issue(ctx, u.ID, domain.TokenSession, "", nil)
+	if err != nil {
+		return "", domain.User{}, err
+	}
+	return token, u, nil
+}
+
+// issue mints and stores a token for userID. patExpiry is a personal token's
+// chosen expiry (nil: never); sliding kinds compute their own.
+func (s *Service) issue(ctx context.Context, userID string, kind domain.TokenKind, name string, patExpiry *time.Time) (string, domain.Token, error) {
+	text, err := mintToken(kind)
+	if err != nil {
+		return "", domain.Token{}, err
+	}
+	now := s.clock.Now()
+	t := domain.Token{
+		ID: s.ids.NewID(), UserID: userID, Kind: kind, Name: name,
+		Hash: HashToken(text), Hint: tokenHint(kind, text), CreatedAt: now, LastUsedAt: now,
+	}
+	switch {
+	case kind == domain.TokenPersonal:
+		t.ExpiresAt = patExpiry
+	case t.Slides():
+		exp := t.SlidExpiry(now)
+		t.ExpiresAt = &exp
+	}
+	if err := s.tokens.CreateToken(ctx, t); err != nil {
+		return "", domain.Token{}, err
+	}
+	return text, t, nil
+}
+
+// Logout revokes the token the caller authenticated with.
+func (s *Service) Logout(ctx context.Context, p domain.Principal) error {
+	return s.tokens.DeleteToken(ctx, p.User.ID, p.TokenID)
+}
+
+// ListTokens returns the caller's own tokens (never their text).
+func (s *Service) ListTokens(ctx context.Context, p domain.Principal) ([]domain.Token, error) {
+	return s.tokens.ListTokens(ctx, p.User.ID)
+}
+
+const maxTokenNameLen = 100
+
+// CreatePersonalToken mints a personal access token for the caller; the text
+// is returned once and never again. expiresInDays 0 means it never expires.
+// Returns validation for a missing or long name or a bad lifetime.
+func (s *Service) CreatePersonalToken(ctx context.Context, p domain.Principal, name string, expiresInDays int) (string, domain.Token, error) {
+	name = strings.TrimSpace(name)
+	if name == "" {
+		return "", domain.Token{}, errs.Field("name", "is required")
+	}
+	if utf8.RuneCountInString(name) > maxTokenNameLen {
+		return "", domain.Token{}, errs.Field("name", "must be at most %d characters", maxTokenNameLen)
+	}
+	exp, err := domain.PersonalTokenExpiry(s.clock.Now(), expiresInDays)
+	if err != nil {
+		return "", domain.Token{}, err
+	}
+	return s.issue(ctx, p.User.ID, domain.TokenPersonal, name, exp)
+}
+
+// RevokeToken deletes one of the caller's tokens. Returns not_found for a
+// token that is not the caller's.
+func (s *Service) RevokeToken(ctx context.Context, p domain.Principal, id string) error {
+	return s.tokens.DeleteToken(ctx, p.User.ID, id)
+}
+
+// PruneExpiredTokens deletes expired tokens; the maintenance loop calls it.
+func (s *Service) PruneExpiredTokens(ctx context.Context) (int, error) {
+	return s.tokens.DeleteExpiredTokens(ctx, s.clock.Now())
+}

@@ -1,0 +1,105 @@
+package auth
+
+import (
+	"context"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+// ListUsers returns every user, admin only. Returns forbidden.
+func (s *Service) ListUsers(ctx context.Context, p domain.Principal) ([]domain.User, error) {
+	if err := p.RequireAdmin(); err != nil {
+		return nil, err
+	}
+	return s.users.ListUsers(ctx)
+}
+
+// CreateUser adds a user who signs in with password, admin only. role
+// defaults to member. Returns forbidden, validation, or conflict when the
+// username is taken.
+func (s *Service) CreateUser(ctx context.Context, p domain.Principal, username, password string, role domain.Role) (domain.User, error) {
+	if err := p.RequireAdmin(); err != nil {
+		return domain.User{}, err
+	}
+	if role == "" {
+		role = domain.RoleMember
+	}
+	if !role.Valid() {
+		return domain.User{}, errs.Field("role", "must be admin or member")
+	}
+	if err := domain.ValidateUsername(username); err != nil {
+		return domain.User{}, err
+	}
+	if err := domain.ValidatePassword(password); err != nil {
+		return domain.User{}, err
+	}
+	hash, err := HashPassword(password, s.params)
+	if err != nil {
+		return domain.User{}, err
+	}
+	now := s.clock.Now()
+	u := domain.User{ID: s.ids.NewID(), Username: username, Role: role, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	if err := s.users.CreateUser(ctx, u); err != nil {
+		return domain.User{}, err
+	}
+	return u, nil
+}
+
+// UpdateUser changes a user's role, password or disabled flag, admin only.
+// Disabling revokes the user's tokens. An admin cannot disable themselves, and
+// the last active admin and the bootstrap admin cannot be disabled or
+// demoted. Returns forbidden, validation, not_found or conflict.
+func (s *Service) UpdateUser(ctx context.Context, p domain.Principal, id string, patch domain.UserPatch) error {
+	if err := p.RequireAdmin(); err != nil {
+		return err
+	}
+	if patch.Role != nil && !patch.Role.Valid() {
+		return errs.Field("role", "must be admin or member")
+	}
+	var hash string
+	if patch.Password != nil {
+		if err := domain.ValidatePassword(*patch.Password); err != nil {
+			return err
+		}
+		h, err := HashPassword(*patch.Password, s.params)
+		if err != nil {
+			return err
+		}
+		hash = h
+	}
+	if patch.Disabled != nil && *patch.Disabled && id == p.User.ID {
+		return errs.E(errs.Conflict, "you cannot disable your own account")
+	}
+	now := s.clock.Now()
+	_, err := s.users.UpdateUser(ctx, id, func(u *domain.User, otherActiveAdmins int) error {
+		before := *u
+		if patch.Role != nil {
+			u.Role = *patch.Role
+		}
+		if patch.Disabled != nil {
+			u.Disabled = *patch.Disabled
+		}
+		if patch.Password != nil {
+			u.PasswordHash = hash
+		}
+		u.UpdatedAt = now
+		return domain.CheckAdminRemains(before, u, otherActiveAdmins)
+	})
+	return err
+}
+
+// DeleteUser removes a user and their tokens, admin only. An admin cannot
+// delete themselves, nor the last active admin or the bootstrap admin.
+// Returns forbidden, not_found or conflict.
+func (s *Service) DeleteUser(ctx context.Context, p domain.Principal, id string) error {
+	if err := p.RequireAdmin(); err != nil {
+		return err
+	}
+	if id == p.User.ID {
+		return errs.E(errs.Conflict, "you cannot delete your own account")
+	}
+	return s.users.DeleteUser(ctx, id, func(u domain.User, otherActiveAdmins int) error {
+		return domain.CheckAdminRemains(u, nil, otherActiveAdmins)
+	})
+}

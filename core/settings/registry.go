@@ -1,0 +1,75 @@
+// Package settings serves the global settings: one registry table that the
+// backend reads defaults and types from, the API validates writes against,
+// and the settings panel renders.
+package settings
+
+import "github.com/agents-server/agents-server/core/domain"
+
+// The keys the backend reads. Adding a setting is one Registry row.
+const (
+	KeyProxyURL                  = "proxy_url"
+	KeySystemPrompt              = "system_prompt"
+	KeyTraceRetentionDays        = "trace_retention_days"
+	KeyTraceIncludeSensitiveData = "trace_include_sensitive_data"
+	KeyTraceSpanDataKB           = "trace_span_data_kb"
+	KeyLogSensitiveData          = "log_sensitive_data"
+	KeyApprovalTTLMinutes        = "approval_ttl_minutes"
+	KeyMaxTerminalsPerSandbox    = "max_terminals_per_sandbox"
+	KeySandboxIdleMinutes        = "sandbox_idle_minutes"
+	KeyMaxTasksPerSession        = "max_tasks_per_session"
+)
+
+// Registry is every global setting, in the order the panel shows them.
+var Registry = []domain.SettingDef{
+	{
+		Key: KeyProxyURL, Kind: domain.SettingURL, Schemes: []string{"http", "https", "socks5"},
+		Group: "network", Label: "Outbound proxy",
+		Description: "Proxy for calls to model providers and other upstreams (http, https or socks5). " +
+			"Secret because a proxy URL often carries user:password.",
+		Secret: true,
+	},
+	{
+		Key: KeySystemPrompt, Kind: domain.SettingText, Group: "prompt", Label: "Global system prompt",
+		Description: "Text placed before every agent's own instructions.",
+	},
+	{
+		Key: KeyTraceRetentionDays, Kind: domain.SettingInt, Default: "30", Min: 0, Max: 3650,
+		Group: "tracing", Label: "Trace retention (days)",
+		Description: "Trace rows older than this are pruned; 0 keeps them for ever.",
+	},
+	{
+		Key: KeyTraceIncludeSensitiveData, Kind: domain.SettingBool, Default: "true",
+		Group: "tracing", Label: "Include conversation content in traces",
+		Description: "When off, traces keep timings and structure but no prompts, outputs or tool arguments.",
+	},
+	{
+		Key: KeyTraceSpanDataKB, Kind: domain.SettingInt, Default: "1024", Min: 1, Max: 65536,
+		Group: "tracing", Label: "Span payload cap (KB)",
+		Description: "A span payload past this size is replaced by a truncation marker; it is a disk budget.",
+	},
+	{
+		Key: KeyLogSensitiveData, Kind: domain.SettingBool, Default: "false",
+		Group: "logging", Label: "Log conversation content",
+		Description: "When on, the server log may include prompts and model output. Credentials are never logged.",
+	},
+	{
+		Key: KeyApprovalTTLMinutes, Kind: domain.SettingInt, Default: "1440", Min: 0, Max: 525600,
+		Group: "limits", Label: "Approval expiry (minutes)",
+		Description: "An unanswered tool approval expires after this long; 0 never expires.",
+	},
+	{
+		Key: KeyMaxTerminalsPerSandbox, Kind: domain.SettingInt, Default: "4", Min: 1, Max: 32,
+		Group: "limits", Label: "Terminals per sandbox",
+		Description: "How many web terminals may be open on one sandbox at once.",
+	},
+	{
+		Key: KeySandboxIdleMinutes, Kind: domain.SettingInt, Default: "30", Min: 0, Max: 10080,
+		Group: "limits", Label: "Sandbox idle stop (minutes)",
+		Description: "A project container nobody uses is stopped (not removed) after this long; 0 never stops it.",
+	},
+	{
+		Key: KeyMaxTasksPerSession, Kind: domain.SettingInt, Default: "6", Min: 1, Max: 100,
+		Group: "limits", Label: "Background tasks per session",
+		Description: "Live background tasks one conversation may hold; further spawns and retries wait.",
+	},
+}

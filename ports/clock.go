@@ -1,0 +1,18 @@
+package ports
+
+import "time"
+
+// Clock tells the time. Every service takes one so tests can move time for
+// TTLs, retention and schedules instead of sleeping.
+type Clock interface {
+	Now() time.Time
+}
+
+// ClockFunc adapts a function to Clock.
+type ClockFunc func() time.Time
+
+// Now calls f.
+func (f ClockFunc) Now() time.Time { return f() }
+
+// SystemClock is the wall clock.
+var SystemClock Clock = ClockFunc(time.Now)
