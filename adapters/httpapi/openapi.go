@@ -82,7 +82,7 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 		ok := openapi3.NewResponse().WithDescription(http.StatusText(r.Status))
 		switch {
 		case r.RawType != "":
-			ok.Content = openapi3.Content{r.RawType: openapi3.NewMediaType().WithSchema(openapi3.NewStringSchema())}
+			ok.Content = openapi3.Content{r.RawType: openapi3.NewMediaType().WithSchema(openapi3.NewObjectSchema())}
 		case r.Response != noBodyType:
 			ref, err := schemaOf(r.Response)
 			if err != nil {

@@ -103,7 +103,10 @@ var noBodyType = reflect.TypeFor[NoBody]()
 func (r Route) WithQuery(q ...QueryParam) Route { r.Query = append(r.Query, q...); return r }
 
 // WithRefusals documents extra error statuses the operation answers.
-func (r Route) WithRefusals(statuses ...int) Route { r.Refuses = append(r.Refuses, statuses...); return r }
+func (r Route) WithRefusals(statuses ...int) Route {
+	r.Refuses = append(r.Refuses, statuses...)
+	return r
+}
 
 // PublicRoute marks the route as callable without a token.
 func (r Route) PublicRoute() Route { r.Access = Public; return r }

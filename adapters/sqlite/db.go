@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 
 	"github.com/pressly/goose/v3"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -30,6 +31,9 @@ type DB struct {
 	write *sql.DB
 	path  string
 	log   *slog.Logger
+
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // pragmas run on every connection, in order: busy_timeout first so even the
@@ -125,19 +129,21 @@ func (db *DB) Ping(ctx context.Context) error {
 	return translate(db.write.PingContext(ctx))
 }
 
-// Close checkpoints the WAL into the main file and closes both pools.
+// Close checkpoints the WAL into the main file and closes both pools. Later
+// calls return the first call's result.
 func (db *DB) Close() error {
-	var first error
-	if db.read != nil {
-		first = db.read.Close()
-	}
-	if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil && first == nil {
-		first = err
-	}
-	if err := db.write.Close(); err != nil && first == nil {
-		first = err
-	}
-	return first
+	db.closeOnce.Do(func() {
+		if db.read != nil {
+			db.closeErr = db.read.Close()
+		}
+		if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil && db.closeErr == nil {
+			db.closeErr = err
+		}
+		if err := db.write.Close(); err != nil && db.closeErr == nil {
+			db.closeErr = err
+		}
+	})
+	return db.closeErr
 }
 
 // tx runs fn in one write transaction, committing when it returns nil.

@@ -25,15 +25,16 @@ import (
 
 // app is the composed process: the ONE place concrete adapters meet core.
 type app struct {
-	cfg        config
-	log        *slog.Logger
-	db         *sqlite.DB
-	api        *httpapi.Server
-	http       *http.Server
-	ln         net.Listener
-	token      string // the bootstrap admin's token for the ready line
-	stopLoops  context.CancelFunc
-	loopsDone  chan struct{}
+	cfg       config
+	log       *slog.Logger
+	db        *sqlite.DB
+	api       *httpapi.Server
+	settings  *settings.Service
+	http      *http.Server
+	ln        net.Listener
+	token     string // the bootstrap admin's token for the ready line
+	stopLoops context.CancelFunc
+	loopsDone chan struct{}
 }
 
 // newApp opens the store, checks the secret key, makes sure the bootstrap
@@ -84,7 +85,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, errs.Wrap(errs.Unavailable, err, "cannot listen on %s", cfg.Addr)
 	}
 	a := &app{
-		cfg: cfg, log: log, db: db, api: api, ln: ln, token: token,
+		cfg: cfg, log: log, db: db, api: api, settings: settingsSvc, ln: ln, token: token,
 		http: &http.Server{
 			Handler:           api.Handler(),
 			ReadHeaderTimeout: 10 * time.Second,

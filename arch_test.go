@@ -1,0 +1,187 @@
+package agentsserver_test
+
+import (
+	"encoding/json"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The layering rule of DESIGN.md, enforced: core/errs → core/domain → ports
+// → core/<module> → adapters/* → cmd. Core never reaches an HTTP framework,
+// database/sql or a vendor SDK, even indirectly; one adapter never imports
+// another; migrations and frontend are leaves.
+
+const module = "github.com/agents-server/agents-server"
+
+type pkg struct {
+	ImportPath string
+	Imports    []string
+	Deps       []string
+}
+
+// touchSources reads every Go file and the module files, so the test cache
+// (which tracks files a test opens, not what a subprocess reads) reruns these
+// tests whenever an import could have changed.
+func touchSources(t *testing.T) {
+	t.Helper()
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && (d.Name() == "node_modules" || d.Name() == "dist" || strings.HasPrefix(d.Name(), ".") && p != ".") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && (strings.HasSuffix(p, ".go") || p == "go.mod" || p == "go.sum") {
+			_, err = os.ReadFile(p)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	touchSources(t)
+	out, err := exec.Command("go", "list", "-deps=false", "-json", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(strings.NewReader(string(out)))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 5 {
+		t.Fatalf("only %d packages listed", len(pkgs))
+	}
+	return pkgs
+}
+
+// layer names where a package sits; "" is outside the rules (the root).
+func layer(path string) string {
+	rel := strings.TrimPrefix(path, module+"/")
+	switch {
+	case rel == "core/errs":
+		return "errs"
+	case rel == "core/domain":
+		return "domain"
+	case rel == "ports" || strings.HasPrefix(rel, "ports/"):
+		return "ports"
+	case strings.HasPrefix(rel, "core/"):
+		return "core"
+	case strings.HasPrefix(rel, "adapters/"):
+		return "adapters"
+	case strings.HasPrefix(rel, "cmd/"):
+		return "cmd"
+	case rel == "migrations", rel == "frontend":
+		return "leaf"
+	}
+	return ""
+}
+
+// allowed lists, per layer, the project layers it may import.
+var allowed = map[string][]string{
+	"errs":     {},
+	"domain":   {"errs"},
+	"ports":    {"errs", "domain", "ports"},
+	"core":     {"errs", "domain", "ports", "core"},
+	"adapters": {"errs", "domain", "ports", "core", "adapters", "leaf"},
+	"cmd":      {"errs", "domain", "ports", "core", "adapters", "leaf", "cmd"},
+	"leaf":     {},
+}
+
+// forbiddenInCore are modules core must not reach, directly or not.
+var forbiddenInCore = []string{
+	"database/sql",
+	"net/http",
+	"github.com/labstack/echo",
+	"github.com/gorilla/",
+	"modernc.org/sqlite",
+	"github.com/pressly/goose",
+	"github.com/getkin/kin-openapi",
+	"github.com/openai/",
+	"github.com/anthropics/",
+	"github.com/moby/",
+	"github.com/docker/",
+	"github.com/modelcontextprotocol/",
+}
+
+// adapterOf returns the adapter a package belongs to (adapters/llm/openai
+// for adapters/llm/openai/x), or "".
+func adapterOf(path string) string {
+	rel, ok := strings.CutPrefix(path, module+"/adapters/")
+	if !ok {
+		return ""
+	}
+	parts := strings.Split(rel, "/")
+	if parts[0] == "llm" || parts[0] == "sandbox" {
+		if len(parts) > 1 {
+			return parts[0] + "/" + parts[1]
+		}
+	}
+	return parts[0]
+}
+
+func TestImportsPointInward(t *testing.T) {
+	for _, p := range listPackages(t) {
+		from := layer(p.ImportPath)
+		if from == "" {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module+"/") && imp != module {
+				continue
+			}
+			to := layer(imp)
+			ok := false
+			for _, l := range allowed[from] {
+				ok = ok || l == to
+			}
+			if !ok {
+				t.Errorf("%s (%s) imports %s (%s)", p.ImportPath, from, imp, to)
+			}
+			if a, b := adapterOf(p.ImportPath), adapterOf(imp); a != "" && b != "" && a != b {
+				t.Errorf("adapter %s imports adapter %s (%s → %s)", a, b, p.ImportPath, imp)
+			}
+		}
+	}
+}
+
+func TestCoreReachesNoFrameworkDatabaseOrVendorSDK(t *testing.T) {
+	touchSources(t)
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`,
+		"./core/...", "./ports/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(lines) < 3 {
+		t.Fatalf("only %d core packages listed", len(lines))
+	}
+	for _, line := range lines {
+		fields := strings.Fields(line)
+		for _, dep := range fields[1:] {
+			for _, bad := range forbiddenInCore {
+				if dep == bad || strings.HasPrefix(dep, bad) {
+					t.Errorf("%s depends on %s", fields[0], dep)
+				}
+			}
+			if strings.HasPrefix(dep, module+"/adapters") || strings.HasPrefix(dep, module+"/cmd") {
+				t.Errorf("%s depends on %s", fields[0], dep)
+			}
+		}
+	}
+}

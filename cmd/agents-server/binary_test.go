@@ -1,0 +1,215 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// These tests run the real binary, the way a person or CI does.
+
+var (
+	binaryOnce sync.Once
+	binaryPath string
+	binaryErr  error
+)
+
+// agentsBinary builds the binary once per test run.
+func agentsBinary(t *testing.T) string {
+	t.Helper()
+	binaryOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "agents-server-bin")
+		if err != nil {
+			binaryErr = err
+			return
+		}
+		binaryPath = filepath.Join(dir, "agents-server")
+		goTool, err := exec.LookPath("go")
+		if err != nil {
+			binaryErr = err
+			return
+		}
+		out, err := exec.Command(goTool, "build", "-o", binaryPath, ".").CombinedOutput()
+		if err != nil {
+			binaryErr = errors.New(string(out))
+		}
+	})
+	if binaryErr != nil {
+		t.Fatalf("build the binary: %v", binaryErr)
+	}
+	return binaryPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binaryPath != "" {
+		os.RemoveAll(filepath.Dir(binaryPath))
+	}
+	os.Exit(code)
+}
+
+type process struct {
+	cmd    *exec.Cmd
+	url    string
+	token  string
+	stderr *syncBuffer
+	exited chan error
+}
+
+// syncBuffer is a buffer the process writes while the test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+var readyLine = regexp.MustCompile(`^agents-server ready: (http://127\.0\.0\.1:\d+)/#token=(ags_l_[A-Za-z0-9]{40})$`)
+
+// startBinary runs the binary on a free port and waits for its ready line.
+func startBinary(t *testing.T, dataDir string, env ...string) *process {
+	t.Helper()
+	cmd := exec.Command(agentsBinary(t), "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "debug")
+	cmd.Env = append(os.Environ(), env...)
+	stdout, _ := cmd.StdoutPipe()
+	p := &process{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill() })
+	lines := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		if sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+		io.Copy(io.Discard, stdout)
+		p.exited <- cmd.Wait()
+	}()
+	select {
+	case line, ok := <-lines:
+		m := readyLine.FindStringSubmatch(line)
+		if !ok || m == nil {
+			t.Fatalf("no ready line (got %q); stderr:\n%s", line, p.stderr)
+		}
+		p.url, p.token = m[1], m[2]
+	case <-time.After(60 * time.Second):
+		t.Fatalf("no ready line; stderr:\n%s", p.stderr)
+	}
+	return p
+}
+
+// wait returns the exit code.
+func (p *process) wait(t *testing.T) int {
+	t.Helper()
+	select {
+	case err := <-p.exited:
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			return ee.ExitCode()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return 0
+	case <-time.After(60 * time.Second):
+		t.Fatalf("the process did not exit; stderr:\n%s", p.stderr)
+	}
+	return -1
+}
+
+func TestBinaryPrintsTheReadyLineAndDrainsOnSIGTERM(t *testing.T) {
+	t.Parallel()
+	p := startBinary(t, t.TempDir())
+	req, _ := http.NewRequest("GET", p.url+"/api/v1/auth/me", nil)
+	req.Header.Set("Authorization", "Bearer "+p.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the ready line's token does not sign in: %v %v", resp, err)
+	}
+	resp.Body.Close()
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	if code := p.wait(t); code != 0 {
+		t.Fatalf("exit code %d after SIGTERM; stderr:\n%s", code, p.stderr)
+	}
+	if !strings.Contains(p.stderr.String(), "draining") || !strings.Contains(p.stderr.String(), "stopped") {
+		t.Fatalf("no drain in the log:\n%s", p.stderr)
+	}
+}
+
+func TestBinaryExitsAtOnceOnASecondSignal(t *testing.T) {
+	t.Parallel()
+	p := startBinary(t, t.TempDir())
+	// A request whose body never arrives keeps the drain waiting. Its
+	// "100 Continue" proves the handler is already reading it.
+	conn, err := net.Dial("tcp", strings.TrimPrefix(p.url, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	fmt.Fprintf(conn, "PUT /api/v1/settings/system_prompt HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer %s\r\n"+
+		"Content-Type: application/json\r\nContent-Length: 100\r\nExpect: 100-continue\r\n\r\n", p.token)
+	conn.SetReadDeadline(time.Now().Add(60 * time.Second))
+	status, err := bufio.NewReader(conn).ReadString('\n')
+	if err != nil || !strings.Contains(status, "100 Continue") {
+		t.Fatalf("no 100 Continue: %q %v", status, err)
+	}
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	waitFor(t, func() bool { return strings.Contains(p.stderr.String(), "draining") })
+	p.cmd.Process.Signal(syscall.SIGINT)
+	if code := p.wait(t); code != 1 {
+		t.Fatalf("exit code %d after a second signal, want 1; stderr:\n%s", code, p.stderr)
+	}
+	if !strings.Contains(p.stderr.String(), "second signal") {
+		t.Fatalf("no second-signal line:\n%s", p.stderr)
+	}
+}
+
+func TestBinaryRefusesTheWrongSecretKey(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	key := newKey(t)
+	p := startBinary(t, dir, "AGENTS_SECRET_KEY="+key)
+	p.cmd.Process.Signal(syscall.SIGTERM)
+	p.wait(t)
+
+	wrong := newKey(t)
+	cmd := exec.Command(agentsBinary(t), "--addr", "127.0.0.1:0", "--data-dir", dir)
+	cmd.Env = append(os.Environ(), "AGENTS_SECRET_KEY="+wrong)
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("started with the wrong key: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), keyID(t, key)) || !strings.Contains(string(out), keyID(t, wrong)) {
+		t.Fatalf("the refusal does not name both key ids:\n%s", out)
+	}
+	if strings.Contains(string(out), "ready") {
+		t.Fatalf("printed a ready line:\n%s", out)
+	}
+}

@@ -1,0 +1,36 @@
+package errs
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestCodesAndMessages(t *testing.T) {
+	cause := errors.New("sql: connection refused at 10.0.0.3")
+	internal := Wrap(Internal, cause, "load agents")
+	if CodeOf(internal) != Internal || MessageOf(internal) != "internal server error" {
+		t.Fatal("internal detail must not be a message")
+	}
+	if !strings.Contains(internal.Error(), "10.0.0.3") || !errors.Is(internal, cause) {
+		t.Fatal("the cause must stay in the log form")
+	}
+	wrapped := fmt.Errorf("ctx: %w", E(NotFound, "agent %s not found", "x"))
+	if CodeOf(wrapped) != NotFound || MessageOf(wrapped) != "agent x not found" || !Is(wrapped, NotFound) {
+		t.Fatal("wrapped coded error")
+	}
+	if CodeOf(errors.New("plain")) != Internal || CodeOf(nil) != "" || MessageOf(errors.New("secret")) != "internal server error" {
+		t.Fatal("uncoded errors are internal")
+	}
+	f := Field("name", "is required")
+	if f.Code != Validation || FieldsOf(f)["name"] != "is required" || !strings.Contains(f.Message, "name") {
+		t.Fatalf("field error = %+v", f)
+	}
+	if FieldsOf(E(Conflict, "x")) != nil {
+		t.Fatal("fields only for validation")
+	}
+	if len(Codes) != 9 {
+		t.Fatal("the wire table has nine codes")
+	}
+}

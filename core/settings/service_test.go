@@ -1,0 +1,115 @@
+package settings
+
+import (
+	"context"
+	"crypto/rand"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/secrets"
+	"github.com/agents-server/agents-server/ports"
+)
+
+type memStore map[string]ports.StoredSetting
+
+func (m memStore) ListSettings(context.Context) ([]ports.StoredSetting, error) {
+	out := []ports.StoredSetting{}
+	for _, s := range m {
+		out = append(out, s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
+	return out, nil
+}
+
+func (m memStore) GetSetting(_ context.Context, k string) (ports.StoredSetting, bool, error) {
+	s, ok := m[k]
+	return s, ok, nil
+}
+
+func (m memStore) PutSetting(_ context.Context, s ports.StoredSetting) error {
+	m[s.Key] = s
+	return nil
+}
+
+func (m memStore) DeleteSetting(_ context.Context, k string) (bool, error) {
+	_, ok := m[k]
+	delete(m, k)
+	return ok, nil
+}
+
+var (
+	admin  = domain.Principal{User: domain.User{Role: domain.RoleAdmin}}
+	member = domain.Principal{User: domain.User{Role: domain.RoleMember}}
+	clock  = ports.ClockFunc(func() time.Time { return time.Unix(1_700_000_000, 0) })
+)
+
+func newService(t *testing.T) (*Service, memStore) {
+	t.Helper()
+	k := make([]byte, 32)
+	rand.Read(k)
+	box, _ := secrets.NewBox(k)
+	store := memStore{}
+	return New(store, box, clock), store
+}
+
+func TestRegistryIsWellFormed(t *testing.T) {
+	seen := map[string]bool{}
+	for _, d := range Registry {
+		if seen[d.Key] || d.Group == "" || d.Label == "" || d.Description == "" {
+			t.Errorf("registry row %q is duplicated or incomplete", d.Key)
+		}
+		seen[d.Key] = true
+		if d.Default != "" {
+			if norm, err := d.Normalize(d.Default); err != nil || norm != d.Default {
+				t.Errorf("%s: default %q is not canonical for its kind (%v)", d.Key, d.Default, err)
+			}
+		}
+	}
+}
+
+func TestSecretSettingsSealMaskAndKeep(t *testing.T) {
+	s, store := newService(t)
+	ctx := context.Background()
+	v, err := s.Put(ctx, admin, KeyProxyURL, "http://u:pw@proxy:3128")
+	if err != nil || v.Value != secrets.Mask || !v.Set {
+		t.Fatalf("put = %+v %v", v, err)
+	}
+	if raw := store[KeyProxyURL].Value; !strings.HasPrefix(raw, "enc:v2:") || strings.Contains(raw, "pw@") {
+		t.Fatalf("stored %q", raw)
+	}
+	if _, err := s.Put(ctx, admin, KeyProxyURL, secrets.Mask); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.String(ctx, KeyProxyURL); got != "http://u:pw@proxy:3128" {
+		t.Fatalf("mask did not keep: %q", got)
+	}
+	if _, err := s.Put(ctx, member, KeyProxyURL, ""); errs.CodeOf(err) != errs.Forbidden {
+		t.Fatalf("member write: %v", err)
+	}
+}
+
+func TestReadersFallBackToDefaults(t *testing.T) {
+	s, store := newService(t)
+	ctx := context.Background()
+	if n, _ := s.Int(ctx, KeyMaxTasksPerSession); n != 6 {
+		t.Fatalf("default = %d", n)
+	}
+	// A value an older build stored that no longer parses reads as default.
+	store[KeyMaxTasksPerSession] = ports.StoredSetting{Key: KeyMaxTasksPerSession, Value: "many"}
+	if n, _ := s.Int(ctx, KeyMaxTasksPerSession); n != 6 {
+		t.Fatalf("stale value read as %d", n)
+	}
+	if _, err := s.String(ctx, "not_registered"); errs.CodeOf(err) != errs.Internal {
+		t.Fatalf("unregistered read: %v", err)
+	}
+	store["gone"] = ports.StoredSetting{Key: "gone", Value: "v"}
+	list, _ := s.List(ctx)
+	last := list[len(list)-1]
+	if len(list) != len(Registry)+1 || last.Key != "gone" || !last.Unknown || last.Value != secrets.Mask {
+		t.Fatalf("list tail = %+v", last)
+	}
+}
