@@ -26,6 +26,8 @@ type UserStore interface {
 	// Returns not_found, or whatever change returns.
 	UpdateUser(ctx context.Context, id string, change func(u *domain.User, otherActiveAdmins int) error) (domain.User, error)
 	// DeleteUser runs check inside one write transaction and, when it passes,
-	// deletes the user and their tokens. Returns not_found, or check's error.
-	DeleteUser(ctx context.Context, id string, check func(u domain.User, otherActiveAdmins int) error) error
+	// deletes the user with their tokens and private configuration, and hands
+	// the shared (global) configuration they authored to heirID, so nothing
+	// others rely on disappears. Returns not_found, or check's error.
+	DeleteUser(ctx context.Context, id, heirID string, check func(u domain.User, otherActiveAdmins int) error) error
 }

@@ -156,7 +156,7 @@ func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi
 			s.Enum = append(s.Enum, v)
 		}
 	}
-	if s.Nullable {
+	if s.Nullable || tag.Get("nullable") == "true" {
 		s.Nullable = false
 		if s.Type != nil && !s.Type.Includes("null") {
 			*s.Type = append(*s.Type, "null")
@@ -174,6 +174,9 @@ func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi
 	if elem != nil && elem.Value != nil {
 		elem.Value.Description = ""
 		s.Enum = nil
+		if tag.Get("nullable") == "true" && elem.Value.Type != nil {
+			*elem.Value.Type = slices.DeleteFunc(*elem.Value.Type, func(t string) bool { return t == "null" })
+		}
 	}
 	if t.Kind() == reflect.Struct && t != timeType {
 		s.Required = requiredFields(t)

@@ -9,6 +9,10 @@ func (s *Server) table() []Route {
 		s.authRoutes(),
 		s.userRoutes(),
 		s.settingRoutes(),
+		s.providerRoutes(),
+		s.agentRoutes(),
+		s.memoryRoutes(),
+		s.guardrailRoutes(),
 	} {
 		out = append(out, group...)
 	}

@@ -16,14 +16,22 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/auth"
+	"github.com/agents-server/agents-server/core/guardrails"
+	"github.com/agents-server/agents-server/core/memories"
+	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/settings"
 )
 
 // Deps are the core services the HTTP edge calls.
 type Deps struct {
-	Auth     *auth.Service
-	Settings *settings.Service
+	Auth       *auth.Service
+	Settings   *settings.Service
+	Providers  *providers.Service
+	Agents     *agents.Service
+	Memories   *memories.Service
+	Guardrails *guardrails.Service
 	// Ready reports whether the store answers, for /health.
 	Ready   func(context.Context) error
 	Version string

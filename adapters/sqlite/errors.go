@@ -32,6 +32,8 @@ func translate(err error) error {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
 			return errs.Wrap(errs.Conflict, err, "already exists")
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return errs.Wrap(errs.Conflict, err, "still referenced by other rows")
 		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
 			return errs.Wrap(errs.Unavailable, err, "the database is busy, retry shortly")
 		}

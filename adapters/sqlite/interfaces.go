@@ -8,4 +8,6 @@ var (
 	_ ports.TokenStore   = (*DB)(nil)
 	_ ports.SettingStore = (*DB)(nil)
 	_ ports.MetaStore    = (*DB)(nil)
+	_ ports.ConfigStore  = (*DB)(nil)
+	_ ports.ConfigTx     = configQ{}
 )

@@ -140,13 +140,13 @@ func TestUsers(t *testing.T) {
 	if _, err := s.UpdateUser(ctx, "nope", func(*domain.User, int) error { return nil }); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("update missing: %v", err)
 	}
-	if err := s.DeleteUser(ctx, m.ID, func(domain.User, int) error { return errs.E(errs.Conflict, "no") }); errs.CodeOf(err) != errs.Conflict {
+	if err := s.DeleteUser(ctx, m.ID, admin.ID, func(domain.User, int) error { return errs.E(errs.Conflict, "no") }); errs.CodeOf(err) != errs.Conflict {
 		t.Fatal(err)
 	}
-	if err := s.DeleteUser(ctx, m.ID, func(domain.User, int) error { return nil }); err != nil {
+	if err := s.DeleteUser(ctx, m.ID, admin.ID, func(domain.User, int) error { return nil }); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.DeleteUser(ctx, m.ID, func(domain.User, int) error { return nil }); errs.CodeOf(err) != errs.NotFound {
+	if err := s.DeleteUser(ctx, m.ID, admin.ID, func(domain.User, int) error { return nil }); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("delete twice: %v", err)
 	}
 }
@@ -254,7 +254,7 @@ func TestTokens(t *testing.T) {
 		t.Fatalf("disabled user kept %d tokens", len(list))
 	}
 	s.CreateToken(ctx, token(u.ID, "hash3", domain.TokenPersonal, nil))
-	db.DeleteUser(ctx, u.ID, func(domain.User, int) error { return nil })
+	db.DeleteUser(ctx, u.ID, "", func(domain.User, int) error { return nil })
 	if _, _, err := s.FindTokenByHash(ctx, "hash3"); errs.CodeOf(err) != errs.NotFound {
 		t.Fatal("a deleted user's token survived")
 	}

@@ -119,7 +119,7 @@ func (db *DB) UpdateUser(ctx context.Context, id string, change func(u *domain.U
 }
 
 // DeleteUser implements ports.UserStore. Tokens go with the user (cascade).
-func (db *DB) DeleteUser(ctx context.Context, id string, check func(u domain.User, otherActiveAdmins int) error) error {
+func (db *DB) DeleteUser(ctx context.Context, id, heirID string, check func(u domain.User, otherActiveAdmins int) error) error {
 	return db.tx(ctx, func(tx *sql.Tx) error {
 		u, err := db.findUser(ctx, tx, "id = ?", id)
 		if err != nil {
@@ -132,7 +132,19 @@ func (db *DB) DeleteUser(ctx context.Context, id string, check func(u domain.Use
 		if err := check(u, others); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, `DELETE FROM users WHERE id = ?`, id)
-		return translate(err)
+		// Private rows can only be referenced by the same owner's private
+		// rows, so they go together; global ones change hands.
+		for _, stmt := range []string{
+			`DELETE FROM agents WHERE owner_id = ?1 AND scope = 'private'`,
+			`DELETE FROM providers WHERE owner_id = ?1 AND scope = 'private'`,
+			`UPDATE agents SET owner_id = ?2 WHERE owner_id = ?1`,
+			`UPDATE providers SET owner_id = ?2 WHERE owner_id = ?1`,
+			`DELETE FROM users WHERE id = ?1`,
+		} {
+			if _, err := tx.ExecContext(ctx, stmt, id, heirID); err != nil {
+				return translate(err)
+			}
+		}
+		return nil
 	})
 }

@@ -15,8 +15,12 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/ids"
 	"github.com/agents-server/agents-server/adapters/sqlite"
+	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/guardrails"
+	"github.com/agents-server/agents-server/core/memories"
+	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/frontend"
@@ -74,8 +78,13 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	}
 
 	api, err := httpapi.New(httpapi.Deps{
-		Auth: authSvc, Settings: settingsSvc, Ready: db.Ping,
-		Version: version(), UI: frontend.Assets(), Log: log,
+		Auth: authSvc, Settings: settingsSvc,
+		Providers:  providers.New(db, box, idGen, clock),
+		Agents:     agents.New(db, idGen, clock, nil),
+		Memories:   memories.New(db, idGen, clock),
+		Guardrails: guardrails.New(db, idGen, clock),
+		Ready:      db.Ping,
+		Version:    version(), UI: frontend.Assets(), Log: log,
 	}, cfg.HTTP)
 	if err != nil {
 		return nil, err

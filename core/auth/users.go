@@ -89,8 +89,10 @@ func (s *Service) UpdateUser(ctx context.Context, p domain.Principal, id string,
 	return err
 }
 
-// DeleteUser removes a user and their tokens, admin only. An admin cannot
-// delete themselves, nor the last active admin or the bootstrap admin.
+// DeleteUser removes a user with their tokens and private configuration,
+// admin only; the shared configuration they authored passes to the admin
+// deleting them. An admin cannot delete themselves, nor the last active
+// admin or the bootstrap admin.
 // Returns forbidden, not_found or conflict.
 func (s *Service) DeleteUser(ctx context.Context, p domain.Principal, id string) error {
 	if err := p.RequireAdmin(); err != nil {
@@ -99,7 +101,7 @@ func (s *Service) DeleteUser(ctx context.Context, p domain.Principal, id string)
 	if id == p.User.ID {
 		return errs.E(errs.Conflict, "you cannot delete your own account")
 	}
-	return s.users.DeleteUser(ctx, id, func(u domain.User, otherActiveAdmins int) error {
+	return s.users.DeleteUser(ctx, id, p.User.ID, func(u domain.User, otherActiveAdmins int) error {
 		return domain.CheckAdminRemains(u, nil, otherActiveAdmins)
 	})
 }

@@ -132,3 +132,53 @@ func FieldsOf(err error) map[string]string {
 
 // Is reports whether err carries the given code.
 func Is(err error, code Code) bool { return err != nil && CodeOf(err) == code }
+
+// FieldErrors collects every offending field of a request, so a form can
+// mark them all at once instead of one per round trip.
+type FieldErrors struct {
+	first  string
+	fields map[string]string
+}
+
+// Add records a problem with field; the first one added leads the message.
+func (f *FieldErrors) Add(field, format string, args ...any) {
+	if f.fields == nil {
+		f.fields = map[string]string{}
+	}
+	if _, dup := f.fields[field]; dup {
+		return
+	}
+	msg := fmt.Sprintf(format, args...)
+	if f.first == "" {
+		f.first = field + ": " + msg
+	}
+	f.fields[field] = msg
+}
+
+// Merge adds the fields of a validation error (prefixed), or returns err
+// when it is not one, so callers can stop on a real failure.
+func (f *FieldErrors) Merge(prefix string, err error) error {
+	if err == nil {
+		return nil
+	}
+	fields := FieldsOf(err)
+	if fields == nil {
+		return err
+	}
+	for k, v := range fields {
+		f.Add(prefix+k, "%s", v)
+	}
+	return nil
+}
+
+// Err returns the collected Validation error, or nil when nothing was added.
+func (f *FieldErrors) Err() error {
+	if len(f.fields) == 0 {
+		return nil
+	}
+	msg := f.first
+	if n := len(f.fields); n > 1 {
+		msg += fmt.Sprintf(" (and %d more)", n-1)
+	}
+	return &Error{Code: Validation, Message: msg, Fields: f.fields}
+}

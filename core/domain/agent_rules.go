@@ -1,0 +1,230 @@
+package domain
+
+import (
+	"bytes"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+// AvatarCatalog names the pictures the UI ships under /avatars/<name>.svg.
+// Anything else is refused: the UI's CSP would block an outside URL anyway.
+var AvatarCatalog = []string{
+	"atom", "bear", "cat", "compass", "fox", "lighthouse", "octopus", "owl", "robot", "rocket", "spark", "wizard",
+}
+
+// Agent field bounds.
+const (
+	maxAgentName         = 100
+	maxAgentDescription  = 500
+	maxAgentInstructions = 200_000
+	maxContextWindow     = 10_000_000
+	maxTurnsLimit        = 1000
+	maxToolConcurrency   = 64
+	maxRetries           = 10
+	maxBackoffMS         = 10 * 60 * 1000
+	maxFallbacks         = 5
+	maxListLen           = 200
+)
+
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidToolName reports whether s can name a tool for a model API.
+func ValidToolName(s string) bool { return toolNamePattern.MatchString(s) }
+
+// Validate checks everything about a spec that needs no other row: bounds,
+// enums, list shapes. Cross-entity checks (the provider, guardrails,
+// handoffs, skills, the output schema) are the agents service's. Returns
+// validation naming every offending field.
+func (s AgentSpec) Validate() error {
+	var f errs.FieldErrors
+	switch name := strings.TrimSpace(s.Name); {
+	case name == "":
+		f.Add("name", "is required")
+	case utf8.RuneCountInString(s.Name) > maxAgentName:
+		f.Add("name", "must be at most %d characters", maxAgentName)
+	case name != s.Name:
+		f.Add("name", "must not start or end with spaces")
+	case strings.ContainsAny(s.Name, "\r\n"):
+		f.Add("name", "must be one line")
+	}
+	if s.Avatar != "" {
+		name, ok := strings.CutPrefix(s.Avatar, "/avatars/")
+		name, okExt := strings.CutSuffix(name, ".svg")
+		if !ok || !okExt || !slices.Contains(AvatarCatalog, name) {
+			f.Add("avatar", "must be /avatars/<name>.svg with a name from the catalog (%s)", strings.Join(AvatarCatalog, ", "))
+		}
+	}
+	if utf8.RuneCountInString(s.Description) > maxAgentDescription {
+		f.Add("description", "must be at most %d characters", maxAgentDescription)
+	}
+	if utf8.RuneCountInString(s.Instructions) > maxAgentInstructions {
+		f.Add("instructions", "must be at most %d characters", maxAgentInstructions)
+	}
+	if strings.TrimSpace(s.Model) == "" {
+		f.Add("model", "is required")
+	}
+	bound(&f, "context_window", s.ContextWindow, 0, maxContextWindow)
+
+	b := s.Behavior
+	bound(&f, "behavior.max_turns", b.MaxTurns, 0, maxTurnsLimit)
+	bound(&f, "behavior.max_tool_concurrency", b.MaxToolConcurrency, 0, maxToolConcurrency)
+	oneOf(&f, "behavior.handoff_input_filter", b.HandoffInputFilter, "", "remove_all_tools")
+	oneOf(&f, "behavior.tool_not_found_behavior", b.ToolNotFoundBehavior, "", "error")
+	oneOf(&f, "behavior.reasoning_item_id_policy", b.ReasoningItemIDPolicy, "", "preserve", "omit")
+	if b.StopAtTools != "" {
+		for _, name := range strings.Split(b.StopAtTools, ",") {
+			if !ValidToolName(strings.TrimSpace(name)) {
+				f.Add("behavior.stop_at_tools", "%q is not a tool name", strings.TrimSpace(name))
+				break
+			}
+		}
+	}
+
+	r := s.Resilience
+	bound(&f, "resilience.retry_policy.max_retries", r.RetryPolicy.MaxRetries, 0, maxRetries)
+	bound(&f, "resilience.retry_policy.initial_backoff_ms", r.RetryPolicy.InitialBackoffMS, 0, maxBackoffMS)
+	bound(&f, "resilience.retry_policy.max_backoff_ms", r.RetryPolicy.MaxBackoffMS, 0, maxBackoffMS)
+	if p := r.RetryPolicy; p.MaxBackoffMS > 0 && p.InitialBackoffMS > p.MaxBackoffMS {
+		f.Add("resilience.retry_policy.max_backoff_ms", "must not be below initial_backoff_ms")
+	}
+	if len(r.FallbackModels) > maxFallbacks {
+		f.Add("resilience.fallback_models", "at most %d fallbacks", maxFallbacks)
+	}
+	for i, fb := range r.FallbackModels {
+		if fb.ProviderID == "" {
+			f.Add(fmt.Sprintf("resilience.fallback_models[%d].provider_id", i), "is required")
+		}
+		if strings.TrimSpace(fb.Model) == "" {
+			f.Add(fmt.Sprintf("resilience.fallback_models[%d].model", i), "is required")
+		}
+	}
+
+	uniqueNames(&f, "guardrails.guardrails", s.Guardrails.Guardrails, nil)
+	if raw := bytes.TrimSpace(s.Guardrails.OutputSchema); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) && raw[0] != '{' {
+		f.Add("guardrails.output_schema", "must be a JSON Schema object")
+	}
+
+	bound(&f, "session.history_limit", s.Session.HistoryLimit, 0, 1_000_000)
+	if s.Session.PromptVersion != "" && s.Session.PromptID == "" {
+		f.Add("session.prompt_version", "needs session.prompt_id")
+	}
+
+	approve := s.Approval.ApproveTools
+	if slices.Contains(approve, "*") && len(approve) > 1 {
+		f.Add("approval.approve_tools", `"*" already covers every tool; list it alone`)
+	} else if !slices.Equal(approve, []string{"*"}) {
+		uniqueNames(&f, "approval.approve_tools", approve, ValidToolName)
+	}
+
+	c := s.Compaction
+	bound(&f, "compaction.compaction_threshold_tokens", c.ThresholdTokens, 0, maxContextWindow)
+	bound(&f, "compaction.compaction_window", c.Window, 0, 10_000)
+	oneOf(&f, "compaction.compaction_mode", c.Mode, "", "summary", "reset", "hybrid")
+
+	m := s.ModelSettings
+	if m.Temperature != nil && (*m.Temperature < 0 || *m.Temperature > 2) {
+		f.Add("model_settings.temperature", "must be between 0 and 2")
+	}
+	if m.TopP != nil && (*m.TopP <= 0 || *m.TopP > 1) {
+		f.Add("model_settings.top_p", "must be above 0 and at most 1")
+	}
+	if m.MaxOutputTokens != nil && *m.MaxOutputTokens < 1 {
+		f.Add("model_settings.max_output_tokens", "must be positive")
+	}
+	oneOf(&f, "model_settings.reasoning_effort", m.ReasoningEffort, "", "minimal", "low", "medium", "high")
+	oneOf(&f, "model_settings.reasoning_summary", m.ReasoningSummary, "", "auto", "concise", "detailed")
+	oneOf(&f, "model_settings.verbosity", m.Verbosity, "", "low", "medium", "high")
+	if tc := m.ToolChoice; tc != "" && tc != "auto" && tc != "required" && tc != "none" && !ValidToolName(tc) {
+		f.Add("model_settings.tool_choice", "must be auto, required, none or a tool name")
+	}
+
+	uniqueNames(&f, "tools", s.Tools, ValidToolName)
+	uniqueNames(&f, "skills", s.Skills, nil)
+	uniqueNames(&f, "handoffs", s.Handoffs, nil)
+	for _, key := range ErrorHandlerKeys {
+		h, ok := s.ErrorHandlers.All()[key]
+		if !ok {
+			continue
+		}
+		if raw := bytes.TrimSpace(h.FinalOutput); len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+			f.Add("error_handlers."+key+".final_output", "is required")
+		}
+	}
+	return f.Err()
+}
+
+// ErrorHandlerKeys are the failures an error handler can answer.
+var ErrorHandlerKeys = []string{"max_turns", "model_refusal", "invalid_final_output"}
+
+// All returns the handlers that are set, by key.
+func (h ErrorHandlers) All() map[string]ErrorHandler {
+	out := map[string]ErrorHandler{}
+	for key, p := range map[string]*ErrorHandler{"max_turns": h.MaxTurns, "model_refusal": h.ModelRefusal, "invalid_final_output": h.InvalidFinalOutput} {
+		if p != nil {
+			out[key] = *p
+		}
+	}
+	return out
+}
+
+func bound(f *errs.FieldErrors, field string, v, lo, hi int) {
+	if v < lo || v > hi {
+		f.Add(field, "must be between %d and %d", lo, hi)
+	}
+}
+
+func oneOf(f *errs.FieldErrors, field, v string, allowed ...string) {
+	if !slices.Contains(allowed, v) {
+		shown := slices.DeleteFunc(slices.Clone(allowed), func(s string) bool { return s == "" })
+		f.Add(field, "must be one of %s (or empty)", strings.Join(shown, ", "))
+	}
+}
+
+// uniqueNames checks a list has no empty, duplicate or (with valid) badly
+// formed entry, and is not absurdly long.
+func uniqueNames(f *errs.FieldErrors, field string, list []string, valid func(string) bool) {
+	if len(list) > maxListLen {
+		f.Add(field, "at most %d entries", maxListLen)
+		return
+	}
+	for i, v := range list {
+		switch {
+		case strings.TrimSpace(v) == "":
+			f.Add(fmt.Sprintf("%s[%d]", field, i), "is empty")
+		case slices.Index(list, v) != i:
+			f.Add(fmt.Sprintf("%s[%d]", field, i), "%q is listed twice", v)
+		case valid != nil && !valid(v):
+			f.Add(fmt.Sprintf("%s[%d]", field, i), "%q is not a valid name", v)
+		}
+	}
+}
+
+// HandoffToolName is the tool a handoff to an agent named name becomes:
+// lowercased, every run of non-alphanumerics replaced by "_", so "Code
+// Reviewer" and "code-reviewer" both give transfer_to_code_reviewer.
+func HandoffToolName(name string) string {
+	var b strings.Builder
+	b.WriteString("transfer_to_")
+	gap := false
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if gap && b.Len() > len("transfer_to_") {
+				b.WriteByte('_')
+			}
+			gap = false
+			b.WriteRune(r)
+		} else {
+			gap = true
+		}
+	}
+	out := b.String()
+	if len(out) > 64 {
+		out = out[:64]
+	}
+	return out
+}

@@ -1,0 +1,297 @@
+package providers
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/secrets"
+	"github.com/agents-server/agents-server/ports"
+)
+
+const what = "provider"
+
+// Input is what a client writes about a provider. PUT is a full replace:
+// omitted fields take their defaults, except APIKey, where the mask keeps
+// the stored key.
+type Input struct {
+	Name     string
+	Type     string
+	AuthMode string
+	API      string
+	BaseURL  string
+	APIKey   string
+}
+
+// Service manages providers.
+type Service struct {
+	store ports.ConfigStore
+	box   *secrets.Box
+	ids   ports.IDs
+	clock ports.Clock
+}
+
+// New returns a Service sealing keys with box.
+func New(store ports.ConfigStore, box *secrets.Box, ids ports.IDs, clock ports.Clock) *Service {
+	return &Service{store: store, box: box, ids: ids, clock: clock}
+}
+
+func keyPlace(providerID string) string { return secrets.Place("providers", "api_key", providerID) }
+
+// List returns the providers the caller can see: others' shared ones first,
+// then the caller's own, newest first within each.
+func (s *Service) List(ctx context.Context, p domain.Principal) ([]domain.Provider, error) {
+	all, err := s.store.ListProviders(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return domain.VisibleOrdered(all, p, func(x domain.Provider) domain.Ownership { return x.Ownership }), nil
+}
+
+// Get returns one provider; another user's private one is not_found.
+func (s *Service) Get(ctx context.Context, p domain.Principal, id string) (domain.Provider, error) {
+	pr, err := s.store.FindProvider(ctx, id)
+	if err != nil {
+		return pr, err
+	}
+	return pr, pr.CheckRead(p, what)
+}
+
+// Create adds a provider owned by the caller, private unless an admin asks
+// for global. Returns validation, forbidden, or conflict for a taken name.
+func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.Scope, in Input) (domain.Provider, error) {
+	if scope == "" {
+		scope = domain.ScopePrivate
+	}
+	if err := domain.CheckCreate(p, scope, what); err != nil {
+		return domain.Provider{}, err
+	}
+	now := s.clock.Now()
+	pr := domain.Provider{ID: s.ids.NewID(), Ownership: domain.Ownership{Scope: scope, OwnerID: p.User.ID}, CreatedAt: now, UpdatedAt: now}
+	if err := s.apply(&pr, in, ""); err != nil {
+		return domain.Provider{}, err
+	}
+	return pr, s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error { return tx.InsertProvider(ctx, pr) })
+}
+
+// Update replaces a provider's fields. The mask keeps the stored key, but
+// only for the endpoint it was stored for: a changed type or base_url with
+// the mask is refused, since restoring the key would send one backend's
+// credential to another. Returns not_found, forbidden, validation, conflict.
+func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in Input) (domain.Provider, error) {
+	var out domain.Provider
+	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+		pr, err := tx.FindProvider(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := pr.CheckWrite(p, what); err != nil {
+			return err
+		}
+		before := pr
+		if err := s.apply(&pr, in, before.SealedAPIKey); err != nil {
+			return err
+		}
+		if in.APIKey == secrets.Mask && before.SealedAPIKey != "" && (pr.Type != before.Type || pr.BaseURL != before.BaseURL) {
+			return errs.Field("api_key", "the stored key belongs to the previous type and base_url: send a new key or clear it")
+		}
+		if err := s.checkUses(ctx, tx, pr); err != nil {
+			return err
+		}
+		pr.UpdatedAt = s.clock.Now()
+		out = pr
+		return tx.UpdateProvider(ctx, pr)
+	})
+	return out, err
+}
+
+// checkUses refuses a change that would break an agent using the provider:
+// an agent knob whose request feature the new type or API lacks.
+func (s *Service) checkUses(ctx context.Context, tx ports.ConfigTx, pr domain.Provider) error {
+	users, err := tx.AgentsUsingProvider(ctx, pr.ID)
+	if err != nil {
+		return err
+	}
+	ti, _ := LookupType(pr.Type)
+	for _, a := range users {
+		if a.ProviderID != pr.ID {
+			continue
+		}
+		for _, feature := range AgentFeatures(a.AgentSpec) {
+			if !ti.Supports(pr.API, feature.Feature) {
+				return errs.E(errs.Conflict, "an agent using this provider sets %s, which %s (%s) does not support", feature.Field, pr.Type, pr.API)
+			}
+		}
+	}
+	return nil
+}
+
+// apply validates in and writes it into pr; storedKey is the sealed key the
+// mask keeps. Returns validation naming every offending field.
+func (s *Service) apply(pr *domain.Provider, in Input, storedKey string) error {
+	var f errs.FieldErrors
+	name := strings.TrimSpace(in.Name)
+	switch {
+	case name == "":
+		f.Add("name", "is required")
+	case name != in.Name:
+		f.Add("name", "must not start or end with spaces")
+	case utf8.RuneCountInString(name) > 100 || strings.ContainsAny(name, "\r\n"):
+		f.Add("name", "must be one line of at most 100 characters")
+	}
+	typ := in.Type
+	if typ == "" {
+		typ = DefaultType
+	}
+	ti, ok := LookupType(typ)
+	if !ok {
+		f.Add("type", "must be one of %s", strings.Join(typeNames(), ", "))
+		return f.Err()
+	}
+	auth := in.AuthMode
+	if auth == "" {
+		auth = domain.AuthAPIKey
+	}
+	if !slices.Contains(ti.AuthModes, auth) {
+		f.Add("auth_mode", "%s providers take auth_mode %s", typ, strings.Join(ti.AuthModes, " or "))
+	}
+	base, err := normalizeBaseURL(in.BaseURL)
+	if err != nil {
+		f.Add("base_url", "%v", err)
+	}
+	api := in.API
+	if api == "" {
+		api = ti.defaultAPI(base)
+	}
+	if _, ok := ti.API(api); !ok {
+		f.Add("api", "%s providers speak %s", typ, strings.Join(ti.APINames(), " or "))
+	}
+	key := secrets.ResolveWrite(in.APIKey, "")
+	keepStored := in.APIKey == secrets.Mask
+	if auth == domain.AuthChatGPTLogin {
+		// The Codex backend speaks Responses at a fixed address, and the
+		// credential is the login's token, not a key.
+		if api != "responses" {
+			f.Add("api", "chatgpt_login providers speak responses")
+		}
+		if base != "" {
+			f.Add("base_url", "chatgpt_login providers use the ChatGPT backend; leave it empty")
+		}
+		if key != "" || (keepStored && storedKey != "") {
+			f.Add("api_key", "chatgpt_login providers sign in instead of taking a key; leave it empty")
+		}
+	}
+	if len(key) > 4096 {
+		f.Add("api_key", "is too long")
+	}
+	if err := f.Err(); err != nil {
+		return err
+	}
+	pr.Name, pr.Type, pr.AuthMode, pr.API, pr.BaseURL = name, typ, auth, api, base
+	switch {
+	case keepStored:
+		pr.SealedAPIKey = storedKey
+	default:
+		sealed, err := s.box.Seal(keyPlace(pr.ID), key)
+		if err != nil {
+			return err
+		}
+		pr.SealedAPIKey = sealed
+	}
+	return nil
+}
+
+func typeNames() []string {
+	out := make([]string, len(Registry))
+	for i, t := range Registry {
+		out[i] = t.Type
+	}
+	return out
+}
+
+// normalizeBaseURL accepts "" (the official endpoint) or an absolute http(s)
+// URL without query or fragment, returned without a trailing slash.
+func normalizeBaseURL(raw string) (string, error) {
+	raw = strings.TrimSpace(raw)
+	if raw == "" {
+		return "", nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("must be an absolute http(s) URL")
+	}
+	if u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("must not carry a query, fragment or credentials (the key goes in api_key)")
+	}
+	return strings.TrimRight(u.String(), "/"), nil
+}
+
+// Delete removes a provider no agent uses. Returns not_found, forbidden, or
+// conflict while agents reference it.
+func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
+	return s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+		pr, err := tx.FindProvider(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := pr.CheckWrite(p, what); err != nil {
+			return err
+		}
+		users, err := tx.AgentsUsingProvider(ctx, id)
+		if err != nil {
+			return err
+		}
+		if len(users) > 0 {
+			return errs.E(errs.Conflict, "%d agent(s) use this provider; point them elsewhere first", len(users))
+		}
+		return tx.DeleteProvider(ctx, id)
+	})
+}
+
+// SetScope publishes (admin) or unpublishes (admin or author) a provider.
+// Unpublishing is refused while an agent it would strand uses it: a shared
+// agent, or another person's. Returns not_found, forbidden, conflict.
+func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, to domain.Scope) (domain.Provider, error) {
+	var out domain.Provider
+	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+		pr, err := tx.FindProvider(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := pr.CheckScopeChange(p, to, what); err != nil {
+			return err
+		}
+		users, err := tx.AgentsUsingProvider(ctx, id)
+		if err != nil {
+			return err
+		}
+		stranded := 0
+		for _, a := range users {
+			if !domain.ReferenceSurvives(a.Ownership, pr.Ownership, to) {
+				stranded++
+			}
+		}
+		if stranded > 0 {
+			return errs.E(errs.Conflict, "%d shared or other people's agent(s) use this provider; it must stay global", stranded)
+		}
+		pr.Scope, pr.UpdatedAt = to, s.clock.Now()
+		out = pr
+		return tx.UpdateProvider(ctx, pr)
+	})
+	return out, err
+}
+
+// APIKey opens a provider's stored key, for the model adapter building a
+// call. It never leaves the server.
+func (s *Service) APIKey(ctx context.Context, id string) (string, error) {
+	pr, err := s.store.FindProvider(ctx, id)
+	if err != nil {
+		return "", err
+	}
+	return s.box.Open(keyPlace(pr.ID), pr.SealedAPIKey)
+}
