@@ -14,5 +14,7 @@ type ClockFunc func() time.Time
 // Now calls f.
 func (f ClockFunc) Now() time.Time { return f() }
 
-// SystemClock is the wall clock.
-var SystemClock Clock = ClockFunc(time.Now)
+// SystemClock is the wall clock in UTC, cut to the millisecond: stores keep
+// milliseconds, and a time handed out when a row is written must equal the
+// one read back later.
+var SystemClock Clock = ClockFunc(func() time.Time { return time.Now().UTC().Truncate(time.Millisecond) })

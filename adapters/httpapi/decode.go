@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/agents-server/agents-server/core/errs"
 )
@@ -75,7 +76,15 @@ func decodeBody(r *http.Request, dst any, reqType, respType reflect.Type) error 
 func decodeError(err error) error {
 	var typeErr *json.UnmarshalTypeError
 	if errors.As(err, &typeErr) {
-		field := typeErr.Field
+		// The path names embedded Go structs too (AgentSpec.tools); the
+		// client only knows the JSON names.
+		var parts []string
+		for _, p := range strings.Split(typeErr.Field, ".") {
+			if p != "" && !unicode.IsUpper([]rune(p)[0]) {
+				parts = append(parts, p)
+			}
+		}
+		field := strings.Join(parts, ".")
 		if field == "" {
 			field = "body"
 		}

@@ -44,6 +44,7 @@ type harness struct {
 	router  routers.Router
 	served  chan error
 	stopped bool
+	logs    *syncBuffer // everything the server logged
 }
 
 // testConfig is a config for a server on a free port in a fresh data dir.
@@ -59,12 +60,13 @@ func testConfig(t *testing.T) config {
 // it when the test ends.
 func startServer(t *testing.T, cfg config) *harness {
 	t.Helper()
-	log := slog.New(slog.NewTextHandler(t.Output(), &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logs := &syncBuffer{}
+	log := slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	a, err := newApp(context.Background(), cfg, log)
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	h := &harness{t: t, app: a, cfg: cfg, base: a.URL(), admin: a.token, served: make(chan error, 1)}
+	h := &harness{t: t, app: a, cfg: cfg, base: a.URL(), admin: a.token, served: make(chan error, 1), logs: logs}
 	go func() { h.served <- a.serve() }()
 	t.Cleanup(h.stop)
 	h.router = h.loadRouter()

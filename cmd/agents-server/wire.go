@@ -34,6 +34,7 @@ type app struct {
 	db        *sqlite.DB
 	api       *httpapi.Server
 	settings  *settings.Service
+	providers *providers.Service
 	http      *http.Server
 	ln        net.Listener
 	token     string // the bootstrap admin's token for the ready line
@@ -72,6 +73,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, err
 	}
 	settingsSvc := settings.New(db, box, clock)
+	providerSvc := providers.New(db, box, idGen, clock)
 	token, err := authSvc.Bootstrap(ctx, cfg.Token)
 	if err != nil {
 		return nil, err
@@ -79,7 +81,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: authSvc, Settings: settingsSvc,
-		Providers:  providers.New(db, box, idGen, clock),
+		Providers:  providerSvc,
 		Agents:     agents.New(db, idGen, clock, nil),
 		Memories:   memories.New(db, idGen, clock),
 		Guardrails: guardrails.New(db, idGen, clock),
@@ -94,7 +96,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, errs.Wrap(errs.Unavailable, err, "cannot listen on %s", cfg.Addr)
 	}
 	a := &app{
-		cfg: cfg, log: log, db: db, api: api, settings: settingsSvc, ln: ln, token: token,
+		cfg: cfg, log: log, db: db, api: api, settings: settingsSvc, providers: providerSvc, ln: ln, token: token,
 		http: &http.Server{
 			Handler:           api.Handler(),
 			ReadHeaderTimeout: 10 * time.Second,

@@ -90,7 +90,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, spe
 		if err != nil {
 			return err
 		}
-		if err := a.CheckWrite(p, what); err != nil {
+		if err := a.CheckUpdate(p, what); err != nil {
 			return err
 		}
 		a.AgentSpec, a.UpdatedAt = normalize(spec), s.clock.Now()
@@ -111,7 +111,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 		if err != nil {
 			return err
 		}
-		if err := a.CheckWrite(p, what); err != nil {
+		if err := a.CheckDelete(p, what); err != nil {
 			return err
 		}
 		from, err := tx.AgentsHandingOffTo(ctx, id)

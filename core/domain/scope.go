@@ -24,10 +24,10 @@ type Ownership struct {
 }
 
 // VisibleTo reports whether p may see the row at all: a global row is seen
-// by everyone, a private one by its owner only — admins included, because
-// administering the host is not reading people's configuration.
+// by everyone, a private one by its owner — and by admins, who administer
+// configuration (list, publish, delete) without authoring other people's.
 func (o Ownership) VisibleTo(p Principal) bool {
-	return o.Scope == ScopeGlobal || o.OwnerID == p.User.ID
+	return o.Scope == ScopeGlobal || o.OwnerID == p.User.ID || p.IsAdmin()
 }
 
 // CheckRead refuses a row p cannot see as absent, never as forbidden, so its
@@ -39,17 +39,33 @@ func (o Ownership) CheckRead(p Principal, what string) error {
 	return nil
 }
 
-// CheckWrite allows an update or delete by the row's owner, or by an admin on
-// a global row. Returns not_found for an invisible row, forbidden for a
-// global row the caller may read but not write.
-func (o Ownership) CheckWrite(p Principal, what string) error {
+// CheckUpdate allows an edit by the row's owner, or by an admin on a global
+// row — never by an admin on someone's private row (manage, not author).
+// Returns not_found for an invisible row, forbidden for a visible one the
+// caller may not edit.
+func (o Ownership) CheckUpdate(p Principal, what string) error {
 	if err := o.CheckRead(p, what); err != nil {
 		return err
 	}
 	if o.OwnerID == p.User.ID || (o.Scope == ScopeGlobal && p.IsAdmin()) {
 		return nil
 	}
-	return errs.E(errs.Forbidden, "this %s is shared configuration: only an admin or its author can change it", what)
+	if o.Scope == ScopeGlobal {
+		return errs.E(errs.Forbidden, "this %s is shared configuration: only an admin or its author can change it", what)
+	}
+	return errs.E(errs.Forbidden, "this %s is private to its owner: an admin may publish or delete it, not edit it", what)
+}
+
+// CheckDelete allows the owner and admins to delete a row. Returns
+// not_found for an invisible row, forbidden for a visible one.
+func (o Ownership) CheckDelete(p Principal, what string) error {
+	if err := o.CheckRead(p, what); err != nil {
+		return err
+	}
+	if o.OwnerID == p.User.ID || p.IsAdmin() {
+		return nil
+	}
+	return errs.E(errs.Forbidden, "this %s is shared configuration: only an admin or its author can delete it", what)
 }
 
 // CheckCreate allows anyone to create a private row and admins a global one.
@@ -105,10 +121,13 @@ func ReferenceSurvives(holder, target Ownership, targetScope Scope) bool {
 	return holder.MayReference(target)
 }
 
-// VisibleOrdered keeps the rows p can see, in listing order: other people's
-// shared rows first, then p's own, each keeping the input order (newest
-// first as the stores return them).
+// VisibleOrdered keeps the rows p can see, in listing order: for a member,
+// other people's shared rows first, then their own; for an admin, one flat
+// list. Each keeps the input order (newest first, as stores return them).
 func VisibleOrdered[T any](rows []T, p Principal, own func(T) Ownership) []T {
+	if p.IsAdmin() {
+		return append([]T{}, rows...)
+	}
 	shared, mine := []T{}, []T{}
 	for _, r := range rows {
 		o := own(r)

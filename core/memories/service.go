@@ -99,7 +99,7 @@ func mayWrite(ctx context.Context, tx ports.ConfigTx, p domain.Principal, agentI
 	if err != nil {
 		return err
 	}
-	return a.CheckWrite(p, "agent")
+	return a.CheckUpdate(p, "agent")
 }
 
 // Create adds a memory. Returns validation, forbidden, or conflict when the

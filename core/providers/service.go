@@ -90,7 +90,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in 
 		if err != nil {
 			return err
 		}
-		if err := pr.CheckWrite(p, what); err != nil {
+		if err := pr.CheckUpdate(p, what); err != nil {
 			return err
 		}
 		before := pr
@@ -239,7 +239,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 		if err != nil {
 			return err
 		}
-		if err := pr.CheckWrite(p, what); err != nil {
+		if err := pr.CheckDelete(p, what); err != nil {
 			return err
 		}
 		users, err := tx.AgentsUsingProvider(ctx, id)
