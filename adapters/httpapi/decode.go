@@ -24,7 +24,7 @@ const DefaultBodyLimit = 1 << 20
 // (id, timestamps, derived state), which are dropped, so a client may send
 // back the whole object it read. Nested objects are strict too. Returns
 // validation.
-func decodeBody(r *http.Request, dst any, reqType, respType reflect.Type) error {
+func decodeBody(r *http.Request, dst any, reqType, respType reflect.Type, optional bool) error {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
 		var tooBig *http.MaxBytesError
@@ -34,6 +34,9 @@ func decodeBody(r *http.Request, dst any, reqType, respType reflect.Type) error 
 		return errs.Wrap(errs.Validation, err, "could not read the request body")
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
+		if optional {
+			return nil
+		}
 		return errs.E(errs.Validation, "a JSON request body is required")
 	}
 	var top map[string]json.RawMessage

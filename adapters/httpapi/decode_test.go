@@ -25,7 +25,7 @@ type decodeResp struct {
 func decode(body string) (decodeReq, error) {
 	var out decodeReq
 	r := httptest.NewRequest("POST", "/", strings.NewReader(body))
-	err := decodeBody(r, &out, reflect.TypeFor[decodeReq](), reflect.TypeFor[decodeResp]())
+	err := decodeBody(r, &out, reflect.TypeFor[decodeReq](), reflect.TypeFor[decodeResp](), false)
 	return out, err
 }
 

@@ -77,7 +77,7 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 			if err != nil {
 				return nil, err
 			}
-			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(true).WithJSONSchemaRef(ref)}
+			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(!r.OptionalBody).WithJSONSchemaRef(ref)}
 		}
 		ok := openapi3.NewResponse().WithDescription(http.StatusText(r.Status))
 		switch {

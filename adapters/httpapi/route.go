@@ -58,10 +58,14 @@ type Route struct {
 	RawType string
 	// BodyLimit overrides the default request body cap.
 	BodyLimit int64
+	// OptionalBody lets the body be absent (read as an empty object).
+	OptionalBody bool
 	// Refuses lists the error codes the operation documents beyond those
 	// every route shares (401/429 for bearer routes, 400 for bodies).
 	Refuses []int
-	handler echo.HandlerFunc
+	// handler builds the echo handler from the finished row, so options
+	// set after op (WithOptionalBody…) reach it.
+	handler func(Route) echo.HandlerFunc
 }
 
 // Class is the rate budget the route spends: reads for GET, writes otherwise.
@@ -108,6 +112,9 @@ func (r Route) WithRefusals(statuses ...int) Route {
 	return r
 }
 
+// WithOptionalBody lets a client omit the body entirely.
+func (r Route) WithOptionalBody() Route { r.OptionalBody = true; return r }
+
 // PublicRoute marks the route as callable without a token.
 func (r Route) PublicRoute() Route { r.Access = Public; return r }
 
@@ -115,27 +122,48 @@ func (r Route) PublicRoute() Route { r.Access = Public; return r }
 // the response body or an error the envelope handler renders.
 type Handler[Req, Resp any] func(c echo.Context, req *Req) (Resp, error)
 
+// Encoded is a response body already encoded as JSON, documented (and
+// validated in tests) as T: for reads that pass stored JSON through instead
+// of decoding and re-encoding it.
+type Encoded[T any] struct{ Bytes []byte }
+
+func (Encoded[T]) docType() reflect.Type { return reflect.TypeFor[T]() }
+func (e Encoded[T]) encoded() []byte     { return e.Bytes }
+
+type preEncoded interface {
+	docType() reflect.Type
+	encoded() []byte
+}
+
 // op builds a route whose body types come from the handler's signature.
 func op[Req, Resp any](method, path, id, tag, summary string, status int, h Handler[Req, Resp]) Route {
 	r := Route{
 		Method: method, Path: path, OperationID: id, Tag: tag, Summary: summary, Status: status,
 		Request: reflect.TypeFor[Req](), Response: reflect.TypeFor[Resp](),
 	}
-	r.handler = func(c echo.Context) error {
-		req := new(Req)
-		if r.HasBody() {
-			if err := decodeBody(c.Request(), req, r.Request, r.Response); err != nil {
+	if pe, ok := any(*new(Resp)).(preEncoded); ok {
+		r.Response = pe.docType()
+	}
+	r.handler = func(r Route) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			req := new(Req)
+			if r.HasBody() {
+				if err := decodeBody(c.Request(), req, r.Request, r.Response, r.OptionalBody); err != nil {
+					return err
+				}
+			}
+			resp, err := h(c, req)
+			if err != nil {
 				return err
 			}
+			if r.Response == noBodyType {
+				return c.NoContent(r.Status)
+			}
+			if pe, ok := any(resp).(preEncoded); ok {
+				return c.Blob(r.Status, echo.MIMEApplicationJSON, pe.encoded())
+			}
+			return c.JSON(r.Status, resp)
 		}
-		resp, err := h(c, req)
-		if err != nil {
-			return err
-		}
-		if r.Response == noBodyType {
-			return c.NoContent(status)
-		}
-		return c.JSON(status, resp)
 	}
 	return r
 }
@@ -144,6 +172,6 @@ func op[Req, Resp any](method, path, id, tag, summary string, status int, h Hand
 func raw(method, path, id, tag, summary, contentType string, h echo.HandlerFunc) Route {
 	return Route{
 		Method: method, Path: path, OperationID: id, Tag: tag, Summary: summary, Status: http.StatusOK,
-		Request: noBodyType, Response: noBodyType, RawType: contentType, handler: h,
+		Request: noBodyType, Response: noBodyType, RawType: contentType, handler: func(Route) echo.HandlerFunc { return h },
 	}
 }

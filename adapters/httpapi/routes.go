@@ -13,6 +13,7 @@ func (s *Server) table() []Route {
 		s.agentRoutes(),
 		s.memoryRoutes(),
 		s.guardrailRoutes(),
+		s.sessionRoutes(),
 	} {
 		out = append(out, group...)
 	}

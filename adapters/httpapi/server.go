@@ -21,6 +21,7 @@ import (
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
+	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 )
 
@@ -32,6 +33,7 @@ type Deps struct {
 	Agents     *agents.Service
 	Memories   *memories.Service
 	Guardrails *guardrails.Service
+	Sessions   *sessions.Service
 	// Ready reports whether the store answers, for /health.
 	Ready   func(context.Context) error
 	Version string
@@ -78,7 +80,7 @@ func New(deps Deps, cfg Config) (*Server, error) {
 	s.echo = e
 	s.routes = s.table()
 	for _, r := range s.routes {
-		e.Add(r.Method, r.Path, r.handler, s.routeMiddleware(r)...)
+		e.Add(r.Method, r.Path, r.handler(r), s.routeMiddleware(r)...)
 	}
 	doc, err := BuildOpenAPI(s.routes, deps.Version)
 	if err != nil {

@@ -10,4 +10,6 @@ var (
 	_ ports.MetaStore    = (*DB)(nil)
 	_ ports.ConfigStore  = (*DB)(nil)
 	_ ports.ConfigTx     = configQ{}
+	_ ports.SessionStore = (*DB)(nil)
+	_ ports.SessionTx    = sessionQ{}
 )

@@ -22,6 +22,7 @@ import (
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/secrets"
+	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/frontend"
 	"github.com/agents-server/agents-server/ports"
@@ -35,6 +36,7 @@ type app struct {
 	api       *httpapi.Server
 	settings  *settings.Service
 	providers *providers.Service
+	sessions  *sessions.Service
 	http      *http.Server
 	ln        net.Listener
 	token     string // the bootstrap admin's token for the ready line
@@ -74,6 +76,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	}
 	settingsSvc := settings.New(db, box, clock)
 	providerSvc := providers.New(db, box, idGen, clock)
+	sessionSvc := sessions.New(db, db, idGen, clock)
 	token, err := authSvc.Bootstrap(ctx, cfg.Token)
 	if err != nil {
 		return nil, err
@@ -85,6 +88,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		Agents:     agents.New(db, idGen, clock, nil),
 		Memories:   memories.New(db, idGen, clock),
 		Guardrails: guardrails.New(db, idGen, clock),
+		Sessions:   sessionSvc,
 		Ready:      db.Ping,
 		Version:    version(), UI: frontend.Assets(), Log: log,
 	}, cfg.HTTP)
@@ -96,7 +100,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, errs.Wrap(errs.Unavailable, err, "cannot listen on %s", cfg.Addr)
 	}
 	a := &app{
-		cfg: cfg, log: log, db: db, api: api, settings: settingsSvc, providers: providerSvc, ln: ln, token: token,
+		cfg: cfg, log: log, db: db, api: api, settings: settingsSvc, providers: providerSvc, sessions: sessionSvc, ln: ln, token: token,
 		http: &http.Server{
 			Handler:           api.Handler(),
 			ReadHeaderTimeout: 10 * time.Second,

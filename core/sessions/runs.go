@@ -1,0 +1,98 @@
+package sessions
+
+import (
+	"context"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// RunSummary is one run found by walking a session's entries: which
+// question it answered and when, so a client can label a run whose
+// exchange is not on screen.
+type RunSummary struct {
+	RunID     string
+	Question  string
+	OnPath    bool
+	Entries   int
+	StartedAt time.Time
+	LastAt    time.Time
+}
+
+// Runs lists the runs that wrote the session's entries, oldest first. A run
+// started with an empty input (a regenerate) answers the user message its
+// first entry descends from. Returns not_found.
+func (s *Service) Runs(ctx context.Context, p domain.Principal, id string) ([]RunSummary, error) {
+	out := []RunSummary{}
+	err := s.store.ReadSession(ctx, id, func(r ports.SessionReader) error {
+		sess, err := r.Session(ctx)
+		if err != nil {
+			return err
+		}
+		if err := sess.CheckContent(p); err != nil {
+			return err
+		}
+		metas, err := r.EntryMetas(ctx, 0)
+		if err != nil {
+			return err
+		}
+		index := domain.IndexMetas(metas)
+		path := domain.ActivePath(index, sess.TipID)
+		at := map[string]int{}
+		asked := map[string]string{} // run → the entry holding its question
+		first := map[string]domain.EntryMeta{}
+		for _, m := range metas {
+			if m.RunID == "" {
+				continue
+			}
+			i, seen := at[m.RunID]
+			if !seen {
+				i = len(out)
+				at[m.RunID] = i
+				first[m.RunID] = m
+				out = append(out, RunSummary{RunID: m.RunID, StartedAt: m.CreatedAt})
+			}
+			run := &out[i]
+			run.Entries++
+			run.LastAt = m.CreatedAt
+			run.OnPath = run.OnPath || path[m.ID]
+			if _, has := asked[m.RunID]; !has && m.Source == domain.SourceUser && m.Kind == domain.KindItem {
+				asked[m.RunID] = m.ID
+			}
+		}
+		for i := range out {
+			q, ok := asked[out[i].RunID]
+			if !ok {
+				q = nearestUserMessage(index, first[out[i].RunID].ParentID)
+			}
+			if q == "" {
+				continue
+			}
+			e, err := r.FindEntry(ctx, q)
+			if err != nil {
+				return err
+			}
+			out[i].Question, _ = e.UserText()
+		}
+		return nil
+	})
+	return out, err
+}
+
+// nearestUserMessage walks up from id to the first user item.
+func nearestUserMessage(index map[string]domain.EntryMeta, id string) string {
+	seen := map[string]bool{}
+	for id != "" && !seen[id] {
+		seen[id] = true
+		m, ok := index[id]
+		if !ok {
+			return ""
+		}
+		if m.Source == domain.SourceUser && m.Kind == domain.KindItem {
+			return m.ID
+		}
+		id = m.ParentID
+	}
+	return ""
+}

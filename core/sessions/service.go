@@ -1,0 +1,221 @@
+// Package sessions manages conversations: the session rows, the append-only
+// entry tree (append, branch, fork), its listing with folding and paging,
+// and the context report — all under the rule that a session's content is
+// its owner's alone.
+package sessions
+
+import (
+	"context"
+	"strings"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// Service manages sessions and their entries.
+type Service struct {
+	store  ports.SessionStore
+	agents ports.ConfigReader
+	ids    ports.IDs
+	clock  ports.Clock
+}
+
+// New returns a Service; agents resolves the agent a session is bound to.
+func New(store ports.SessionStore, agents ports.ConfigReader, ids ports.IDs, clock ports.Clock) *Service {
+	return &Service{store: store, agents: agents, ids: ids, clock: clock}
+}
+
+// Create starts an empty session owned by the caller, optionally bound to
+// an agent the caller can see (another person's private agent reads as
+// absent: a 400 on the field). Returns validation.
+func (s *Service) Create(ctx context.Context, p domain.Principal, name, agentID string) (domain.Session, error) {
+	name = strings.TrimSpace(name)
+	if err := domain.ValidateSessionName(name); err != nil {
+		return domain.Session{}, err
+	}
+	if agentID != "" {
+		if err := s.checkAgent(ctx, p, agentID); err != nil {
+			return domain.Session{}, err
+		}
+	}
+	now := s.clock.Now()
+	sess := domain.Session{ID: s.ids.NewID(), OwnerID: p.User.ID, Name: name, AgentConfigID: agentID, CreatedAt: now, UpdatedAt: now}
+	return sess, s.store.CreateSession(ctx, sess)
+}
+
+func (s *Service) checkAgent(ctx context.Context, p domain.Principal, agentID string) error {
+	a, err := s.agents.FindAgent(ctx, agentID)
+	if errs.Is(err, errs.NotFound) || (err == nil && !a.VisibleTo(p)) {
+		return errs.Field("agent_config_id", "no such agent")
+	}
+	return err
+}
+
+// List returns the caller's sessions, pinned first then by latest activity;
+// all (admins only) lists everyone's. Returns forbidden for a member's all.
+func (s *Service) List(ctx context.Context, p domain.Principal, all bool) ([]domain.Session, error) {
+	if all {
+		if err := p.RequireAdmin(); err != nil {
+			return nil, err
+		}
+		return s.store.ListSessions(ctx, "")
+	}
+	return s.store.ListSessions(ctx, p.User.ID)
+}
+
+// Get returns one of the caller's sessions; anyone else's is not_found.
+func (s *Service) Get(ctx context.Context, p domain.Principal, id string) (domain.Session, error) {
+	sess, err := s.store.FindSession(ctx, id)
+	if err != nil {
+		return sess, err
+	}
+	return sess, sess.CheckContent(p)
+}
+
+// Patch renames and/or pins a session; nil leaves a field. Returns
+// not_found or validation.
+func (s *Service) Patch(ctx context.Context, p domain.Principal, id string, name *string, pinned *bool) (domain.Session, error) {
+	if name != nil {
+		trimmed := strings.TrimSpace(*name)
+		if err := domain.ValidateSessionName(trimmed); err != nil {
+			return domain.Session{}, err
+		}
+		name = &trimmed
+	}
+	return s.store.UpdateSession(ctx, id, func(sess *domain.Session) error {
+		if err := sess.CheckContent(p); err != nil {
+			return err
+		}
+		if name != nil {
+			sess.Name = *name
+		}
+		if pinned != nil {
+			sess.Pinned = *pinned
+		}
+		sess.UpdatedAt = s.clock.Now()
+		return nil
+	})
+}
+
+// Delete removes a session with everything it holds; its owner or an admin
+// may. Returns not_found.
+func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
+	sess, err := s.store.FindSession(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := sess.CheckDelete(p); err != nil {
+		return err
+	}
+	return s.store.DeleteSession(ctx, id)
+}
+
+// Append adds entries at the session's tip in one transaction: each gets an
+// entry id (unless it has one), a row id, the next seq and the previous
+// entry as parent, and the context totals move with them. It is how the run
+// engine records a turn; a crash loses the whole append or nothing.
+func (s *Service) Append(ctx context.Context, sessionID string, entries []domain.Entry) ([]domain.Entry, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	out := make([]domain.Entry, len(entries))
+	err := s.store.WriteSession(ctx, sessionID, func(tx ports.SessionTx) error {
+		sess, err := tx.Session(ctx)
+		if err != nil {
+			return err
+		}
+		prev, err := s.metaOf(ctx, tx, sess.TipID)
+		if err != nil {
+			return err
+		}
+		now := s.clock.Now()
+		metas := make([]domain.EntryMeta, len(entries))
+		totals := sess.Totals
+		for i, e := range entries {
+			if e.Kind == "" {
+				return errs.E(errs.Internal, "an entry without a kind was appended")
+			}
+			if e.ID == "" {
+				e.ID = s.ids.NewID()
+			}
+			if e.CreatedAt.IsZero() {
+				e.CreatedAt = now
+			}
+			e.RowID, e.Seq, e.Compacted = s.ids.NewID(), sess.LastSeq+int64(i)+1, false
+			e.ParentID = ""
+			if prev != nil {
+				e.ParentID = prev.ID
+			}
+			m := domain.MetaOf(e, domain.BranchParentFor(prev))
+			totals.Extend(m)
+			out[i], metas[i] = e, m
+			prev = &metas[i]
+		}
+		if err := tx.InsertEntries(ctx, out, metas); err != nil {
+			return err
+		}
+		last := out[len(out)-1]
+		return tx.SaveState(ctx, last.ID, last.Seq, totals, now)
+	})
+	return out, err
+}
+
+// metaOf returns the meta of an entry id, or nil for "" (an empty session).
+func (s *Service) metaOf(ctx context.Context, r ports.SessionReader, id string) (*domain.EntryMeta, error) {
+	if id == "" {
+		return nil, nil
+	}
+	m, err := r.FindMeta(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
+}
+
+// Branch moves the session's active branch to an entry by appending a leaf
+// under it: nothing is deleted, and the abandoned attempt stays readable
+// with on_path false. The next run continues from the entry. Returns
+// not_found, or validation for an entry that is not the session's content.
+func (s *Service) Branch(ctx context.Context, p domain.Principal, id, entryID string) (domain.Session, error) {
+	var out domain.Session
+	err := s.store.WriteSession(ctx, id, func(tx ports.SessionTx) error {
+		sess, err := tx.Session(ctx)
+		if err != nil {
+			return err
+		}
+		if err := sess.CheckContent(p); err != nil {
+			return err
+		}
+		target, err := tx.FindMeta(ctx, entryID)
+		if errs.Is(err, errs.NotFound) {
+			return errs.Field("entry_id", "no such entry in this session")
+		}
+		if err != nil {
+			return err
+		}
+		if !domain.IsContentKind(target.Kind) {
+			return errs.Field("entry_id", "a %s entry is not a place a conversation can continue from", target.Kind)
+		}
+		now := s.clock.Now()
+		leaf := domain.Entry{ID: s.ids.NewID(), RowID: s.ids.NewID(), ParentID: target.ID, Kind: domain.KindLeaf,
+			Seq: sess.LastSeq + 1, CreatedAt: now}
+		if err := tx.InsertEntries(ctx, []domain.Entry{leaf}, []domain.EntryMeta{domain.MetaOf(leaf, domain.BranchParentFor(&target))}); err != nil {
+			return err
+		}
+		// The active branch changed shape: recompute its totals (a walk over
+		// the rows, never the bodies).
+		metas, err := tx.EntryMetas(ctx, 0)
+		if err != nil {
+			return err
+		}
+		totals := domain.ComputeTotals(metas, domain.ActivePath(domain.IndexMetas(metas), leaf.ID))
+		if err := tx.SaveState(ctx, leaf.ID, leaf.Seq, totals, now); err != nil {
+			return err
+		}
+		sess.TipID, sess.LastSeq, sess.Totals, sess.UpdatedAt = leaf.ID, leaf.Seq, totals, now
+		out = sess
+		return nil
+	})
+	return out, err
+}

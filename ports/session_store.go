@@ -1,0 +1,87 @@
+package ports
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+)
+
+// SessionReader reads one session and its entries inside a snapshot, so a
+// response assembled from several queries sees one state.
+type SessionReader interface {
+	// Session returns the session row.
+	Session(ctx context.Context) (domain.Session, error)
+	// EntryMetas returns the lifted columns of every entry with seq >=
+	// fromSeq, oldest first.
+	EntryMetas(ctx context.Context, fromSeq int64) ([]domain.EntryMeta, error)
+	// ContentEntries returns the newest limit content entries (not updates
+	// or leaves) with seq < beforeSeq, oldest first, bodies unparsed; limit
+	// 0 means all and beforeSeq 0 means no bound.
+	ContentEntries(ctx context.Context, beforeSeq int64, limit int) ([]domain.RawEntry, error)
+	// Entries returns every entry of every kind with seq <= maxSeq (0: all),
+	// oldest first.
+	Entries(ctx context.Context, maxSeq int64) ([]domain.Entry, error)
+	// UpdatesTargeting returns the update entries naming any of the targets
+	// (entry ids or call ids), oldest first.
+	UpdatesTargeting(ctx context.Context, targets []string) ([]domain.Entry, error)
+	// FindEntry returns one entry by its entry id; not_found when absent.
+	FindEntry(ctx context.Context, entryID string) (domain.Entry, error)
+	// FindMeta returns one entry's lifted columns; not_found when absent.
+	FindMeta(ctx context.Context, entryID string) (domain.EntryMeta, error)
+	// MetasByBranchParent returns the content metas whose branch parent is
+	// one of parents: the siblings at those branch points.
+	MetasByBranchParent(ctx context.Context, parents []string) ([]domain.EntryMeta, error)
+	// SubtreeTip returns the id of the newest content entry in the subtree
+	// rooted at entryID (entryID itself when it has no content descendant).
+	SubtreeTip(ctx context.Context, entryID string) (string, error)
+	// SeqOfRow returns the seq of the entry with that row id; not_found
+	// when the row is not this session's.
+	SeqOfRow(ctx context.Context, rowID string) (int64, error)
+	// LatestContextProfile returns the newest prompt profile a run wrote;
+	// ok is false before any run built the session's agent.
+	LatestContextProfile(ctx context.Context) (profile json.RawMessage, ok bool, err error)
+}
+
+// SessionWriter changes one session inside a write transaction.
+type SessionWriter interface {
+	// InsertEntries stores fully formed entries (ids, row ids, seqs,
+	// parents) with their lifted metas.
+	InsertEntries(ctx context.Context, entries []domain.Entry, metas []domain.EntryMeta) error
+	// SaveState moves the session's tip, last seq, totals and activity time.
+	SaveState(ctx context.Context, tipID string, lastSeq int64, totals domain.ContextTotals, at time.Time) error
+}
+
+// SessionTx is a write transaction over one session.
+type SessionTx interface {
+	SessionReader
+	SessionWriter
+}
+
+// SessionStore keeps sessions and their entry trees.
+type SessionStore interface {
+	// CreateSession inserts a session row.
+	CreateSession(ctx context.Context, s domain.Session) error
+	// FindSession returns not_found when absent.
+	FindSession(ctx context.Context, id string) (domain.Session, error)
+	// ListSessions returns the visible (not hidden) sessions of ownerID, or
+	// of everyone when ownerID is "", pinned first, then by latest activity.
+	ListSessions(ctx context.Context, ownerID string) ([]domain.Session, error)
+	// UpdateSession runs change on the stored row in one transaction and
+	// stores the name, pinned and planning fields it leaves.
+	UpdateSession(ctx context.Context, id string, change func(*domain.Session) error) (domain.Session, error)
+	// DeleteSession removes a session and everything it holds.
+	DeleteSession(ctx context.Context, id string) error
+	// ReadSession runs fn over a read snapshot of one session; not_found
+	// when it does not exist.
+	ReadSession(ctx context.Context, id string, fn func(r SessionReader) error) error
+	// WriteSession runs fn in one write transaction over one session.
+	WriteSession(ctx context.Context, id string, fn func(tx SessionTx) error) error
+	// CreateSessionWithEntries inserts a new session with its entries (a
+	// fork) in one transaction.
+	CreateSessionWithEntries(ctx context.Context, s domain.Session, entries []domain.Entry, metas []domain.EntryMeta) error
+	// SaveContextProfile records what a run's build put in front of the
+	// conversation (instruction layers and tools, in characters).
+	SaveContextProfile(ctx context.Context, sessionID, runID string, profile json.RawMessage, at time.Time) error
+}
