@@ -130,7 +130,9 @@ func (e *ModelError) Error() string {
 func (e *ModelError) Unwrap() error { return e.Err }
 
 // Retryable reports whether trying again may succeed.
-func (e *ModelError) Retryable() bool { return e.Kind == ModelRateLimited || e.Kind == ModelUnavailable }
+func (e *ModelError) Retryable() bool {
+	return e.Kind == ModelRateLimited || e.Kind == ModelUnavailable
+}
 
 // Coded returns the error in the wire vocabulary: auth failures are the
 // configuration's fault (validation), the rest are upstream failures.

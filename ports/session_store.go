@@ -28,6 +28,8 @@ type SessionReader interface {
 	UpdatesTargeting(ctx context.Context, targets []string) ([]domain.Entry, error)
 	// FindEntry returns one entry by its entry id; not_found when absent.
 	FindEntry(ctx context.Context, entryID string) (domain.Entry, error)
+	// EntriesByID returns the entries with those entry ids, oldest first.
+	EntriesByID(ctx context.Context, ids []string) ([]domain.Entry, error)
 	// FindMeta returns one entry's lifted columns; not_found when absent.
 	FindMeta(ctx context.Context, entryID string) (domain.EntryMeta, error)
 	// MetasByBranchParent returns the content metas whose branch parent is
@@ -69,7 +71,7 @@ type SessionStore interface {
 	// of everyone when ownerID is "", pinned first, then by latest activity.
 	ListSessions(ctx context.Context, ownerID string) ([]domain.Session, error)
 	// UpdateSession runs change on the stored row in one transaction and
-	// stores the name, pinned and planning fields it leaves.
+	// stores the name, pinned, planning and agent fields it leaves.
 	UpdateSession(ctx context.Context, id string, change func(*domain.Session) error) (domain.Session, error)
 	// DeleteSession removes a session and everything it holds.
 	DeleteSession(ctx context.Context, id string) error

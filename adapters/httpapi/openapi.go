@@ -67,6 +67,11 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 			p := openapi3.NewPathParameter(name).WithSchema(openapi3.NewStringSchema())
 			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: p})
 		}
+		for _, hd := range r.Headers {
+			p := openapi3.NewHeaderParameter(hd.Name).WithSchema(&openapi3.Schema{Type: &openapi3.Types{hd.Type}})
+			p.Description = hd.Description
+			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: p})
+		}
 		for _, q := range r.Query {
 			p := openapi3.NewQueryParameter(q.Name).WithSchema(&openapi3.Schema{Type: &openapi3.Types{q.Type}})
 			p.Description = q.Description
@@ -82,7 +87,11 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 		ok := openapi3.NewResponse().WithDescription(http.StatusText(r.Status))
 		switch {
 		case r.RawType != "":
-			ok.Content = openapi3.Content{r.RawType: openapi3.NewMediaType().WithSchema(openapi3.NewObjectSchema())}
+			schema := openapi3.NewObjectSchema() // a document (YAML)
+			if strings.HasPrefix(r.RawType, "text/") {
+				schema = openapi3.NewStringSchema() // a stream of text
+			}
+			ok.Content = openapi3.Content{r.RawType: openapi3.NewMediaType().WithSchema(schema)}
 		case r.Response != noBodyType:
 			ref, err := schemaOf(r.Response)
 			if err != nil {
@@ -91,6 +100,9 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 			ok = ok.WithJSONSchemaRef(ref)
 		}
 		o.AddResponse(r.Status, ok)
+		for _, alt := range r.AltStatuses {
+			o.AddResponse(alt, &openapi3.Response{Description: ptr(http.StatusText(alt)), Content: ok.Content})
+		}
 		for _, status := range refusals(r) {
 			o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
 		}
@@ -142,6 +154,8 @@ func refusals(r Route) []int {
 }
 
 var timeType = reflect.TypeFor[time.Time]()
+
+func ptr[T any](v T) *T { return &v }
 
 // customizeSchema adds what the generator cannot know: descriptions and
 // enums from struct tags, OpenAPI 3.1 nullability, and which fields are

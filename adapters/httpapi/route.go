@@ -60,6 +60,11 @@ type Route struct {
 	BodyLimit int64
 	// OptionalBody lets the body be absent (read as an empty object).
 	OptionalBody bool
+	// AltStatuses are further success statuses answering the same schema
+	// (a handler that writes them itself).
+	AltStatuses []int
+	// Headers documents request headers the operation reads.
+	Headers []QueryParam
 	// Refuses lists the error codes the operation documents beyond those
 	// every route shares (401/429 for bearer routes, 400 for bodies).
 	Refuses []int
@@ -155,6 +160,9 @@ func op[Req, Resp any](method, path, id, tag, summary string, status int, h Hand
 			resp, err := h(c, req)
 			if err != nil {
 				return err
+			}
+			if c.Response().Committed {
+				return nil // the handler chose its own status (AltStatuses)
 			}
 			if r.Response == noBodyType {
 				return c.NoContent(r.Status)

@@ -14,6 +14,7 @@ func (s *Server) table() []Route {
 		s.memoryRoutes(),
 		s.guardrailRoutes(),
 		s.sessionRoutes(),
+		s.runRoutes(),
 	} {
 		out = append(out, group...)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
+	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 )
@@ -34,6 +35,7 @@ type Deps struct {
 	Memories   *memories.Service
 	Guardrails *guardrails.Service
 	Sessions   *sessions.Service
+	Runs       *runs.Service
 	// Ready reports whether the store answers, for /health.
 	Ready   func(context.Context) error
 	Version string

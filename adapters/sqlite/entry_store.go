@@ -1,10 +1,12 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"time"
 
@@ -125,6 +127,24 @@ func (s sessionQ) FindEntry(ctx context.Context, entryID string) (domain.Entry, 
 		return e, notFound("entry")
 	}
 	return e, translate(err)
+}
+
+// EntriesByID implements ports.SessionReader, in batches that stay under
+// SQLite's parameter limit.
+func (s sessionQ) EntriesByID(ctx context.Context, ids []string) ([]domain.Entry, error) {
+	out := []domain.Entry{}
+	for len(ids) > 0 {
+		n := min(len(ids), 500)
+		batch, err := collect(ctx, s.q, scanEntry, `SELECT `+entryColumns+` FROM entries WHERE session_id = ? AND entry_id IN (`+
+			inList(n)+`)`, withIDs([]any{s.id}, ids[:n])...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, batch...)
+		ids = ids[n:]
+	}
+	slices.SortFunc(out, func(a, b domain.Entry) int { return cmp.Compare(a.Seq, b.Seq) })
+	return out, nil
 }
 
 // FindMeta implements ports.SessionReader.

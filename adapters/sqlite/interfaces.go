@@ -12,4 +12,5 @@ var (
 	_ ports.ConfigTx     = configQ{}
 	_ ports.SessionStore = (*DB)(nil)
 	_ ports.SessionTx    = sessionQ{}
+	_ ports.RunStore     = (*DB)(nil)
 )

@@ -86,8 +86,8 @@ func (db *DB) UpdateSession(ctx context.Context, id string, change func(*domain.
 		if err := change(&s); err != nil {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET name = ?, pinned = ?, planning = ?, updated_at = ? WHERE id = ?`,
-			s.Name, s.Pinned, s.Planning, ms(s.UpdatedAt), id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE sessions SET name = ?, pinned = ?, planning = ?, agent_config_id = ?, updated_at = ?
+			WHERE id = ?`, s.Name, s.Pinned, s.Planning, s.AgentConfigID, ms(s.UpdatedAt), id); err != nil {
 			return translate(err)
 		}
 		out = s

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/auth"
+	"github.com/agents-server/agents-server/core/runs"
 )
 
 // config is everything a start needs; flags override their env equivalents.
@@ -28,6 +29,7 @@ type config struct {
 
 	// Not flags: tuned by tests.
 	HTTP           httpapi.Config
+	Hub            runs.HubOptions
 	PasswordParams auth.PasswordParams
 	DrainTimeout   time.Duration
 }

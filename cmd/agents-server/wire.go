@@ -15,12 +15,14 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/ids"
 	"github.com/agents-server/agents-server/adapters/sqlite"
+	"github.com/agents-server/agents-server/adapters/ws"
 	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
+	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
@@ -37,6 +39,8 @@ type app struct {
 	settings  *settings.Service
 	providers *providers.Service
 	sessions  *sessions.Service
+	runs      *runs.Service
+	bus       *ws.Bus
 	http      *http.Server
 	ln        net.Listener
 	token     string // the bootstrap admin's token for the ready line
@@ -82,6 +86,15 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, err
 	}
 
+	runSvc := runs.New(runs.Deps{
+		Hub: runs.NewHub(cfg.Hub, clock), Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
+		Settings: settingsSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
+	})
+	// Runs a crash left running end before anything is served.
+	if err := runSvc.RecoverOrphans(ctx); err != nil {
+		return nil, err
+	}
+
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: authSvc, Settings: settingsSvc,
 		Providers:  providerSvc,
@@ -89,20 +102,23 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		Memories:   memories.New(db, idGen, clock),
 		Guardrails: guardrails.New(db, idGen, clock),
 		Sessions:   sessionSvc,
+		Runs:       runSvc,
 		Ready:      db.Ping,
 		Version:    version(), UI: frontend.Assets(), Log: log,
 	}, cfg.HTTP)
 	if err != nil {
 		return nil, err
 	}
+	bus := ws.New(ws.Deps{Auth: authSvc, Runs: runSvc, Log: log})
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, err, "cannot listen on %s", cfg.Addr)
 	}
 	a := &app{
-		cfg: cfg, log: log, db: db, api: api, settings: settingsSvc, providers: providerSvc, sessions: sessionSvc, ln: ln, token: token,
+		cfg: cfg, log: log, db: db, api: api, settings: settingsSvc, providers: providerSvc, sessions: sessionSvc,
+		runs: runSvc, bus: bus, ln: ln, token: token,
 		http: &http.Server{
-			Handler:           api.Handler(),
+			Handler:           routes(api.Handler(), bus),
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       2 * time.Minute,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
@@ -178,12 +194,25 @@ func (a *app) serve() error {
 	return nil
 }
 
-// shutdown drains: new work is refused with 503 while requests in flight
-// finish (bounded by DrainTimeout), then the listener closes, the upkeep
-// stops and the store is checkpointed and closed.
+// routes puts the WebSocket bus beside the echo server; everything else is
+// echo's (API, health, UI).
+func routes(api http.Handler, bus *ws.Bus) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/ws", bus)
+	mux.Handle("/", api)
+	return mux
+}
+
+// shutdown drains: new work is refused with 503 while live runs and
+// requests in flight finish (together bounded by DrainTimeout; runs still
+// going then are cancelled), every stream and socket is closed, then the
+// listener, the upkeep and the store.
 func (a *app) shutdown() error {
 	a.api.BeginDrain()
+	a.runs.Drain()
 	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.DrainTimeout)
+	a.runs.Shutdown(ctx)
+	a.bus.CloseAll()
 	if err := a.api.WaitIdle(ctx); err != nil {
 		a.log.Warn("drain timed out; closing with requests in flight", "in_flight", a.api.InFlight())
 	}

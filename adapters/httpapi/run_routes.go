@@ -1,0 +1,192 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/runs"
+)
+
+// MaxPreferWait caps Prefer: wait; a longer wait is the events stream's job.
+const MaxPreferWait = 600
+
+// StartRunRequest starts a run on a session.
+type StartRunRequest struct {
+	Input         string `json:"input" doc:"The user's message; empty answers the history again (regenerate)"`
+	AgentConfigID string `json:"agent_config_id,omitempty" doc:"The agent to run; default the session's"`
+	ProjectID     string `json:"project_id,omitempty" doc:"Binds the session to a project on its first project-carrying run"`
+	Plan          *bool  `json:"plan,omitempty" doc:"Enter (true) or leave (false) the planning phase; absent leaves it"`
+}
+
+// RunErrorView is how a run failed.
+type RunErrorView struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// RunStateView answers a start, a wait, a cancel or an inject.
+type RunStateView struct {
+	RunID       string        `json:"run_id"`
+	SessionID   string        `json:"session_id"`
+	Status      string        `json:"status" enum:"running,interrupted,completed,error,cancelled"`
+	FinalOutput *string       `json:"final_output,omitempty" doc:"With Prefer: wait, when the run completed in time"`
+	Error       *RunErrorView `json:"error,omitempty" doc:"With Prefer: wait, when the run failed in time"`
+}
+
+// RunView is a run as read.
+type RunView struct {
+	RunID         string `json:"run_id"`
+	SessionID     string `json:"session_id"`
+	Status        string `json:"status" enum:"running,interrupted,completed,error,cancelled"`
+	LastSeq       int64  `json:"last_seq"`
+	AgentConfigID string `json:"agent_config_id,omitempty"`
+	ProjectID     string `json:"project_id,omitempty"`
+}
+
+// CancelRunRequest stops a run; the body may be omitted (abort).
+type CancelRunRequest struct {
+	Mode string `json:"mode,omitempty" enum:"abort,graceful" doc:"abort (default) stops now; graceful finishes the current turn"`
+}
+
+// InjectRunRequest feeds input into a live run.
+type InjectRunRequest struct {
+	Queue string `json:"queue" enum:"steer,next_turn,follow_up"`
+	Input string `json:"input"`
+}
+
+func (s *Server) runRoutes() []Route {
+	p := APIPrefix + "/runs/:id"
+	start := op(http.MethodPost, APIPrefix+"/sessions/:id/runs", "startRun", "runs",
+		"Start a run; with Prefer: wait=N (N ≤ 600) hold up to N seconds: 200 when it ends or pauses, 202 when it is still running",
+		http.StatusCreated, s.handleStartRun).WithRefusals(http.StatusConflict)
+	start.AltStatuses = []int{http.StatusOK, http.StatusAccepted}
+	start.Headers = []QueryParam{{Name: "Prefer", Type: "string", Description: "wait=N (RFC 7240)"}}
+	return []Route{
+		start,
+		op(http.MethodGet, p, "getRun", "runs", "A run, live or finished less than 15 minutes ago", http.StatusOK, s.handleGetRun),
+		raw(http.MethodGet, p+"/events", "streamRunEvents", "runs",
+			"The run's events as Server-Sent Events: id is the sequence; resume with Last-Event-ID or from_seq; closes after run.output, run.error or run.cancelled",
+			"text/event-stream", s.handleRunEvents).WithQuery(QueryParam{Name: "from_seq", Type: "integer", Description: "The last sequence already held"}),
+		op(http.MethodPost, p+"/cancel", "cancelRun", "runs", "Cancel a live run", http.StatusOK, s.handleCancelRun).
+			WithOptionalBody().WithRefusals(http.StatusConflict),
+		op(http.MethodPost, p+"/inject", "injectRun", "runs", "Inject input into a live run", http.StatusOK, s.handleInjectRun).
+			WithRefusals(http.StatusConflict),
+	}
+}
+
+func (s *Server) handleStartRun(c echo.Context, req *StartRunRequest) (RunStateView, error) {
+	wait, hasWait, err := preferWait(c.Request().Header.Get("Prefer"))
+	if err != nil {
+		return RunStateView{}, err
+	}
+	p := caller(c)
+	run, err := s.deps.Runs.Start(c.Request().Context(), p, c.Param("id"),
+		runs.StartRequest{Input: req.Input, AgentConfigID: req.AgentConfigID, ProjectID: req.ProjectID, Plan: req.Plan})
+	if err != nil {
+		return RunStateView{}, err
+	}
+	view := RunStateView{RunID: run.ID, SessionID: run.SessionID, Status: string(domain.RunRunning)}
+	if !hasWait {
+		return view, nil
+	}
+	c.Response().Header().Set("Preference-Applied", "wait="+strconv.Itoa(wait))
+	ended, err := s.awaitRun(c.Request().Context(), p, run.ID, time.Duration(wait)*time.Second, &view)
+	if err != nil {
+		return view, err
+	}
+	status := http.StatusAccepted
+	if ended {
+		status = http.StatusOK
+	}
+	return view, c.JSON(status, view)
+}
+
+// awaitRun follows a run until it ends or pauses (filling view), or until
+// the wait passes. It reports whether the run ended or paused in time.
+func (s *Server) awaitRun(ctx context.Context, p domain.Principal, runID string, wait time.Duration, view *RunStateView) (bool, error) {
+	sub, err := s.deps.Runs.Subscribe(p, runID, 0)
+	if err != nil {
+		return false, err
+	}
+	defer sub.Close()
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			return false, nil // the wait passed (or the client left): still running
+		}
+		switch ev.Type {
+		case domain.EventOutput:
+			var out domain.OutputPayload
+			decodePayload(ev, &out)
+			view.Status, view.FinalOutput = string(domain.RunCompleted), &out.FinalOutput
+			return true, nil
+		case domain.EventError:
+			var e domain.ErrorPayload
+			decodePayload(ev, &e)
+			view.Status, view.Error = string(domain.RunError), &RunErrorView{Code: e.Code, Message: e.Message}
+			return true, nil
+		case domain.EventCancelled:
+			view.Status = string(domain.RunCancelled)
+			return true, nil
+		case domain.EventInterrupted:
+			view.Status = string(domain.RunInterrupted)
+			return true, nil
+		}
+	}
+}
+
+// preferWait reads wait=N from a Prefer header (RFC 7240). Returns
+// validation for a malformed or out-of-range wait.
+func preferWait(header string) (int, bool, error) {
+	for _, pref := range strings.FieldsFunc(header, func(r rune) bool { return r == ',' || r == ';' }) {
+		name, value, _ := strings.Cut(strings.TrimSpace(pref), "=")
+		if !strings.EqualFold(strings.TrimSpace(name), "wait") {
+			continue
+		}
+		n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(value), `"`))
+		if err != nil || n < 0 || n > MaxPreferWait {
+			return 0, false, errs.Field("Prefer", "wait must be a number of seconds from 0 to %d", MaxPreferWait)
+		}
+		return n, true, nil
+	}
+	return 0, false, nil
+}
+
+func (s *Server) handleGetRun(c echo.Context, _ *NoBody) (RunView, error) {
+	r, err := s.deps.Runs.Get(c.Request().Context(), caller(c), c.Param("id"))
+	return RunView{RunID: r.ID, SessionID: r.SessionID, Status: string(r.Status), LastSeq: r.LastSeq,
+		AgentConfigID: r.AgentConfigID, ProjectID: r.ProjectID}, err
+}
+
+func (s *Server) handleCancelRun(c echo.Context, req *CancelRunRequest) (RunStateView, error) {
+	p, id := caller(c), c.Param("id")
+	if err := s.deps.Runs.Cancel(p, id, req.Mode); err != nil {
+		return RunStateView{}, err
+	}
+	return s.runState(c, p, id)
+}
+
+func (s *Server) handleInjectRun(c echo.Context, req *InjectRunRequest) (RunStateView, error) {
+	p, id := caller(c), c.Param("id")
+	if err := s.deps.Runs.Inject(p, id, req.Queue, req.Input); err != nil {
+		return RunStateView{}, err
+	}
+	return s.runState(c, p, id)
+}
+
+func (s *Server) runState(c echo.Context, p domain.Principal, id string) (RunStateView, error) {
+	r, err := s.deps.Runs.Get(c.Request().Context(), p, id)
+	return RunStateView{RunID: r.ID, SessionID: r.SessionID, Status: string(r.Status)}, err
+}
+
+func decodePayload(ev domain.Event, v any) { _ = json.Unmarshal(ev.Payload, v) }

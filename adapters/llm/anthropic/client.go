@@ -1,0 +1,103 @@
+// Package anthropic implements ports.LLM on the official anthropic-sdk-go,
+// for the Messages API. Requests and answers are translated between the
+// internal Responses item shape and Messages content blocks at this edge,
+// and failures become *ports.ModelError.
+package anthropic
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/anthropics/anthropic-sdk-go"
+	"github.com/anthropics/anthropic-sdk-go/option"
+
+	"github.com/agents-server/agents-server/ports"
+)
+
+// defaultBaseURL is Anthropic's endpoint; the SDK appends v1/messages.
+const defaultBaseURL = "https://api.anthropic.com/"
+
+// Options configure a Client.
+type Options struct {
+	// HTTPClient replaces the client built per proxy setting (tests); nil
+	// uses a shared transport per proxy URL.
+	HTTPClient *http.Client
+}
+
+// Client is a ports.LLM for Anthropic's Messages API.
+// It is safe for concurrent use.
+type Client struct {
+	opts Options
+	mu   sync.Mutex
+	// clients keeps one HTTP client per proxy URL so connections are reused
+	// across calls.
+	clients map[string]*http.Client
+}
+
+// New returns a Client.
+func New(opts Options) *Client {
+	return &Client{opts: opts, clients: map[string]*http.Client{}}
+}
+
+var _ ports.LLM = (*Client)(nil)
+
+// Generate streams one Messages call, calling sink for each delta. Failures
+// are *ports.ModelError (ModelInvalid for a bad proxy URL); a done ctx
+// returns ctx.Err().
+func (c *Client) Generate(ctx context.Context, req ports.ModelRequest, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
+	if sink == nil {
+		sink = func(ports.ModelDelta) {}
+	}
+	ep := req.Endpoint
+	httpClient, err := c.httpClient(ep.ProxyURL)
+	if err != nil {
+		return ports.ModelResponse{}, &ports.ModelError{Kind: ports.ModelInvalid, Provider: ep.Name,
+			Message: "invalid proxy URL: " + err.Error(), Err: err}
+	}
+	base := ep.BaseURL
+	if base == "" {
+		base = defaultBaseURL
+	}
+	sdk := anthropic.NewClient(
+		// the endpoint is the whole configuration: no ANTHROPIC_* variable
+		// or profile file of the server's environment may add to it
+		option.WithoutEnvironmentDefaults(),
+		option.WithBaseURL(base),
+		option.WithAPIKey(ep.APIKey),
+		// retrying is the runner's policy (it sees the classified error), not the SDK's
+		option.WithMaxRetries(0),
+		option.WithHTTPClient(httpClient),
+	)
+	return generate(ctx, &sdk, req, sink)
+}
+
+// httpClient returns the client for a proxy setting, building it once.
+func (c *Client) httpClient(proxy string) (*http.Client, error) {
+	if c.opts.HTTPClient != nil {
+		return c.opts.HTTPClient, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if hc, ok := c.clients[proxy]; ok {
+		return hc, nil
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	// bounds a server that accepts the request and never answers; the body
+	// of a long stream is not limited by it (the SDK's default does the same)
+	tr.ResponseHeaderTimeout = 10 * time.Minute
+	if proxy != "" {
+		// the URL may hold credentials, so the error never quotes it
+		u, err := url.Parse(proxy)
+		if err != nil || u.Host == "" {
+			return nil, errors.New("the proxy URL is not of the form scheme://host:port")
+		}
+		tr.Proxy = http.ProxyURL(u)
+	}
+	hc := &http.Client{Transport: tr}
+	c.clients[proxy] = hc
+	return hc, nil
+}

@@ -1,0 +1,257 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+	"github.com/openai/openai-go/v3/shared"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// generateResponses makes one streamed Responses call: deltas go to sink as
+// they arrive, and the completed response's output items are returned.
+func generateResponses(ctx context.Context, sdk *openai.Client, req ports.ModelRequest, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
+	provider := req.Endpoint.Name
+	stream := sdk.Responses.NewStreaming(ctx, responsesParams(req))
+	defer stream.Close()
+	// arguments deltas name only their item; the call's identity arrives
+	// with output_item.added
+	calls := map[string]ports.ModelDelta{}
+	var final *responses.Response
+	var failure error
+	for stream.Next() {
+		ev := stream.Current()
+		switch ev.Type {
+		case "response.output_text.delta":
+			sink(ports.ModelDelta{Kind: ports.DeltaText, Text: ev.Delta})
+		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
+			sink(ports.ModelDelta{Kind: ports.DeltaReasoning, Text: ev.Delta})
+		case "response.output_item.added":
+			if ev.Item.Type == "function_call" {
+				calls[ev.Item.ID] = ports.ModelDelta{CallID: ev.Item.CallID, Name: ev.Item.Name}
+			}
+		case "response.function_call_arguments.delta":
+			d := calls[ev.ItemID]
+			d.Kind, d.Text = ports.DeltaArguments, ev.Delta
+			sink(d)
+		case "response.completed", "response.incomplete":
+			r := ev.Response
+			final = &r
+		case "response.failed":
+			failure = streamFailure(provider, string(ev.Response.Error.Code), ev.Response.Error.Message, nil)
+		case "error":
+			failure = streamFailure(provider, ev.Code, ev.Message, nil)
+		}
+	}
+	if err := stream.Err(); err != nil {
+		return ports.ModelResponse{}, classify(ctx, provider, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return ports.ModelResponse{}, err
+	}
+	if failure != nil {
+		return ports.ModelResponse{}, failure
+	}
+	if final == nil {
+		return ports.ModelResponse{}, truncated(provider)
+	}
+	return fromResponse(final), nil
+}
+
+// responsesParams translates the request; fields left unset keep the
+// provider's defaults.
+func responsesParams(req ports.ModelRequest) responses.ResponseNewParams {
+	s := req.Settings
+	p := responses.ResponseNewParams{
+		Model: shared.ResponsesModel(req.Model),
+		Input: responses.ResponseNewParamsInputUnion{OfInputItemList: responsesInput(req.Input)},
+	}
+	if req.Instructions != "" {
+		p.Instructions = param.NewOpt(req.Instructions)
+	}
+	for _, t := range req.Tools {
+		p.Tools = append(p.Tools, responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{
+			Name:        t.Name,
+			Description: optString(t.Description),
+			Parameters:  schemaMap(t.Parameters),
+			// strict needs every schema rewritten to OpenAI's subset; tools
+			// from MCP servers rarely are
+			Strict: param.NewOpt(false),
+		}})
+	}
+	switch choice := toolChoice(req); choice {
+	case "":
+	case "auto", "required", "none":
+		p.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfToolChoiceMode: param.NewOpt(responses.ToolChoiceOptions(choice))}
+	default:
+		p.ToolChoice = responses.ResponseNewParamsToolChoiceUnion{OfFunctionTool: &responses.ToolChoiceFunctionParam{Name: choice}}
+	}
+	if s.Temperature != nil {
+		p.Temperature = param.NewOpt(*s.Temperature)
+	}
+	if s.TopP != nil {
+		p.TopP = param.NewOpt(*s.TopP)
+	}
+	if s.MaxOutputTokens != nil {
+		p.MaxOutputTokens = param.NewOpt(int64(*s.MaxOutputTokens))
+	}
+	if s.ParallelToolCalls != nil {
+		p.ParallelToolCalls = param.NewOpt(*s.ParallelToolCalls)
+	}
+	if s.ReasoningEffort != "" || s.ReasoningSummary != "" {
+		p.Reasoning = shared.ReasoningParam{Effort: shared.ReasoningEffort(s.ReasoningEffort), Summary: shared.ReasoningSummary(s.ReasoningSummary)}
+	}
+	if s.Verbosity != "" {
+		p.Text.Verbosity = responses.ResponseTextConfigVerbosity(s.Verbosity)
+	}
+	if len(req.OutputSchema) > 0 {
+		schema := schemaMap(req.OutputSchema)
+		p.Text.Format = responses.ResponseFormatTextConfigUnionParam{OfJSONSchema: &responses.ResponseFormatTextJSONSchemaConfigParam{
+			Name: "output", Schema: schema, Strict: param.NewOpt(strictReady(schema)),
+		}}
+	}
+	if req.PromptID != "" {
+		p.Prompt = responses.ResponsePromptParam{ID: req.PromptID, Version: optString(req.PromptVersion)}
+	}
+	return p
+}
+
+// toolChoice is the request's choice, else the agent's setting.
+func toolChoice(req ports.ModelRequest) string {
+	if req.ToolChoice != "" {
+		return req.ToolChoice
+	}
+	return req.Settings.ToolChoice
+}
+
+// strictReady reports whether a schema was written for strict mode (its
+// object closes additionalProperties); strict on any other schema is refused.
+func strictReady(schema map[string]any) bool {
+	closed, ok := schema["additionalProperties"].(bool)
+	return ok && !closed
+}
+
+func optString(s string) param.Opt[string] {
+	if s == "" {
+		return param.Opt[string]{}
+	}
+	return param.NewOpt(s)
+}
+
+// responsesInput translates internal items. Items that carry OpenAI's own
+// ids (msg_, fc_, rs_) are sent with them, since reasoning items are paired
+// with the output that follows them by id; reasoning from other providers
+// (no rs_ id) means nothing to OpenAI and is dropped.
+func responsesInput(raws []json.RawMessage) responses.ResponseInputParam {
+	var out responses.ResponseInputParam
+	for _, raw := range raws {
+		it := parseItem(raw)
+		switch it.kind() {
+		case "message":
+			out = append(out, messageParam(it))
+		case "function_call":
+			args := it.Arguments
+			if args == "" {
+				args = "{}"
+			}
+			fc := &responses.ResponseFunctionToolCallParam{Arguments: args, CallID: it.CallID, Name: it.Name}
+			if strings.HasPrefix(it.ID, "fc_") {
+				fc.ID = param.NewOpt(it.ID)
+			}
+			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCall: fc})
+		case "function_call_output":
+			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
+				CallID: param.NewOpt(it.CallID),
+				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(it.outputText())},
+			}})
+		case "reasoning":
+			if !strings.HasPrefix(it.ID, "rs_") {
+				continue
+			}
+			r := &responses.ResponseReasoningItemParam{ID: it.ID, Summary: []responses.ResponseReasoningItemSummaryParam{}}
+			for _, s := range it.Summary {
+				r.Summary = append(r.Summary, responses.ResponseReasoningItemSummaryParam{Text: s.Text})
+			}
+			if it.EncryptedContent != "" {
+				r.EncryptedContent = param.NewOpt(it.EncryptedContent)
+			}
+			out = append(out, responses.ResponseInputItemUnionParam{OfReasoning: r})
+		case "":
+		default:
+			// another Responses item type (a hosted tool's call, say) is
+			// already in the wire shape
+			out = append(out, param.Override[responses.ResponseInputItemUnionParam](raw))
+		}
+	}
+	return out
+}
+
+func messageParam(it item) responses.ResponseInputItemUnionParam {
+	if it.Role == "assistant" && strings.HasPrefix(it.ID, "msg_") {
+		text := &responses.ResponseOutputTextParam{Text: it.text(), Annotations: []responses.ResponseOutputTextAnnotationUnionParam{}}
+		return responses.ResponseInputItemParamOfOutputMessage(
+			[]responses.ResponseOutputMessageContentUnionParam{{OfOutputText: text}}, it.ID, responses.ResponseOutputMessageStatusCompleted)
+	}
+	role := it.Role
+	if role == "" {
+		role = "user"
+	}
+	return responses.ResponseInputItemParamOfMessage(it.text(), responses.EasyInputMessageRole(role))
+}
+
+// fromResponse re-marshals a completed response's output in the internal
+// item shape, with its usage and any refusal.
+func fromResponse(r *responses.Response) ports.ModelResponse {
+	out := ports.ModelResponse{ResponseID: r.ID, Model: string(r.Model)}
+	for _, it := range r.Output {
+		switch it.Type {
+		case "message":
+			var text, refusal strings.Builder
+			for _, c := range it.Content {
+				switch c.Type {
+				case "output_text":
+					text.WriteString(c.Text)
+				case "refusal":
+					refusal.WriteString(c.Refusal)
+				}
+			}
+			if refusal.Len() > 0 {
+				out.Refusal += refusal.String()
+			}
+			if text.Len() > 0 {
+				out.Output = append(out.Output, messageItem(it.ID, text.String()))
+			}
+		case "function_call":
+			out.Output = append(out.Output, functionCallItem(it.ID, it.CallID, it.Name, it.Arguments.OfString))
+		case "reasoning":
+			var summary, content []string
+			for _, s := range it.Summary {
+				summary = append(summary, s.Text)
+			}
+			for _, c := range it.Content {
+				content = append(content, c.Text)
+			}
+			out.Output = append(out.Output, reasoningItem(it.ID, strings.Join(summary, "\n\n"), strings.Join(content, ""), it.EncryptedContent))
+		default:
+			out.Output = append(out.Output, json.RawMessage(it.RawJSON()))
+		}
+	}
+	if r.IncompleteDetails.Reason == "content_filter" && out.Refusal == "" {
+		out.Refusal = "the provider's content filter stopped the answer"
+	}
+	u := r.Usage
+	out.Usage = domain.Usage{
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
+		CachedTokens: u.InputTokensDetails.CachedTokens, CacheWriteTokens: u.InputTokensDetails.CacheWriteTokens,
+	}
+	if out.Usage.TotalTokens == 0 {
+		out.Usage.TotalTokens = u.InputTokens + u.OutputTokens
+	}
+	return out
+}

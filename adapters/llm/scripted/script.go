@@ -1,0 +1,223 @@
+// Package scripted is a deterministic model served over real HTTP. It speaks
+// the OpenAI Responses, OpenAI Chat Completions and Anthropic Messages wire
+// protocols (streaming and not) closely enough that the official SDKs parse
+// it, so adapter tests and demos run the real client code without a provider.
+//
+// A Script per model name says what the model answers: the exchange is picked
+// by the last user message, the step by how many assistant turns follow it,
+// so a replayed request gets the same answer and a tool loop advances one
+// step per round trip.
+package scripted
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Script is everything one model name answers, as exchanges tried in order.
+type Script struct {
+	Exchanges []Exchange `json:"exchanges"`
+}
+
+// Exchange answers the requests whose last user message contains When (""
+// matches any), one Step per model call of the turn.
+type Exchange struct {
+	When  string `json:"when,omitempty"`
+	Steps []Step `json:"steps"`
+}
+
+// Step is one model call's answer: reasoning, then text, then tool calls, or
+// a failure in the vendor's error shape.
+type Step struct {
+	// Reasoning streams as reasoning/thinking deltas before the text.
+	Reasoning string `json:"reasoning,omitempty"`
+	// Text is the assistant text.
+	Text string `json:"text,omitempty"`
+	// EchoInput makes Text "You said: " + the last user message text.
+	EchoInput bool `json:"echo_input,omitempty"`
+	// ToolCalls are emitted after the text; the stop reason becomes the
+	// vendor's tool-use reason.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Usage is reported as given; nil estimates it from sizes (chars/4).
+	Usage *Usage `json:"usage,omitempty"`
+	// ChunkSize is the characters per text/reasoning delta; 0 means 8.
+	ChunkSize int `json:"chunk_size,omitempty"`
+	// DelayMS pauses before each streamed delta.
+	DelayMS int `json:"delay_ms,omitempty"`
+	// FailTimes makes the first FailTimes requests reaching this step fail
+	// with Error (a 500 when Error is nil); later ones answer normally.
+	FailTimes int `json:"fail_times,omitempty"`
+	// Error with FailTimes 0 fails every request reaching this step.
+	Error *Failure `json:"error,omitempty"`
+}
+
+// ToolCall is a function call the model makes.
+type ToolCall struct {
+	Name string `json:"name"`
+	// Arguments is JSON text; "" sends "{}".
+	Arguments string `json:"arguments,omitempty"`
+	// CallID "" becomes the deterministic "call_<exchange>_<step>_<i>".
+	CallID string `json:"call_id,omitempty"`
+}
+
+// Usage is a step's reported token counts.
+type Usage struct {
+	InputTokens  int `json:"input_tokens"`
+	OutputTokens int `json:"output_tokens"`
+	CachedTokens int `json:"cached_tokens,omitempty"`
+}
+
+// Failure is an error answer: an HTTP status and message in the vendor's
+// error shape, or a context-overflow error when Overflow is set.
+type Failure struct {
+	Status  int    `json:"status,omitempty"`
+	Message string `json:"message,omitempty"`
+	// Overflow answers the vendor's context-window error (400).
+	Overflow bool `json:"overflow,omitempty"`
+}
+
+// conversation is what the selection reads from a request, whatever its
+// protocol.
+type conversation struct {
+	model     string
+	lastUser  string // text of the last user message
+	afterUser int    // assistant turns after that message: the step index
+	inputSize int    // request body bytes, for usage estimates
+}
+
+// reply is a resolved step: what to send for one request.
+type reply struct {
+	reasoning string
+	text      string
+	toolCalls []ToolCall
+	usage     Usage
+	chunkSize int
+	delayMS   int
+	failure   *Failure
+}
+
+// echoScript answers any model without a script, so anyone can chat. It is
+// built fresh each time so no caller can change another's copy.
+func echoScript() Script { return Script{Exchanges: []Exchange{{Steps: []Step{{EchoInput: true}}}}} }
+
+// resolve picks the exchange and step for a request and applies FailTimes.
+func (s *Server) resolve(conv conversation) reply {
+	s.mu.Lock()
+	sc, ok := s.scripts[conv.model]
+	s.mu.Unlock()
+	if !ok {
+		sc = echoScript()
+	}
+	ex := -1
+	for i, e := range sc.Exchanges {
+		if strings.Contains(conv.lastUser, e.When) {
+			ex = i
+			break
+		}
+	}
+	if ex < 0 {
+		return textReply(fmt.Sprintf("[scripted: no exchange matches %q]", conv.lastUser), conv)
+	}
+	steps := sc.Exchanges[ex].Steps
+	n := conv.afterUser
+	if n >= len(steps) {
+		return textReply(fmt.Sprintf("[scripted: exchange has no step %d]", n), conv)
+	}
+	st := steps[n]
+	r := reply{reasoning: st.Reasoning, text: st.Text, chunkSize: st.ChunkSize, delayMS: st.DelayMS}
+	if st.EchoInput {
+		r.text = "You said: " + conv.lastUser
+	}
+	if r.chunkSize <= 0 {
+		r.chunkSize = 8
+	}
+	for i, tc := range st.ToolCalls {
+		if tc.CallID == "" {
+			tc.CallID = fmt.Sprintf("call_%d_%d_%d", ex, n, i)
+		}
+		if tc.Arguments == "" {
+			tc.Arguments = "{}"
+		}
+		r.toolCalls = append(r.toolCalls, tc)
+	}
+	if s.shouldFail(conv.model, ex, n, st) {
+		f := Failure{Status: 500, Message: "scripted failure"}
+		if st.Error != nil {
+			f = *st.Error
+		}
+		r.failure = &f
+	}
+	r.usage = usageFor(st.Usage, conv, r)
+	return r
+}
+
+// shouldFail counts the requests reaching a step, so FailTimes fails only the
+// first ones; the count is per script, so replacing a script resets it.
+func (s *Server) shouldFail(model string, ex, step int, st Step) bool {
+	if st.FailTimes <= 0 {
+		return st.Error != nil
+	}
+	key := failKey{model: model, exchange: ex, step: step}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.failCounts[key]++
+	return s.failCounts[key] <= st.FailTimes
+}
+
+type failKey struct {
+	model          string
+	exchange, step int
+}
+
+func textReply(text string, conv conversation) reply {
+	r := reply{text: text, chunkSize: 8}
+	r.usage = usageFor(nil, conv, r)
+	return r
+}
+
+// usageFor is the step's usage, or an estimate at about four characters a
+// token so usage plumbing always has non-zero figures to carry.
+func usageFor(u *Usage, conv conversation, r reply) Usage {
+	if u != nil {
+		return *u
+	}
+	out := len(r.reasoning) + len(r.text)
+	for _, tc := range r.toolCalls {
+		out += len(tc.Name) + len(tc.Arguments)
+	}
+	return Usage{InputTokens: max(conv.inputSize/4, 1), OutputTokens: max(out/4, 1)}
+}
+
+// chunks splits s into pieces of at most size runes, never inside a rune.
+func chunks(s string, size int) []string {
+	var out []string
+	r := []rune(s)
+	for len(r) > 0 {
+		n := min(size, len(r))
+		out = append(out, string(r[:n]))
+		r = r[n:]
+	}
+	return out
+}
+
+// DefaultScripts are demo models for a person without a provider key: "echo"
+// repeats the user, "think" reasons before echoing, "tool-demo" lists the
+// project files with a tool and then answers, "slow-echo" streams visibly.
+func DefaultScripts() map[string]Script {
+	return map[string]Script{
+		"echo": echoScript(),
+		"think": {Exchanges: []Exchange{{Steps: []Step{{
+			Reasoning: "The user wrote something; the scripted model repeats it.",
+			EchoInput: true,
+		}}}}},
+		"slow-echo": {Exchanges: []Exchange{{Steps: []Step{{EchoInput: true, ChunkSize: 2, DelayMS: 40}}}}},
+		"tool-demo": {Exchanges: []Exchange{{Steps: []Step{
+			{
+				Reasoning: "To answer I should look at the project's files first.",
+				Text:      "Let me look at the project files.",
+				ToolCalls: []ToolCall{{Name: "list_files", Arguments: `{"path":"."}`}},
+			},
+			{Text: "I listed the project files above. (This is the scripted demo model; its answers are canned.)"},
+		}}}},
+	}
+}

@@ -1,0 +1,70 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+)
+
+const runColumns = `id, session_id, owner_id, agent_config_id, project_id, input, status, last_seq, error_code, error_message,
+	final_output, created_at, updated_at, ended_at`
+
+func scanRun(r rowScanner) (domain.Run, error) {
+	var x domain.Run
+	var status string
+	var created, updated int64
+	var ended sql.NullInt64
+	err := r.Scan(&x.ID, &x.SessionID, &x.OwnerID, &x.AgentConfigID, &x.ProjectID, &x.Input, &status, &x.LastSeq, &x.ErrorCode,
+		&x.ErrorMessage, &x.FinalOutput, &created, &updated, &ended)
+	x.Status = domain.RunStatus(status)
+	x.CreatedAt, x.UpdatedAt, x.EndedAt = fromMS(created), fromMS(updated), fromNullMS(ended)
+	return x, err
+}
+
+// CreateRun implements ports.RunStore.
+func (db *DB) CreateRun(ctx context.Context, r domain.Run) error {
+	_, err := db.exec(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.SessionID, r.OwnerID, r.AgentConfigID, r.ProjectID, r.Input, string(r.Status), r.LastSeq, r.ErrorCode,
+		r.ErrorMessage, r.FinalOutput, ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.EndedAt))
+	return err
+}
+
+// UpdateRun implements ports.RunStore.
+func (db *DB) UpdateRun(ctx context.Context, r domain.Run) error {
+	res, err := db.exec(ctx, `UPDATE runs SET agent_config_id = ?, status = ?, last_seq = ?, error_code = ?, error_message = ?,
+		final_output = ?, updated_at = ?, ended_at = ? WHERE id = ?`,
+		r.AgentConfigID, string(r.Status), r.LastSeq, r.ErrorCode, r.ErrorMessage, r.FinalOutput, ms(r.UpdatedAt), msPtr(r.EndedAt), r.ID)
+	return affected(res, err, "run")
+}
+
+// FindRun implements ports.RunStore.
+func (db *DB) FindRun(ctx context.Context, id string) (domain.Run, error) {
+	r, err := scanRun(db.read.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, notFound("run")
+	}
+	return r, translate(err)
+}
+
+// ListSessionRuns implements ports.RunStore.
+func (db *DB) ListSessionRuns(ctx context.Context, sessionID string) ([]domain.Run, error) {
+	return collect(ctx, db.read, scanRun, `SELECT `+runColumns+` FROM runs WHERE session_id = ? ORDER BY id`, sessionID)
+}
+
+// FailRunningRuns implements ports.RunStore.
+func (db *DB) FailRunningRuns(ctx context.Context, code, message string, at time.Time) ([]domain.Run, error) {
+	var out []domain.Run
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		var err error
+		if out, err = collect(ctx, tx, scanRun, `SELECT `+runColumns+` FROM runs WHERE status = 'running' ORDER BY id`); err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = 'error', error_code = ?, error_message = ?, updated_at = ?,
+			ended_at = ? WHERE status = 'running'`, code, message, ms(at), ms(at))
+		return translate(err)
+	})
+	return out, err
+}

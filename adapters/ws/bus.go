@@ -1,0 +1,292 @@
+// Package ws serves the WebSocket event bus (/ws): first-message
+// authentication, every run of the caller streamed to every one of their
+// connections, and the client's run commands.
+package ws
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/agents-server/agents-server/core/auth"
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/runs"
+)
+
+// Protocol limits.
+const (
+	MaxFrame     = 1 << 20 // an inbound frame past this closes the socket with 1009
+	PingEvery    = 25 * time.Second
+	PongTimeout  = 60 * time.Second
+	authDeadline = 15 * time.Second
+	writeTimeout = 10 * time.Second
+)
+
+// Deps are the services the bus calls.
+type Deps struct {
+	Auth *auth.Service
+	Runs *runs.Service
+	Log  *slog.Logger
+}
+
+// Bus is the /ws endpoint.
+type Bus struct {
+	d        Deps
+	upgrader websocket.Upgrader
+	mu       sync.Mutex
+	conns    map[*conn]struct{}
+	closing  bool
+}
+
+// New returns the bus.
+func New(d Deps) *Bus {
+	return &Bus{d: d, conns: map[*conn]struct{}{}, upgrader: websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096}}
+}
+
+// ServeHTTP upgrades and serves one connection until it closes.
+func (b *Bus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	b.mu.Lock()
+	closing := b.closing
+	b.mu.Unlock()
+	if closing {
+		http.Error(w, `{"error":{"code":"unavailable","message":"the server is shutting down; retry shortly"}}`, http.StatusServiceUnavailable)
+		return
+	}
+	ws, err := b.upgrader.Upgrade(w, r, nil)
+	if err != nil {
+		return // the upgrader answered the client
+	}
+	c := &conn{bus: b, ws: ws, subs: map[string]*runs.Subscription{}}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	b.mu.Lock()
+	b.conns[c] = struct{}{}
+	b.mu.Unlock()
+	defer func() {
+		b.mu.Lock()
+		delete(b.conns, c)
+		b.mu.Unlock()
+	}()
+	c.serve()
+}
+
+// CloseAll closes every connection with 1001 (going away), for shutdown.
+func (b *Bus) CloseAll() {
+	b.mu.Lock()
+	b.closing = true
+	conns := make([]*conn, 0, len(b.conns))
+	for c := range b.conns {
+		conns = append(conns, c)
+	}
+	b.mu.Unlock()
+	for _, c := range conns {
+		c.close(websocket.CloseGoingAway, "server shutting down")
+	}
+}
+
+// Envelope is the frame every message travels in.
+type Envelope struct {
+	Type    string          `json:"type"`
+	Seq     int64           `json:"seq,omitempty"`
+	Payload json.RawMessage `json:"payload,omitempty"`
+}
+
+// conn is one authenticated connection.
+type conn struct {
+	bus    *Bus
+	ws     *websocket.Conn
+	ctx    context.Context
+	cancel context.CancelFunc
+	token  string
+	p      domain.Principal
+
+	writeMu sync.Mutex
+	mu      sync.Mutex
+	subs    map[string]*runs.Subscription
+	closed  bool
+}
+
+func (c *conn) serve() {
+	defer c.cancel()
+	defer c.ws.Close()
+	c.ws.SetReadLimit(MaxFrame)
+	if !c.authenticate() {
+		return
+	}
+	c.ws.SetReadDeadline(time.Now().Add(PongTimeout))
+	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(PongTimeout)) })
+	go c.ping()
+	go c.follow()
+	for {
+		_, data, err := c.ws.ReadMessage()
+		if err != nil {
+			return // gone, timed out, or over the frame limit (gorilla sent 1009)
+		}
+		c.ws.SetReadDeadline(time.Now().Add(PongTimeout))
+		// Every frame re-checks the token: a revoked token or a disabled
+		// user loses the connection at once.
+		if _, err := c.bus.d.Auth.Authenticate(c.ctx, c.token); err != nil {
+			c.close(websocket.ClosePolicyViolation, "authentication revoked")
+			return
+		}
+		c.handle(data)
+	}
+}
+
+// authenticate waits for {"type":"auth","token":…}; the token never rides
+// the URL, where logs and histories would keep it.
+func (c *conn) authenticate() bool {
+	c.ws.SetReadDeadline(time.Now().Add(authDeadline))
+	_, data, err := c.ws.ReadMessage()
+	if err != nil {
+		return false
+	}
+	var msg struct {
+		Type  string `json:"type"`
+		Token string `json:"token"`
+	}
+	if json.Unmarshal(data, &msg) != nil || msg.Type != "auth" {
+		c.sendError("unauthorized", "the first message must be {\"type\":\"auth\",\"token\":…}")
+		c.close(websocket.ClosePolicyViolation, "authenticate first")
+		return false
+	}
+	p, err := c.bus.d.Auth.Authenticate(c.ctx, msg.Token)
+	if err != nil {
+		c.sendError("unauthorized", "invalid or expired token")
+		c.close(websocket.ClosePolicyViolation, "invalid token")
+		return false
+	}
+	c.token, c.p = msg.Token, p
+	return c.send(Envelope{Type: "auth.ok"}) == nil
+}
+
+// ping keeps the connection honest: a peer that answers no ping within
+// PongTimeout is dropped by the read deadline.
+func (c *conn) ping() {
+	t := time.NewTicker(PingEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-t.C:
+			c.writeMu.Lock()
+			err := c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(writeTimeout))
+			c.writeMu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}
+}
+
+// follow attaches the connection to every live run of its user, and to each
+// one that starts or resumes later, whichever connection started it.
+func (c *conn) follow() {
+	w := c.bus.d.Runs.Hub().Watch(c.p.User.ID)
+	defer w.Close()
+	for _, id := range c.bus.d.Runs.Hub().LiveRuns(c.p.User.ID) {
+		c.attach(id, 0, false)
+	}
+	for {
+		select {
+		case <-c.ctx.Done():
+			return
+		case <-w.Wake():
+			for _, id := range w.Take() {
+				c.attach(id, 0, false)
+			}
+		}
+	}
+}
+
+// attach subscribes to a run from a cursor; replace drops an existing
+// subscription first (run.subscribe), otherwise an attached run is kept.
+func (c *conn) attach(runID string, from int64, replace bool) error {
+	c.mu.Lock()
+	if old, ok := c.subs[runID]; ok {
+		if !replace {
+			c.mu.Unlock()
+			return nil
+		}
+		old.Close()
+		delete(c.subs, runID)
+	}
+	c.mu.Unlock()
+	sub, err := c.bus.d.Runs.Subscribe(c.p, runID, from)
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		sub.Close()
+		return nil
+	}
+	c.subs[runID] = sub
+	c.mu.Unlock()
+	go c.pump(sub)
+	return nil
+}
+
+// pump forwards one subscription's events until its run ends or the
+// connection goes; a slow socket makes the subscription gap, not the run wait.
+func (c *conn) pump(sub *runs.Subscription) {
+	defer func() {
+		c.mu.Lock()
+		if c.subs[sub.RunID()] == sub {
+			delete(c.subs, sub.RunID())
+		}
+		c.mu.Unlock()
+		sub.Close()
+	}()
+	for {
+		ev, err := sub.Next(c.ctx)
+		if err != nil {
+			return
+		}
+		if c.send(Envelope{Type: ev.Type, Seq: ev.Seq, Payload: ev.Payload}) != nil {
+			return
+		}
+	}
+}
+
+func (c *conn) send(env Envelope) error {
+	data, err := json.Marshal(env)
+	if err != nil {
+		return err
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	c.ws.SetWriteDeadline(time.Now().Add(writeTimeout))
+	return c.ws.WriteMessage(websocket.TextMessage, data)
+}
+
+func (c *conn) sendError(code, message string) {
+	payload, _ := json.Marshal(map[string]string{"code": code, "message": message})
+	_ = c.send(Envelope{Type: "error", Payload: payload})
+}
+
+// close sends a close frame with code and ends the connection.
+func (c *conn) close(code int, reason string) {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return
+	}
+	c.closed = true
+	c.mu.Unlock()
+	c.writeMu.Lock()
+	err := c.ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(code, reason), time.Now().Add(time.Second))
+	c.writeMu.Unlock()
+	if err != nil && !errors.Is(err, websocket.ErrCloseSent) {
+		c.bus.d.Log.Debug("closing a websocket", "err", err)
+	}
+	c.cancel()
+	c.ws.Close()
+}

@@ -1,0 +1,108 @@
+package ws
+
+import (
+	"encoding/json"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/runs"
+)
+
+type createPayload struct {
+	SessionID     string `json:"session_id"`
+	Input         string `json:"input"`
+	AgentConfigID string `json:"agent_config_id"`
+	ProjectID     string `json:"project_id"`
+	Plan          *bool  `json:"plan"`
+}
+
+type subscribePayload struct {
+	RunID   string `json:"run_id"`
+	FromSeq int64  `json:"from_seq"`
+}
+
+type cancelPayload struct {
+	RunID string `json:"run_id"`
+	Mode  string `json:"mode"`
+}
+
+type injectPayload struct {
+	RunID string `json:"run_id"`
+	Queue string `json:"queue"`
+	Input string `json:"input"`
+}
+
+// handle runs one client command. Failures answer run.error with a code
+// from the run vocabulary; an unknown message gets an error envelope,
+// never a closed socket.
+func (c *conn) handle(data []byte) {
+	var env Envelope
+	if err := json.Unmarshal(data, &env); err != nil || env.Type == "" {
+		c.sendError("validation", "a message is {\"type\":…, \"payload\":{…}}")
+		return
+	}
+	switch env.Type {
+	case "run.create":
+		var p createPayload
+		if !c.decode(env, &p) {
+			return
+		}
+		// Success needs no answer: the bus attaches every connection of the
+		// user to the new run, this one included.
+		_, err := c.bus.d.Runs.Start(c.ctx, c.p, p.SessionID,
+			runs.StartRequest{Input: p.Input, AgentConfigID: p.AgentConfigID, ProjectID: p.ProjectID, Plan: p.Plan})
+		if err != nil {
+			c.runError("", p.SessionID, err, domain.CodeSessionNotFound)
+		}
+	case "run.subscribe":
+		var p subscribePayload
+		if c.decode(env, &p) {
+			if err := c.attach(p.RunID, p.FromSeq, true); err != nil {
+				c.runError(p.RunID, "", err, domain.CodeRunNotFound)
+			}
+		}
+	case "run.cancel":
+		var p cancelPayload
+		if c.decode(env, &p) {
+			if err := c.bus.d.Runs.Cancel(c.p, p.RunID, p.Mode); err != nil {
+				c.runError(p.RunID, "", err, domain.CodeRunNotFound)
+			}
+		}
+	case "run.inject":
+		var p injectPayload
+		if c.decode(env, &p) {
+			if err := c.bus.d.Runs.Inject(c.p, p.RunID, p.Queue, p.Input); err != nil {
+				c.runError(p.RunID, "", err, domain.CodeRunNotFound)
+			}
+		}
+	default:
+		c.sendError("validation", "unknown message type "+env.Type)
+	}
+}
+
+func (c *conn) decode(env Envelope, v any) bool {
+	if len(env.Payload) == 0 || json.Unmarshal(env.Payload, v) != nil {
+		c.sendError("validation", env.Type+" needs a payload object")
+		return false
+	}
+	return true
+}
+
+// runError reports a refused command in the run vocabulary: a missing
+// session or run, a busy session, bad input (user_error), or the error's
+// own code.
+func (c *conn) runError(runID, sessionID string, err error, notFound string) {
+	code := string(errs.CodeOf(err))
+	switch errs.CodeOf(err) {
+	case errs.NotFound:
+		code = notFound
+	case errs.Conflict:
+		if runID == "" {
+			code = domain.CodeSessionBusy
+		}
+	case errs.Validation:
+		code = domain.CodeUserError
+	}
+	payload, _ := json.Marshal(domain.ErrorPayload{RunID: runID, SessionID: sessionID, Code: code, Message: errs.MessageOf(err)})
+	_ = c.send(Envelope{Type: domain.EventError, Payload: payload})
+}

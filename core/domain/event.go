@@ -1,0 +1,186 @@
+package domain
+
+import "encoding/json"
+
+// Event types: the one vocabulary both transports speak. Over WebSocket an
+// event is the frame {type, seq, payload}; over SSE the id is the seq, the
+// event name the type, and the data the same envelope.
+const (
+	EventRunStarted    = "run.started"
+	EventAgentStart    = "run.agent_start"
+	EventStep          = "run.step"
+	EventReasoning     = "run.reasoning"
+	EventMessage       = "run.message"
+	EventReasoningItem = "run.reasoning_item"
+	EventToolCall      = "run.tool_call"
+	EventToolProgress  = "run.tool_progress"
+	EventToolResult    = "run.tool_result"
+	EventHandoff       = "run.handoff"
+	EventCompaction    = "run.compaction"
+	EventOutput        = "run.output"
+	EventInterrupted   = "run.interrupted"
+	EventDiagnostic    = "run.diagnostic"
+	EventGap           = "run.gap"
+	EventError         = "run.error"
+	EventCancelled     = "run.cancelled"
+	EventInjected      = "run.injected"
+	EventTitleUpdated  = "session.title_updated"
+	EventProjectBound  = "session.project_bound"
+	EventTaskUpdated   = "task.updated"
+	EventTraceSpan     = "trace.span"
+)
+
+// Event is one numbered event of a run. Seq is assigned by the hub at
+// publish time (0 for connection-local events like run.gap).
+type Event struct {
+	Type    string          `json:"type"`
+	Seq     int64           `json:"seq,omitempty"`
+	Payload json.RawMessage `json:"payload"`
+}
+
+// Final reports whether the event ends its run's stream: run.output,
+// run.error and run.cancelled close it; run.interrupted does not (the
+// decision resumes the same run).
+func (e Event) Final() bool {
+	return e.Type == EventOutput || e.Type == EventError || e.Type == EventCancelled
+}
+
+// NewEvent encodes a payload into an event of the given type.
+func NewEvent(typ string, payload any) Event {
+	b, err := json.Marshal(payload)
+	if err != nil {
+		// Payloads are this package's own structs; a failure is a bug.
+		panic("encode " + typ + ": " + err.Error())
+	}
+	return Event{Type: typ, Payload: b}
+}
+
+// Payloads of the run events, with the wire surface's exact field names.
+
+// RunStartedPayload announces a run; Input lets a browser that did not
+// send it render the user bubble.
+type RunStartedPayload struct {
+	RunID     string `json:"run_id"`
+	SessionID string `json:"session_id"`
+	Input     string `json:"input"`
+}
+
+// AgentStartPayload says which agent takes its turn.
+type AgentStartPayload struct {
+	RunID         string `json:"run_id"`
+	AgentName     string `json:"agent_name"`
+	AgentConfigID string `json:"agent_config_id,omitempty"`
+}
+
+// DeltaPayload is a streamed text or reasoning fragment.
+type DeltaPayload struct {
+	RunID string `json:"run_id"`
+	Delta string `json:"delta"`
+}
+
+// TextPayload is a completed message or reasoning block, authoritative over
+// its deltas.
+type TextPayload struct {
+	RunID string `json:"run_id"`
+	Text  string `json:"text"`
+}
+
+// ToolCallPayload announces a tool call.
+type ToolCallPayload struct {
+	RunID         string `json:"run_id"`
+	ToolCallID    string `json:"tool_call_id"`
+	ToolName      string `json:"tool_name"`
+	Arguments     string `json:"arguments"`
+	NeedsApproval bool   `json:"needs_approval"`
+}
+
+// ToolResultPayload carries a tool's output and its display fields.
+type ToolResultPayload struct {
+	RunID      string            `json:"run_id"`
+	ToolCallID string            `json:"tool_call_id"`
+	Output     string            `json:"output"`
+	Title      string            `json:"title,omitempty"`
+	Summary    string            `json:"summary,omitempty"`
+	Renderer   string            `json:"renderer,omitempty"`
+	IsError    bool              `json:"is_error,omitempty"`
+	Extra      map[string]string `json:"extra,omitempty"`
+}
+
+// HandoffPayload records a handoff between agents.
+type HandoffPayload struct {
+	RunID  string `json:"run_id"`
+	From   string `json:"from"`
+	To     string `json:"to"`
+	FromID string `json:"from_id,omitempty"`
+	ToID   string `json:"to_id,omitempty"`
+}
+
+// OutputPayload is a run's final output.
+type OutputPayload struct {
+	RunID       string `json:"run_id"`
+	FinalOutput string `json:"final_output"`
+}
+
+// RunIDPayload is an event that carries only the run id.
+type RunIDPayload struct {
+	RunID string `json:"run_id"`
+}
+
+// CancelledPayload ends a cancelled run, with why when known.
+type CancelledPayload struct {
+	RunID  string `json:"run_id"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// DiagnosticPayload reports trouble the run survived.
+type DiagnosticPayload struct {
+	RunID   string            `json:"run_id"`
+	Type    string            `json:"type"`
+	Code    string            `json:"code,omitempty"`
+	Message string            `json:"message,omitempty"`
+	Details map[string]string `json:"details,omitempty"`
+}
+
+// GapPayload tells one connection it fell behind: events after LastGood up
+// to Next were dropped; resubscribe from LastGood to refetch them.
+type GapPayload struct {
+	RunID    string `json:"run_id"`
+	Dropped  int64  `json:"dropped"`
+	LastGood int64  `json:"last_good"`
+	Next     int64  `json:"next"`
+}
+
+// ErrorPayload ends a failed run (or refuses one that never started, with
+// SessionID set).
+type ErrorPayload struct {
+	RunID     string `json:"run_id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Guardrail string `json:"guardrail,omitempty"`
+	Stage     string `json:"stage,omitempty"`
+}
+
+// InjectedPayload says injected input was consumed.
+type InjectedPayload struct {
+	RunID string `json:"run_id"`
+	Input string `json:"input"`
+	Index int    `json:"index"`
+}
+
+// Run error codes: one namespace for both transports.
+const (
+	CodeSessionBusy      = "session_busy"
+	CodeSessionNotFound  = "session_not_found"
+	CodeRunNotFound      = "run_not_found"
+	CodeConfigError      = "config_error"
+	CodePersistError     = "persist_error"
+	CodeModelError       = "model_error"
+	CodeMaxTurnsExceeded = "max_turns_exceeded"
+	CodeModelBehavior    = "model_behavior"
+	CodeGuardrail        = "guardrail_tripwire"
+	CodeToolTimeout      = "tool_timeout"
+	CodeUserError        = "user_error"
+	CodeServerRestarted  = "server_restarted"
+	CodeApprovalFailed   = "approval_failed"
+)

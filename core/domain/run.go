@@ -1,0 +1,63 @@
+package domain
+
+import (
+	"time"
+
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+// RunStatus is where a run stands.
+type RunStatus string
+
+// The run statuses.
+const (
+	RunRunning     RunStatus = "running"
+	RunInterrupted RunStatus = "interrupted" // paused for a person's decision; not final
+	RunCompleted   RunStatus = "completed"
+	RunError       RunStatus = "error"
+	RunCancelled   RunStatus = "cancelled"
+)
+
+// Final reports whether the status ends the run.
+func (s RunStatus) Final() bool { return s == RunCompleted || s == RunError || s == RunCancelled }
+
+// Run is one execution of an agent on a session, written at start and at
+// every status change so restarts and listings know what happened.
+type Run struct {
+	ID            string
+	SessionID     string
+	OwnerID       string
+	AgentConfigID string
+	ProjectID     string
+	Input         string
+	Status        RunStatus
+	LastSeq       int64
+	ErrorCode     string
+	ErrorMessage  string
+	FinalOutput   string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	EndedAt       *time.Time
+}
+
+// CheckOwner refuses anyone but the run's owner, as if it did not exist.
+// Returns not_found.
+func (r Run) CheckOwner(p Principal) error {
+	if r.OwnerID != p.User.ID {
+		return errs.E(errs.NotFound, "run not found")
+	}
+	return nil
+}
+
+// Inject queues say when injected input reaches the run.
+const (
+	QueueSteer    = "steer"     // at the next save point inside this exchange
+	QueueNextTurn = "next_turn" // at the next turn boundary
+	QueueFollowUp = "follow_up" // a new exchange once this one finishes
+)
+
+// Cancel modes.
+const (
+	CancelAbort    = "abort"    // stop now
+	CancelGraceful = "graceful" // finish the current turn, then stop
+)

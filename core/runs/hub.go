@@ -1,0 +1,295 @@
+// Package runs executes agents server-side and broadcasts what they do: the
+// hub numbers every event of a run, keeps a replay ring, and fans events out
+// to every watcher without letting a slow one hold the run back; the runner
+// drives the model/tool loop on the hub's root context, so no client
+// connection can cancel a run by going away.
+package runs
+
+import (
+	"sync"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// Hub defaults.
+const (
+	DefaultRingSize      = 512
+	DefaultSubscriberBuf = 1024
+	DefaultRetention     = 15 * time.Minute
+)
+
+// HubOptions tune a Hub; zero values take the defaults.
+type HubOptions struct {
+	RingSize      int
+	SubscriberBuf int
+	Retention     time.Duration
+}
+
+// Hub holds the event streams of live runs and of finished runs for a while.
+type Hub struct {
+	opts  HubOptions
+	clock ports.Clock
+
+	mu        sync.Mutex
+	runs      map[string]*stream
+	bySession map[string]string // session → run holding its slot
+	watchers  map[*Watcher]struct{}
+	draining  bool
+}
+
+// stream is one run's sequence: a ring of its latest events with its
+// run.started pinned outside it, and its subscribers.
+type stream struct {
+	id, sessionID, ownerID string
+
+	mu      sync.Mutex
+	seq     int64
+	started *domain.Event
+	ring    ring // the latest events
+	subs    map[*Subscription]struct{}
+	ended   time.Time // zero while live
+}
+
+// NewHub returns an empty hub.
+func NewHub(opts HubOptions, clock ports.Clock) *Hub {
+	if opts.RingSize <= 0 {
+		opts.RingSize = DefaultRingSize
+	}
+	if opts.SubscriberBuf <= 0 {
+		opts.SubscriberBuf = DefaultSubscriberBuf
+	}
+	if opts.Retention <= 0 {
+		opts.Retention = DefaultRetention
+	}
+	return &Hub{opts: opts, clock: clock, runs: map[string]*stream{}, bySession: map[string]string{}, watchers: map[*Watcher]struct{}{}}
+}
+
+// Claim reserves a session for a new run: one live run per session. Returns
+// conflict (session busy) or unavailable while draining.
+func (h *Hub) Claim(sessionID, runID, ownerID string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.sweepLocked()
+	if h.draining {
+		return errs.E(errs.Unavailable, "the server is shutting down; retry shortly")
+	}
+	if live, busy := h.bySession[sessionID]; busy {
+		return errs.E(errs.Conflict, "the session already has an active run (%s)", live)
+	}
+	h.bySession[sessionID] = runID
+	if _, ok := h.runs[runID]; !ok {
+		h.runs[runID] = &stream{id: runID, sessionID: sessionID, ownerID: ownerID, ring: newRing(h.opts.RingSize),
+			subs: map[*Subscription]struct{}{}}
+	}
+	return nil
+}
+
+// Release frees the session slot a run held (its stream stays for replay).
+func (h *Hub) Release(sessionID, runID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.bySession[sessionID] == runID {
+		delete(h.bySession, sessionID)
+	}
+}
+
+// Busy reports the run holding a session's slot, if any.
+func (h *Hub) Busy(sessionID string) (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	id, ok := h.bySession[sessionID]
+	return id, ok
+}
+
+// Publish numbers ev as the run's next event and hands it to every
+// subscriber; it never blocks on a slow one. A final event ends the stream
+// and starts its retention clock. Returns the assigned seq (0 for an unknown
+// run).
+func (h *Hub) Publish(runID string, ev domain.Event) int64 {
+	h.mu.Lock()
+	st := h.runs[runID]
+	h.mu.Unlock()
+	if st == nil {
+		return 0
+	}
+	seq := st.publish(ev, h.clock)
+	// Lock order is hub before stream: announce only once the stream's lock
+	// is released.
+	if seq > 0 && ev.Type == domain.EventRunStarted {
+		h.announce(st.ownerID, st.id)
+	}
+	return seq
+}
+
+func (st *stream) publish(ev domain.Event, clock ports.Clock) int64 {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if !st.ended.IsZero() {
+		return 0 // a finished stream takes nothing more
+	}
+	st.seq++
+	ev.Seq = st.seq
+	if ev.Type == domain.EventRunStarted && st.started == nil {
+		e := ev
+		st.started = &e
+	} else {
+		st.ring.push(ev)
+	}
+	for sub := range st.subs {
+		sub.offer(ev)
+	}
+	if ev.Final() {
+		st.ended = clock.Now()
+		st.subs = map[*Subscription]struct{}{}
+	}
+	return ev.Seq
+}
+
+// Resume reopens a run's stream for events after a pause (an approval
+// decision continues the same run id and sequence).
+func (h *Hub) Resume(runID string) {
+	h.mu.Lock()
+	st := h.runs[runID]
+	h.mu.Unlock()
+	if st != nil {
+		st.mu.Lock()
+		st.ended = time.Time{}
+		st.mu.Unlock()
+		h.announce(st.ownerID, st.id)
+	}
+}
+
+// Subscribe attaches a watcher to a run from a cursor: fromSeq is the last
+// seq the watcher holds (0: none). It first gets run.started when its cursor
+// precedes it, then a run.gap when the ring has moved past its cursor, then
+// the retained events after the cursor, then live ones. A cursor ahead of
+// the run's head is a reset: the watcher gets everything retained. Returns
+// not_found for an unknown (or expired) run.
+func (h *Hub) Subscribe(runID string, fromSeq int64) (*Subscription, error) {
+	h.mu.Lock()
+	h.sweepLocked()
+	st := h.runs[runID]
+	h.mu.Unlock()
+	if st == nil {
+		return nil, errs.E(errs.NotFound, "run not found")
+	}
+	sub := newSubscription(h, runID, h.opts.SubscriberBuf)
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if fromSeq > st.seq || fromSeq < 0 {
+		fromSeq = 0
+	}
+	var replay []domain.Event
+	if st.started != nil && fromSeq < st.started.Seq {
+		replay = append(replay, *st.started)
+	}
+	first := st.ring.firstSeq(st.seq + 1)
+	// Events between the cursor and the ring's start are gone (the pinned
+	// run.started excepted): say so once. last_good is the cursor itself —
+	// 0 for a fresh watcher, which has nothing to refetch.
+	missing := first - fromSeq - 1
+	if st.started != nil && st.started.Seq > fromSeq && st.started.Seq < first {
+		missing--
+	}
+	if missing > 0 {
+		replay = append(replay, domain.NewEvent(domain.EventGap, domain.GapPayload{
+			RunID: runID, Dropped: missing, LastGood: fromSeq, Next: first}))
+	}
+	replay = append(replay, st.ring.after(fromSeq)...)
+	sub.preload(replay)
+	if st.ended.IsZero() {
+		st.subs[sub] = struct{}{}
+	} else {
+		sub.end()
+	}
+	return sub, nil
+}
+
+func (h *Hub) unsubscribe(sub *Subscription) {
+	h.mu.Lock()
+	st := h.runs[sub.runID]
+	h.mu.Unlock()
+	if st != nil {
+		st.mu.Lock()
+		delete(st.subs, sub)
+		st.mu.Unlock()
+	}
+}
+
+// RunInfo is what the hub knows of a run.
+type RunInfo struct {
+	ID, SessionID, OwnerID string
+	LastSeq                int64
+	Live                   bool
+}
+
+// Info returns a run's stream facts; ok is false for an unknown or expired
+// run.
+func (h *Hub) Info(runID string) (RunInfo, bool) {
+	h.mu.Lock()
+	h.sweepLocked()
+	st := h.runs[runID]
+	h.mu.Unlock()
+	if st == nil {
+		return RunInfo{}, false
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return RunInfo{ID: st.id, SessionID: st.sessionID, OwnerID: st.ownerID, LastSeq: st.seq, Live: st.ended.IsZero()}, true
+}
+
+// LiveRuns lists the live runs of an owner, for a connection attaching.
+func (h *Hub) LiveRuns(ownerID string) []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []string
+	for id, st := range h.runs {
+		st.mu.Lock()
+		live := st.ended.IsZero()
+		st.mu.Unlock()
+		if live && st.ownerID == ownerID {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// sweepLocked forgets runs that ended more than the retention ago.
+func (h *Hub) sweepLocked() {
+	now := h.clock.Now()
+	for id, st := range h.runs {
+		st.mu.Lock()
+		expired := !st.ended.IsZero() && now.Sub(st.ended) > h.opts.Retention
+		st.mu.Unlock()
+		if expired {
+			delete(h.runs, id)
+		}
+	}
+}
+
+// Drain refuses new claims; live runs go on until they end.
+func (h *Hub) Drain() {
+	h.mu.Lock()
+	h.draining = true
+	h.mu.Unlock()
+}
+
+// Close ends every stream (after the runs stopped), so watchers return.
+func (h *Hub) Close() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, st := range h.runs {
+		st.mu.Lock()
+		for sub := range st.subs {
+			sub.end()
+		}
+		st.subs = map[*Subscription]struct{}{}
+		st.mu.Unlock()
+	}
+	for w := range h.watchers {
+		w.close()
+	}
+}

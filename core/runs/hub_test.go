@@ -1,0 +1,216 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+type fakeClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *fakeClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *fakeClock) Add(d time.Duration) {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+func newTestHub(opts HubOptions) (*Hub, *fakeClock) {
+	c := &fakeClock{now: time.Unix(1_700_000_000, 0)}
+	return NewHub(opts, c), c
+}
+
+func step(n int) domain.Event {
+	return domain.NewEvent(domain.EventStep, domain.DeltaPayload{RunID: "r", Delta: string(rune('a' + n%26))})
+}
+
+func drain(t *testing.T, s *Subscription) []domain.Event {
+	t.Helper()
+	var out []domain.Event
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	for {
+		ev, err := s.Next(ctx)
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatalf("next: %v (after %d events)", err, len(out))
+		}
+		out = append(out, ev)
+	}
+}
+
+func gapOf(t *testing.T, ev domain.Event) domain.GapPayload {
+	t.Helper()
+	if ev.Type != domain.EventGap {
+		t.Fatalf("want run.gap, got %s", ev.Type)
+	}
+	var g domain.GapPayload
+	json.Unmarshal(ev.Payload, &g)
+	return g
+}
+
+var final = domain.NewEvent(domain.EventOutput, domain.OutputPayload{RunID: "r", FinalOutput: "done"})
+
+func TestClaimIsOneRunPerSession(t *testing.T) {
+	h, _ := newTestHub(HubOptions{})
+	if err := h.Claim("s", "r1", "u"); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Claim("s", "r2", "u"); errs.CodeOf(err) != errs.Conflict {
+		t.Fatalf("second claim: %v", err)
+	}
+	if err := h.Claim("other", "r3", "u"); err != nil {
+		t.Fatal(err)
+	}
+	h.Release("s", "r1")
+	if err := h.Claim("s", "r2", "u"); err != nil {
+		t.Fatalf("after release: %v", err)
+	}
+	h.Drain()
+	if err := h.Claim("x", "r4", "u"); errs.CodeOf(err) != errs.Unavailable {
+		t.Fatalf("while draining: %v", err)
+	}
+}
+
+func TestReplayRingPinsRunStarted(t *testing.T) {
+	h, _ := newTestHub(HubOptions{RingSize: 8})
+	h.Claim("s", "r", "u")
+	h.Publish("r", domain.NewEvent(domain.EventRunStarted, domain.RunStartedPayload{RunID: "r", SessionID: "s", Input: "hi"}))
+	for i := 0; i < 20; i++ {
+		h.Publish("r", step(i))
+	}
+	// A fresh watcher: run.started, a gap with last_good 0, the ring.
+	sub, _ := h.Subscribe("r", 0)
+	h.Publish("r", final)
+	got := drain(t, sub)
+	if got[0].Type != domain.EventRunStarted || got[0].Seq != 1 {
+		t.Fatalf("first = %+v", got[0])
+	}
+	g := gapOf(t, got[1])
+	if g.LastGood != 0 || g.Next != 14 || g.Dropped != 12 {
+		t.Fatalf("gap = %+v", g)
+	}
+	if len(got) != 2+8+1 || got[2].Seq != 14 || got[len(got)-1].Seq != 22 {
+		t.Fatalf("%d events, %d…%d", len(got), got[2].Seq, got[len(got)-1].Seq)
+	}
+	// Resuming inside the ring: exactly what follows the cursor.
+	sub, _ = h.Subscribe("r", 17)
+	got = drain(t, sub)
+	if len(got) != 5 || got[0].Seq != 18 || !got[4].Final() {
+		t.Fatalf("resume = %+v", got)
+	}
+	// A cursor ahead of the head is a reset.
+	sub, _ = h.Subscribe("r", 999)
+	if got = drain(t, sub); got[0].Type != domain.EventRunStarted {
+		t.Fatal("reset did not replay from the start")
+	}
+	if _, err := h.Subscribe("nope", 0); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("unknown run: %v", err)
+	}
+}
+
+func TestSlowSubscriberGetsAGapAndTheRunNeverBlocks(t *testing.T) {
+	h, _ := newTestHub(HubOptions{SubscriberBuf: 4})
+	h.Claim("s", "r", "u")
+	sub, _ := h.Subscribe("r", 0)
+	done := make(chan struct{})
+	go func() {
+		for i := 0; i < 10; i++ {
+			h.Publish("r", step(i)) // nobody reads: must not block
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("publish blocked on a slow subscriber")
+	}
+	ctx := context.Background()
+	for i := 1; i <= 4; i++ {
+		if ev, _ := sub.Next(ctx); ev.Seq != int64(i) {
+			t.Fatalf("event %d has seq %d", i, ev.Seq)
+		}
+	}
+	h.Publish("r", step(11))
+	h.Publish("r", final)
+	got := drain(t, sub)
+	g := gapOf(t, got[0])
+	if g.Dropped != 6 || g.LastGood != 4 || g.Next != 11 || got[1].Seq != 11 || !got[2].Final() {
+		t.Fatalf("after the gap: %+v then %+v", g, got[1:])
+	}
+}
+
+func TestFinalEventIsDeliveredEvenWhenFull(t *testing.T) {
+	h, _ := newTestHub(HubOptions{SubscriberBuf: 2})
+	h.Claim("s", "r", "u")
+	sub, _ := h.Subscribe("r", 0)
+	for i := 0; i < 5; i++ {
+		h.Publish("r", step(i))
+	}
+	h.Publish("r", final)
+	got := drain(t, sub)
+	last := got[len(got)-1]
+	if !last.Final() || gapOf(t, got[len(got)-2]).Next != last.Seq {
+		t.Fatalf("tail = %+v", got)
+	}
+}
+
+func TestFinishedRunsAreKeptForTheRetention(t *testing.T) {
+	h, clock := newTestHub(HubOptions{})
+	h.Claim("s", "r", "u")
+	h.Publish("r", step(0))
+	h.Publish("r", final)
+	if info, ok := h.Info("r"); !ok || info.Live || info.LastSeq != 2 {
+		t.Fatalf("info = %+v %v", info, ok)
+	}
+	if h.Publish("r", step(1)) != 0 {
+		t.Fatal("a finished stream accepted an event")
+	}
+	clock.Add(DefaultRetention - time.Second)
+	if _, ok := h.Info("r"); !ok {
+		t.Fatal("forgotten before the retention")
+	}
+	clock.Add(2 * time.Second)
+	if _, ok := h.Info("r"); ok {
+		t.Fatal("kept past the retention")
+	}
+}
+
+func TestWatchersHearEveryRunOfTheirOwner(t *testing.T) {
+	h, _ := newTestHub(HubOptions{})
+	w := h.Watch("u")
+	other := h.Watch("v")
+	defer w.Close()
+	defer other.Close()
+	h.Claim("s", "r1", "u")
+	h.Publish("r1", domain.NewEvent(domain.EventRunStarted, domain.RunStartedPayload{RunID: "r1"}))
+	select {
+	case <-w.Wake():
+	case <-time.After(time.Second):
+		t.Fatal("no wake")
+	}
+	if ids := w.Take(); len(ids) != 1 || ids[0] != "r1" {
+		t.Fatalf("announced %v", ids)
+	}
+	if ids := other.Take(); len(ids) != 0 {
+		t.Fatalf("another owner heard %v", ids)
+	}
+	if live := h.LiveRuns("u"); len(live) != 1 {
+		t.Fatalf("live = %v", live)
+	}
+}
+
+var _ ports.Clock = (*fakeClock)(nil)

@@ -1,0 +1,264 @@
+package runs
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/providers"
+	"github.com/agents-server/agents-server/core/sessions"
+	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// Deps are what the run engine works with.
+type Deps struct {
+	Hub       *Hub
+	Sessions  *sessions.Service
+	Runs      ports.RunStore
+	Config    ports.ConfigReader
+	Providers *providers.Service
+	Settings  *settings.Service
+	LLM       ports.LLM
+	IDs       ports.IDs
+	Clock     ports.Clock
+	Log       *slog.Logger
+}
+
+// Service starts, steers and stops runs.
+type Service struct {
+	d      Deps
+	root   context.Context
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	live   map[string]*liveRun
+	closed bool
+}
+
+// liveRun is a run executing now.
+type liveRun struct {
+	run      domain.Run
+	ctx      context.Context
+	cancel   context.CancelFunc
+	graceful atomic.Bool
+	mu       sync.Mutex
+	queue    []injection
+	injected int
+}
+
+type injection struct {
+	queue string
+	input string
+}
+
+// New returns a Service whose runs live on their own root context: no
+// request's context ever reaches a run.
+func New(d Deps) *Service {
+	root, stop := context.WithCancel(context.Background())
+	return &Service{d: d, root: root, stop: stop, live: map[string]*liveRun{}}
+}
+
+// Hub is the service's event hub.
+func (s *Service) Hub() *Hub { return s.d.Hub }
+
+// StartRequest is what starts a run.
+type StartRequest struct {
+	Input         string
+	AgentConfigID string
+	ProjectID     string
+	Plan          *bool
+}
+
+// Start begins a run on a session the caller owns and returns at once; the
+// run goes on server-side. An empty input answers the history (regenerate).
+// Returns not_found (session), validation (agent, project, input), conflict
+// (a live run holds the session) or unavailable (draining).
+func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID string, req StartRequest) (domain.Run, error) {
+	sess, err := s.d.Sessions.Get(ctx, p, sessionID)
+	if err != nil {
+		return domain.Run{}, err
+	}
+	agentID := req.AgentConfigID
+	if agentID == "" {
+		agentID = sess.AgentConfigID
+	}
+	if agentID == "" {
+		return domain.Run{}, errs.Field("agent_config_id", "the session has no agent: name one")
+	}
+	a, err := s.d.Config.FindAgent(ctx, agentID)
+	if errs.Is(err, errs.NotFound) || (err == nil && !a.VisibleTo(p)) {
+		return domain.Run{}, errs.Field("agent_config_id", "no such agent")
+	}
+	if err != nil {
+		return domain.Run{}, err
+	}
+	if req.ProjectID != "" && req.ProjectID != sess.ProjectID {
+		return domain.Run{}, errs.Field("project_id", "no such project")
+	}
+	if strings.TrimSpace(req.Input) == "" && sess.LastSeq == 0 {
+		return domain.Run{}, errs.Field("input", "is required: the session has no history to answer")
+	}
+	now := s.d.Clock.Now()
+	run := domain.Run{ID: s.d.IDs.NewID(), SessionID: sessionID, OwnerID: p.User.ID, AgentConfigID: agentID,
+		ProjectID: sess.ProjectID, Input: req.Input, Status: domain.RunRunning, CreatedAt: now, UpdatedAt: now}
+	if err := s.d.Hub.Claim(sessionID, run.ID, p.User.ID); err != nil {
+		return domain.Run{}, err
+	}
+	if err := s.begin(ctx, run, req.Plan); err != nil {
+		s.d.Hub.Release(sessionID, run.ID)
+		return domain.Run{}, err
+	}
+	s.launch(run)
+	return run, nil
+}
+
+// begin records the run before anything is announced: the session's agent,
+// the user's message, the run row.
+func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool) error {
+	if _, err := s.d.Sessions.SetRunContext(ctx, run.SessionID, run.AgentConfigID, plan); err != nil {
+		return err
+	}
+	if strings.TrimSpace(run.Input) != "" {
+		if _, err := s.d.Sessions.Append(ctx, run.SessionID, []domain.Entry{userEntry(run.Input, run.ID)}); err != nil {
+			return err
+		}
+	}
+	return s.d.Runs.CreateRun(ctx, run)
+}
+
+func userEntry(text, runID string) domain.Entry {
+	return domain.Entry{Kind: domain.KindItem, Source: domain.SourceUser, RunID: runID,
+		Item: sessions.TextMessage("user", "input_text", text)}
+}
+
+// launch announces the run and starts its loop on the root context.
+func (s *Service) launch(run domain.Run) {
+	ctx, cancel := context.WithCancel(s.root)
+	lr := &liveRun{run: run, ctx: ctx, cancel: cancel}
+	s.mu.Lock()
+	s.live[run.ID] = lr
+	s.wg.Add(1)
+	s.mu.Unlock()
+	s.d.Hub.Publish(run.ID, domain.NewEvent(domain.EventRunStarted,
+		domain.RunStartedPayload{RunID: run.ID, SessionID: run.SessionID, Input: run.Input}))
+	go s.execute(lr)
+}
+
+// Get returns a run the caller owns while the hub still holds it (live, or
+// finished less than the retention ago). Returns not_found.
+func (s *Service) Get(ctx context.Context, p domain.Principal, runID string) (domain.Run, error) {
+	info, ok := s.d.Hub.Info(runID)
+	if !ok || info.OwnerID != p.User.ID {
+		return domain.Run{}, errs.E(errs.NotFound, "run not found")
+	}
+	run, err := s.d.Runs.FindRun(ctx, runID)
+	if err != nil {
+		return run, err
+	}
+	run.LastSeq = info.LastSeq
+	return run, nil
+}
+
+// Subscribe attaches the caller to a run's events after fromSeq. Returns
+// not_found for a run that is not the caller's or has expired.
+func (s *Service) Subscribe(p domain.Principal, runID string, fromSeq int64) (*Subscription, error) {
+	info, ok := s.d.Hub.Info(runID)
+	if !ok || info.OwnerID != p.User.ID {
+		return nil, errs.E(errs.NotFound, "run not found")
+	}
+	return s.d.Hub.Subscribe(runID, fromSeq)
+}
+
+func (s *Service) liveRun(p domain.Principal, runID string) (*liveRun, error) {
+	s.mu.Lock()
+	lr := s.live[runID]
+	s.mu.Unlock()
+	if lr == nil || lr.run.OwnerID != p.User.ID {
+		if info, ok := s.d.Hub.Info(runID); ok && info.OwnerID == p.User.ID {
+			return nil, errs.E(errs.Conflict, "the run has already ended")
+		}
+		return nil, errs.E(errs.NotFound, "run not found")
+	}
+	return lr, nil
+}
+
+// Cancel stops a live run: abort (default) at once, graceful after the
+// current turn; either way it ends cancelled. Returns not_found, validation
+// for an unknown mode, conflict when the run already ended.
+func (s *Service) Cancel(p domain.Principal, runID, mode string) error {
+	if mode != "" && mode != domain.CancelAbort && mode != domain.CancelGraceful {
+		return errs.Field("mode", "must be abort or graceful")
+	}
+	lr, err := s.liveRun(p, runID)
+	if err != nil {
+		return err
+	}
+	if mode == domain.CancelGraceful {
+		lr.graceful.Store(true)
+		return nil
+	}
+	lr.cancel()
+	return nil
+}
+
+// Inject queues input into a live run: steer and next_turn reach it at the
+// next turn boundary, follow_up starts a new exchange when this one ends.
+// Returns not_found, validation, conflict when the run already ended.
+func (s *Service) Inject(p domain.Principal, runID, queue, input string) error {
+	if queue != domain.QueueSteer && queue != domain.QueueNextTurn && queue != domain.QueueFollowUp {
+		return errs.Field("queue", "must be steer, next_turn or follow_up")
+	}
+	if strings.TrimSpace(input) == "" {
+		return errs.Field("input", "is required")
+	}
+	lr, err := s.liveRun(p, runID)
+	if err != nil {
+		return err
+	}
+	lr.mu.Lock()
+	lr.queue = append(lr.queue, injection{queue: queue, input: input})
+	lr.mu.Unlock()
+	return nil
+}
+
+// Drain refuses new runs; live ones go on.
+func (s *Service) Drain() { s.d.Hub.Drain() }
+
+// Shutdown waits for live runs to end until ctx ends, then cancels the
+// rest and waits for them to record it; finally every stream is closed.
+func (s *Service) Shutdown(ctx context.Context) {
+	s.Drain()
+	done := make(chan struct{})
+	go func() { s.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		s.stop()
+		<-done
+	}
+	s.d.Hub.Close()
+}
+
+// RecoverOrphans ends the runs a crash left running — before the server
+// serves anything — with a note in each session so the failure is visible.
+func (s *Service) RecoverOrphans(ctx context.Context) error {
+	const msg = "the server restarted during this run"
+	orphans, err := s.d.Runs.FailRunningRuns(ctx, domain.CodeServerRestarted, msg, s.d.Clock.Now())
+	if err != nil {
+		return err
+	}
+	for _, r := range orphans {
+		note := domain.Entry{Kind: domain.KindAnnotation, RunID: r.ID, Text: "The server restarted during this run; it ended with an error.",
+			Display: &domain.Display{Kind: "error", Title: "Run interrupted by a restart"}}
+		if _, err := s.d.Sessions.Append(ctx, r.SessionID, []domain.Entry{note}); err != nil && !errs.Is(err, errs.NotFound) {
+			return err
+		}
+		s.d.Log.Warn("run ended by a restart", "run_id", r.ID, "session_id", r.SessionID)
+	}
+	return nil
+}

@@ -1,0 +1,75 @@
+package sessions
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// History returns what the model sees of a session: the active branch's
+// model-visible, uncompacted entries, oldest first. The run engine reads it
+// once per run and keeps it up to date itself.
+func (s *Service) History(ctx context.Context, sessionID string) ([]domain.Entry, error) {
+	var out []domain.Entry
+	err := s.store.ReadSession(ctx, sessionID, func(r ports.SessionReader) error {
+		sess, err := r.Session(ctx)
+		if err != nil {
+			return err
+		}
+		metas, err := r.EntryMetas(ctx, 0)
+		if err != nil {
+			return err
+		}
+		path := domain.ActivePath(domain.IndexMetas(metas), sess.TipID)
+		var ids []string
+		for _, m := range metas {
+			if path[m.ID] && !m.Compacted && domain.ModelVisible(m.Kind) {
+				ids = append(ids, m.ID)
+			}
+		}
+		out, err = r.EntriesByID(ctx, ids)
+		return err
+	})
+	return out, err
+}
+
+// ModelInput projects entries into model input items: items as they are, a
+// compaction checkpoint as a system message carrying its summary.
+func ModelInput(entries []domain.Entry) []json.RawMessage {
+	out := make([]json.RawMessage, 0, len(entries))
+	for _, e := range entries {
+		switch {
+		case e.Kind == domain.KindItem && len(e.Item) > 0:
+			out = append(out, e.Item)
+		case e.Kind == domain.KindCompaction && e.Checkpoint != nil:
+			out = append(out, TextMessage("system", "input_text", "Summary of the earlier conversation:\n"+e.Checkpoint.Summary))
+		}
+	}
+	return out
+}
+
+// TextMessage builds a Responses message item with one text part.
+func TextMessage(role, partType, text string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"type": "message", "role": role,
+		"content": []any{map[string]string{"type": partType, "text": text}}})
+	return b
+}
+
+// SetRunContext records the agent a run uses and, when plan is set, the
+// session's planning phase. Returns not_found.
+func (s *Service) SetRunContext(ctx context.Context, sessionID, agentID string, plan *bool) (domain.Session, error) {
+	return s.store.UpdateSession(ctx, sessionID, func(sess *domain.Session) error {
+		if agentID == "" {
+			return errs.E(errs.Internal, "a run without an agent")
+		}
+		sess.AgentConfigID = agentID
+		if plan != nil {
+			sess.Planning = *plan
+		}
+		sess.UpdatedAt = s.clock.Now()
+		return nil
+	})
+}
