@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"strconv"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 )
 
@@ -56,21 +56,46 @@ func (s *Server) handleRunEvents(c echo.Context) error {
 		case err != nil:
 			return nil // the client left
 		}
-		data, err := json.Marshal(ev)
-		if err != nil {
-			return err
-		}
-		if ev.Seq > 0 {
-			fmt.Fprintf(w, "id: %d\n", ev.Seq)
-		}
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev.Type, data); err != nil {
+		if _, err := w.Write(sseFrame(ev)); err != nil {
 			return nil
 		}
-		w.Flush()
+		// One flush per burst, not per event: while more events are queued
+		// they join this write.
+		if ev.Final() || sub.Pending() == 0 {
+			w.Flush()
+		}
 		if ev.Final() {
 			return nil
 		}
 	}
+}
+
+// sseFrame renders one event: id (the sequence; none for a connection's own
+// run.gap), event (the type) and data (the {type, seq, payload} envelope).
+// The payload is already JSON, so it is spliced rather than re-encoded.
+func sseFrame(ev domain.Event) []byte {
+	typ, _ := json.Marshal(ev.Type)
+	b := make([]byte, 0, len(ev.Payload)+len(ev.Type)*2+64)
+	if ev.Seq > 0 {
+		b = append(b, "id: "...)
+		b = strconv.AppendInt(b, ev.Seq, 10)
+		b = append(b, '\n')
+	}
+	b = append(b, "event: "...)
+	b = append(b, ev.Type...)
+	b = append(b, "\ndata: {\"type\":"...)
+	b = append(b, typ...)
+	if ev.Seq > 0 {
+		b = append(b, `,"seq":`...)
+		b = strconv.AppendInt(b, ev.Seq, 10)
+	}
+	b = append(b, `,"payload":`...)
+	if len(ev.Payload) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, ev.Payload...)
+	}
+	return append(b, "}\n\n"...)
 }
 
 // sseCursor reads the last sequence a client holds: Last-Event-ID, else

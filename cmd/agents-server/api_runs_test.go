@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -439,5 +440,32 @@ func TestWebSocketRefusesBadAuthAndHugeFrames(t *testing.T) {
 	resp, err := http.Get(h.base + "/ws?token=" + h.admin)
 	if err == nil && resp.StatusCode == http.StatusSwitchingProtocols {
 		t.Fatal("a plain GET upgraded")
+	}
+}
+
+func TestARestartEndsRunsLeftRunningWithAVisibleNote(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	h := startServer(t, cfg)
+	tok := h.member("crash")
+	s := h.createSession(tok, map[string]any{})
+	var me httpapi.UserView
+	h.call("GET", "/api/v1/auth/me", tok, nil).want(t, 200).decode(t, &me)
+	// A run the process was executing when it died.
+	orphan := domain.Run{ID: "01a00000-0000-7000-8000-00000000dead", SessionID: s.ID, OwnerID: me.ID, Status: domain.RunRunning,
+		Input: "hello", CreatedAt: time.Now(), UpdatedAt: time.Now()}
+	if err := h.app.db.CreateRun(context.Background(), orphan); err != nil {
+		t.Fatal(err)
+	}
+	h.stop()
+	h2 := startServer(t, cfg)
+	run, err := h2.app.db.FindRun(context.Background(), orphan.ID)
+	if err != nil || run.Status != domain.RunError || run.ErrorCode != domain.CodeServerRestarted || run.EndedAt == nil {
+		t.Fatalf("after restart: %+v %v", run, err)
+	}
+	var msgs []httpapi.EntryView
+	h2.call("GET", "/api/v1/sessions/"+s.ID+"/messages", tok, nil).want(t, 200).decode(t, &msgs)
+	if len(msgs) != 1 || msgs[0].Kind != domain.KindAnnotation || msgs[0].RunID != orphan.ID || !strings.Contains(msgs[0].Text, "restarted") {
+		t.Fatalf("note = %+v", msgs)
 	}
 }

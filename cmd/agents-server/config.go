@@ -62,7 +62,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.LogLevel, "log-level", envOr("AGENTS_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTS_LOG_LEVEL)")
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr("AGENTS_LOG_FORMAT", "text"), "text or json (env AGENTS_LOG_FORMAT)")
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: agents-server [flags]\n       agents-server version | openapi\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: agents-server [flags]\n       agents-server version | openapi | scripted-model [--addr …] [--scripts file.json]\n\nFlags:\n")
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nEnvironment: AGENTS_TOKEN fixes the bootstrap admin's API token; AGENTS_SECRET_KEY is the sealing key.\n")
 	}

@@ -50,6 +50,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "version":
 			fmt.Fprintln(stdout, version())
 			return 0
+		case "scripted-model":
+			return runScriptedModel(args[1:], stdout, stderr)
 		case "openapi":
 			doc, err := httpapi.Document()
 			if err != nil {

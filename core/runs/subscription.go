@@ -110,6 +110,14 @@ func (s *Subscription) Next(ctx context.Context) (domain.Event, error) {
 	}
 }
 
+// Pending reports how many events are queued and ready, so a writer can
+// batch them into one flush.
+func (s *Subscription) Pending() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.queue)
+}
+
 // Close stops the subscription; the run goes on.
 func (s *Subscription) Close() {
 	s.mu.Lock()
