@@ -120,13 +120,18 @@ var forbiddenInCore = []string{
 }
 
 // adapterOf returns the adapter a package belongs to (adapters/llm/openai
-// for adapters/llm/openai/x), or "".
+// for adapters/llm/openai/x), or "" — also for a group's internal support
+// packages (adapters/llm/internal/…), which adapters of the group share and
+// which are not adapters themselves.
 func adapterOf(path string) string {
 	rel, ok := strings.CutPrefix(path, module+"/adapters/")
 	if !ok {
 		return ""
 	}
 	parts := strings.Split(rel, "/")
+	if len(parts) > 1 && parts[1] == "internal" {
+		return ""
+	}
 	if parts[0] == "llm" || parts[0] == "sandbox" {
 		if len(parts) > 1 {
 			return parts[0] + "/" + parts[1]

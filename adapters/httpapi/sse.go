@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -71,11 +70,10 @@ func (s *Server) handleRunEvents(c echo.Context) error {
 }
 
 // sseFrame renders one event: id (the sequence; none for a connection's own
-// run.gap), event (the type) and data (the {type, seq, payload} envelope).
-// The payload is already JSON, so it is spliced rather than re-encoded.
+// run.gap), event (the type) and data (the envelope).
 func sseFrame(ev domain.Event) []byte {
-	typ, _ := json.Marshal(ev.Type)
-	b := make([]byte, 0, len(ev.Payload)+len(ev.Type)*2+64)
+	env := ev.Envelope()
+	b := make([]byte, 0, len(env)+len(ev.Type)+40)
 	if ev.Seq > 0 {
 		b = append(b, "id: "...)
 		b = strconv.AppendInt(b, ev.Seq, 10)
@@ -83,19 +81,9 @@ func sseFrame(ev domain.Event) []byte {
 	}
 	b = append(b, "event: "...)
 	b = append(b, ev.Type...)
-	b = append(b, "\ndata: {\"type\":"...)
-	b = append(b, typ...)
-	if ev.Seq > 0 {
-		b = append(b, `,"seq":`...)
-		b = strconv.AppendInt(b, ev.Seq, 10)
-	}
-	b = append(b, `,"payload":`...)
-	if len(ev.Payload) == 0 {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, ev.Payload...)
-	}
-	return append(b, "}\n\n"...)
+	b = append(b, "\ndata: "...)
+	b = append(b, env...)
+	return append(b, "\n\n"...)
 }
 
 // sseCursor reads the last sequence a client holds: Last-Event-ID, else

@@ -9,7 +9,6 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"sync"
 	"time"
 
@@ -251,7 +250,7 @@ func (c *conn) pump(sub *runs.Subscription) {
 		if err != nil {
 			return
 		}
-		if c.write(eventFrame(ev)) != nil {
+		if c.write(ev.Envelope()) != nil {
 			return
 		}
 	}
@@ -263,26 +262,6 @@ func (c *conn) send(env Envelope) error {
 		return err
 	}
 	return c.write(data)
-}
-
-// eventFrame renders a run event as {type, seq, payload}; the payload is
-// already JSON, so it is spliced rather than re-encoded for every watcher.
-func eventFrame(ev domain.Event) []byte {
-	typ, _ := json.Marshal(ev.Type)
-	b := make([]byte, 0, len(ev.Payload)+len(typ)+48)
-	b = append(b, `{"type":`...)
-	b = append(b, typ...)
-	if ev.Seq > 0 {
-		b = append(b, `,"seq":`...)
-		b = strconv.AppendInt(b, ev.Seq, 10)
-	}
-	b = append(b, `,"payload":`...)
-	if len(ev.Payload) == 0 {
-		b = append(b, "null"...)
-	} else {
-		b = append(b, ev.Payload...)
-	}
-	return append(b, '}')
 }
 
 func (c *conn) write(data []byte) error {

@@ -1,6 +1,9 @@
 package domain
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strconv"
+)
 
 // Event types: the one vocabulary both transports speak. Over WebSocket an
 // event is the frame {type, seq, payload}; over SSE the id is the seq, the
@@ -43,6 +46,27 @@ type Event struct {
 // decision resumes the same run).
 func (e Event) Final() bool {
 	return e.Type == EventOutput || e.Type == EventError || e.Type == EventCancelled
+}
+
+// Envelope renders the event as the {type, seq, payload} frame both
+// transports carry. The payload is already JSON, so it is spliced rather
+// than re-encoded for every watcher.
+func (e Event) Envelope() []byte {
+	typ, _ := json.Marshal(e.Type)
+	b := make([]byte, 0, len(e.Payload)+len(typ)+48)
+	b = append(b, `{"type":`...)
+	b = append(b, typ...)
+	if e.Seq > 0 {
+		b = append(b, `,"seq":`...)
+		b = strconv.AppendInt(b, e.Seq, 10)
+	}
+	b = append(b, `,"payload":`...)
+	if len(e.Payload) == 0 {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, e.Payload...)
+	}
+	return append(b, '}')
 }
 
 // NewEvent encodes a payload into an event of the given type.

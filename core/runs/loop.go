@@ -185,11 +185,11 @@ func (s *Service) announce(lr *liveRun, output []json.RawMessage) []domain.Item 
 	var calls []domain.Item
 	for _, raw := range output {
 		it := domain.ParseItem(raw)
-		switch it.Type {
+		switch it.Kind() {
 		case "message":
 			s.publish(lr, domain.EventMessage, domain.TextPayload{RunID: lr.run.ID, Text: it.Text()})
 		case "reasoning":
-			s.publish(lr, domain.EventReasoningItem, domain.TextPayload{RunID: lr.run.ID, Text: it.Text()})
+			s.publish(lr, domain.EventReasoningItem, domain.TextPayload{RunID: lr.run.ID, Text: it.ReasoningText()})
 		case "function_call":
 			calls = append(calls, it)
 			s.publish(lr, domain.EventToolCall, domain.ToolCallPayload{RunID: lr.run.ID, ToolCallID: it.CallID, ToolName: it.Name, Arguments: it.Arguments})

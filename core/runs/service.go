@@ -133,7 +133,7 @@ func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool) error {
 
 func userEntry(text, runID string) domain.Entry {
 	return domain.Entry{Kind: domain.KindItem, Source: domain.SourceUser, RunID: runID,
-		Item: sessions.TextMessage("user", "input_text", text)}
+		Item: domain.TextMessage("user", "input_text", text)}
 }
 
 // launch announces the run and starts its loop on the root context.

@@ -45,17 +45,10 @@ func ModelInput(entries []domain.Entry) []json.RawMessage {
 		case e.Kind == domain.KindItem && len(e.Item) > 0:
 			out = append(out, e.Item)
 		case e.Kind == domain.KindCompaction && e.Checkpoint != nil:
-			out = append(out, TextMessage("system", "input_text", "Summary of the earlier conversation:\n"+e.Checkpoint.Summary))
+			out = append(out, domain.TextMessage("system", "input_text", "Summary of the earlier conversation:\n"+e.Checkpoint.Summary))
 		}
 	}
 	return out
-}
-
-// TextMessage builds a Responses message item with one text part.
-func TextMessage(role, partType, text string) json.RawMessage {
-	b, _ := json.Marshal(map[string]any{"type": "message", "role": role,
-		"content": []any{map[string]string{"type": partType, "text": text}}})
-	return b
 }
 
 // SetRunContext records the agent a run uses and, when plan is set, the

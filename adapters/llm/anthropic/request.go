@@ -7,6 +7,7 @@ import (
 	"github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/packages/param"
 
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -162,10 +163,10 @@ func translateInput(req ports.ModelRequest) ([]anthropic.TextBlockParam, []anthr
 		msgs = append(msgs, anthropic.MessageParam{Role: role, Content: []anthropic.ContentBlockParamUnion{b}})
 	}
 	for _, raw := range req.Input {
-		it := parseItem(raw)
-		switch it.kind() {
+		it := domain.ParseItem(raw)
+		switch it.Kind() {
 		case "message":
-			text := it.text()
+			text := it.Text()
 			if text == "" {
 				continue // Messages refuses empty text blocks
 			}
@@ -181,13 +182,13 @@ func translateInput(req ports.ModelRequest) ([]anthropic.TextBlockParam, []anthr
 			add(anthropic.MessageParamRoleAssistant, anthropic.NewToolUseBlock(it.CallID, toolInput(it.Arguments), it.Name))
 		case "function_call_output":
 			result := &anthropic.ToolResultBlockParam{ToolUseID: it.CallID}
-			if out := it.outputText(); out != "" {
+			if out := it.OutputText(); out != "" {
 				result.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: out}}}
 			}
 			add(anthropic.MessageParamRoleUser, anthropic.ContentBlockParamUnion{OfToolResult: result})
 		case "reasoning":
 			if it.EncryptedContent != "" && strings.HasPrefix(it.ID, thinkingPrefix) {
-				add(anthropic.MessageParamRoleAssistant, anthropic.NewThinkingBlock(it.EncryptedContent, it.thinking()))
+				add(anthropic.MessageParamRoleAssistant, anthropic.NewThinkingBlock(it.EncryptedContent, it.ReasoningText()))
 			}
 		}
 	}

@@ -134,7 +134,7 @@ func (a *accumulator) response() ports.ModelResponse {
 	var text strings.Builder
 	flush := func() {
 		if text.Len() > 0 {
-			out.Output = append(out.Output, messageItem(text.String()))
+			out.Output = append(out.Output, domain.AssistantMessage("", text.String()))
 			text.Reset()
 		}
 	}
@@ -144,7 +144,7 @@ func (a *accumulator) response() ports.ModelResponse {
 			text.WriteString(b.text.String())
 		case "thinking":
 			flush()
-			out.Output = append(out.Output, reasoningItem(fmt.Sprintf("%s%s_%d", thinkingPrefix, a.id, i), b.text.String(), b.signature))
+			out.Output = append(out.Output, domain.Reasoning(fmt.Sprintf("%s%s_%d", thinkingPrefix, a.id, i), b.text.String(), "", b.signature))
 		case "tool_use":
 			flush()
 			args := b.args.String()
@@ -154,7 +154,7 @@ func (a *accumulator) response() ports.ModelResponse {
 					args = string(raw)
 				}
 			}
-			out.Output = append(out.Output, functionCallItem(b.id, b.name, args))
+			out.Output = append(out.Output, domain.FunctionCall("", b.id, b.name, args))
 		}
 	}
 	flush()

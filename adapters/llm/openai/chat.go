@@ -107,11 +107,11 @@ func chatMessages(req ports.ModelRequest) []openai.ChatCompletionMessageParamUni
 		pending = nil
 	}
 	for _, raw := range req.Input {
-		it := parseItem(raw)
-		switch it.kind() {
+		it := domain.ParseItem(raw)
+		switch it.Kind() {
 		case "message":
 			flush()
-			text := it.text()
+			text := it.Text()
 			switch it.Role {
 			case "assistant":
 				pending = &openai.ChatCompletionAssistantMessageParam{}
@@ -141,7 +141,7 @@ func chatMessages(req ports.ModelRequest) []openai.ChatCompletionMessageParamUni
 			})
 		case "function_call_output":
 			flush()
-			msgs = append(msgs, openai.ToolMessage(it.outputText(), it.CallID))
+			msgs = append(msgs, openai.ToolMessage(it.OutputText(), it.CallID))
 		}
 	}
 	flush()
@@ -238,10 +238,10 @@ func (a *chatAccumulator) response() ports.ModelResponse {
 	// items from Chat Completions carry no ids: an OpenAI-looking id would
 	// make the Responses translation send them as stored items
 	if a.reasoning.Len() > 0 {
-		out.Output = append(out.Output, reasoningItem("", a.reasoning.String(), "", ""))
+		out.Output = append(out.Output, domain.Reasoning("", a.reasoning.String(), "", ""))
 	}
 	if a.text.Len() > 0 {
-		out.Output = append(out.Output, messageItem("", a.text.String()))
+		out.Output = append(out.Output, domain.AssistantMessage("", a.text.String()))
 	}
 	for i, c := range a.calls {
 		if c.name == "" {
@@ -256,7 +256,7 @@ func (a *chatAccumulator) response() ports.ModelResponse {
 		if args == "" {
 			args = "{}"
 		}
-		out.Output = append(out.Output, functionCallItem("", id, c.name, args))
+		out.Output = append(out.Output, domain.FunctionCall("", id, c.name, args))
 	}
 	u := a.usage
 	out.Usage = domain.Usage{

@@ -7,15 +7,12 @@ package openai
 
 import (
 	"context"
-	"errors"
 	"net/http"
-	"net/url"
-	"sync"
-	"time"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 
+	"github.com/agents-server/agents-server/adapters/llm/internal/transport"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -34,16 +31,14 @@ type Options struct {
 // Client is a ports.LLM for OpenAI's Responses and Chat Completions APIs.
 // It is safe for concurrent use.
 type Client struct {
-	opts Options
-	mu   sync.Mutex
 	// clients keeps one HTTP client per proxy URL so connections are reused
 	// across calls.
-	clients map[string]*http.Client
+	clients *transport.Clients
 }
 
 // New returns a Client.
 func New(opts Options) *Client {
-	return &Client{opts: opts, clients: map[string]*http.Client{}}
+	return &Client{clients: &transport.Clients{Fixed: opts.HTTPClient}}
 }
 
 var _ ports.LLM = (*Client)(nil)
@@ -57,7 +52,7 @@ func (c *Client) Generate(ctx context.Context, req ports.ModelRequest, sink func
 		sink = func(ports.ModelDelta) {}
 	}
 	ep := req.Endpoint
-	httpClient, err := c.httpClient(ep.ProxyURL)
+	httpClient, err := c.clients.For(ep.ProxyURL)
 	if err != nil {
 		return ports.ModelResponse{}, &ports.ModelError{Kind: ports.ModelInvalid, Provider: ep.Name,
 			Message: "invalid proxy URL: " + err.Error(), Err: err}
@@ -82,31 +77,4 @@ func (c *Client) Generate(ctx context.Context, req ports.ModelRequest, sink func
 		return ports.ModelResponse{}, &ports.ModelError{Kind: ports.ModelInvalid, Provider: ep.Name,
 			Message: "the openai adapter does not speak API " + ep.API}
 	}
-}
-
-// httpClient returns the client for a proxy setting, building it once.
-func (c *Client) httpClient(proxy string) (*http.Client, error) {
-	if c.opts.HTTPClient != nil {
-		return c.opts.HTTPClient, nil
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if hc, ok := c.clients[proxy]; ok {
-		return hc, nil
-	}
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	// bounds a server that accepts the request and never answers; the body
-	// of a long stream is not limited by it (the SDK's default does the same)
-	tr.ResponseHeaderTimeout = 10 * time.Minute
-	if proxy != "" {
-		// the URL may hold credentials, so the error never quotes it
-		u, err := url.Parse(proxy)
-		if err != nil || u.Host == "" {
-			return nil, errors.New("the proxy URL is not of the form scheme://host:port")
-		}
-		tr.Proxy = http.ProxyURL(u)
-	}
-	hc := &http.Client{Transport: tr}
-	c.clients[proxy] = hc
-	return hc, nil
 }

@@ -151,8 +151,8 @@ func optString(s string) param.Opt[string] {
 func responsesInput(raws []json.RawMessage) responses.ResponseInputParam {
 	var out responses.ResponseInputParam
 	for _, raw := range raws {
-		it := parseItem(raw)
-		switch it.kind() {
+		it := domain.ParseItem(raw)
+		switch it.Kind() {
 		case "message":
 			out = append(out, messageParam(it))
 		case "function_call":
@@ -168,7 +168,7 @@ func responsesInput(raws []json.RawMessage) responses.ResponseInputParam {
 		case "function_call_output":
 			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
 				CallID: param.NewOpt(it.CallID),
-				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(it.outputText())},
+				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(it.OutputText())},
 			}})
 		case "reasoning":
 			if !strings.HasPrefix(it.ID, "rs_") {
@@ -192,9 +192,9 @@ func responsesInput(raws []json.RawMessage) responses.ResponseInputParam {
 	return out
 }
 
-func messageParam(it item) responses.ResponseInputItemUnionParam {
+func messageParam(it domain.Item) responses.ResponseInputItemUnionParam {
 	if it.Role == "assistant" && strings.HasPrefix(it.ID, "msg_") {
-		text := &responses.ResponseOutputTextParam{Text: it.text(), Annotations: []responses.ResponseOutputTextAnnotationUnionParam{}}
+		text := &responses.ResponseOutputTextParam{Text: it.Text(), Annotations: []responses.ResponseOutputTextAnnotationUnionParam{}}
 		return responses.ResponseInputItemParamOfOutputMessage(
 			[]responses.ResponseOutputMessageContentUnionParam{{OfOutputText: text}}, it.ID, responses.ResponseOutputMessageStatusCompleted)
 	}
@@ -202,7 +202,7 @@ func messageParam(it item) responses.ResponseInputItemUnionParam {
 	if role == "" {
 		role = "user"
 	}
-	return responses.ResponseInputItemParamOfMessage(it.text(), responses.EasyInputMessageRole(role))
+	return responses.ResponseInputItemParamOfMessage(it.Text(), responses.EasyInputMessageRole(role))
 }
 
 // fromResponse re-marshals a completed response's output in the internal
@@ -225,10 +225,10 @@ func fromResponse(r *responses.Response) ports.ModelResponse {
 				out.Refusal += refusal.String()
 			}
 			if text.Len() > 0 {
-				out.Output = append(out.Output, messageItem(it.ID, text.String()))
+				out.Output = append(out.Output, domain.AssistantMessage(it.ID, text.String()))
 			}
 		case "function_call":
-			out.Output = append(out.Output, functionCallItem(it.ID, it.CallID, it.Name, it.Arguments.OfString))
+			out.Output = append(out.Output, domain.FunctionCall(it.ID, it.CallID, it.Name, it.Arguments.OfString))
 		case "reasoning":
 			var summary, content []string
 			for _, s := range it.Summary {
@@ -237,7 +237,7 @@ func fromResponse(r *responses.Response) ports.ModelResponse {
 			for _, c := range it.Content {
 				content = append(content, c.Text)
 			}
-			out.Output = append(out.Output, reasoningItem(it.ID, strings.Join(summary, "\n\n"), strings.Join(content, ""), it.EncryptedContent))
+			out.Output = append(out.Output, domain.Reasoning(it.ID, strings.Join(summary, "\n\n"), strings.Join(content, ""), it.EncryptedContent))
 		default:
 			out.Output = append(out.Output, json.RawMessage(it.RawJSON()))
 		}
