@@ -99,9 +99,12 @@ func (s *Server) routeMiddleware(r Route) []echo.MiddlewareFunc {
 		}
 	}}
 	if r.HasBody() {
-		limit := r.BodyLimit
-		if limit == 0 {
-			limit = s.cfg.BodyLimit
+		limit := func(echo.Context) int64 { return s.cfg.BodyLimit }
+		switch {
+		case r.BodyLimitFunc != nil:
+			limit = r.BodyLimitFunc
+		case r.BodyLimit > 0:
+			limit = func(echo.Context) int64 { return r.BodyLimit }
 		}
 		mw = append(mw, limitBody(limit))
 	}
@@ -113,9 +116,10 @@ func (s *Server) routeMiddleware(r Route) []echo.MiddlewareFunc {
 
 // limitBody refuses a declared oversize body with 413 without reading it,
 // and cuts an undeclared (chunked) one at the cap so its decode fails.
-func limitBody(limit int64) echo.MiddlewareFunc {
+func limitBody(limitOf func(echo.Context) int64) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
+			limit := limitOf(c)
 			req := c.Request()
 			if req.ContentLength > limit {
 				return withStatus(http.StatusRequestEntityTooLarge,

@@ -56,8 +56,10 @@ type Route struct {
 	Response reflect.Type
 	// RawType, when set, is the content type of a non-JSON success body.
 	RawType string
-	// BodyLimit overrides the default request body cap.
-	BodyLimit int64
+	// BodyLimit overrides the default request body cap; BodyLimitFunc
+	// computes it per request (a cap that follows a setting).
+	BodyLimit     int64
+	BodyLimitFunc func(echo.Context) int64
 	// OptionalBody lets the body be absent (read as an empty object).
 	OptionalBody bool
 	// AltStatuses are further success statuses answering the same schema

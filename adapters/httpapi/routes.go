@@ -15,6 +15,7 @@ func (s *Server) table() []Route {
 		s.guardrailRoutes(),
 		s.sessionRoutes(),
 		s.runRoutes(),
+		s.traceRoutes(),
 	} {
 		out = append(out, group...)
 	}

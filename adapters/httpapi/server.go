@@ -24,6 +24,7 @@ import (
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/traces"
 )
 
 // Deps are the core services the HTTP edge calls.
@@ -36,6 +37,7 @@ type Deps struct {
 	Guardrails *guardrails.Service
 	Sessions   *sessions.Service
 	Runs       *runs.Service
+	Traces     *traces.Service
 	// Ready reports whether the store answers, for /health.
 	Ready   func(context.Context) error
 	Version string

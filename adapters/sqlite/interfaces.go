@@ -13,4 +13,5 @@ var (
 	_ ports.SessionStore = (*DB)(nil)
 	_ ports.SessionTx    = sessionQ{}
 	_ ports.RunStore     = (*DB)(nil)
+	_ ports.TraceStore   = (*DB)(nil)
 )

@@ -150,8 +150,8 @@ func TestAgentReferencesFollowScope(t *testing.T) {
 	lead := h.createAgent(mona, map[string]any{"name": "lead", "model": "m", "provider_id": own.ID, "handoffs": []string{helper.ID}})
 	var tools []httpapi.ToolView
 	h.call("GET", "/api/v1/agents/"+lead.ID+"/tools", mona, nil).want(t, 200).decode(t, &tools)
-	if len(tools) != 1 || tools[0].Name != "transfer_to_code_reviewer" || tools[0].Origin != "handoff" ||
-		!strings.Contains(tools[0].Description, "Reviews diffs.") || len(tools[0].Parameters) == 0 {
+	if len(tools) != 2 || tools[0].Name != "todo_write" || tools[1].Name != "transfer_to_code_reviewer" || tools[1].Origin != "handoff" ||
+		!strings.Contains(tools[1].Description, "Reviews diffs.") || len(tools[1].Parameters) == 0 {
 		t.Fatalf("tools = %+v", tools)
 	}
 	h.call("GET", "/api/v1/agents/"+lead.ID+"/tools", h.member("nosy"), nil).wantErr(t, 404, "not_found")

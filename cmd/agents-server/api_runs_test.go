@@ -149,7 +149,7 @@ func TestToolCallsAndHandoffsRoundTrip(t *testing.T) {
 		t.Fatalf("unknown tool: %+v, last %s", result, events[len(events)-1].Type)
 	}
 	// The second call saw the call and its output in its input.
-	reqs := model.Requests()
+	reqs := modelCalls(model)
 	last := string(reqs[len(reqs)-1].Body)
 	if !strings.Contains(last, "function_call_output") || !strings.Contains(last, "no_such_tool") {
 		t.Fatalf("the follow-up call's input lacks the tool round trip: %s", last)
@@ -306,7 +306,7 @@ func TestCancelAbortAndGraceful(t *testing.T) {
 	sse = h.openSSE(tok, run, 0)
 	for ev, _ := sse.next(t); ev.Type != domain.EventStep; ev, _ = sse.next(t) {
 	}
-	before := len(model.Requests())
+	before := len(modelCalls(model))
 	h.call("POST", "/api/v1/runs/"+run+"/cancel", tok, map[string]any{"mode": "graceful"}).want(t, 200)
 	var types []string
 	for _, ev := range sse.all(t) {
@@ -316,7 +316,7 @@ func TestCancelAbortAndGraceful(t *testing.T) {
 	if !strings.Contains(joined, "run.tool_result") || !strings.HasSuffix(joined, "run.cancelled") {
 		t.Fatalf("graceful: %s", joined)
 	}
-	if len(model.Requests()) != before {
+	if len(modelCalls(model)) != before {
 		t.Fatal("a graceful cancel let the next turn's model call happen")
 	}
 	// The finished turn was recorded.
@@ -355,7 +355,7 @@ func TestInjectSteerChangesTheNextModelInput(t *testing.T) {
 	if !injected || events[len(events)-1].Type != domain.EventOutput {
 		t.Fatalf("inject: injected=%v last=%s", injected, events[len(events)-1].Type)
 	}
-	reqs := model.Requests()
+	reqs := modelCalls(model)
 	if !strings.Contains(string(reqs[len(reqs)-1].Body), "answer in French") || strings.Contains(string(reqs[0].Body), "answer in French") {
 		t.Fatal("the steer did not reach (only) the next model call")
 	}

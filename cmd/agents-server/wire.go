@@ -26,6 +26,7 @@ import (
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/traces"
 	"github.com/agents-server/agents-server/frontend"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -80,7 +81,8 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	}
 	settingsSvc := settings.New(db, box, clock)
 	providerSvc := providers.New(db, box, idGen, clock)
-	sessionSvc := sessions.New(db, db, idGen, clock)
+	sessionSvc := sessions.New(db, db, db, idGen, clock)
+	guardrailSvc := guardrails.New(db, idGen, clock)
 	token, err := authSvc.Bootstrap(ctx, cfg.Token)
 	if err != nil {
 		return nil, err
@@ -88,8 +90,9 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 
 	runSvc := runs.New(runs.Deps{
 		Hub: runs.NewHub(cfg.Hub, clock), Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
-		Settings: settingsSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
+		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
 	})
+	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
 	// Runs a crash left running end before anything is served.
 	if err := runSvc.RecoverOrphans(ctx); err != nil {
 		return nil, err
@@ -100,9 +103,10 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		Providers:  providerSvc,
 		Agents:     agents.New(db, idGen, clock, nil),
 		Memories:   memories.New(db, idGen, clock),
-		Guardrails: guardrails.New(db, idGen, clock),
+		Guardrails: guardrailSvc,
 		Sessions:   sessionSvc,
 		Runs:       runSvc,
+		Traces:     traceSvc,
 		Ready:      db.Ping,
 		Version:    version(), UI: frontend.Assets(), Log: log,
 	}, cfg.HTTP)
@@ -127,7 +131,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stopLoops = cancel
-	go a.maintain(loopCtx, authSvc)
+	go a.maintain(loopCtx, authSvc, traceSvc)
 	return a, nil
 }
 
@@ -153,7 +157,7 @@ func loadSecretBox(cfg config) (*secrets.Box, error) {
 }
 
 // maintain runs the periodic upkeep until ctx ends: now, then hourly.
-func (a *app) maintain(ctx context.Context, authSvc *auth.Service) {
+func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *traces.Service) {
 	defer close(a.loopsDone)
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
@@ -162,6 +166,11 @@ func (a *app) maintain(ctx context.Context, authSvc *auth.Service) {
 			a.log.Warn("pruning expired tokens failed", "err", err)
 		} else if n > 0 {
 			a.log.Info("pruned expired tokens", "count", n)
+		}
+		if n, err := traceSvc.Prune(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("pruning old traces failed", "err", err)
+		} else if n > 0 {
+			a.log.Info("pruned old traces", "count", n)
 		}
 		select {
 		case <-ctx.Done():

@@ -61,3 +61,20 @@ func validateValue(s *jsonschema.Schema, raw json.RawMessage) error {
 func oneLine(err error) string {
 	return strings.Join(strings.Fields(err.Error()), " ")
 }
+
+// OutputSchema is a compiled output_schema: the run engine checks a
+// structured final output with it.
+type OutputSchema struct{ s *jsonschema.Schema }
+
+// CompileOutputSchema compiles an agent's output_schema. Returns an error
+// describing why it is not a usable schema.
+func CompileOutputSchema(raw json.RawMessage) (*OutputSchema, error) {
+	s, err := compileSchema(raw)
+	if err != nil {
+		return nil, err
+	}
+	return &OutputSchema{s: s}, nil
+}
+
+// Check reports whether value (JSON text) matches the schema.
+func (o *OutputSchema) Check(value string) error { return validateValue(o.s, json.RawMessage(value)) }

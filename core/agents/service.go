@@ -173,14 +173,15 @@ func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, t
 	return out, err
 }
 
-// Tools returns the tool surface the agent would be given (schemas only):
-// its selected built-ins and one transfer tool per handoff target.
+// Tools returns the tool surface the agent would be given on a chat run
+// (schemas only): the checklist, its selected built-ins and one transfer
+// tool per handoff target.
 func (s *Service) Tools(ctx context.Context, p domain.Principal, id string) ([]tools.Spec, error) {
 	a, err := s.Get(ctx, p, id)
 	if err != nil {
 		return nil, err
 	}
-	out := []tools.Spec{}
+	out := []tools.Spec{tools.TodoWrite}
 	for _, name := range a.Tools {
 		if spec, ok := tools.Lookup(name); ok {
 			out = append(out, spec)

@@ -2,9 +2,11 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 
+	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/settings"
@@ -16,13 +18,16 @@ import (
 const defaultMaxTurns = 10
 
 // builtAgent is an agent ready to run: its endpoint resolved, its
-// instructions assembled, its tools listed.
+// instructions assembled, its tools, guardrails and output schema compiled.
 type builtAgent struct {
 	agent        domain.Agent
 	endpoint     ports.ProviderEndpoint
 	instructions string
-	tools        []ports.ToolDef
-	handoffs     map[string]domain.Agent // by transfer tool name
+	layers       map[string]int // instruction layer → characters, for the context profile
+	specs        []tools.Spec   // the tool surface, by origin
+	handoffs     map[string]domain.Agent
+	checks       []*domain.GuardrailCheck
+	schema       *agents.OutputSchema
 }
 
 func (b *builtAgent) maxTurns() int {
@@ -30,6 +35,19 @@ func (b *builtAgent) maxTurns() int {
 		return b.agent.Behavior.MaxTurns
 	}
 	return defaultMaxTurns
+}
+
+// toolDefs is what the model is offered: every tool, except that planning
+// hides handoffs (a plan is made before anyone else takes over).
+func (b *builtAgent) toolDefs(planning bool) []ports.ToolDef {
+	var out []ports.ToolDef
+	for _, s := range b.specs {
+		if planning && s.Origin == tools.OriginHandoff {
+			continue
+		}
+		out = append(out, ports.ToolDef{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
+	}
+	return out
 }
 
 // configError is a run failure caused by configuration: the run ends with
@@ -42,8 +60,32 @@ func configErr(format string, args ...any) error {
 	return &configError{msg: fmt.Sprintf(format, args...)}
 }
 
-// build assembles an agent from its stored configuration, as its owner sees
-// it: provider and key, the instruction layers, the tool surface.
+// endpoint resolves a provider to a call endpoint: its protocol, address,
+// opened key and the proxy setting.
+func (s *Service) endpoint(ctx context.Context, providerID, agentName string) (ports.ProviderEndpoint, error) {
+	if providerID == "" {
+		return ports.ProviderEndpoint{}, configErr("agent %q names no provider: pick one in its settings", agentName)
+	}
+	pr, err := s.d.Config.FindProvider(ctx, providerID)
+	if errs.Is(err, errs.NotFound) {
+		return ports.ProviderEndpoint{}, configErr("agent %q names a provider that no longer exists", agentName)
+	}
+	if err != nil {
+		return ports.ProviderEndpoint{}, err
+	}
+	key, err := s.d.Providers.APIKey(ctx, pr.ID)
+	if err != nil {
+		return ports.ProviderEndpoint{}, err
+	}
+	proxy, err := s.d.Settings.String(ctx, settings.KeyProxyURL)
+	if err != nil {
+		return ports.ProviderEndpoint{}, err
+	}
+	return ports.ProviderEndpoint{Name: pr.Name, Type: pr.Type, API: pr.API, BaseURL: pr.BaseURL, APIKey: key, ProxyURL: proxy}, nil
+}
+
+// build assembles an agent from its stored configuration: provider and key,
+// the instruction layers, the tool surface, guardrails, output schema.
 func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error) {
 	a, err := s.d.Config.FindAgent(ctx, agentID)
 	if errs.Is(err, errs.NotFound) {
@@ -52,35 +94,28 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 	if err != nil {
 		return nil, err
 	}
-	if a.ProviderID == "" {
-		return nil, configErr("agent %q names no provider: pick one in its settings", a.Name)
-	}
-	pr, err := s.d.Config.FindProvider(ctx, a.ProviderID)
-	if errs.Is(err, errs.NotFound) {
-		return nil, configErr("agent %q names a provider that no longer exists", a.Name)
-	}
+	ep, err := s.endpoint(ctx, a.ProviderID, a.Name)
 	if err != nil {
 		return nil, err
 	}
-	key, err := s.d.Providers.APIKey(ctx, pr.ID)
-	if err != nil {
+	b := &builtAgent{agent: a, endpoint: ep, handoffs: map[string]domain.Agent{}}
+	if b.instructions, b.layers, err = s.instructions(ctx, a); err != nil {
 		return nil, err
 	}
-	proxy, err := s.d.Settings.String(ctx, settings.KeyProxyURL)
-	if err != nil {
+	if b.checks, err = s.d.Guardrails.Checks(ctx, a.Guardrails.Guardrails); errs.Is(err, errs.Validation) {
+		return nil, configErr("%s", errs.MessageOf(err))
+	} else if err != nil {
 		return nil, err
 	}
-	b := &builtAgent{
-		agent:    a,
-		endpoint: ports.ProviderEndpoint{Name: pr.Name, Type: pr.Type, API: pr.API, BaseURL: pr.BaseURL, APIKey: key, ProxyURL: proxy},
-		handoffs: map[string]domain.Agent{},
+	if len(a.Guardrails.OutputSchema) > 0 {
+		if b.schema, err = agents.CompileOutputSchema(a.Guardrails.OutputSchema); err != nil {
+			return nil, configErr("agent %q has an unusable output_schema: %v", a.Name, err)
+		}
 	}
-	if b.instructions, err = s.instructions(ctx, a); err != nil {
-		return nil, err
-	}
+	b.specs = append(b.specs, tools.TodoWrite)
 	for _, name := range a.Tools {
 		if spec, ok := tools.Lookup(name); ok {
-			b.tools = append(b.tools, ports.ToolDef{Name: spec.Name, Description: spec.Description, Parameters: spec.Parameters})
+			b.specs = append(b.specs, spec)
 		}
 	}
 	for _, id := range a.Handoffs {
@@ -93,28 +128,22 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 		}
 		spec := tools.Handoff(domain.HandoffToolName(t.Name), t.Name, t.Behavior.HandoffDescription)
 		b.handoffs[spec.Name] = t
-		b.tools = append(b.tools, ports.ToolDef{Name: spec.Name, Description: spec.Description, Parameters: spec.Parameters})
+		b.specs = append(b.specs, spec)
 	}
 	return b, nil
 }
 
 // instructions layers the global system prompt, the agent's instructions
-// and the memories that reach it, within the memory budget.
-func (s *Service) instructions(ctx context.Context, a domain.Agent) (string, error) {
+// and the memories that reach it, within the memory budget, and reports
+// each layer's size.
+func (s *Service) instructions(ctx context.Context, a domain.Agent) (string, map[string]int, error) {
 	global, err := s.d.Settings.String(ctx, settings.KeySystemPrompt)
 	if err != nil {
-		return "", err
-	}
-	var parts []string
-	if strings.TrimSpace(global) != "" {
-		parts = append(parts, global)
-	}
-	if strings.TrimSpace(a.Instructions) != "" {
-		parts = append(parts, a.Instructions)
+		return "", nil, err
 	}
 	mems, err := s.d.Config.ListMemories(ctx)
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
 	var block strings.Builder
 	for _, m := range mems {
@@ -127,8 +156,27 @@ func (s *Service) instructions(ctx context.Context, a domain.Agent) (string, err
 		}
 		block.WriteString(line)
 	}
+	memory := ""
 	if block.Len() > 0 {
-		parts = append(parts, "Memories:\n"+block.String())
+		memory = "Memories:\n" + block.String()
 	}
-	return strings.Join(parts, "\n\n"), nil
+	var parts []string
+	for _, p := range []string{global, a.Instructions, memory} {
+		if strings.TrimSpace(p) != "" {
+			parts = append(parts, p)
+		}
+	}
+	layers := map[string]int{"global_prompt": len(global), "instructions": len(a.Instructions), "memory": len(memory), "skills_index": 0}
+	return strings.Join(parts, "\n\n"), layers, nil
+}
+
+// profile is what the build put in front of the conversation, in
+// characters: the context report's prompt section.
+func (b *builtAgent) profile() json.RawMessage {
+	byOrigin := map[string]int{}
+	for _, s := range b.specs {
+		byOrigin[s.Origin] += len(s.Name) + len(s.Description) + len(s.Parameters)
+	}
+	p, _ := json.Marshal(map[string]any{"layers": b.layers, "tools": byOrigin, "agent": b.agent.Name})
+	return p
 }

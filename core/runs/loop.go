@@ -4,8 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"sync"
+	"slices"
+	"strings"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -20,6 +20,32 @@ type outcome struct {
 	output string
 	code   string
 	msg    string
+}
+
+// runCtx is one run's loop state.
+type runCtx struct {
+	lr         *liveRun
+	tr         *tracer
+	agent      *builtAgent
+	agentSpan  *openSpan
+	planning   bool
+	raceInput  string // what the non-blocking input guardrails check during the first call
+	toolChoice string
+}
+
+func (rc *runCtx) parentSpan() string {
+	if rc.agentSpan == nil {
+		return ""
+	}
+	return rc.agentSpan.ID()
+}
+
+// providerFor names the provider row an attempt calls.
+func (rc *runCtx) providerFor(try attempt) string {
+	if try.index == 0 {
+		return rc.agent.agent.ProviderID
+	}
+	return rc.agent.agent.Resilience.FallbackModels[try.index-1].ProviderID
 }
 
 func (s *Service) publish(lr *liveRun, typ string, payload any) {
@@ -62,7 +88,8 @@ func (s *Service) cancelled(lr *liveRun, reason string) outcome {
 
 // fail turns an error into the run's ending: a cancelled context is a
 // cancellation, never a configuration or store error.
-func (s *Service) fail(lr *liveRun, err error) outcome {
+func (s *Service) fail(rc *runCtx, err error) outcome {
+	lr := rc.lr
 	if lr.ctx.Err() != nil {
 		reason := "stopped"
 		if s.root.Err() != nil {
@@ -72,7 +99,15 @@ func (s *Service) fail(lr *liveRun, err error) outcome {
 	}
 	var ce *configError
 	var me *ports.ModelError
+	var trip *guardTrip
+	var be *behaviorError
 	switch {
+	case errors.As(err, &trip):
+		return outcome{status: domain.RunError, code: domain.CodeGuardrail, msg: trip.Error(),
+			event: domain.NewEvent(domain.EventError, domain.ErrorPayload{RunID: lr.run.ID, Code: domain.CodeGuardrail,
+				Message: trip.Error(), Guardrail: trip.name, Stage: trip.stage})}
+	case errors.As(err, &be):
+		return s.failed(lr, domain.CodeModelBehavior, be.msg)
 	case errors.As(err, &ce):
 		return s.failed(lr, domain.CodeConfigError, ce.msg)
 	case errors.As(err, &me):
@@ -90,83 +125,196 @@ func (s *Service) fail(lr *liveRun, err error) outcome {
 // until a final output, a limit, a cancellation or an error.
 func (s *Service) loop(lr *liveRun) outcome {
 	ctx := lr.ctx
-	agent, err := s.build(ctx, lr.run.AgentConfigID)
-	if err != nil {
-		return s.fail(lr, err)
+	rc := &runCtx{lr: lr, tr: s.newTracer(ctx, lr), planning: lr.planning, raceInput: lr.run.Input}
+	var err error
+	if rc.agent, err = s.build(ctx, lr.run.AgentConfigID); err != nil {
+		return s.fail(rc, err)
+	}
+	rc.toolChoice = rc.agent.agent.ModelSettings.ToolChoice
+	if err := s.d.Sessions.SaveContextProfile(ctx, lr.run.SessionID, lr.run.ID, rc.agent.profile()); err != nil {
+		return s.fail(rc, err)
+	}
+	s.startAgent(rc)
+	defer func() { rc.agentSpan.finish(nil) }()
+	// Blocking input guardrails gate every model call — the title's too: a
+	// trip costs no tokens. The others race the first call.
+	if err := s.checkStage(rc, domain.StageInput, lr.run.Input, true); err != nil {
+		return s.fail(rc, err)
+	}
+	if lr.titleIt {
+		defer waitTitle(s.titleSession(rc))
 	}
 	history, err := s.d.Sessions.History(ctx, lr.run.SessionID)
 	if err != nil {
-		return s.fail(lr, err)
+		return s.fail(rc, err)
 	}
 	input := sessions.ModelInput(history)
-	s.publish(lr, domain.EventAgentStart, domain.AgentStartPayload{RunID: lr.run.ID, AgentName: agent.agent.Name, AgentConfigID: agent.agent.ID})
 	for turn := 1; ; turn++ {
 		if lr.graceful.Load() {
 			return s.cancelled(lr, "stopped")
 		}
-		more, err := s.consume(lr, domain.QueueSteer, domain.QueueNextTurn)
+		more, err := s.consume(rc, domain.QueueSteer, domain.QueueNextTurn)
 		if err != nil {
-			return s.fail(lr, err)
+			return s.fail(rc, err)
 		}
 		input = append(input, more...)
-		if turn > agent.maxTurns() {
-			return s.failed(lr, domain.CodeMaxTurnsExceeded, fmt.Sprintf("the agent used all %d turns without a final answer", agent.maxTurns()))
+		if turn > rc.agent.maxTurns() {
+			return s.maxTurns(ctx, rc)
 		}
-		resp, err := s.d.LLM.Generate(ctx, s.request(agent, input), func(d ports.ModelDelta) { s.delta(lr, d) })
+		resp, err := s.generate(ctx, rc, s.request(rc, input))
 		if err != nil {
-			return s.fail(lr, err)
+			return s.fail(rc, err)
 		}
 		calls := s.announce(lr, resp.Output)
-		results, handoff, stop := s.runTools(ctx, lr, agent, calls)
-		if stop != nil {
-			return *stop
+		results, handoff, err := s.runTools(ctx, rc, calls)
+		if err != nil {
+			return s.fail(rc, err)
 		}
-		entries := turnEntries(lr.run.ID, resp, results)
 		// A turn the model completed is recorded even if a cancel arrives now.
-		if _, err := s.d.Sessions.Append(context.WithoutCancel(ctx), lr.run.SessionID, entries); err != nil {
-			return s.fail(lr, err)
+		if _, err := s.d.Sessions.Append(context.WithoutCancel(ctx), lr.run.SessionID, turnEntries(lr.run.ID, resp, results)); err != nil {
+			return s.fail(rc, err)
 		}
 		for _, r := range results {
-			s.publish(lr, domain.EventToolResult, domain.ToolResultPayload{RunID: lr.run.ID, ToolCallID: r.callID,
-				Output: r.output, Title: r.title, IsError: r.isError})
+			p := domain.ToolResultPayload{RunID: lr.run.ID, ToolCallID: r.callID, Output: r.output, IsError: r.isError}
+			if r.display != nil {
+				p.Title, p.Summary, p.Renderer, p.Extra = r.display.Title, r.display.Summary, r.display.Renderer, r.display.Extra
+			}
+			s.publish(lr, domain.EventToolResult, p)
 		}
 		input = append(input, resp.Output...)
 		for _, r := range results {
 			input = append(input, domain.FunctionCallOutput(r.callID, r.output))
 		}
 		if handoff != nil {
-			s.publish(lr, domain.EventHandoff, domain.HandoffPayload{RunID: lr.run.ID, From: agent.agent.Name, To: handoff.Name,
-				FromID: agent.agent.ID, ToID: handoff.ID})
-			if agent, err = s.build(ctx, handoff.ID); err != nil {
-				return s.fail(lr, err)
+			if err := s.handOff(rc, *handoff); err != nil {
+				return s.fail(rc, err)
 			}
-			s.publish(lr, domain.EventAgentStart, domain.AgentStartPayload{RunID: lr.run.ID, AgentName: agent.agent.Name, AgentConfigID: agent.agent.ID})
+			if rc.agent.agent.Behavior.HandoffInputFilter == "remove_all_tools" {
+				input = withoutTools(input)
+			}
 			continue
 		}
+		if stop := s.stopTool(rc, results); stop != nil {
+			return s.finalize(ctx, rc, stop.output, "")
+		}
 		if len(calls) > 0 {
+			s.resetToolChoice(rc)
 			continue
 		}
 		// A final answer. Follow-up input opens a new exchange in this run.
-		more, err = s.consume(lr, domain.QueueSteer, domain.QueueNextTurn, domain.QueueFollowUp)
-		if err != nil {
-			return s.fail(lr, err)
-		}
-		if len(more) > 0 && !lr.graceful.Load() {
+		if more, err = s.consume(rc, domain.QueueSteer, domain.QueueNextTurn, domain.QueueFollowUp); err != nil {
+			return s.fail(rc, err)
+		} else if len(more) > 0 && !lr.graceful.Load() {
 			input = append(input, more...)
 			turn = 0
 			continue
 		}
-		text := finalText(resp.Output)
-		return outcome{status: domain.RunCompleted, output: text,
-			event: domain.NewEvent(domain.EventOutput, domain.OutputPayload{RunID: lr.run.ID, FinalOutput: text})}
+		return s.finalize(ctx, rc, finalText(resp.Output), resp.Refusal)
 	}
 }
 
-func (s *Service) request(agent *builtAgent, input []json.RawMessage) ports.ModelRequest {
-	a := agent.agent
-	return ports.ModelRequest{Endpoint: agent.endpoint, Model: a.Model, Instructions: agent.instructions, Input: input,
-		Tools: agent.tools, ToolChoice: a.ModelSettings.ToolChoice, Settings: a.ModelSettings,
+func waitTitle(done <-chan struct{}) { <-done }
+
+// startAgent opens the span of an agent's stretch and announces it.
+func (s *Service) startAgent(rc *runCtx) {
+	a := rc.agent.agent
+	rc.agentSpan = rc.tr.span(domain.SpanAgent, a.Name, "").meta("agent_config_id", a.ID).meta("model", a.Model)
+	s.publish(rc.lr, domain.EventAgentStart, domain.AgentStartPayload{RunID: rc.lr.run.ID, AgentName: a.Name, AgentConfigID: a.ID})
+}
+
+// handOff passes the run to another agent.
+func (s *Service) handOff(rc *runCtx, to domain.Agent) error {
+	from := rc.agent.agent
+	rc.tr.span(domain.SpanHandoff, from.Name+" → "+to.Name, rc.parentSpan()).meta("from", from.Name).meta("to", to.Name).zero(nil)
+	s.publish(rc.lr, domain.EventHandoff, domain.HandoffPayload{RunID: rc.lr.run.ID, From: from.Name, To: to.Name, FromID: from.ID, ToID: to.ID})
+	next, err := s.build(rc.lr.ctx, to.ID)
+	if err != nil {
+		return err
+	}
+	rc.agentSpan.finish(nil)
+	rc.agent, rc.toolChoice = next, next.agent.ModelSettings.ToolChoice
+	s.startAgent(rc)
+	return nil
+}
+
+// stopTool is the first result of a stop_at_tools tool: it ends the run with
+// its output as the final output.
+func (s *Service) stopTool(rc *runCtx, results []toolResult) *toolResult {
+	stops := rc.agent.agent.Behavior.StopAtTools
+	if stops == "" {
+		return nil
+	}
+	for _, r := range results {
+		for _, name := range strings.Split(stops, ",") {
+			if strings.TrimSpace(name) == r.name {
+				return &r
+			}
+		}
+	}
+	return nil
+}
+
+// resetToolChoice returns a forcing tool_choice to auto after a turn that
+// used tools — otherwise a model forced to call tools never answers —
+// unless the agent disables the reset.
+func (s *Service) resetToolChoice(rc *runCtx) {
+	if rc.toolChoice != "" && rc.toolChoice != "auto" && rc.toolChoice != "none" && !rc.agent.agent.Behavior.DisableToolChoiceReset {
+		rc.toolChoice = "auto"
+	}
+}
+
+// request builds a model call from the conversation: the history limit,
+// the reasoning id policy and the tool choice applied.
+func (s *Service) request(rc *runCtx, input []json.RawMessage) ports.ModelRequest {
+	a := rc.agent.agent
+	input = limitHistory(input, a.Session.HistoryLimit)
+	if a.Behavior.ReasoningItemIDPolicy == "omit" {
+		input = withoutReasoningIDs(input)
+	}
+	settings := a.ModelSettings
+	settings.ToolChoice = rc.toolChoice
+	return ports.ModelRequest{Endpoint: rc.agent.endpoint, Model: a.Model, Instructions: rc.agent.instructions, Input: input,
+		Tools: rc.agent.toolDefs(rc.planning), ToolChoice: rc.toolChoice, Settings: settings,
 		OutputSchema: a.Guardrails.OutputSchema, PromptID: a.Session.PromptID, PromptVersion: a.Session.PromptVersion}
+}
+
+// limitHistory keeps the last n items (0: all), never starting on a tool
+// output whose call was cut off.
+func limitHistory(input []json.RawMessage, n int) []json.RawMessage {
+	if n <= 0 || len(input) <= n {
+		return input
+	}
+	out := input[len(input)-n:]
+	for len(out) > 0 && domain.ParseItem(out[0]).Kind() == "function_call_output" {
+		out = out[1:]
+	}
+	return out
+}
+
+// withoutReasoningIDs strips the id of reasoning items.
+func withoutReasoningIDs(input []json.RawMessage) []json.RawMessage {
+	out := make([]json.RawMessage, len(input))
+	for i, raw := range input {
+		out[i] = raw
+		if domain.ParseItem(raw).Kind() != "reasoning" {
+			continue
+		}
+		var m map[string]any
+		if json.Unmarshal(raw, &m) == nil {
+			delete(m, "id")
+			out[i], _ = json.Marshal(m)
+		}
+	}
+	return out
+}
+
+// withoutTools is the history a handoff's remove_all_tools filter passes
+// on: the conversation without tool calls and their outputs.
+func withoutTools(input []json.RawMessage) []json.RawMessage {
+	return slices.DeleteFunc(slices.Clone(input), func(raw json.RawMessage) bool {
+		k := domain.ParseItem(raw).Kind()
+		return k == "function_call" || k == "function_call_output"
+	})
 }
 
 // delta streams a fragment to watchers; deltas are never stored one by one.
@@ -198,14 +346,16 @@ func (s *Service) announce(lr *liveRun, output []json.RawMessage) []domain.Item 
 	return calls
 }
 
-// consume takes the queued injections of the given queues, records them as
-// user messages, and returns them as model input.
-func (s *Service) consume(lr *liveRun, queues ...string) ([]json.RawMessage, error) {
+// consume takes the queued injections of the given queues: each passes the
+// blocking input guardrails, is recorded as a user message, and is returned
+// as model input.
+func (s *Service) consume(rc *runCtx, queues ...string) ([]json.RawMessage, error) {
+	lr := rc.lr
 	lr.mu.Lock()
 	var take []injection
 	keep := lr.queue[:0]
 	for _, in := range lr.queue {
-		if contains(queues, in.queue) {
+		if slices.Contains(queues, in.queue) {
 			take = append(take, in)
 		} else {
 			keep = append(keep, in)
@@ -215,6 +365,9 @@ func (s *Service) consume(lr *liveRun, queues ...string) ([]json.RawMessage, err
 	lr.mu.Unlock()
 	var out []json.RawMessage
 	for _, in := range take {
+		if err := s.checkStage(rc, domain.StageInput, in.input, true); err != nil {
+			return nil, err
+		}
 		e := userEntry(in.input, lr.run.ID)
 		if _, err := s.d.Sessions.Append(context.WithoutCancel(lr.ctx), lr.run.SessionID, []domain.Entry{e}); err != nil {
 			return nil, err
@@ -224,64 +377,6 @@ func (s *Service) consume(lr *liveRun, queues ...string) ([]json.RawMessage, err
 		lr.injected++
 	}
 	return out, nil
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-// toolResult is one answered call.
-type toolResult struct {
-	callID, output, title string
-	isError               bool
-}
-
-// runTools answers the turn's calls, at most max_tool_concurrency at once.
-// A transfer tool hands the run to its target (the first one wins).
-func (s *Service) runTools(ctx context.Context, lr *liveRun, agent *builtAgent, calls []domain.Item) ([]toolResult, *domain.Agent, *outcome) {
-	results := make([]toolResult, len(calls))
-	var handoff *domain.Agent
-	limit := agent.agent.Behavior.MaxToolConcurrency
-	if limit <= 0 {
-		limit = 4
-	}
-	sem := make(chan struct{}, limit)
-	var wg sync.WaitGroup
-	for i, call := range calls {
-		if target, ok := agent.handoffs[call.Name]; ok {
-			if handoff == nil {
-				t := target
-				handoff = &t
-				results[i] = toolResult{callID: call.CallID, output: fmt.Sprintf(`{"assistant": %q}`, target.Name), title: "Handed off to " + target.Name}
-			} else {
-				results[i] = toolResult{callID: call.CallID, output: "Only one handoff per turn: this one was not taken.", isError: true}
-			}
-			continue
-		}
-		if agent.agent.Behavior.ToolNotFoundBehavior == "error" {
-			o := s.failed(lr, domain.CodeModelBehavior, fmt.Sprintf("the model called %q, a tool this agent does not have", call.Name))
-			return nil, nil, &o
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			results[i] = toolResult{callID: call.CallID, isError: true,
-				output: fmt.Sprintf("Error: there is no tool named %q. Call only the tools you were given.", call.Name)}
-		}()
-	}
-	wg.Wait()
-	if ctx.Err() != nil {
-		o := s.fail(lr, ctx.Err())
-		return nil, nil, &o
-	}
-	return results, handoff, nil
 }
 
 // turnEntries are the entries a turn appends in one transaction: the model's
@@ -302,22 +397,29 @@ func turnEntries(runID string, resp ports.ModelResponse, results []toolResult) [
 		out = append(out, domain.Entry{Kind: domain.KindAnnotation, RunID: runID, Usage: &u, Text: "The model returned no output."})
 	}
 	for _, r := range results {
-		e := domain.Entry{Kind: domain.KindItem, Source: domain.SourceTool, RunID: runID, Item: domain.FunctionCallOutput(r.callID, r.output)}
-		if r.title != "" || r.isError {
-			e.Display = &domain.Display{Title: r.title}
-			if r.isError {
-				e.Display.Kind = "error"
-			}
-		}
-		out = append(out, e)
+		out = append(out, domain.Entry{Kind: domain.KindItem, Source: domain.SourceTool, RunID: runID,
+			Item: domain.FunctionCallOutput(r.callID, r.output), Display: resultDisplay(r)})
 	}
 	return out
+}
+
+func resultDisplay(r toolResult) *domain.Display {
+	d := r.display
+	if r.isError {
+		if d == nil {
+			d = &domain.Display{}
+		}
+		if d.Kind == "" {
+			d.Kind = "error"
+		}
+	}
+	return d
 }
 
 // finalText is the text of the turn's last assistant message.
 func finalText(output []json.RawMessage) string {
 	for i := len(output) - 1; i >= 0; i-- {
-		if it := domain.ParseItem(output[i]); it.Type == "message" {
+		if it := domain.ParseItem(output[i]); it.Kind() == "message" {
 			return it.Text()
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
@@ -17,16 +18,18 @@ import (
 
 // Deps are what the run engine works with.
 type Deps struct {
-	Hub       *Hub
-	Sessions  *sessions.Service
-	Runs      ports.RunStore
-	Config    ports.ConfigReader
-	Providers *providers.Service
-	Settings  *settings.Service
-	LLM       ports.LLM
-	IDs       ports.IDs
-	Clock     ports.Clock
-	Log       *slog.Logger
+	Hub        *Hub
+	Sessions   *sessions.Service
+	Runs       ports.RunStore
+	Config     ports.ConfigReader
+	Providers  *providers.Service
+	Settings   *settings.Service
+	Guardrails *guardrails.Service
+	Traces     ports.TraceStore
+	LLM        ports.LLM
+	IDs        ports.IDs
+	Clock      ports.Clock
+	Log        *slog.Logger
 }
 
 // Service starts, steers and stops runs.
@@ -43,6 +46,8 @@ type Service struct {
 // liveRun is a run executing now.
 type liveRun struct {
 	run      domain.Run
+	planning bool // the session's planning phase for this run
+	titleIt  bool // the session is untitled: name it from this run's input
 	ctx      context.Context
 	cancel   context.CancelFunc
 	graceful atomic.Bool
@@ -109,26 +114,29 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 	if err := s.d.Hub.Claim(sessionID, run.ID, p.User.ID); err != nil {
 		return domain.Run{}, err
 	}
-	if err := s.begin(ctx, run, req.Plan); err != nil {
+	planning, err := s.begin(ctx, run, req.Plan)
+	if err != nil {
 		s.d.Hub.Release(sessionID, run.ID)
 		return domain.Run{}, err
 	}
-	s.launch(run)
+	s.launch(&liveRun{run: run, planning: planning, titleIt: sess.Name == "" && strings.TrimSpace(run.Input) != ""})
 	return run, nil
 }
 
-// begin records the run before anything is announced: the session's agent,
-// the user's message, the run row.
-func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool) error {
-	if _, err := s.d.Sessions.SetRunContext(ctx, run.SessionID, run.AgentConfigID, plan); err != nil {
-		return err
+// begin records the run before anything is announced: the session's agent
+// and planning phase, the user's message, the run row. It returns the
+// planning phase the run works in.
+func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool) (bool, error) {
+	sess, err := s.d.Sessions.SetRunContext(ctx, run.SessionID, run.AgentConfigID, plan)
+	if err != nil {
+		return false, err
 	}
 	if strings.TrimSpace(run.Input) != "" {
 		if _, err := s.d.Sessions.Append(ctx, run.SessionID, []domain.Entry{userEntry(run.Input, run.ID)}); err != nil {
-			return err
+			return false, err
 		}
 	}
-	return s.d.Runs.CreateRun(ctx, run)
+	return sess.Planning, s.d.Runs.CreateRun(ctx, run)
 }
 
 func userEntry(text, runID string) domain.Entry {
@@ -137,9 +145,9 @@ func userEntry(text, runID string) domain.Entry {
 }
 
 // launch announces the run and starts its loop on the root context.
-func (s *Service) launch(run domain.Run) {
-	ctx, cancel := context.WithCancel(s.root)
-	lr := &liveRun{run: run, ctx: ctx, cancel: cancel}
+func (s *Service) launch(lr *liveRun) {
+	run := lr.run
+	lr.ctx, lr.cancel = context.WithCancel(s.root)
 	s.mu.Lock()
 	s.live[run.ID] = lr
 	s.wg.Add(1)

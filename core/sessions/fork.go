@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,7 +89,17 @@ func (s *Service) Fork(ctx context.Context, p domain.Principal, id string, req F
 		Totals:    domain.ComputeTotals(metas, domain.ActivePath(domain.IndexMetas(metas), plan.TipID)),
 		CreatedAt: now, UpdatedAt: now,
 	}
-	return fork, s.store.CreateSessionWithEntries(ctx, fork, plan.Entries, metas)
+	if err := s.store.CreateSessionWithEntries(ctx, fork, plan.Entries, metas); err != nil {
+		return domain.Session{}, err
+	}
+	// The fork's history comes with the traces of the runs that wrote it.
+	var runs []string
+	for _, m := range metas {
+		if m.RunID != "" && !slices.Contains(runs, m.RunID) {
+			runs = append(runs, m.RunID)
+		}
+	}
+	return fork, s.traces.CopySpans(ctx, src.ID, fork.ID, runs, s.ids.NewID)
 }
 
 func forkName(source string, now time.Time) string {

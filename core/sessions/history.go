@@ -66,3 +66,22 @@ func (s *Service) SetRunContext(ctx context.Context, sessionID, agentID string, 
 		return nil
 	})
 }
+
+// SetTitle names a session that has no name yet, and reports whether it did:
+// a name the person gave meanwhile is never overwritten. Returns not_found.
+func (s *Service) SetTitle(ctx context.Context, sessionID, title string) (bool, error) {
+	set := false
+	_, err := s.store.UpdateSession(ctx, sessionID, func(sess *domain.Session) error {
+		if sess.Name == "" {
+			sess.Name, set = title, true
+		}
+		return nil
+	})
+	return set, err
+}
+
+// SaveContextProfile records what a run's build put in front of the
+// conversation, for the context report's prompt section.
+func (s *Service) SaveContextProfile(ctx context.Context, sessionID, runID string, profile json.RawMessage) error {
+	return s.store.SaveContextProfile(ctx, sessionID, runID, profile, s.clock.Now())
+}

@@ -1,0 +1,147 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"strconv"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// Retry defaults for an agent with retry_enabled and a zero policy.
+const (
+	defaultMaxRetries     = 2
+	defaultInitialBackoff = 500 * time.Millisecond
+	defaultMaxBackoff     = 8 * time.Second
+)
+
+// attempt is one model to try: the agent's own, then each fallback.
+type attempt struct {
+	endpoint ports.ProviderEndpoint
+	model    string
+	index    int // 0 the agent's model, n the n-th fallback
+}
+
+// generate makes the turn's model call: the agent's model with its retry
+// policy, then each fallback in order. Every retry and fallback is a
+// run.diagnostic and a zero-duration span; every call is a generation span.
+func (s *Service) generate(ctx context.Context, rc *runCtx, req ports.ModelRequest) (ports.ModelResponse, error) {
+	a := rc.agent.agent
+	try := attempt{endpoint: req.Endpoint, model: req.Model}
+	fallbacks := a.Resilience.FallbackModels
+	var last error
+	for i := 0; ; i++ {
+		resp, err := s.withRetries(ctx, rc, req, try)
+		if err == nil || ctx.Err() != nil {
+			return resp, err
+		}
+		last = err
+		var me *ports.ModelError
+		if !errors.As(err, &me) || me.Kind == ports.ModelOverflow || i >= len(fallbacks) {
+			return resp, last
+		}
+		fb := fallbacks[i]
+		ep, epErr := s.endpoint(ctx, fb.ProviderID, a.Name)
+		if epErr != nil {
+			return resp, last
+		}
+		try = attempt{endpoint: ep, model: fb.Model, index: i + 1}
+		s.diagnostic(rc, "model_fallback", string(me.Kind), "falling back to "+fb.Model+" on "+ep.Name,
+			map[string]string{"model": fb.Model, "provider": ep.Name, "fallback_index": strconv.Itoa(i + 1)})
+		rc.tr.span(domain.SpanRetry, "fallback "+fb.Model, rc.parentSpan()).meta("reason", me.Error()).meta("model", fb.Model).zero(nil)
+	}
+}
+
+// withRetries calls one model, retrying retryable failures when the agent
+// asks for it, with jittered exponential backoff.
+func (s *Service) withRetries(ctx context.Context, rc *runCtx, req ports.ModelRequest, try attempt) (ports.ModelResponse, error) {
+	pol := rc.agent.agent.Resilience
+	retries := 0
+	if pol.RetryEnabled {
+		retries = pol.RetryPolicy.MaxRetries
+		if retries == 0 {
+			retries = defaultMaxRetries
+		}
+	}
+	backoff := millisOr(pol.RetryPolicy.InitialBackoffMS, defaultInitialBackoff)
+	maxBackoff := millisOr(pol.RetryPolicy.MaxBackoffMS, defaultMaxBackoff)
+	req.Endpoint, req.Model = try.endpoint, try.model
+	for n := 0; ; n++ {
+		resp, err := s.call(ctx, rc, req, try)
+		var me *ports.ModelError
+		if err == nil || ctx.Err() != nil || !errors.As(err, &me) || !me.Retryable() || n >= retries {
+			return resp, err
+		}
+		s.diagnostic(rc, "model_retry", string(me.Kind), me.Error(), map[string]string{"attempt": strconv.Itoa(n + 1), "model": try.model})
+		rc.tr.span(domain.SpanRetry, "retry "+try.model, rc.parentSpan()).meta("attempt", n+1).meta("reason", me.Error()).zero(nil)
+		wait := time.Duration(float64(backoff) * (0.8 + 0.4*rand.Float64()))
+		select {
+		case <-ctx.Done():
+			return resp, ctx.Err()
+		case <-time.After(wait):
+		}
+		backoff = min(backoff*2, maxBackoff)
+	}
+}
+
+func millisOr(ms int, def time.Duration) time.Duration {
+	if ms > 0 {
+		return time.Duration(ms) * time.Millisecond
+	}
+	return def
+}
+
+// call is one model call, recorded as a generation span. Non-blocking
+// input guardrails race it: a trip cancels the call.
+func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, try attempt) (ports.ModelResponse, error) {
+	sp := rc.tr.span(domain.SpanGeneration, req.Model, rc.parentSpan()).meta("model", req.Model).meta("provider", try.endpoint.Name).
+		meta("fallback_index", try.index).meta("provider_id", rc.providerFor(try)).
+		set("model", req.Model, false).set("system_instructions", req.Instructions, true).set("input", req.Input, true).
+		set("tools", req.Tools, false).set("model_settings", req.Settings, false).set("handoffs", handoffNames(rc.agent), false).
+		set("output_schema", req.OutputSchema, false)
+	callCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var trip error
+	raced := make(chan struct{})
+	go func() {
+		defer close(raced)
+		if err := s.checkStage(rc, domain.StageInput, rc.raceInput, false); err != nil {
+			trip = err
+			cancel()
+		}
+	}()
+	resp, err := s.d.LLM.Generate(callCtx, req, func(d ports.ModelDelta) { s.delta(rc.lr, d) })
+	<-raced
+	rc.raceInput = "" // the racing check applies to the first call only
+	if trip != nil {
+		sp.finish(trip)
+		return resp, trip
+	}
+	if err == nil {
+		sp.meta("usage", resp.Usage).meta("response_id", resp.ResponseID).meta("model_used", resp.Model).
+			set("output", json.RawMessage(mustItems(resp.Output)), true).set("usage", resp.Usage, false)
+	}
+	sp.finish(err)
+	return resp, err
+}
+
+func mustItems(items []json.RawMessage) []byte {
+	b, _ := json.Marshal(items)
+	return b
+}
+
+func handoffNames(b *builtAgent) []string {
+	out := []string{}
+	for name := range b.handoffs {
+		out = append(out, name)
+	}
+	return out
+}
+
+func (s *Service) diagnostic(rc *runCtx, typ, code, msg string, details map[string]string) {
+	s.publish(rc.lr, domain.EventDiagnostic, domain.DiagnosticPayload{RunID: rc.lr.run.ID, Type: typ, Code: code, Message: msg, Details: details})
+}

@@ -1,0 +1,86 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// titleBudget bounds the title call; a slow title never delays a run's end
+// by more than this.
+const titleBudget = 15 * time.Second
+
+// maxTitle bounds a generated title.
+const maxTitle = 60
+
+const titleInstructions = "You name conversations. Answer with a title of at most six words for the conversation " +
+	"that starts with the user's message below: no quotes, no trailing punctuation, nothing else."
+
+// TitlePrefix starts the title call's input, so a scripted model can tell
+// it apart from the conversation.
+const TitlePrefix = "Title this conversation: "
+
+// titleSession names an untitled session from its first message, with the
+// agent's own provider, in parallel with the run; the run waits for it
+// (within titleBudget) before its final event, so session.title_updated
+// reaches its watchers.
+func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(rc.lr.ctx), titleBudget)
+		defer cancel()
+		sp := rc.tr.span(domain.SpanTitle, "title", "").meta("model", rc.agent.agent.Model)
+		resp, err := s.d.LLM.Generate(ctx, ports.ModelRequest{
+			Endpoint: rc.agent.endpoint, Model: rc.agent.agent.Model, Instructions: titleInstructions,
+			Input:    []json.RawMessage{domain.TextMessage("user", "input_text", TitlePrefix+rc.lr.run.Input)},
+			Settings: domain.ModelSettings{MaxOutputTokens: intPtr(40)},
+		}, nil)
+		title := cleanTitle(finalText(resp.Output))
+		if err == nil && title == "" {
+			err = errEmptyTitle
+		}
+		sp.set("title", title, true)
+		sp.finish(err)
+		if err != nil {
+			s.d.Log.Debug("titling a session failed", "session_id", rc.lr.run.SessionID, "err", err)
+			return
+		}
+		ok, err := s.d.Sessions.SetTitle(ctx, rc.lr.run.SessionID, title)
+		if err != nil || !ok {
+			return // renamed meanwhile: the person's name wins
+		}
+		s.publish(rc.lr, domain.EventTitleUpdated, titlePayload{SessionID: rc.lr.run.SessionID, Title: title})
+	}()
+	return done
+}
+
+type titlePayload struct {
+	SessionID string `json:"session_id"`
+	Title     string `json:"title"`
+}
+
+type titleError string
+
+func (e titleError) Error() string { return string(e) }
+
+const errEmptyTitle = titleError("the model returned no title")
+
+// cleanTitle keeps the first line, without quotes or a trailing period,
+// within maxTitle characters.
+func cleanTitle(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	s = strings.Trim(strings.TrimSpace(s), `"'“”‘’*#`)
+	s = strings.TrimRight(s, ".!?:;")
+	if utf8.RuneCountInString(s) > maxTitle {
+		s = string([]rune(s)[:maxTitle-1]) + "…"
+	}
+	return strings.TrimSpace(s)
+}
+
+func intPtr(n int) *int { return &n }

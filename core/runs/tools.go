@@ -1,0 +1,148 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/tools"
+)
+
+// toolResult is one answered call.
+type toolResult struct {
+	callID, name, output string
+	isError              bool
+	display              *domain.Display
+}
+
+// refusedInPlanning lists tools a planning session may still use: reading
+// and thinking, nothing that changes the world or the plan's scope.
+var allowedInPlanning = []string{"read_file", "list_files", "task_status"}
+
+// runTools answers a turn's calls, at most max_tool_concurrency at once. A
+// transfer tool hands the run to its target (the first one wins). Each call
+// passes the tool_input guardrails before it runs and the tool_output ones
+// before the model reads its result; a trip ends the run.
+func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item) ([]toolResult, *domain.Agent, error) {
+	results := make([]toolResult, len(calls))
+	var handoff *domain.Agent
+	limit := rc.agent.agent.Behavior.MaxToolConcurrency
+	if limit <= 0 {
+		limit = 4
+	}
+	sem := make(chan struct{}, limit)
+	var wg sync.WaitGroup
+	errs := make([]error, len(calls))
+	for i, call := range calls {
+		if err := s.checkStage(rc, domain.StageToolInput, call.Arguments, false); err != nil {
+			return nil, nil, err
+		}
+		if target, ok := rc.agent.handoffs[call.Name]; ok && !rc.planning {
+			if handoff == nil {
+				t := target
+				handoff = &t
+				results[i] = toolResult{callID: call.CallID, name: call.Name, output: fmt.Sprintf(`{"assistant": %q}`, target.Name),
+					display: &domain.Display{Kind: "handoff", Title: "Handed off to " + target.Name}}
+			} else {
+				results[i] = toolResult{callID: call.CallID, name: call.Name, isError: true, output: "Only one handoff per turn: this one was not taken."}
+			}
+			continue
+		}
+		if !s.knows(rc, call.Name) && rc.agent.agent.Behavior.ToolNotFoundBehavior == "error" {
+			return nil, nil, &behaviorError{fmt.Sprintf("the model called %q, a tool this agent does not have", call.Name)}
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			results[i], errs[i] = s.runTool(ctx, rc, call)
+		}()
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, nil, ctx.Err()
+	}
+	for i, r := range results {
+		if errs[i] != nil {
+			return nil, nil, errs[i]
+		}
+		if err := s.checkStage(rc, domain.StageToolOutput, r.output, false); err != nil {
+			return nil, nil, err
+		}
+	}
+	return results, handoff, nil
+}
+
+// behaviorError ends a run for the model's behavior (code model_behavior).
+type behaviorError struct{ msg string }
+
+func (e *behaviorError) Error() string { return e.msg }
+
+func (s *Service) knows(rc *runCtx, name string) bool {
+	return slices.ContainsFunc(rc.agent.specs, func(sp tools.Spec) bool { return sp.Name == name })
+}
+
+// runTool executes one call as a function span. Planning refuses every tool
+// that is not read-only, with a message the model can act on, rather than
+// hiding it.
+func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (toolResult, error) {
+	sp := rc.tr.span(domain.SpanFunction, call.Name, rc.parentSpan()).meta("tool", call.Name).meta("call_id", call.CallID).
+		set("arguments", call.Arguments, true)
+	r := toolResult{callID: call.CallID, name: call.Name}
+	switch {
+	case !s.knows(rc, call.Name):
+		r.isError = true
+		r.output = fmt.Sprintf("Error: there is no tool named %q. Call only the tools you were given.", call.Name)
+	case rc.planning && !slices.Contains(allowedInPlanning, call.Name):
+		r.isError = true
+		r.output = fmt.Sprintf("Refused: this session is in planning mode, where %s is not available. Work out the plan and present it; "+
+			"the person leaves planning mode when they accept it (submit_plan).", call.Name)
+		r.display = &domain.Display{Kind: "refused", Title: call.Name + " refused while planning"}
+	case call.Name == tools.TodoWrite.Name:
+		r = todoWrite(call)
+	}
+	sp.meta("is_error", r.isError).set("output", r.output, true)
+	sp.finish(nil)
+	return r, ctx.Err()
+}
+
+type todo struct {
+	Content string `json:"content"`
+	Status  string `json:"status"`
+}
+
+// todoWrite keeps the model's checklist: the list travels in the call and
+// its card, so a reload shows what streamed.
+func todoWrite(call domain.Item) toolResult {
+	r := toolResult{callID: call.CallID, name: call.Name}
+	var args struct {
+		Todos []todo `json:"todos"`
+	}
+	dec := json.NewDecoder(strings.NewReader(call.Arguments))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&args); err != nil {
+		r.isError, r.output = true, "Error: todo_write takes {\"todos\": [{\"content\": …, \"status\": \"pending|in_progress|completed\"}]}: "+err.Error()
+		return r
+	}
+	done := 0
+	for _, t := range args.Todos {
+		switch t.Status {
+		case "completed":
+			done++
+		case "pending", "in_progress":
+		default:
+			r.isError, r.output = true, fmt.Sprintf("Error: status %q is not pending, in_progress or completed", t.Status)
+			return r
+		}
+	}
+	list, _ := json.Marshal(args.Todos)
+	r.output = fmt.Sprintf("Checklist saved: %d of %d done.", done, len(args.Todos))
+	r.display = &domain.Display{Kind: "todo", Title: "Checklist", Summary: fmt.Sprintf("%d/%d done", done, len(args.Todos)),
+		Renderer: "todo", Extra: map[string]string{"todos": string(list)}}
+	return r
+}
