@@ -53,6 +53,12 @@ type SessionWriter interface {
 	InsertEntries(ctx context.Context, entries []domain.Entry, metas []domain.EntryMeta) error
 	// SaveState moves the session's tip, last seq, totals and activity time.
 	SaveState(ctx context.Context, tipID string, lastSeq int64, totals domain.ContextTotals, at time.Time) error
+	// FileApprovals pauses a run: its pending approvals and resume state,
+	// with the run row at status interrupted.
+	FileApprovals(ctx context.Context, approvals []domain.Approval, run domain.Run, state domain.PauseState) error
+	// EndPause ends a paused run for good (superseded, stopped, expired):
+	// only one caller wins (false for the others); its approvals go.
+	EndPause(ctx context.Context, run domain.Run) (bool, error)
 }
 
 // SessionTx is a write transaction over one session.

@@ -16,6 +16,7 @@ func (s *Server) table() []Route {
 		s.sessionRoutes(),
 		s.runRoutes(),
 		s.traceRoutes(),
+		s.approvalRoutes(),
 	} {
 		out = append(out, group...)
 	}

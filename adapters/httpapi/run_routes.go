@@ -170,7 +170,7 @@ func (s *Server) handleGetRun(c echo.Context, _ *NoBody) (RunView, error) {
 
 func (s *Server) handleCancelRun(c echo.Context, req *CancelRunRequest) (RunStateView, error) {
 	p, id := caller(c), c.Param("id")
-	if err := s.deps.Runs.Cancel(p, id, req.Mode); err != nil {
+	if err := s.deps.Runs.Cancel(c.Request().Context(), p, id, req.Mode); err != nil {
 		return RunStateView{}, err
 	}
 	return s.runState(c, p, id)

@@ -12,13 +12,16 @@ import (
 const runColumns = `id, session_id, owner_id, agent_config_id, project_id, input, status, last_seq, error_code, error_message,
 	final_output, created_at, updated_at, ended_at`
 
-func scanRun(r rowScanner) (domain.Run, error) {
+// runRow adapts scanRun to collect.
+func runRow(r rowScanner) (domain.Run, error) { return scanRun(r) }
+
+func scanRun(r rowScanner, extra ...any) (domain.Run, error) {
 	var x domain.Run
 	var status string
 	var created, updated int64
 	var ended sql.NullInt64
-	err := r.Scan(&x.ID, &x.SessionID, &x.OwnerID, &x.AgentConfigID, &x.ProjectID, &x.Input, &status, &x.LastSeq, &x.ErrorCode,
-		&x.ErrorMessage, &x.FinalOutput, &created, &updated, &ended)
+	err := r.Scan(append([]any{&x.ID, &x.SessionID, &x.OwnerID, &x.AgentConfigID, &x.ProjectID, &x.Input, &status, &x.LastSeq, &x.ErrorCode,
+		&x.ErrorMessage, &x.FinalOutput, &created, &updated, &ended}, extra...)...)
 	x.Status = domain.RunStatus(status)
 	x.CreatedAt, x.UpdatedAt, x.EndedAt = fromMS(created), fromMS(updated), fromNullMS(ended)
 	return x, err
@@ -51,7 +54,7 @@ func (db *DB) FindRun(ctx context.Context, id string) (domain.Run, error) {
 
 // ListSessionRuns implements ports.RunStore.
 func (db *DB) ListSessionRuns(ctx context.Context, sessionID string) ([]domain.Run, error) {
-	return collect(ctx, db.read, scanRun, `SELECT `+runColumns+` FROM runs WHERE session_id = ? ORDER BY id`, sessionID)
+	return collect(ctx, db.read, runRow, `SELECT `+runColumns+` FROM runs WHERE session_id = ? ORDER BY id`, sessionID)
 }
 
 // FailRunningRuns implements ports.RunStore.
@@ -59,7 +62,7 @@ func (db *DB) FailRunningRuns(ctx context.Context, code, message string, at time
 	var out []domain.Run
 	err := db.tx(ctx, func(tx *sql.Tx) error {
 		var err error
-		if out, err = collect(ctx, tx, scanRun, `SELECT `+runColumns+` FROM runs WHERE status = 'running' ORDER BY id`); err != nil {
+		if out, err = collect(ctx, tx, runRow, `SELECT `+runColumns+` FROM runs WHERE status = 'running' ORDER BY id`); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = 'error', error_code = ?, error_message = ?, updated_at = ?,

@@ -26,6 +26,12 @@ type cancelPayload struct {
 	Mode  string `json:"mode"`
 }
 
+type decisionPayload struct {
+	ToolCallID string `json:"tool_call_id"`
+	Scope      string `json:"scope"`
+	Reason     string `json:"reason"`
+}
+
 type injectPayload struct {
 	RunID string `json:"run_id"`
 	Queue string `json:"queue"`
@@ -64,7 +70,7 @@ func (c *conn) handle(data []byte) {
 	case "run.cancel":
 		var p cancelPayload
 		if c.decode(env, &p) {
-			if err := c.bus.d.Runs.Cancel(c.p, p.RunID, p.Mode); err != nil {
+			if err := c.bus.d.Runs.Cancel(c.ctx, c.p, p.RunID, p.Mode); err != nil {
 				c.runError(p.RunID, "", err, domain.CodeRunNotFound)
 			}
 		}
@@ -74,6 +80,11 @@ func (c *conn) handle(data []byte) {
 			if err := c.bus.d.Runs.Inject(c.p, p.RunID, p.Queue, p.Input); err != nil {
 				c.runError(p.RunID, "", err, domain.CodeRunNotFound)
 			}
+		}
+	case "tool.approve", "tool.reject":
+		var p decisionPayload
+		if c.decode(env, &p) {
+			c.decide(p, env.Type == "tool.approve")
 		}
 	default:
 		c.sendError("validation", "unknown message type "+env.Type)
@@ -105,4 +116,21 @@ func (c *conn) runError(runID, sessionID string, err error, notFound string) {
 	}
 	payload, _ := json.Marshal(domain.ErrorPayload{RunID: runID, SessionID: sessionID, Code: code, Message: errs.MessageOf(err)})
 	_ = c.send(Envelope{Type: domain.EventError, Payload: payload})
+}
+
+// decide answers a pending approval by its tool call; the resumed run's
+// events reach every connection through the bus.
+func (c *conn) decide(p decisionPayload, approve bool) {
+	a, err := c.bus.d.Runs.ApprovalByCall(c.ctx, c.p, p.ToolCallID)
+	if err == nil {
+		_, err = c.bus.d.Runs.Decide(c.ctx, c.p, a.ID, approve, p.Scope, p.Reason)
+	}
+	if err != nil {
+		code := domain.CodeApprovalFailed
+		if errs.Is(err, errs.Conflict) {
+			code = domain.CodeSessionBusy
+		}
+		payload, _ := json.Marshal(domain.ErrorPayload{RunID: a.RunID, SessionID: a.SessionID, Code: code, Message: errs.MessageOf(err)})
+		_ = c.send(Envelope{Type: domain.EventError, Payload: payload})
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +18,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agents-server/agents-server/adapters/httpapi"
+	"github.com/agents-server/agents-server/core/domain"
 )
 
 // These tests run the real binary, the way a person or CI does.
@@ -211,5 +215,96 @@ func TestBinaryRefusesTheWrongSecretKey(t *testing.T) {
 	}
 	if strings.Contains(string(out), "ready") {
 		t.Fatalf("printed a ready line:\n%s", out)
+	}
+}
+
+// call is a minimal JSON client for a binary under test.
+func (p *process) call(t *testing.T, method, path string, body any, headers ...string) (int, map[string]any, []byte) {
+	t.Helper()
+	var rd io.Reader
+	if body != nil {
+		b, _ := json.Marshal(body)
+		rd = bytes.NewReader(b)
+	}
+	req, _ := http.NewRequest(method, p.url+path, rd)
+	req.Header.Set("Authorization", "Bearer "+p.token)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	raw, _ := io.ReadAll(resp.Body)
+	var out map[string]any
+	json.Unmarshal(raw, &out)
+	return resp.StatusCode, out, raw
+}
+
+func TestAPausedRunSurvivesSIGKILLAndResumes(t *testing.T) {
+	t.Parallel()
+	model, modelURL := startScripted(t)
+	model.SetScript("gated", gatedScript())
+	dir := t.TempDir()
+	p := startBinary(t, dir)
+	_, prov, _ := p.call(t, "POST", "/api/v1/providers", map[string]any{"name": "m", "base_url": modelURL + "/v1", "api_key": "k"})
+	_, agent, _ := p.call(t, "POST", "/api/v1/agents", map[string]any{"name": "careful", "model": "gated", "provider_id": prov["id"],
+		"approval": map[string]any{"approve_tools": []string{"todo_write"}}})
+	_, sess, _ := p.call(t, "POST", "/api/v1/sessions", map[string]any{"agent_config_id": agent["id"], "name": "s"})
+	sid := sess["id"].(string)
+	code, run, raw := p.call(t, "POST", "/api/v1/sessions/"+sid+"/runs", map[string]any{"input": "note it"}, "Prefer", "wait=30")
+	if code != 200 || run["status"] != "interrupted" {
+		t.Fatalf("start: %d %s", code, raw)
+	}
+	runID := run["run_id"].(string)
+
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.wait(t)
+	p2 := startBinary(t, dir)
+	_, _, raw = p2.call(t, "GET", "/api/v1/sessions/"+sid+"/approvals", nil)
+	var pending []httpapi.ApprovalView
+	json.Unmarshal(raw, &pending)
+	if len(pending) != 1 || pending[0].RunID != runID {
+		t.Fatalf("after the kill: %s", raw)
+	}
+	if _, r, _ := p2.call(t, "GET", "/api/v1/runs/"+runID, nil); r["status"] != "interrupted" {
+		t.Fatalf("run after the kill: %+v", r)
+	}
+	// Follow the run, decide, and the same run finishes.
+	req, _ := http.NewRequest("GET", p2.url+"/api/v1/runs/"+runID+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+p2.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if code, d, raw := p2.call(t, "POST", "/api/v1/approvals/"+pending[0].ID+"/approve", nil); code != 200 || d["run_id"] != runID {
+		t.Fatalf("approve: %d %s", code, raw)
+	}
+	stream, _ := io.ReadAll(resp.Body)
+	if !strings.Contains(string(stream), "event: run.output") || !strings.Contains(string(stream), "all done") {
+		t.Fatalf("the resumed run did not finish on the stream:\n%s", stream)
+	}
+	// The sequence went on from before the kill.
+	if strings.Contains(string(stream), "id: 1\n") {
+		t.Fatalf("the sequence restarted:\n%.300s", stream)
+	}
+	// No entry lost, none doubled.
+	_, _, raw = p2.call(t, "GET", "/api/v1/sessions/"+sid+"/messages", nil)
+	var msgs []httpapi.EntryView
+	json.Unmarshal(raw, &msgs)
+	var kinds []string
+	seen := map[string]bool{}
+	for _, m := range msgs {
+		if seen[m.ID] {
+			t.Fatalf("entry %s twice", m.ID)
+		}
+		seen[m.ID] = true
+		it := domain.ParseItem(m.Item)
+		kinds = append(kinds, it.Kind()+":"+it.Role)
+	}
+	if strings.Join(kinds, " ") != "message:user message:assistant function_call: function_call_output: message:assistant" {
+		t.Fatalf("transcript: %v", kinds)
 	}
 }

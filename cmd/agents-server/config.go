@@ -14,6 +14,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/ports"
 )
 
 // config is everything a start needs; flags override their env equivalents.
@@ -30,6 +31,7 @@ type config struct {
 	// Not flags: tuned by tests.
 	HTTP           httpapi.Config
 	Hub            runs.HubOptions
+	Clock          ports.Clock // nil: the system clock
 	PasswordParams auth.PasswordParams
 	DrainTimeout   time.Duration
 }

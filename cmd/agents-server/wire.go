@@ -75,6 +75,9 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	}
 
 	clock, idGen := ports.SystemClock, ids.UUIDv7{}
+	if cfg.Clock != nil {
+		clock = cfg.Clock
+	}
 	authSvc, err := auth.New(db, db, idGen, clock, log, cfg.PasswordParams)
 	if err != nil {
 		return nil, err
@@ -90,7 +93,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 
 	runSvc := runs.New(runs.Deps{
 		Hub: runs.NewHub(cfg.Hub, clock), Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
-		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
+		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
 	})
 	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
 	// Runs a crash left running end before anything is served.
@@ -131,7 +134,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stopLoops = cancel
-	go a.maintain(loopCtx, authSvc, traceSvc)
+	go a.maintain(loopCtx, authSvc, traceSvc, runSvc)
 	return a, nil
 }
 
@@ -157,7 +160,7 @@ func loadSecretBox(cfg config) (*secrets.Box, error) {
 }
 
 // maintain runs the periodic upkeep until ctx ends: now, then hourly.
-func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *traces.Service) {
+func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *traces.Service, runSvc *runs.Service) {
 	defer close(a.loopsDone)
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
@@ -166,6 +169,11 @@ func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *tra
 			a.log.Warn("pruning expired tokens failed", "err", err)
 		} else if n > 0 {
 			a.log.Info("pruned expired tokens", "count", n)
+		}
+		if n, err := runSvc.ReapApprovals(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("expiring approvals failed", "err", err)
+		} else if n > 0 {
+			a.log.Info("expired approvals", "runs", n)
 		}
 		if n, err := traceSvc.Prune(ctx); err != nil && ctx.Err() == nil {
 			a.log.Warn("pruning old traces failed", "err", err)

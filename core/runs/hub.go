@@ -148,6 +148,23 @@ func (st *stream) publish(ev domain.Event, clock ports.Clock) int64 {
 	return ev.Seq
 }
 
+// Reopen makes sure a paused run has a live stream that continues its
+// sequence after lastSeq — after a restart the hub starts empty, and the
+// decision's events must not restart at 1.
+func (h *Hub) Reopen(runID, sessionID, ownerID string, lastSeq int64) {
+	h.mu.Lock()
+	st := h.runs[runID]
+	if st == nil {
+		st = &stream{id: runID, sessionID: sessionID, ownerID: ownerID, seq: lastSeq, ring: newRing(h.opts.RingSize),
+			subs: map[*Subscription]struct{}{}}
+		h.runs[runID] = st
+	}
+	h.mu.Unlock()
+	st.mu.Lock()
+	st.ended = time.Time{}
+	st.mu.Unlock()
+}
+
 // Resume reopens a run's stream for events after a pause (an approval
 // decision continues the same run id and sequence).
 func (h *Hub) Resume(runID string) {

@@ -20,6 +20,7 @@ type outcome struct {
 	output string
 	code   string
 	msg    string
+	paused bool // the run waits for a decision: no final event, the stream stays open
 }
 
 // runCtx is one run's loop state.
@@ -57,6 +58,16 @@ func (s *Service) publish(lr *liveRun, typ string, payload any) {
 func (s *Service) execute(lr *liveRun) {
 	defer s.wg.Done()
 	out := s.loop(lr)
+	if out.paused {
+		// The pause is recorded; the session is free for new work (which
+		// would supersede it), the stream stays open for the decision.
+		s.mu.Lock()
+		delete(s.live, lr.run.ID)
+		s.mu.Unlock()
+		s.d.Hub.Release(lr.run.SessionID, lr.run.ID)
+		lr.cancel()
+		return
+	}
 	run := lr.run
 	now := s.d.Clock.Now()
 	run.Status, run.UpdatedAt, run.EndedAt = out.status, now, &now
@@ -126,20 +137,31 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 func (s *Service) loop(lr *liveRun) outcome {
 	ctx := lr.ctx
 	rc := &runCtx{lr: lr, tr: s.newTracer(ctx, lr), planning: lr.planning, raceInput: lr.run.Input}
+	agentID, first := lr.run.AgentConfigID, 1
+	if lr.resume != nil {
+		agentID, first, rc.raceInput = lr.resume.state.AgentConfigID, lr.resume.state.Turn, ""
+		lr.injected = lr.resume.state.Injected
+	}
 	var err error
-	if rc.agent, err = s.build(ctx, lr.run.AgentConfigID); err != nil {
+	if rc.agent, err = s.build(ctx, agentID); err != nil {
 		return s.fail(rc, err)
 	}
 	rc.toolChoice = rc.agent.agent.ModelSettings.ToolChoice
+	if lr.resume != nil {
+		rc.toolChoice = lr.resume.state.ToolChoice
+	}
 	if err := s.d.Sessions.SaveContextProfile(ctx, lr.run.SessionID, lr.run.ID, rc.agent.profile()); err != nil {
 		return s.fail(rc, err)
 	}
 	s.startAgent(rc)
 	defer func() { rc.agentSpan.finish(nil) }()
 	// Blocking input guardrails gate every model call — the title's too: a
-	// trip costs no tokens. The others race the first call.
-	if err := s.checkStage(rc, domain.StageInput, lr.run.Input, true); err != nil {
-		return s.fail(rc, err)
+	// trip costs no tokens. The others race the first call. A resumed run's
+	// input passed them before its pause.
+	if lr.resume == nil {
+		if err := s.checkStage(rc, domain.StageInput, lr.run.Input, true); err != nil {
+			return s.fail(rc, err)
+		}
 	}
 	if lr.titleIt {
 		defer waitTitle(s.titleSession(rc))
@@ -149,29 +171,48 @@ func (s *Service) loop(lr *liveRun) outcome {
 		return s.fail(rc, err)
 	}
 	input := sessions.ModelInput(history)
-	for turn := 1; ; turn++ {
-		if lr.graceful.Load() {
-			return s.cancelled(lr, "stopped")
+	resumed := lr.resume
+	for turn := first; ; turn++ {
+		var resp ports.ModelResponse
+		var calls []domain.Item
+		rejected := map[string]string{}
+		modelTurn := resumed == nil
+		if resumed != nil {
+			// The paused turn: its model items are already recorded (and in
+			// the history); its calls run now, as decided.
+			calls, rejected, resumed = resumed.state.Calls, resumed.rejections(), nil
+		} else {
+			if lr.graceful.Load() {
+				return s.cancelled(lr, "stopped")
+			}
+			more, err := s.consume(rc, domain.QueueSteer, domain.QueueNextTurn)
+			if err != nil {
+				return s.fail(rc, err)
+			}
+			input = append(input, more...)
+			if turn > rc.agent.maxTurns() {
+				return s.maxTurns(ctx, rc)
+			}
+			if resp, err = s.generate(ctx, rc, s.request(rc, input)); err != nil {
+				return s.fail(rc, err)
+			}
+			calls = s.announce(rc, resp.Output)
+			if gated := s.gates(rc, calls); anyTrue(gated) {
+				return s.pause(ctx, rc, turn, resp, calls, gated)
+			}
+			input = append(input, resp.Output...)
 		}
-		more, err := s.consume(rc, domain.QueueSteer, domain.QueueNextTurn)
+		results, handoff, err := s.runTools(ctx, rc, calls, rejected)
 		if err != nil {
 			return s.fail(rc, err)
 		}
-		input = append(input, more...)
-		if turn > rc.agent.maxTurns() {
-			return s.maxTurns(ctx, rc)
+		// A turn the model completed is recorded even if a cancel arrives now
+		// (a resumed turn's model items were recorded at its pause).
+		entries := outputEntries(lr.run.ID, results)
+		if modelTurn {
+			entries = turnEntries(lr.run.ID, resp, results)
 		}
-		resp, err := s.generate(ctx, rc, s.request(rc, input))
-		if err != nil {
-			return s.fail(rc, err)
-		}
-		calls := s.announce(lr, resp.Output)
-		results, handoff, err := s.runTools(ctx, rc, calls)
-		if err != nil {
-			return s.fail(rc, err)
-		}
-		// A turn the model completed is recorded even if a cancel arrives now.
-		if _, err := s.d.Sessions.Append(context.WithoutCancel(ctx), lr.run.SessionID, turnEntries(lr.run.ID, resp, results)); err != nil {
+		if _, err := s.d.Sessions.Append(context.WithoutCancel(ctx), lr.run.SessionID, entries); err != nil {
 			return s.fail(rc, err)
 		}
 		for _, r := range results {
@@ -181,7 +222,6 @@ func (s *Service) loop(lr *liveRun) outcome {
 			}
 			s.publish(lr, domain.EventToolResult, p)
 		}
-		input = append(input, resp.Output...)
 		for _, r := range results {
 			input = append(input, domain.FunctionCallOutput(r.callID, r.output))
 		}
@@ -202,7 +242,7 @@ func (s *Service) loop(lr *liveRun) outcome {
 			continue
 		}
 		// A final answer. Follow-up input opens a new exchange in this run.
-		if more, err = s.consume(rc, domain.QueueSteer, domain.QueueNextTurn, domain.QueueFollowUp); err != nil {
+		if more, err := s.consume(rc, domain.QueueSteer, domain.QueueNextTurn, domain.QueueFollowUp); err != nil {
 			return s.fail(rc, err)
 		} else if len(more) > 0 && !lr.graceful.Load() {
 			input = append(input, more...)
@@ -328,8 +368,10 @@ func (s *Service) delta(lr *liveRun, d ports.ModelDelta) {
 }
 
 // announce publishes the turn's completed items — authoritative over their
-// deltas — and returns its function calls.
-func (s *Service) announce(lr *liveRun, output []json.RawMessage) []domain.Item {
+// deltas — and returns its function calls, each marked with whether it
+// waits for a person.
+func (s *Service) announce(rc *runCtx, output []json.RawMessage) []domain.Item {
+	lr := rc.lr
 	var calls []domain.Item
 	for _, raw := range output {
 		it := domain.ParseItem(raw)
@@ -340,8 +382,12 @@ func (s *Service) announce(lr *liveRun, output []json.RawMessage) []domain.Item 
 			s.publish(lr, domain.EventReasoningItem, domain.TextPayload{RunID: lr.run.ID, Text: it.ReasoningText()})
 		case "function_call":
 			calls = append(calls, it)
-			s.publish(lr, domain.EventToolCall, domain.ToolCallPayload{RunID: lr.run.ID, ToolCallID: it.CallID, ToolName: it.Name, Arguments: it.Arguments})
 		}
+	}
+	for i, gated := range s.gates(rc, calls) {
+		c := calls[i]
+		s.publish(lr, domain.EventToolCall, domain.ToolCallPayload{RunID: lr.run.ID, ToolCallID: c.CallID, ToolName: c.Name,
+			Arguments: c.Arguments, NeedsApproval: gated})
 	}
 	return calls
 }
@@ -396,6 +442,12 @@ func turnEntries(runID string, resp ports.ModelResponse, results []toolResult) [
 		u := resp.Usage
 		out = append(out, domain.Entry{Kind: domain.KindAnnotation, RunID: runID, Usage: &u, Text: "The model returned no output."})
 	}
+	return append(out, outputEntries(runID, results)...)
+}
+
+// outputEntries record a turn's tool outputs.
+func outputEntries(runID string, results []toolResult) []domain.Entry {
+	out := make([]domain.Entry, 0, len(results))
 	for _, r := range results {
 		out = append(out, domain.Entry{Kind: domain.KindItem, Source: domain.SourceTool, RunID: runID,
 			Item: domain.FunctionCallOutput(r.callID, r.output), Display: resultDisplay(r)})

@@ -26,6 +26,7 @@ type Deps struct {
 	Settings   *settings.Service
 	Guardrails *guardrails.Service
 	Traces     ports.TraceStore
+	Approvals  ports.ApprovalStore
 	LLM        ports.LLM
 	IDs        ports.IDs
 	Clock      ports.Clock
@@ -35,6 +36,7 @@ type Deps struct {
 // Service starts, steers and stops runs.
 type Service struct {
 	d      Deps
+	trust  *TrustStore
 	root   context.Context
 	stop   context.CancelFunc
 	wg     sync.WaitGroup
@@ -46,8 +48,9 @@ type Service struct {
 // liveRun is a run executing now.
 type liveRun struct {
 	run      domain.Run
-	planning bool // the session's planning phase for this run
-	titleIt  bool // the session is untitled: name it from this run's input
+	planning bool        // the session's planning phase for this run
+	titleIt  bool        // the session is untitled: name it from this run's input
+	resume   *resumeData // set when the run continues after a pause
 	ctx      context.Context
 	cancel   context.CancelFunc
 	graceful atomic.Bool
@@ -65,7 +68,7 @@ type injection struct {
 // request's context ever reaches a run.
 func New(d Deps) *Service {
 	root, stop := context.WithCancel(context.Background())
-	return &Service{d: d, root: root, stop: stop, live: map[string]*liveRun{}}
+	return &Service{d: d, trust: NewTrustStore(), root: root, stop: stop, live: map[string]*liveRun{}}
 }
 
 // Hub is the service's event hub.
@@ -108,6 +111,13 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 	if strings.TrimSpace(req.Input) == "" && sess.LastSeq == 0 {
 		return domain.Run{}, errs.Field("input", "is required: the session has no history to answer")
 	}
+	// A new message abandons a pause: its waiting calls are recorded as not
+	// run and a late decision finds nothing.
+	if _, busy := s.d.Hub.Busy(sessionID); !busy {
+		if err := s.supersede(ctx, sessionID); err != nil {
+			return domain.Run{}, err
+		}
+	}
 	now := s.d.Clock.Now()
 	run := domain.Run{ID: s.d.IDs.NewID(), SessionID: sessionID, OwnerID: p.User.ID, AgentConfigID: agentID,
 		ProjectID: sess.ProjectID, Input: req.Input, Status: domain.RunRunning, CreatedAt: now, UpdatedAt: now}
@@ -147,14 +157,25 @@ func userEntry(text, runID string) domain.Entry {
 // launch announces the run and starts its loop on the root context.
 func (s *Service) launch(lr *liveRun) {
 	run := lr.run
-	lr.ctx, lr.cancel = context.WithCancel(s.root)
-	s.mu.Lock()
-	s.live[run.ID] = lr
-	s.wg.Add(1)
-	s.mu.Unlock()
+	s.track(lr)
 	s.d.Hub.Publish(run.ID, domain.NewEvent(domain.EventRunStarted,
 		domain.RunStartedPayload{RunID: run.ID, SessionID: run.SessionID, Input: run.Input}))
 	go s.execute(lr)
+}
+
+// launchResumed continues a paused run: no new run.started — the decision's
+// events continue the run's own sequence.
+func (s *Service) launchResumed(lr *liveRun) {
+	s.track(lr)
+	go s.execute(lr)
+}
+
+func (s *Service) track(lr *liveRun) {
+	lr.ctx, lr.cancel = context.WithCancel(s.root)
+	s.mu.Lock()
+	s.live[lr.run.ID] = lr
+	s.wg.Add(1)
+	s.mu.Unlock()
 }
 
 // Get returns a run the caller owns while the hub still holds it (live, or
@@ -195,12 +216,16 @@ func (s *Service) liveRun(p domain.Principal, runID string) (*liveRun, error) {
 	return lr, nil
 }
 
-// Cancel stops a live run: abort (default) at once, graceful after the
-// current turn; either way it ends cancelled. Returns not_found, validation
-// for an unknown mode, conflict when the run already ended.
-func (s *Service) Cancel(p domain.Principal, runID, mode string) error {
+// Cancel stops a run: a live one abort (default) at once or graceful after
+// the current turn, a paused one at once (its waiting calls recorded as not
+// run); either way it ends cancelled. Returns not_found, validation for an
+// unknown mode, conflict when the run already ended.
+func (s *Service) Cancel(ctx context.Context, p domain.Principal, runID, mode string) error {
 	if mode != "" && mode != domain.CancelAbort && mode != domain.CancelGraceful {
 		return errs.Field("mode", "must be abort or graceful")
+	}
+	if run, err := s.d.Runs.FindRun(ctx, runID); err == nil && run.OwnerID == p.User.ID && run.Status == domain.RunInterrupted {
+		return s.endPause(ctx, run, "stopped", "")
 	}
 	lr, err := s.liveRun(p, runID)
 	if err != nil {
@@ -258,6 +283,9 @@ func (s *Service) RecoverOrphans(ctx context.Context) error {
 	const msg = "the server restarted during this run"
 	orphans, err := s.d.Runs.FailRunningRuns(ctx, domain.CodeServerRestarted, msg, s.d.Clock.Now())
 	if err != nil {
+		return err
+	}
+	if err := s.ReopenPaused(ctx); err != nil {
 		return err
 	}
 	for _, r := range orphans {

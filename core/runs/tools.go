@@ -27,7 +27,7 @@ var allowedInPlanning = []string{"read_file", "list_files", "task_status"}
 // transfer tool hands the run to its target (the first one wins). Each call
 // passes the tool_input guardrails before it runs and the tool_output ones
 // before the model reads its result; a trip ends the run.
-func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item) ([]toolResult, *domain.Agent, error) {
+func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item, rejected map[string]string) ([]toolResult, *domain.Agent, error) {
 	results := make([]toolResult, len(calls))
 	var handoff *domain.Agent
 	limit := rc.agent.agent.Behavior.MaxToolConcurrency
@@ -38,6 +38,15 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item)
 	var wg sync.WaitGroup
 	errs := make([]error, len(calls))
 	for i, call := range calls {
+		if reason, no := rejected[call.CallID]; no {
+			out := "The person rejected this call; it did not run."
+			if reason != "" {
+				out += " Their reason: " + reason
+			}
+			results[i] = toolResult{callID: call.CallID, name: call.Name, output: out,
+				display: &domain.Display{Kind: "rejected", Title: call.Name + " rejected", Summary: reason}}
+			continue
+		}
 		if err := s.checkStage(rc, domain.StageToolInput, call.Arguments, false); err != nil {
 			return nil, nil, err
 		}

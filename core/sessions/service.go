@@ -118,11 +118,21 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 // entry as parent, and the context totals move with them. It is how the run
 // engine records a turn; a crash loses the whole append or nothing.
 func (s *Service) Append(ctx context.Context, sessionID string, entries []domain.Entry) ([]domain.Entry, error) {
-	if len(entries) == 0 {
-		return nil, nil
-	}
+	return s.AppendWith(ctx, sessionID, entries, nil)
+}
+
+// AppendWith is Append plus also, run in the same transaction after the
+// entries are written: what must hold together with them (a pause filing
+// its approvals, the end of a pause) does, or nothing does.
+func (s *Service) AppendWith(ctx context.Context, sessionID string, entries []domain.Entry, also func(tx ports.SessionTx) error) ([]domain.Entry, error) {
 	out := make([]domain.Entry, len(entries))
 	err := s.store.WriteSession(ctx, sessionID, func(tx ports.SessionTx) error {
+		if len(entries) == 0 {
+			if also == nil {
+				return nil
+			}
+			return also(tx)
+		}
 		sess, err := tx.Session(ctx)
 		if err != nil {
 			return err
@@ -158,7 +168,13 @@ func (s *Service) Append(ctx context.Context, sessionID string, entries []domain
 			return err
 		}
 		last := out[len(out)-1]
-		return tx.SaveState(ctx, last.ID, last.Seq, totals, now)
+		if err := tx.SaveState(ctx, last.ID, last.Seq, totals, now); err != nil {
+			return err
+		}
+		if also != nil {
+			return also(tx)
+		}
+		return nil
 	})
 	return out, err
 }

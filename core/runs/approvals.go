@@ -1,0 +1,274 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// execCommand is the shell tool whose approvals may extend to the session
+// through the trust store.
+const execCommand = "exec_command"
+
+// gates says which of a turn's calls wait for a person: those the agent's
+// approve_tools names — except a shell command the session already trusts.
+func (s *Service) gates(rc *runCtx, calls []domain.Item) []bool {
+	out := make([]bool, len(calls))
+	for i, c := range calls {
+		out[i] = domain.Gated(rc.agent.agent.Approval.ApproveTools, c.Name) &&
+			!(c.Name == execCommand && s.trust.Trusted(rc.lr.run.SessionID, commandOf(c.Arguments)))
+	}
+	return out
+}
+
+// commandOf is the shell command in exec_command's arguments.
+func commandOf(args string) string {
+	var a struct {
+		Cmd string `json:"cmd"`
+	}
+	_ = json.Unmarshal([]byte(args), &a)
+	return a.Cmd
+}
+
+func anyTrue(bs []bool) bool {
+	for _, b := range bs {
+		if b {
+			return true
+		}
+	}
+	return false
+}
+
+// pause files the turn: the model's items, an approval per gated call and
+// everything the resume needs, in one transaction — and only then says the
+// run is interrupted. A pause that cannot be recorded ends the run as
+// persist_error: nothing is announced as waiting for a decision nobody can
+// make.
+func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.ModelResponse, calls []domain.Item, gated []bool) outcome {
+	lr := rc.lr
+	now := s.d.Clock.Now()
+	var approvals []domain.Approval
+	for i, c := range calls {
+		if gated[i] {
+			approvals = append(approvals, domain.Approval{ID: s.d.IDs.NewID(), SessionID: lr.run.SessionID, RunID: lr.run.ID,
+				OwnerID: lr.run.OwnerID, ToolCallID: c.CallID, ToolName: c.Name, Arguments: c.Arguments, CreatedAt: now})
+		}
+	}
+	state := domain.PauseState{Turn: turn, AgentConfigID: rc.agent.agent.ID, ToolChoice: rc.toolChoice, Planning: rc.planning,
+		Injected: lr.injected, Calls: calls, Gated: gated}
+	run := lr.run
+	run.AgentConfigID, run.UpdatedAt = rc.agent.agent.ID, now
+	if info, ok := s.d.Hub.Info(run.ID); ok {
+		run.LastSeq = info.LastSeq + 1 // run.interrupted, below
+	}
+	_, err := s.d.Sessions.AppendWith(context.WithoutCancel(ctx), run.SessionID, turnEntries(run.ID, resp, nil),
+		func(tx ports.SessionTx) error { return tx.FileApprovals(ctx, approvals, run, state) })
+	if err != nil {
+		s.d.Log.Error("recording a pause failed", "run_id", run.ID, "err", err)
+		return s.failed(lr, domain.CodePersistError, "the pause for approval could not be recorded: "+errs.MessageOf(err))
+	}
+	s.publish(lr, domain.EventInterrupted, domain.RunIDPayload{RunID: run.ID})
+	return outcome{status: domain.RunInterrupted, paused: true}
+}
+
+// Approvals lists the caller's pending decisions: of one session, or (""),
+// of all. Returns not_found for a session that is not the caller's.
+func (s *Service) Approvals(ctx context.Context, p domain.Principal, sessionID string) ([]domain.Approval, error) {
+	if sessionID != "" {
+		if _, err := s.d.Sessions.Get(ctx, p, sessionID); err != nil {
+			return nil, err
+		}
+	}
+	return s.d.Approvals.ListApprovals(ctx, p.User.ID, sessionID)
+}
+
+// ApprovalByCall finds the caller's pending approval of a tool call (the
+// WebSocket names calls, not approvals). Returns not_found.
+func (s *Service) ApprovalByCall(ctx context.Context, p domain.Principal, toolCallID string) (domain.Approval, error) {
+	return s.d.Approvals.FindApprovalByCall(ctx, p.User.ID, toolCallID)
+}
+
+// Decide approves or rejects a pending call. When it was the run's last
+// undecided call the SAME run resumes — same id, same event sequence — and
+// the returned status is running; otherwise it stays interrupted. Returns
+// not_found (unknown, someone else's, or already decided or superseded),
+// validation (scope), conflict (another run is active on the session).
+func (s *Service) Decide(ctx context.Context, p domain.Principal, approvalID string, approve bool, scope, reason string) (domain.Run, error) {
+	if err := domain.ValidScope(scope); err != nil {
+		return domain.Run{}, err
+	}
+	a, err := s.d.Approvals.FindApproval(ctx, approvalID)
+	if err == nil {
+		err = a.CheckOwner(p)
+	}
+	if err == nil && a.Status != domain.ApprovalPending {
+		err = errs.E(errs.NotFound, "approval not found")
+	}
+	if err != nil {
+		return domain.Run{}, err
+	}
+	if live, busy := s.d.Hub.Busy(a.SessionID); busy {
+		return domain.Run{}, errs.E(errs.Conflict, "the session has an active run (%s); decide when it ends", live)
+	}
+	status := domain.ApprovalRejected
+	if approve {
+		status = domain.ApprovalApproved
+	}
+	all, err := s.d.Approvals.DecideApproval(ctx, a.ID, status, scope, reason, s.d.Clock.Now())
+	if err != nil {
+		return domain.Run{}, err
+	}
+	if approve && a.ToolName == execCommand {
+		s.trust.Grant(a.SessionID, scope, commandOf(a.Arguments))
+	}
+	for _, x := range all {
+		if x.Status == domain.ApprovalPending {
+			run, err := s.d.Runs.FindRun(ctx, a.RunID)
+			return run, err
+		}
+	}
+	return s.resume(ctx, a)
+}
+
+// resume continues a paused run whose calls are all decided. Only one
+// decision wins the resume; the others see the run as it now stands.
+func (s *Service) resume(ctx context.Context, a domain.Approval) (domain.Run, error) {
+	run, err := s.d.Runs.FindRun(ctx, a.RunID)
+	if err != nil {
+		return run, err
+	}
+	s.d.Hub.Reopen(run.ID, run.SessionID, run.OwnerID, run.LastSeq)
+	if err := s.d.Hub.Claim(run.SessionID, run.ID, run.OwnerID); err != nil {
+		return run, err
+	}
+	run, state, decided, won, err := s.d.Approvals.ResumeRun(ctx, run.ID, s.d.Clock.Now())
+	if err != nil || !won {
+		s.d.Hub.Release(a.SessionID, a.RunID)
+		if err != nil {
+			return run, err
+		}
+		return s.d.Runs.FindRun(ctx, a.RunID)
+	}
+	s.d.Hub.Resume(run.ID)
+	s.launchResumed(&liveRun{run: run, planning: state.Planning, resume: &resumeData{state: state, decided: decided}})
+	return run, nil
+}
+
+// resumeData is what a resumed run picks up.
+type resumeData struct {
+	state   domain.PauseState
+	decided []domain.Approval
+}
+
+// rejections maps a resumed turn's rejected calls to their reasons.
+func (r *resumeData) rejections() map[string]string {
+	out := map[string]string{}
+	for _, d := range r.decided {
+		if d.Status != domain.ApprovalApproved {
+			out[d.ToolCallID] = d.Reason
+		}
+	}
+	return out
+}
+
+// errLost rolls a pause's ending back when another ending won.
+var errLost = errors.New("the pause already ended")
+
+// endPause ends a paused run for good — a new message superseded it, a
+// cancel stopped it, its approval expired — recording every waiting call as
+// not run (so the history stays well-formed for the next call) plus a note.
+// Only one ending wins; a late decision then finds nothing (404).
+func (s *Service) endPause(ctx context.Context, run domain.Run, reason, note string) error {
+	state, err := s.d.Approvals.PauseState(ctx, run.ID)
+	if err != nil {
+		return err
+	}
+	why := map[string]string{"superseded": "a new message arrived before a decision", "stopped": "the run was cancelled",
+		"expired": "the approval expired"}[reason]
+	var entries []domain.Entry
+	for _, c := range state.Calls {
+		entries = append(entries, domain.Entry{Kind: domain.KindItem, Source: domain.SourceTool, RunID: run.ID,
+			Item:    domain.FunctionCallOutput(c.CallID, "Not run: "+why+"."),
+			Display: &domain.Display{Kind: "not_run", Title: c.Name + " not run", Summary: why}})
+	}
+	if note != "" {
+		entries = append(entries, domain.Entry{Kind: domain.KindAnnotation, RunID: run.ID, Text: note,
+			Display: &domain.Display{Kind: "error", Title: "Approval expired"}})
+	}
+	now := s.d.Clock.Now()
+	run.Status, run.ErrorCode, run.UpdatedAt, run.EndedAt = domain.RunCancelled, reason, now, &now
+	_, err = s.d.Sessions.AppendWith(ctx, run.SessionID, entries, func(tx ports.SessionTx) error {
+		won, err := tx.EndPause(ctx, run)
+		if err == nil && !won {
+			err = errLost
+		}
+		return err
+	})
+	if errors.Is(err, errLost) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	s.d.Hub.Reopen(run.ID, run.SessionID, run.OwnerID, run.LastSeq)
+	s.d.Hub.Publish(run.ID, domain.NewEvent(domain.EventCancelled, domain.CancelledPayload{RunID: run.ID, Reason: reason}))
+	return nil
+}
+
+// supersede ends a session's paused run, if any, before a new run starts.
+func (s *Service) supersede(ctx context.Context, sessionID string) error {
+	run, ok, err := s.d.Approvals.FindPausedRun(ctx, sessionID)
+	if err != nil || !ok {
+		return err
+	}
+	return s.endPause(ctx, run, "superseded", "")
+}
+
+// ReapApprovals ends the runs whose approvals waited past
+// approval_ttl_minutes (0: never), each with a visible note in its session.
+func (s *Service) ReapApprovals(ctx context.Context) (int, error) {
+	ttl, err := s.d.Settings.Int(ctx, settings.KeyApprovalTTLMinutes)
+	if err != nil || ttl <= 0 {
+		return 0, err
+	}
+	expired, err := s.d.Approvals.ExpiredApprovals(ctx, s.d.Clock.Now().Add(-time.Duration(ttl)*time.Minute))
+	if err != nil {
+		return 0, err
+	}
+	done := map[string]bool{}
+	for _, a := range expired {
+		if done[a.RunID] {
+			continue
+		}
+		done[a.RunID] = true
+		run, err := s.d.Runs.FindRun(ctx, a.RunID)
+		if err != nil {
+			return len(done), err
+		}
+		note := fmt.Sprintf("The approval for %s waited more than %d minutes without a decision; the run was stopped.", a.ToolName, ttl)
+		if err := s.endPause(ctx, run, "expired", note); err != nil {
+			return len(done), err
+		}
+	}
+	return len(done), nil
+}
+
+// ReopenPaused gives every paused run a live stream again after a restart,
+// so its events can be followed and its decision resumes the sequence.
+func (s *Service) ReopenPaused(ctx context.Context) error {
+	paused, err := s.d.Approvals.ListInterruptedRuns(ctx)
+	if err != nil {
+		return err
+	}
+	for _, r := range paused {
+		s.d.Hub.Reopen(r.ID, r.SessionID, r.OwnerID, r.LastSeq)
+	}
+	return nil
+}
