@@ -87,9 +87,12 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 		ok := openapi3.NewResponse().WithDescription(http.StatusText(r.Status))
 		switch {
 		case r.RawType != "":
-			schema := openapi3.NewObjectSchema() // a document (YAML)
-			if strings.HasPrefix(r.RawType, "text/") {
-				schema = openapi3.NewStringSchema() // a stream of text
+			schema := openapi3.NewStringSchema() // a stream of text
+			switch {
+			case strings.Contains(r.RawType, "yaml"):
+				schema = openapi3.NewObjectSchema() // a document
+			case !strings.HasPrefix(r.RawType, "text/"):
+				schema = openapi3.NewStringSchema().WithFormat("binary") // a download
 			}
 			ok.Content = openapi3.Content{r.RawType: openapi3.NewMediaType().WithSchema(schema)}
 		case r.Response != noBodyType:

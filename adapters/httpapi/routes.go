@@ -17,6 +17,8 @@ func (s *Server) table() []Route {
 		s.runRoutes(),
 		s.traceRoutes(),
 		s.approvalRoutes(),
+		s.sandboxRoutes(),
+		s.projectRoutes(),
 	} {
 		out = append(out, group...)
 	}

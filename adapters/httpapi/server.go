@@ -22,6 +22,7 @@ import (
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/traces"
@@ -38,6 +39,7 @@ type Deps struct {
 	Sessions   *sessions.Service
 	Runs       *runs.Service
 	Traces     *traces.Service
+	Sandboxes  *sandboxes.Service
 	// Ready reports whether the store answers, for /health.
 	Ready   func(context.Context) error
 	Version string

@@ -15,4 +15,6 @@ var (
 	_ ports.RunStore      = (*DB)(nil)
 	_ ports.TraceStore    = (*DB)(nil)
 	_ ports.ApprovalStore = (*DB)(nil)
+	_ ports.ProjectStore  = (*DB)(nil)
+	_ ports.ProjectTx     = projectQ{}
 )

@@ -141,28 +141,36 @@ func (c *conn) serve() {
 // authenticate waits for {"type":"auth","token":…}; the token never rides
 // the URL, where logs and histories would keep it.
 func (c *conn) authenticate() bool {
-	c.ws.SetReadDeadline(time.Now().Add(authDeadline))
-	_, data, err := c.ws.ReadMessage()
-	if err != nil {
+	token, p, code, msg := firstMessageAuth(c.ctx, c.ws, c.bus.d.Auth)
+	if code != "" {
+		c.sendError(code, msg)
+		c.close(websocket.ClosePolicyViolation, msg)
 		return false
+	}
+	c.token, c.p = token, p
+	return c.send(Envelope{Type: "auth.ok"}) == nil
+}
+
+// firstMessageAuth reads the auth message both endpoints start with. It
+// returns an error code and message when the caller did not authenticate.
+func firstMessageAuth(ctx context.Context, ws *websocket.Conn, a *auth.Service) (string, domain.Principal, string, string) {
+	ws.SetReadDeadline(time.Now().Add(authDeadline))
+	_, data, err := ws.ReadMessage()
+	if err != nil {
+		return "", domain.Principal{}, "unauthorized", "no auth message"
 	}
 	var msg struct {
 		Type  string `json:"type"`
 		Token string `json:"token"`
 	}
 	if json.Unmarshal(data, &msg) != nil || msg.Type != "auth" {
-		c.sendError("unauthorized", "the first message must be {\"type\":\"auth\",\"token\":…}")
-		c.close(websocket.ClosePolicyViolation, "authenticate first")
-		return false
+		return "", domain.Principal{}, "unauthorized", "the first message must be {\"type\":\"auth\",\"token\":…}"
 	}
-	p, err := c.bus.d.Auth.Authenticate(c.ctx, msg.Token)
+	p, err := a.Authenticate(ctx, msg.Token)
 	if err != nil {
-		c.sendError("unauthorized", "invalid or expired token")
-		c.close(websocket.ClosePolicyViolation, "invalid token")
-		return false
+		return "", domain.Principal{}, "unauthorized", "invalid or expired token"
 	}
-	c.token, c.p = msg.Token, p
-	return c.send(Envelope{Type: "auth.ok"}) == nil
+	return msg.Token, p, "", ""
 }
 
 // ping keeps the connection honest: a peer that answers no ping within

@@ -10,10 +10,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/ids"
+	dockersandbox "github.com/agents-server/agents-server/adapters/sandbox/docker"
 	"github.com/agents-server/agents-server/adapters/sqlite"
 	"github.com/agents-server/agents-server/adapters/ws"
 	"github.com/agents-server/agents-server/core/agents"
@@ -23,6 +25,7 @@ import (
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
@@ -42,11 +45,14 @@ type app struct {
 	sessions  *sessions.Service
 	runs      *runs.Service
 	bus       *ws.Bus
+	terminal  *ws.Terminal
+	sandboxes *sandboxes.Service
+	docker    *dockersandbox.Runtime
 	http      *http.Server
 	ln        net.Listener
 	token     string // the bootstrap admin's token for the ready line
 	stopLoops context.CancelFunc
-	loopsDone chan struct{}
+	loops     sync.WaitGroup // the upkeep loops
 }
 
 // newApp opens the store, checks the secret key, makes sure the bootstrap
@@ -91,9 +97,11 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, err
 	}
 
+	docker := dockersandbox.New(dockersandbox.Options{})
+	sandboxSvc := sandboxes.New(sandboxes.Deps{Store: db, Box: box, Settings: settingsSvc, Docker: docker, IDs: idGen, Clock: clock, Log: log})
 	runSvc := runs.New(runs.Deps{
 		Hub: runs.NewHub(cfg.Hub, clock), Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
-		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
+		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
 	})
 	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
 	// Runs a crash left running end before anything is served.
@@ -110,6 +118,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		Sessions:   sessionSvc,
 		Runs:       runSvc,
 		Traces:     traceSvc,
+		Sandboxes:  sandboxSvc,
 		Ready:      db.Ping,
 		Version:    version(), UI: frontend.Assets(), Log: log,
 	}, cfg.HTTP)
@@ -117,24 +126,26 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, err
 	}
 	bus := ws.New(ws.Deps{Auth: authSvc, Runs: runSvc, Log: log})
+	terminal := ws.NewTerminal(authSvc, sandboxSvc, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, err, "cannot listen on %s", cfg.Addr)
 	}
 	a := &app{
 		cfg: cfg, log: log, db: db, api: api, settings: settingsSvc, providers: providerSvc, sessions: sessionSvc,
-		runs: runSvc, bus: bus, ln: ln, token: token,
+		runs: runSvc, bus: bus, terminal: terminal, sandboxes: sandboxSvc, docker: docker, ln: ln, token: token,
 		http: &http.Server{
-			Handler:           routes(api.Handler(), bus),
+			Handler:           routes(api.Handler(), bus, terminal),
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       2 * time.Minute,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		},
-		loopsDone: make(chan struct{}),
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stopLoops = cancel
+	a.loops.Add(2)
 	go a.maintain(loopCtx, authSvc, traceSvc, runSvc)
+	go a.idleStops(loopCtx)
 	return a, nil
 }
 
@@ -161,7 +172,7 @@ func loadSecretBox(cfg config) (*secrets.Box, error) {
 
 // maintain runs the periodic upkeep until ctx ends: now, then hourly.
 func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *traces.Service, runSvc *runs.Service) {
-	defer close(a.loopsDone)
+	defer a.loops.Done()
 	tick := time.NewTicker(time.Hour)
 	defer tick.Stop()
 	for {
@@ -184,6 +195,30 @@ func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *tra
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		}
+	}
+}
+
+// idleStops stops the project instances nobody used for
+// sandbox_idle_minutes, checking every minute; first it notes the ones a
+// previous process left running.
+func (a *app) idleStops(ctx context.Context) {
+	defer a.loops.Done()
+	if err := a.sandboxes.Adopt(ctx); err != nil && ctx.Err() == nil {
+		a.log.Warn("noting running sandbox instances failed", "err", err)
+	}
+	tick := time.NewTicker(time.Minute)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if n, err := a.sandboxes.SweepIdle(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("idle sandbox stop failed", "err", err)
+		} else if n > 0 {
+			a.log.Info("stopped idle sandbox instances", "count", n)
 		}
 	}
 }
@@ -213,9 +248,10 @@ func (a *app) serve() error {
 
 // routes puts the WebSocket bus beside the echo server; everything else is
 // echo's (API, health, UI).
-func routes(api http.Handler, bus *ws.Bus) http.Handler {
+func routes(api http.Handler, bus *ws.Bus, terminal *ws.Terminal) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/ws", bus)
+	mux.Handle("/ws/terminal", terminal)
 	mux.Handle("/", api)
 	return mux
 }
@@ -230,6 +266,7 @@ func (a *app) shutdown() error {
 	ctx, cancel := context.WithTimeout(context.Background(), a.cfg.DrainTimeout)
 	a.runs.Shutdown(ctx)
 	a.bus.CloseAll()
+	a.terminal.CloseAll()
 	if err := a.api.WaitIdle(ctx); err != nil {
 		a.log.Warn("drain timed out; closing with requests in flight", "in_flight", a.api.InFlight())
 	}
@@ -240,6 +277,7 @@ func (a *app) shutdown() error {
 		a.http.Close()
 	}
 	a.stopLoops()
-	<-a.loopsDone
+	a.loops.Wait()
+	a.docker.Close()
 	return a.db.Close()
 }

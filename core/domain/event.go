@@ -130,6 +130,22 @@ type ToolResultPayload struct {
 	Extra      map[string]string `json:"extra,omitempty"`
 }
 
+// ToolProgressPayload is partial output of a running tool: Delta appends
+// to what the client holds for the call.
+type ToolProgressPayload struct {
+	RunID    string `json:"run_id"`
+	CallID   string `json:"call_id"`
+	ToolName string `json:"tool_name"`
+	Delta    string `json:"delta"`
+	Renderer string `json:"renderer,omitempty"`
+}
+
+// ProjectBoundPayload announces a session's permanent project binding.
+type ProjectBoundPayload struct {
+	SessionID string `json:"session_id"`
+	ProjectID string `json:"project_id"`
+}
+
 // HandoffPayload records a handoff between agents.
 type HandoffPayload struct {
 	RunID  string `json:"run_id"`

@@ -10,12 +10,13 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
 )
 
 // execCommand is the shell tool whose approvals may extend to the session
 // through the trust store.
-const execCommand = "exec_command"
+const execCommand = tools.ExecCommand
 
 // gates says which of a turn's calls wait for a person: those the agent's
 // approve_tools names — except a shell command the session already trusts.
@@ -74,6 +75,7 @@ func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.Mo
 		s.d.Log.Error("recording a pause failed", "run_id", run.ID, "err", err)
 		return s.failed(lr, domain.CodePersistError, "the pause for approval could not be recorded: "+errs.MessageOf(err))
 	}
+	lr.pausing.Store(true)
 	s.publish(lr, domain.EventInterrupted, domain.RunIDPayload{RunID: run.ID})
 	return outcome{status: domain.RunInterrupted, paused: true}
 }
@@ -95,6 +97,18 @@ func (s *Service) ApprovalByCall(ctx context.Context, p domain.Principal, toolCa
 	return s.d.Approvals.FindApprovalByCall(ctx, p.User.ID, toolCallID)
 }
 
+// awaitPause waits (briefly) until a run that announced its pause has
+// released its session.
+func (s *Service) awaitPause(ctx context.Context, sessionID, runID string) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if live, busy := s.d.Hub.Busy(sessionID); !busy || live != runID {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
 // Decide approves or rejects a pending call. When it was the run's last
 // undecided call the SAME run resumes — same id, same event sequence — and
 // the returned status is running; otherwise it stays interrupted. Returns
@@ -114,6 +128,9 @@ func (s *Service) Decide(ctx context.Context, p domain.Principal, approvalID str
 	if err != nil {
 		return domain.Run{}, err
 	}
+	// A decision may arrive the moment run.interrupted is out, while the
+	// paused run is still letting go of the session: that wait is short.
+	s.awaitPause(ctx, a.SessionID, a.RunID)
 	if live, busy := s.d.Hub.Busy(a.SessionID); busy {
 		return domain.Run{}, errs.E(errs.Conflict, "the session has an active run (%s); decide when it ends", live)
 	}

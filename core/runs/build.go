@@ -180,3 +180,28 @@ func (b *builtAgent) profile() json.RawMessage {
 	p, _ := json.Marshal(map[string]any{"layers": b.layers, "tools": byOrigin, "agent": b.agent.Name})
 	return p
 }
+
+// equip gives an agent what the run's project brings: the sandbox tools,
+// and the sandbox prompt after its instructions and memories. A run with
+// no project gets neither.
+func (s *Service) equip(ctx context.Context, rc *runCtx, b *builtAgent) error {
+	if rc.ws == nil {
+		return nil
+	}
+	prompt, err := s.d.Sandboxes.Prompt(ctx, rc.ws.projectID)
+	if errs.Is(err, errs.NotFound) {
+		return configErr("the session's project no longer exists")
+	}
+	if err != nil {
+		return err
+	}
+	if strings.TrimSpace(prompt) != "" {
+		if b.instructions != "" {
+			b.instructions += "\n\n"
+		}
+		b.instructions += prompt
+	}
+	b.layers["sandbox_prompt"] = len(prompt)
+	b.specs = append(b.specs, tools.Sandbox...)
+	return nil
+}

@@ -32,6 +32,7 @@ type runCtx struct {
 	planning   bool
 	raceInput  string // what the non-blocking input guardrails check during the first call
 	toolChoice string
+	ws         *workspace // the project's tree; nil without a project
 }
 
 func (rc *runCtx) parentSpan() string {
@@ -146,6 +147,13 @@ func (s *Service) loop(lr *liveRun) outcome {
 	if rc.agent, err = s.build(ctx, agentID); err != nil {
 		return s.fail(rc, err)
 	}
+	if lr.run.ProjectID != "" && s.d.Sandboxes != nil {
+		rc.ws = newWorkspace(s.d.Sandboxes, lr.run.ProjectID)
+		defer rc.ws.teardown()
+	}
+	if err := s.equip(ctx, rc, rc.agent); err != nil {
+		return s.fail(rc, err)
+	}
 	rc.toolChoice = rc.agent.agent.ModelSettings.ToolChoice
 	if lr.resume != nil {
 		rc.toolChoice = lr.resume.state.ToolChoice
@@ -164,7 +172,7 @@ func (s *Service) loop(lr *liveRun) outcome {
 		}
 	}
 	if lr.titleIt {
-		defer waitTitle(s.titleSession(rc))
+		defer waitTitle(lr.ctx, s.titleSession(rc))
 	}
 	history, err := s.d.Sessions.History(ctx, lr.run.SessionID)
 	if err != nil {
@@ -253,7 +261,14 @@ func (s *Service) loop(lr *liveRun) outcome {
 	}
 }
 
-func waitTitle(done <-chan struct{}) { <-done }
+// waitTitle holds a run's end for its title — unless the run was cancelled:
+// a stop answers at once, and the title lands on the session anyway.
+func waitTitle(ctx context.Context, done <-chan struct{}) {
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
 
 // startAgent opens the span of an agent's stretch and announces it.
 func (s *Service) startAgent(rc *runCtx) {
@@ -269,6 +284,9 @@ func (s *Service) handOff(rc *runCtx, to domain.Agent) error {
 	s.publish(rc.lr, domain.EventHandoff, domain.HandoffPayload{RunID: rc.lr.run.ID, From: from.Name, To: to.Name, FromID: from.ID, ToID: to.ID})
 	next, err := s.build(rc.lr.ctx, to.ID)
 	if err != nil {
+		return err
+	}
+	if err := s.equip(rc.lr.ctx, rc, next); err != nil {
 		return err
 	}
 	rc.agentSpan.finish(nil)

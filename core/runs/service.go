@@ -11,6 +11,7 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/providers"
+	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/ports"
@@ -27,10 +28,13 @@ type Deps struct {
 	Guardrails *guardrails.Service
 	Traces     ports.TraceStore
 	Approvals  ports.ApprovalStore
-	LLM        ports.LLM
-	IDs        ports.IDs
-	Clock      ports.Clock
-	Log        *slog.Logger
+	// Sandboxes binds projects and runs the sandbox tools; nil serves no
+	// projects.
+	Sandboxes *sandboxes.Service
+	LLM       ports.LLM
+	IDs       ports.IDs
+	Clock     ports.Clock
+	Log       *slog.Logger
 }
 
 // Service starts, steers and stops runs.
@@ -50,10 +54,12 @@ type liveRun struct {
 	run      domain.Run
 	planning bool        // the session's planning phase for this run
 	titleIt  bool        // the session is untitled: name it from this run's input
+	bound    bool        // this run bound the session's project: announce it
 	resume   *resumeData // set when the run continues after a pause
 	ctx      context.Context
 	cancel   context.CancelFunc
 	graceful atomic.Bool
+	pausing  atomic.Bool // run.interrupted is out; the session is about to be free
 	mu       sync.Mutex
 	queue    []injection
 	injected int
@@ -105,14 +111,35 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 	if err != nil {
 		return domain.Run{}, err
 	}
-	if req.ProjectID != "" && req.ProjectID != sess.ProjectID {
-		return domain.Run{}, errs.Field("project_id", "no such project")
+	// The first project-carrying run binds the session's project; after
+	// that the bound value rules and the client's is ignored.
+	bindTo := ""
+	if sess.ProjectID == "" && req.ProjectID != "" {
+		if s.d.Sandboxes == nil {
+			return domain.Run{}, errs.Field("project_id", "no such project")
+		}
+		if _, err := s.d.Sandboxes.OwnProject(ctx, p, req.ProjectID); err != nil {
+			if errs.Is(err, errs.NotFound) {
+				return domain.Run{}, errs.Field("project_id", "no such project")
+			}
+			return domain.Run{}, err
+		}
+		bindTo = req.ProjectID
 	}
 	if strings.TrimSpace(req.Input) == "" && sess.LastSeq == 0 {
 		return domain.Run{}, errs.Field("input", "is required: the session has no history to answer")
 	}
 	// A new message abandons a pause: its waiting calls are recorded as not
 	// run and a late decision finds nothing.
+	// A run that just announced its pause is letting go of the session.
+	if live, busy := s.d.Hub.Busy(sessionID); busy {
+		s.mu.Lock()
+		lr := s.live[live]
+		s.mu.Unlock()
+		if lr != nil && lr.pausing.Load() {
+			s.awaitPause(ctx, sessionID, live)
+		}
+	}
 	if _, busy := s.d.Hub.Busy(sessionID); !busy {
 		if err := s.supersede(ctx, sessionID); err != nil {
 			return domain.Run{}, err
@@ -124,12 +151,19 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 	if err := s.d.Hub.Claim(sessionID, run.ID, p.User.ID); err != nil {
 		return domain.Run{}, err
 	}
+	bound := false
+	if bindTo != "" {
+		if run.ProjectID, bound, err = s.d.Sandboxes.Bind(ctx, p, sessionID, bindTo); err != nil {
+			s.d.Hub.Release(sessionID, run.ID)
+			return domain.Run{}, err
+		}
+	}
 	planning, err := s.begin(ctx, run, req.Plan)
 	if err != nil {
 		s.d.Hub.Release(sessionID, run.ID)
 		return domain.Run{}, err
 	}
-	s.launch(&liveRun{run: run, planning: planning, titleIt: sess.Name == "" && strings.TrimSpace(run.Input) != ""})
+	s.launch(&liveRun{run: run, planning: planning, bound: bound, titleIt: sess.Name == "" && strings.TrimSpace(run.Input) != ""})
 	return run, nil
 }
 
@@ -160,6 +194,10 @@ func (s *Service) launch(lr *liveRun) {
 	s.track(lr)
 	s.d.Hub.Publish(run.ID, domain.NewEvent(domain.EventRunStarted,
 		domain.RunStartedPayload{RunID: run.ID, SessionID: run.SessionID, Input: run.Input}))
+	if lr.bound {
+		s.d.Hub.Publish(run.ID, domain.NewEvent(domain.EventProjectBound,
+			domain.ProjectBoundPayload{SessionID: run.SessionID, ProjectID: run.ProjectID}))
+	}
 	go s.execute(lr)
 }
 

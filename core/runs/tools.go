@@ -114,6 +114,8 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 		r.display = &domain.Display{Kind: "refused", Title: call.Name + " refused while planning"}
 	case call.Name == tools.TodoWrite.Name:
 		r = todoWrite(call)
+	case rc.ws != nil && slices.ContainsFunc(tools.Sandbox, func(sp tools.Spec) bool { return sp.Name == call.Name }):
+		r = s.runSandboxTool(ctx, rc, call)
 	}
 	sp.meta("is_error", r.isError).set("output", r.output, true)
 	sp.finish(nil)

@@ -1,0 +1,259 @@
+package domain
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+// Sandbox types.
+const (
+	SandboxDocker = "docker"
+	SandboxE2B    = "e2b"
+)
+
+// Sandbox is one place project trees live: WHERE it runs and WHAT runs on
+// it. Host configuration: read by everyone, written by admins.
+type Sandbox struct {
+	ID       string
+	Name     string
+	Type     string
+	Docker   *DockerConfig // Type docker
+	E2B      *E2BConfig    // Type e2b
+	Prompt   string        // appended to the instructions of agents working on it
+	Revision int64
+	// CreatedAt and UpdatedAt are when the row was made and last changed.
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// DockerConfig is a docker sandbox's config. Secret fields hold their stored
+// (sealed) form inside the server.
+type DockerConfig struct {
+	Host             string  `json:"host"`
+	SSHPassword      string  `json:"ssh_password"`
+	SSHKey           string  `json:"ssh_key"`
+	Image            string  `json:"image"`
+	Runtime          string  `json:"runtime"`
+	User             string  `json:"user"`
+	Network          string  `json:"network"`
+	MemoryMB         int     `json:"memory_mb"`
+	CPUs             float64 `json:"cpus"`
+	MaxReadFileBytes int64   `json:"max_read_file_bytes"`
+}
+
+// E2BConfig is an E2B-compatible sandbox's config (its runtime comes later;
+// the config is validated and stored now).
+type E2BConfig struct {
+	APIURL           string `json:"api_url"`
+	Domain           string `json:"domain"`
+	APIKey           string `json:"api_key"`
+	DataPlaneAuth    string `json:"data_plane_auth"`
+	TemplateID       string `json:"template_id"`
+	TimeoutSeconds   int    `json:"timeout_seconds"`
+	AutoPause        *bool  `json:"auto_pause"`
+	AllowInternet    bool   `json:"allow_internet"`
+	MaxReadFileBytes int64  `json:"max_read_file_bytes"`
+}
+
+// SandboxSupports are a type's capability flags: clients offer actions from
+// these, never from the type string.
+type SandboxSupports struct {
+	Rebuild    bool `json:"rebuild"`     // the container can be replaced while the tree survives
+	PublicHost bool `json:"public_host"` // ports are reachable on a public host name
+}
+
+// SandboxType describes one sandbox type: one descriptor owns its
+// semantics (the config form is the only other type switch).
+type SandboxType struct {
+	Name     string
+	Supports SandboxSupports
+}
+
+// SandboxTypes is every sandbox type.
+var SandboxTypes = map[string]SandboxType{
+	SandboxDocker: {Name: SandboxDocker, Supports: SandboxSupports{Rebuild: true}},
+	SandboxE2B:    {Name: SandboxE2B, Supports: SandboxSupports{PublicHost: true}},
+}
+
+// Secrets are the config's write-only fields by JSON name, as pointers so
+// the service seals, keeps or masks them in place.
+func (s *Sandbox) Secrets() map[string]*string {
+	switch {
+	case s.Docker != nil:
+		return map[string]*string{"ssh_password": &s.Docker.SSHPassword, "ssh_key": &s.Docker.SSHKey}
+	case s.E2B != nil:
+		return map[string]*string{"api_key": &s.E2B.APIKey}
+	}
+	return nil
+}
+
+// Defaults of a docker sandbox: never "unlimited", since agent code runs
+// there.
+const (
+	DefaultMemoryMB         = 4096
+	DefaultCPUs             = 2.0
+	DefaultMaxReadFileBytes = 8 << 20
+)
+
+// ReadLimit is how large a file the read tool loads at all.
+func (s Sandbox) ReadLimit() int64 {
+	n := int64(0)
+	if s.Docker != nil {
+		n = s.Docker.MaxReadFileBytes
+	}
+	if s.E2B != nil {
+		n = s.E2B.MaxReadFileBytes
+	}
+	if n <= 0 {
+		return DefaultMaxReadFileBytes
+	}
+	return n
+}
+
+// ParseSandboxConfig decodes a config object for a type strictly and
+// canonically: a field of the wrong JSON type is a 400, unknown keys are
+// dropped, values are checked. One decoder answers every question about a
+// config, so save-time validation and later comparisons cannot disagree.
+func ParseSandboxConfig(typ string, raw json.RawMessage) (*DockerConfig, *E2BConfig, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+		raw = json.RawMessage(`{}`)
+	}
+	var f errs.FieldErrors
+	switch typ {
+	case SandboxDocker:
+		var c DockerConfig
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return nil, nil, configTypeError(err)
+		}
+		c.Image = strings.TrimSpace(c.Image)
+		if c.Image == "" {
+			f.Add("config.image", "is required")
+		}
+		if err := checkDockerHost(c.Host); err != nil {
+			f.Add("config.host", "%v", err)
+		}
+		if c.MemoryMB < 0 || c.MemoryMB > 1<<20 {
+			f.Add("config.memory_mb", "must be between 0 (default %d) and 1048576", DefaultMemoryMB)
+		}
+		if c.CPUs < 0 || c.CPUs > 256 {
+			f.Add("config.cpus", "must be between 0 (default 2) and 256")
+		}
+		if c.MaxReadFileBytes < 0 {
+			f.Add("config.max_read_file_bytes", "must not be negative")
+		}
+		if strings.ContainsAny(c.User, " \t\n") {
+			f.Add("config.user", "must be user[:group]")
+		}
+		return &c, nil, f.Err()
+	case SandboxE2B:
+		var c E2BConfig
+		if err := json.Unmarshal(raw, &c); err != nil {
+			return nil, nil, configTypeError(err)
+		}
+		if strings.TrimSpace(c.TemplateID) == "" {
+			f.Add("config.template_id", "is required: the workbench builds no templates")
+		}
+		if c.APIURL != "" {
+			if u, err := url.Parse(c.APIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+				f.Add("config.api_url", "must be an absolute http(s) URL")
+			}
+		}
+		switch c.DataPlaneAuth {
+		case "", "access_token", "api_key", "none":
+		default:
+			f.Add("config.data_plane_auth", "must be access_token, api_key or none (or empty)")
+		}
+		if c.TimeoutSeconds < 0 {
+			f.Add("config.timeout_seconds", "must not be negative")
+		}
+		if c.AutoPause == nil {
+			t := true // an expired lease pauses rather than destroys the tree
+			c.AutoPause = &t
+		}
+		return nil, &c, f.Err()
+	}
+	return nil, nil, errs.Field("type", "must be docker or e2b")
+}
+
+func configTypeError(err error) error {
+	var te *json.UnmarshalTypeError
+	if ok := asTypeError(err, &te); ok {
+		return errs.Field("config."+te.Field, "must be %s", te.Type.String())
+	}
+	return errs.Field("config", "must be a JSON object")
+}
+
+func asTypeError(err error, target **json.UnmarshalTypeError) bool {
+	te, ok := err.(*json.UnmarshalTypeError)
+	if ok {
+		*target = te
+	}
+	return ok
+}
+
+// checkDockerHost accepts "" (this machine), tcp://, unix:// and ssh://.
+func checkDockerHost(h string) error {
+	if h == "" {
+		return nil
+	}
+	u, err := url.Parse(h)
+	if err != nil {
+		return fmt.Errorf("is not a URL")
+	}
+	switch u.Scheme {
+	case "unix":
+		if u.Path == "" {
+			return fmt.Errorf("unix:// needs a socket path")
+		}
+	case "tcp", "ssh":
+		if u.Host == "" {
+			return fmt.Errorf("%s:// needs a host", u.Scheme)
+		}
+		if u.Scheme == "ssh" && u.User == nil {
+			return fmt.Errorf("ssh:// needs a user: ssh://user@host")
+		}
+	default:
+		return fmt.Errorf("must be empty (this machine), tcp://host:port, unix:///path or ssh://user@host")
+	}
+	return nil
+}
+
+// Destination is where a sandbox's storage lives: projects can move only
+// between sandboxes of one destination — the files do not travel.
+func (s Sandbox) Destination() string {
+	switch {
+	case s.Docker != nil:
+		return SandboxDocker + "|" + s.Docker.Host
+	case s.E2B != nil:
+		return SandboxE2B + "|" + s.E2B.APIURL + "|" + s.E2B.Domain
+	}
+	return s.Type
+}
+
+// Identity is what freezes while projects live on a sandbox: the
+// destination, and for e2b what a resumed instance cannot re-apply.
+func (s Sandbox) Identity() string {
+	if s.E2B != nil {
+		return fmt.Sprintf("%s|%s|%v|%v", s.Destination(), s.E2B.TemplateID, *s.E2B.AutoPause, s.E2B.AllowInternet)
+	}
+	return s.Destination()
+}
+
+// Content is what runs: a change here replaces the projects' containers at
+// their next use (the name, the prompt and credentials are not content).
+func (s Sandbox) Content() string {
+	if s.Docker != nil {
+		d := s.Docker
+		return fmt.Sprintf("%s|%s|%s|%s|%d|%g", d.Image, d.Runtime, d.User, d.Network, d.MemoryMB, d.CPUs)
+	}
+	if s.E2B != nil {
+		return s.E2B.TemplateID
+	}
+	return ""
+}

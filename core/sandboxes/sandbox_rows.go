@@ -1,0 +1,286 @@
+package sandboxes
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/secrets"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// SandboxInput is what an admin writes about a sandbox. Revision, when
+// set, makes an update a compare-and-set.
+type SandboxInput struct {
+	Name     string
+	Type     string
+	Config   json.RawMessage
+	Prompt   string
+	Revision *int64
+}
+
+// ListSandboxes returns every sandbox (everyone reads host configuration).
+func (s *Service) ListSandboxes(ctx context.Context) ([]domain.Sandbox, error) {
+	return s.d.Store.ListSandboxes(ctx)
+}
+
+// GetSandbox returns one sandbox.
+func (s *Service) GetSandbox(ctx context.Context, id string) (domain.Sandbox, error) {
+	return s.d.Store.FindSandbox(ctx, id)
+}
+
+// ProjectCount is how many projects live on a sandbox.
+func (s *Service) ProjectCount(ctx context.Context, id string) (int, error) {
+	ps, err := s.d.Store.ProjectsOnSandbox(ctx, id)
+	return len(ps), err
+}
+
+func requireAdmin(p domain.Principal) error {
+	if !p.IsAdmin() {
+		return errs.E(errs.Forbidden, "sandboxes are host configuration: only admins write them")
+	}
+	return nil
+}
+
+// CreateSandbox adds a sandbox. Returns forbidden, validation, conflict
+// (name taken).
+func (s *Service) CreateSandbox(ctx context.Context, p domain.Principal, in SandboxInput) (domain.Sandbox, error) {
+	if err := requireAdmin(p); err != nil {
+		return domain.Sandbox{}, err
+	}
+	now := s.d.Clock.Now()
+	sb := domain.Sandbox{ID: s.d.IDs.NewID(), Revision: 1, CreatedAt: now, UpdatedAt: now}
+	if err := s.applySandbox(&sb, in, nil); err != nil {
+		return domain.Sandbox{}, err
+	}
+	return sb, s.d.Store.InProjectTx(ctx, func(tx ports.ProjectTx) error { return tx.InsertSandbox(ctx, sb) })
+}
+
+// UpdateSandbox replaces a sandbox. While projects live on it, its identity
+// (type and destination; for e2b also template, auto_pause and
+// allow_internet) is frozen (409 naming the count). A content change moves
+// the runtime generation of every project on it and severs their
+// terminals. Returns forbidden, not_found, validation, conflict.
+func (s *Service) UpdateSandbox(ctx context.Context, p domain.Principal, id string, in SandboxInput) (domain.Sandbox, error) {
+	if err := requireAdmin(p); err != nil {
+		return domain.Sandbox{}, err
+	}
+	var out domain.Sandbox
+	var retired []domain.Project
+	err := s.d.Store.InProjectTx(ctx, func(tx ports.ProjectTx) error {
+		before, err := tx.FindSandbox(ctx, id)
+		if err != nil {
+			return err
+		}
+		if in.Revision != nil && *in.Revision != before.Revision {
+			return errs.E(errs.Conflict, "the sandbox is at revision %d, not %d: re-read and retry", before.Revision, *in.Revision)
+		}
+		sb := before
+		if err := s.applySandbox(&sb, in, &before); err != nil {
+			return err
+		}
+		projects, err := tx.ProjectsOnSandbox(ctx, id)
+		if err != nil {
+			return err
+		}
+		if len(projects) > 0 && sb.Identity() != before.Identity() {
+			return errs.E(errs.Conflict, "%d project(s) live on this sandbox: its type and destination%s are frozen while they do",
+				len(projects), map[bool]string{true: " (and template_id, auto_pause, allow_internet)", false: ""}[sb.Type == domain.SandboxE2B])
+		}
+		sb.Revision, sb.UpdatedAt = before.Revision+1, s.d.Clock.Now()
+		if err := tx.UpdateSandbox(ctx, sb); err != nil {
+			return err
+		}
+		if sb.Content() != before.Content() && len(projects) > 0 {
+			retired = projects
+			if err := tx.BumpGenerations(ctx, id); err != nil {
+				return err
+			}
+		}
+		out = sb
+		return nil
+	})
+	if err == nil {
+		for _, pr := range retired {
+			s.sever(pr.ID)
+		}
+	}
+	return out, err
+}
+
+// applySandbox validates in and writes it into sb; before is the stored
+// row on an update, whose secrets the mask keeps.
+func (s *Service) applySandbox(sb *domain.Sandbox, in SandboxInput, before *domain.Sandbox) error {
+	var f errs.FieldErrors
+	name := strings.TrimSpace(in.Name)
+	switch {
+	case name == "":
+		f.Add("name", "is required")
+	case utf8.RuneCountInString(name) > 100 || strings.ContainsAny(name, "\r\n"):
+		f.Add("name", "must be one line of at most 100 characters")
+	}
+	if utf8.RuneCountInString(in.Prompt) > 20000 {
+		f.Add("prompt", "must be at most 20000 characters")
+	}
+	typ := in.Type
+	if typ == "" && before != nil {
+		typ = before.Type
+	}
+	if _, ok := domain.SandboxTypes[typ]; !ok {
+		f.Add("type", "must be docker or e2b")
+		return f.Err()
+	}
+	docker, e2b, err := domain.ParseSandboxConfig(typ, in.Config)
+	if err := f.Merge("", err); err != nil {
+		return err
+	}
+	if err := f.Err(); err != nil {
+		return err
+	}
+	next := domain.Sandbox{ID: sb.ID, Name: name, Type: typ, Docker: docker, E2B: e2b, Prompt: in.Prompt,
+		Revision: sb.Revision, CreatedAt: sb.CreatedAt, UpdatedAt: sb.UpdatedAt}
+	for field, v := range next.Secrets() {
+		if *v != secrets.Mask {
+			sealed, err := s.d.Box.Seal(secretPlace(sb.ID, field), *v)
+			if err != nil {
+				return err
+			}
+			*v = sealed
+			continue
+		}
+		// The mask keeps the stored credential — but only for the host it
+		// was stored for: sending one host's password to another is a leak.
+		*v = ""
+		if before == nil || before.Type != typ {
+			continue
+		}
+		if before.Destination() != next.Destination() {
+			return errs.Field("config."+field, "the stored credential belongs to the previous host: send it again or clear it")
+		}
+		*v = *before.Secrets()[field]
+	}
+	*sb = next
+	return nil
+}
+
+// DeleteSandbox removes a sandbox no project lives on. Returns forbidden,
+// not_found, conflict.
+func (s *Service) DeleteSandbox(ctx context.Context, p domain.Principal, id string) error {
+	if err := requireAdmin(p); err != nil {
+		return err
+	}
+	return s.d.Store.InProjectTx(ctx, func(tx ports.ProjectTx) error {
+		if _, err := tx.FindSandbox(ctx, id); err != nil {
+			return err
+		}
+		projects, err := tx.ProjectsOnSandbox(ctx, id)
+		if err != nil {
+			return err
+		}
+		if len(projects) > 0 {
+			return errs.E(errs.Conflict, "%d project(s) live on this sandbox: delete them (or move them) first", len(projects))
+		}
+		return tx.DeleteSandbox(ctx, id)
+	})
+}
+
+// ConfigView is a sandbox's config as clients read it: canonical, secrets
+// masked.
+func ConfigView(sb domain.Sandbox) map[string]any {
+	masked := sb
+	if sb.Docker != nil {
+		d := *sb.Docker
+		masked.Docker = &d
+	}
+	if sb.E2B != nil {
+		e := *sb.E2B
+		masked.E2B = &e
+	}
+	for _, v := range masked.Secrets() {
+		*v = secrets.Masked(*v)
+	}
+	var raw []byte
+	switch {
+	case masked.Docker != nil:
+		raw, _ = json.Marshal(masked.Docker)
+	case masked.E2B != nil:
+		raw, _ = json.Marshal(masked.E2B)
+	default:
+		raw = []byte(`{}`)
+	}
+	out := map[string]any{}
+	_ = json.Unmarshal(raw, &out)
+	return out
+}
+
+// TestSandbox runs `echo ok` in a throw-away instance: ok false when it ran
+// but failed; upstream when the host could not be reached. Admins only.
+func (s *Service) TestSandbox(ctx context.Context, p domain.Principal, id string) (bool, string, error) {
+	if err := requireAdmin(p); err != nil {
+		return false, "", err
+	}
+	sb, err := s.d.Store.FindSandbox(ctx, id)
+	if err != nil {
+		return false, "", err
+	}
+	rt, err := s.runtime(sb)
+	if err != nil {
+		return false, "", err
+	}
+	t, err := s.target(sb)
+	if err != nil {
+		return false, "", err
+	}
+	return rt.Test(ctx, t)
+}
+
+// dockerOnly resolves a sandbox for the container routes: docker only.
+func (s *Service) dockerOnly(ctx context.Context, p domain.Principal, id string) (ports.SandboxRuntime, ports.DockerTarget, error) {
+	if err := requireAdmin(p); err != nil {
+		return nil, ports.DockerTarget{}, err
+	}
+	sb, err := s.d.Store.FindSandbox(ctx, id)
+	if err != nil {
+		return nil, ports.DockerTarget{}, err
+	}
+	if sb.Type != domain.SandboxDocker {
+		return nil, ports.DockerTarget{}, errs.E(errs.Validation, "containers are a docker operation: sandbox %q is %s", sb.Name, sb.Type)
+	}
+	rt, err := s.runtime(sb)
+	if err != nil {
+		return nil, ports.DockerTarget{}, err
+	}
+	t, err := s.target(sb)
+	return rt, t, err
+}
+
+// Containers lists this server's containers on a docker sandbox's daemon.
+func (s *Service) Containers(ctx context.Context, p domain.Principal, id string) ([]ports.ContainerInfo, error) {
+	rt, t, err := s.dockerOnly(ctx, p, id)
+	if err != nil {
+		return nil, err
+	}
+	return rt.Containers(ctx, t)
+}
+
+// StopContainer stops one of this server's containers by name.
+func (s *Service) StopContainer(ctx context.Context, p domain.Principal, id, name string) error {
+	rt, t, err := s.dockerOnly(ctx, p, id)
+	if err != nil {
+		return err
+	}
+	return rt.StopContainer(ctx, t, name)
+}
+
+// RemoveContainer removes one of this server's containers by name (its
+// volume stays: deleting the project reclaims that).
+func (s *Service) RemoveContainer(ctx context.Context, p domain.Principal, id, name string) error {
+	rt, t, err := s.dockerOnly(ctx, p, id)
+	if err != nil {
+		return err
+	}
+	return rt.RemoveContainer(ctx, t, name)
+}

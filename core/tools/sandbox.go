@@ -1,0 +1,73 @@
+package tools
+
+import "encoding/json"
+
+// OriginSandbox marks the tools a project-bound session gets: commands and
+// files in the project's tree. They come with the project, not the agent,
+// so /agents/:id/tools never lists them.
+const OriginSandbox = "sandbox"
+
+// Names of the sandbox tools.
+const (
+	ExecCommand = "exec_command"
+	ReadFile    = "read_file"
+	ListFiles   = "list_files"
+	WriteFile   = "write_file"
+	EditFile    = "edit_file"
+)
+
+// Sandbox is the sandbox tool surface, in the order the model sees it.
+var Sandbox = []Spec{
+	{
+		Name: ExecCommand,
+		Description: "Run a shell command in the project's sandbox (a Linux container; the project's files are in /workspace, " +
+			"the default working directory). Returns the exit code, stdout and stderr (each capped at 32 KiB, head and tail kept). " +
+			"Pass session_id to run in a named shell that stays open for the rest of this run, so cd, exported variables and " +
+			"activated environments carry over between calls.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"cmd":{"type":"string","description":"The shell command"},` +
+			`"workdir":{"type":["string","null"],"description":"Working directory (default /workspace; relative paths are under /workspace)"},` +
+			`"session_id":{"type":["string","null"],"description":"Name of a persistent shell to run in (created on first use)"},` +
+			`"timeout_seconds":{"type":["integer","null"],"description":"Give up after this many seconds (default 600, at most 3600)"}},` +
+			`"required":["cmd"],"additionalProperties":false}`),
+		Origin: OriginSandbox,
+	},
+	{
+		Name: ReadFile,
+		Description: "Read a text file from the project (paths are relative to /workspace). Up to 64 KiB of it is shown; " +
+			"use offset and limit (lines) to read a large file in parts.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"path":{"type":"string"},` +
+			`"offset":{"type":["integer","null"],"description":"First line to return, 1-based (default 1)"},` +
+			`"limit":{"type":["integer","null"],"description":"How many lines to return (default: all that fit)"}},` +
+			`"required":["path"],"additionalProperties":false}`),
+		Origin: OriginSandbox,
+	},
+	{
+		Name:        ListFiles,
+		Description: "List the files and directories under a path of the project (directories end with /).",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"path":{"type":["string","null"],"description":"Directory to list (default /workspace)"},` +
+			`"depth":{"type":["integer","null"],"description":"How many levels deep (default 2, at most 10)"}},` +
+			`"additionalProperties":false}`),
+		Origin: OriginSandbox,
+	},
+	{
+		Name:        WriteFile,
+		Description: "Create or overwrite a file in the project with the given content; missing directories are created.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"path":{"type":"string"},"content":{"type":"string"}},` +
+			`"required":["path","content"],"additionalProperties":false}`),
+		Origin: OriginSandbox,
+	},
+	{
+		Name: EditFile,
+		Description: "Replace text in a file of the project: old_string must appear exactly once (or set replace_all). " +
+			"Include enough surrounding lines to make it unique.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{` +
+			`"path":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"},` +
+			`"replace_all":{"type":["boolean","null"]}},` +
+			`"required":["path","old_string","new_string"],"additionalProperties":false}`),
+		Origin: OriginSandbox,
+	},
+}
