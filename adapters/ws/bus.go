@@ -39,23 +39,17 @@ type Deps struct {
 type Bus struct {
 	d        Deps
 	upgrader websocket.Upgrader
-	mu       sync.Mutex
-	conns    map[*conn]struct{}
-	closing  bool
+	open     tracker[*conn]
 }
 
 // New returns the bus.
 func New(d Deps) *Bus {
-	return &Bus{d: d, conns: map[*conn]struct{}{}, upgrader: websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096}}
+	return &Bus{d: d, upgrader: websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096}}
 }
 
 // ServeHTTP upgrades and serves one connection until it closes.
 func (b *Bus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	b.mu.Lock()
-	closing := b.closing
-	b.mu.Unlock()
-	if closing {
-		http.Error(w, `{"error":{"code":"unavailable","message":"the server is shutting down; retry shortly"}}`, http.StatusServiceUnavailable)
+	if b.open.closed(w) {
 		return
 	}
 	ws, err := b.upgrader.Upgrade(w, r, nil)
@@ -64,27 +58,14 @@ func (b *Bus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c := &conn{bus: b, ws: ws, subs: map[string]*runs.Subscription{}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
-	b.mu.Lock()
-	b.conns[c] = struct{}{}
-	b.mu.Unlock()
-	defer func() {
-		b.mu.Lock()
-		delete(b.conns, c)
-		b.mu.Unlock()
-	}()
+	b.open.add(c)
+	defer b.open.remove(c)
 	c.serve()
 }
 
 // CloseAll closes every connection with 1001 (going away), for shutdown.
 func (b *Bus) CloseAll() {
-	b.mu.Lock()
-	b.closing = true
-	conns := make([]*conn, 0, len(b.conns))
-	for c := range b.conns {
-		conns = append(conns, c)
-	}
-	b.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range b.open.drain() {
 		c.close(websocket.CloseGoingAway, "server shutting down")
 	}
 }

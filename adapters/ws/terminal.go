@@ -28,15 +28,12 @@ type Terminal struct {
 	sandboxes *sandboxes.Service
 	log       *slog.Logger
 	upgrader  websocket.Upgrader
-
-	mu      sync.Mutex
-	conns   map[*terminalConn]struct{}
-	closing bool
+	open      tracker[*terminalConn]
 }
 
 // NewTerminal returns the endpoint.
 func NewTerminal(a *auth.Service, s *sandboxes.Service, log *slog.Logger) *Terminal {
-	return &Terminal{auth: a, sandboxes: s, log: log, conns: map[*terminalConn]struct{}{},
+	return &Terminal{auth: a, sandboxes: s, log: log,
 		upgrader: websocket.Upgrader{ReadBufferSize: 32 << 10, WriteBufferSize: 32 << 10}}
 }
 
@@ -86,11 +83,7 @@ func (t *terminalConn) fail(code, message string) {
 // ServeHTTP upgrades and serves one terminal until its shell exits or the
 // client goes.
 func (term *Terminal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	term.mu.Lock()
-	closing := term.closing
-	term.mu.Unlock()
-	if closing {
-		http.Error(w, `{"error":{"code":"unavailable","message":"the server is shutting down; retry shortly"}}`, http.StatusServiceUnavailable)
+	if term.open.closed(w) {
 		return
 	}
 	ws, err := term.upgrader.Upgrade(w, r, nil)
@@ -99,13 +92,9 @@ func (term *Terminal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	t := &terminalConn{ws: ws}
 	t.ctx, t.cancel = context.WithCancel(context.Background())
-	term.mu.Lock()
-	term.conns[t] = struct{}{}
-	term.mu.Unlock()
+	term.open.add(t)
 	defer func() {
-		term.mu.Lock()
-		delete(term.conns, t)
-		term.mu.Unlock()
+		term.open.remove(t)
 		t.cancel()
 		ws.Close()
 	}()
@@ -280,14 +269,7 @@ func (term *Terminal) keepAlive(t *terminalConn, token string) {
 
 // CloseAll closes every terminal with 1001 (going away), for shutdown.
 func (term *Terminal) CloseAll() {
-	term.mu.Lock()
-	term.closing = true
-	conns := make([]*terminalConn, 0, len(term.conns))
-	for c := range term.conns {
-		conns = append(conns, c)
-	}
-	term.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range term.open.drain() {
 		c.close(websocket.CloseGoingAway, "server shutting down")
 	}
 }
