@@ -28,7 +28,7 @@ var (
 
 // needDocker skips (or under AGENTS_CI=1 fails) a test without a daemon
 // that runs the test image.
-func needDocker(t *testing.T) {
+func needDocker(t testing.TB) {
 	t.Helper()
 	dockerOnce.Do(func() {
 		rt := dockersandbox.New(dockersandbox.Options{})
