@@ -14,8 +14,10 @@ import (
 )
 
 // contentSecurityPolicy lets the UI load only from its own origin.
+// Inline style ATTRIBUTES are allowed (the terminal colours its cells with
+// them); inline <style> elements and every script stay refused.
 const contentSecurityPolicy = "default-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +
-	"object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+	"style-src-attr 'unsafe-inline'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 
 // securityHeaders sets the headers every response carries. No CORS headers
 // are ever sent: a browser on another origin cannot call the API.

@@ -65,6 +65,9 @@ type Display struct {
 	Summary  string            `json:"summary,omitempty"`
 	Renderer string            `json:"renderer,omitempty"`
 	Extra    map[string]string `json:"extra,omitempty"`
+	// IsError marks a tool result that failed, so a reload shows what the
+	// live run.tool_result said.
+	IsError bool `json:"is_error,omitempty"`
 }
 
 // Usage is what one model call cost, as the provider counted it.

@@ -482,6 +482,7 @@ func resultDisplay(r toolResult) *domain.Display {
 		if d.Kind == "" {
 			d.Kind = "error"
 		}
+		d.IsError = true
 	}
 	return d
 }
