@@ -1,0 +1,131 @@
+// Regenerates docs/screenshots/*.png from the real stack: npm run screenshots
+// (after npm run build; AGENTS_BIN may name a prebuilt binary).
+import { mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromiumOrSkip, launchBrowser, repoDir, startStack } from './harness.mjs'
+
+if (!chromiumOrSkip()) process.exit(0)
+const out = join(repoDir, 'docs/screenshots')
+mkdirSync(out, { recursive: true })
+
+const stack = await startStack()
+const ctx = await launchBrowser(join(stack.tmp, 'profile'), { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 })
+ctx.setDefaultTimeout(20_000)
+const page = ctx.pages()[0] ?? (await ctx.newPage())
+const shot = async (name, p = page) => {
+  await p.waitForTimeout(300)
+  await p.screenshot({ path: join(out, `${name}.png`) })
+  console.log('wrote', join(out, `${name}.png`))
+}
+const idle = (p) => p.waitForFunction(() => document.querySelector('.conversation')?.getAttribute('data-run-status') === 'idle')
+
+try {
+  // Sign-in, before the token link is used.
+  await page.emulateMedia({ colorScheme: 'light' })
+  await page.goto(stack.baseURL + '/')
+  await page.getByRole('heading', { name: 'Sign in' }).waitFor()
+  await shot('sign-in')
+
+  const prov = await stack.api('POST', '/providers', { name: 'scripted', base_url: stack.scriptedURL, api_key: 'demo' })
+  await stack.api('POST', '/agents', {
+    name: 'Planner', model: 'todo', provider_id: prov.id, avatar: '/avatars/owl.svg', context_window: 128000,
+    description: 'Breaks a job into steps and keeps a checklist.', instructions: 'Plan first, then answer briefly.',
+  })
+  await stack.api('POST', '/agents', { name: 'Careful', model: 'todo', provider_id: prov.id, avatar: '/avatars/lighthouse.svg', approval: { approve_tools: ['todo_write'] } })
+  await stack.api('POST', '/memories', { key: 'style', content: 'The team prefers short answers with code samples.' })
+
+  await page.goto(`${stack.baseURL}/#token=${stack.token}`)
+  await page.getByRole('navigation', { name: 'Conversations' }).waitFor()
+  await page.getByLabel('Agent').selectOption({ label: 'Planner' })
+  await page.getByLabel('Message').fill('Plan the release of the web UI')
+  await page.keyboard.press('Enter')
+  await page.waitForURL(/\/s\//)
+  await idle(page)
+  const sid = page.url().split('/s/')[1]
+  await shot('conversation')
+
+  // The inspector: a generation span opened, then the context panel.
+  await page.locator('.span-row', { hasText: 'generation' }).first().click()
+  await page.locator('.span-detail .json-label', { hasText: 'Output' }).waitFor()
+  await shot('inspector-traces')
+  await page.getByRole('tab', { name: 'Context' }).click()
+  await page.locator('.ctx-big').waitFor()
+  await shot('context')
+
+  // An approval waiting inline.
+  await page.goto(stack.baseURL + '/')
+  await page.getByLabel('Agent').selectOption({ label: 'Careful' })
+  await page.getByLabel('Message').fill('Write the release checklist')
+  await page.keyboard.press('Enter')
+  await page.getByRole('button', { name: 'Approve once' }).waitFor()
+  await shot('approval')
+  await page.getByRole('button', { name: 'Approve once' }).click()
+  await idle(page)
+
+  // Dark theme.
+  await page.goto(`${stack.baseURL}/s/${sid}`)
+  await page.getByRole('button', { name: 'Dark theme' }).click()
+  await page.locator('.msg-assistant').first().waitFor()
+  await shot('dark')
+  await page.getByRole('button', { name: 'Light theme' }).click()
+
+  // Settings: an agent's knobs.
+  await page.goto(`${stack.baseURL}/settings/agents`)
+  await page.locator('.row', { hasText: 'Planner' }).getByRole('button', { name: 'Edit' }).click()
+  await page.getByRole('form', { name: 'Edit Planner' }).waitFor()
+  await shot('settings-agents')
+
+  // Projects and the terminal, when a Docker daemon is there (DOCKER_HOST) to run them.
+  if (process.env.DOCKER_HOST) {
+    const sb = await stack.api('POST', '/sandboxes', {
+      name: 'local', type: 'docker', config: { image: process.env.SANDBOX_IMAGE || 'agents-sandbox:test', memory_mb: 1024 },
+      prompt: 'A Debian container with a POSIX shell; no network.',
+    })
+    const web = await stack.api('POST', '/projects', { name: 'web-ui', sandbox_id: sb.id, env: [{ name: 'NODE_ENV', value: 'development' }] })
+    const notes = await stack.api('POST', '/projects', { name: 'release-notes', sandbox_id: sb.id })
+    await stack.api('POST', `/projects/${web.id}/sandbox/start`, {})
+    await stack.api('POST', '/agents', { name: 'Builder', model: 'sandbox', provider_id: prov.id, avatar: '/avatars/robot.svg' })
+    let box
+    try {
+      await page.goto(`${stack.baseURL}/settings/projects`)
+      await page.locator('[data-project="web-ui"] [data-state="running"]').waitFor()
+      await page.locator('[data-project="release-notes"] [data-state]').waitFor()
+      await shot('projects')
+
+      await page.goto(stack.baseURL + '/')
+      await page.getByLabel('Agent').selectOption({ label: 'Builder' })
+      await page.getByLabel('Project', { exact: true }).selectOption({ label: 'web-ui' })
+      await page.getByLabel('Message').fill('Check the sandbox works')
+      await page.keyboard.press('Enter')
+      await page.waitForURL(/\/s\//)
+      box = page.url().split('/s/')[1]
+      await idle(page)
+      await page.locator('.conv-head').getByRole('button', { name: 'Terminal' }).click()
+      const panel = page.getByRole('dialog', { name: 'Terminal: web-ui' })
+      await panel.getByRole('status').filter({ hasText: 'Live' }).waitFor({ timeout: 60_000 })
+      await panel.locator('.terminal-screen').click()
+      await page.keyboard.type('echo "NODE_ENV=$NODE_ENV"; uname -sm; ls -la /workspace')
+      await page.keyboard.press('Enter')
+      await panel.locator('.xterm-rows', { hasText: 'NODE_ENV=development' }).waitFor()
+      await shot('terminal')
+      await panel.getByRole('button', { name: 'Close the terminal' }).click()
+    } finally {
+      // The daemon keeps nothing of the demo: deleting a project removes its container and volume.
+      if (box) await stack.api('DELETE', `/sessions/${box}`).catch(() => {})
+      for (const p of [web, notes]) await stack.api('DELETE', `/projects/${p.id}`).catch((e) => console.log('cleanup:', e.message))
+      await stack.api('DELETE', `/sandboxes/${sb.id}`).catch(() => {})
+    }
+  } else {
+    console.log('skipped projects.png and terminal.png: DOCKER_HOST is not set (they need a Docker daemon holding agents-sandbox:test)')
+  }
+
+  // A phone.
+  const phone = await ctx.newPage()
+  await phone.setViewportSize({ width: 390, height: 844 })
+  await phone.goto(`${stack.baseURL}/s/${sid}`)
+  await phone.locator('.msg-assistant').first().waitFor()
+  await shot('mobile', phone)
+} finally {
+  await ctx.close()
+  await stack.stop()
+}

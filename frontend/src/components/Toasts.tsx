@@ -1,0 +1,16 @@
+import { dismiss, useNotices } from '../lib/notices'
+
+export function Toasts() {
+  const notices = useNotices()
+  if (!notices.length) return null
+  return (
+    <div className="toasts" role="status" aria-live="polite">
+      {notices.map((n) => (
+        <div key={n.id} className={`toast toast-${n.tone}`}>
+          <span>{n.message}</span>
+          <button className="icon-btn" aria-label="Dismiss" onClick={() => dismiss(n.id)}>×</button>
+        </div>
+      ))}
+    </div>
+  )
+}

@@ -1,0 +1,72 @@
+// The typed REST client (openapi-fetch over the generated paths) with the
+// bearer token, and the one error type every screen shows.
+import createClient, { type Middleware } from 'openapi-fetch'
+import type { components, paths } from './apiTypes.gen'
+import { getToken, setToken } from './auth'
+
+export type Schemas = components['schemas']
+export type Session = Schemas['SessionView']
+export type Entry = Schemas['EntryView']
+export type Agent = Schemas['AgentView']
+export type Provider = Schemas['ProviderView']
+export type User = Schemas['UserView']
+export type Span = Schemas['SpanPayload']
+export type Approval = Schemas['ApprovalView']
+export type Sandbox = Schemas['SandboxView']
+export type Project = Schemas['ProjectView']
+export type EnvVar = Schemas['EnvVarView']
+export type Container = Schemas['ContainerView']
+
+/** What every write-only field reads as; sending it back keeps the stored value. */
+export const MASK = '********'
+
+/** ApiError is the server's error envelope: a stable code, a message, and per-field messages for validation. */
+export class ApiError extends Error {
+  constructor(
+    public status: number,
+    public code: string,
+    message: string,
+    public fields: Record<string, string> = {},
+  ) {
+    super(message)
+  }
+}
+
+const auth: Middleware = {
+  onRequest({ request }) {
+    const token = getToken()
+    if (token) request.headers.set('Authorization', `Bearer ${token}`)
+    return request
+  },
+  onResponse({ response, request }) {
+    if (response.status === 401 && !request.url.endsWith('/auth/login')) setToken(null)
+    return response
+  },
+}
+
+export const api = createClient<paths>({ baseUrl: '' })
+api.use(auth)
+
+/** The error envelope of a response read without openapi-fetch (a download). */
+export async function errorOf(res: Response): Promise<ApiError> {
+  const body = await res.json().catch(() => undefined)
+  return toError(res.status, body)
+}
+
+function toError(status: number, body: unknown): ApiError {
+  const e = (body as { error?: { code?: string; message?: string; fields?: Record<string, string> } } | undefined)?.error
+  return new ApiError(status, e?.code ?? 'internal', e?.message ?? `request failed (${status})`, e?.fields ?? {})
+}
+
+/** Unwraps an openapi-fetch result: the data, or an ApiError. */
+export async function ok<T>(p: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await p
+  if (!response.ok) throw toError(response.status, error)
+  return data as T
+}
+
+export function errorText(e: unknown): string {
+  if (e instanceof ApiError) return `${e.message} (${e.code})`
+  if (e instanceof Error) return e.message
+  return String(e)
+}

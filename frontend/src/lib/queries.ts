@@ -1,0 +1,55 @@
+// Server state: one query per resource, keyed so the live layer can refresh
+// exactly what a run changed.
+import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
+import { api, ok, type Entry } from './api'
+
+export const keys = {
+  me: ['me'] as const,
+  sessions: ['sessions'] as const,
+  session: (id: string) => ['session', id] as const,
+  messages: (id: string) => ['messages', id] as const,
+  approvals: (id: string) => ['approvals', id] as const,
+  traces: (id: string) => ['traces', id] as const,
+  runs: (id: string) => ['runs', id] as const,
+  context: (id: string) => ['context', id] as const,
+  agents: ['agents'] as const,
+  providers: ['providers'] as const,
+  sandboxes: ['sandboxes'] as const,
+  /** Every project list (own and all owners') sits under this prefix. */
+  projects: ['projects'] as const,
+  projectList: (all: boolean) => ['projects', all ? 'all' : 'own'] as const,
+  projectState: (id: string) => ['project-state', id] as const,
+}
+
+export const PAGE = 200
+
+export const useMe = () => useQuery({ queryKey: keys.me, queryFn: () => ok(api.GET('/api/v1/auth/me')), staleTime: 60_000 })
+export const useSessions = () => useQuery({ queryKey: keys.sessions, queryFn: () => ok(api.GET('/api/v1/sessions')) })
+export const useSession = (id: string) =>
+  useQuery({ queryKey: keys.session(id), queryFn: () => ok(api.GET('/api/v1/sessions/{id}', { params: { path: { id } } })) })
+export const useAgents = () => useQuery({ queryKey: keys.agents, queryFn: () => ok(api.GET('/api/v1/agents')) })
+export const useProviders = () => useQuery({ queryKey: keys.providers, queryFn: () => ok(api.GET('/api/v1/providers')) })
+export const useSandboxes = () => useQuery({ queryKey: keys.sandboxes, queryFn: () => ok(api.GET('/api/v1/sandboxes')) })
+/** The caller's own projects, or (admins, all) every owner's. */
+export const useProjects = (all = false) =>
+  useQuery({ queryKey: keys.projectList(all), queryFn: () => ok(api.GET('/api/v1/projects', { params: { query: all ? { all: true } : {} } })) })
+
+/** The transcript: the newest page first, older pages on demand (before_id = the smallest row id held). */
+export function useMessages(id: string) {
+  return useInfiniteQuery({
+    queryKey: keys.messages(id),
+    initialPageParam: '',
+    queryFn: ({ pageParam }) =>
+      ok(api.GET('/api/v1/sessions/{id}/messages', { params: { path: { id }, query: pageParam ? { limit: PAGE, before_id: pageParam } : { limit: PAGE } } })),
+    getNextPageParam: (last: Entry[]) => (last.length < PAGE ? undefined : last[0]?.row_id),
+  })
+}
+
+export const useApprovals = (id: string) =>
+  useQuery({ queryKey: keys.approvals(id), queryFn: () => ok(api.GET('/api/v1/sessions/{id}/approvals', { params: { path: { id } } })) })
+export const useTraces = (id: string) =>
+  useQuery({ queryKey: keys.traces(id), queryFn: () => ok(api.GET('/api/v1/sessions/{id}/traces', { params: { path: { id }, query: { summary: true } } })) })
+export const useSessionRuns = (id: string) =>
+  useQuery({ queryKey: keys.runs(id), queryFn: () => ok(api.GET('/api/v1/sessions/{id}/runs', { params: { path: { id } } })) })
+export const useContextReport = (id: string) =>
+  useQuery({ queryKey: keys.context(id), queryFn: () => ok(api.GET('/api/v1/sessions/{id}/context', { params: { path: { id } } })) })

@@ -1,0 +1,44 @@
+// A small path router: / (new conversation), /s/<session>, /settings/<tab>.
+// The server answers index.html for every UI path, so reloads keep the place.
+import { useSyncExternalStore } from 'react'
+
+export type Route =
+  | { name: 'home' }
+  | { name: 'session'; id: string }
+  | { name: 'settings'; tab: string }
+
+const listeners = new Set<() => void>()
+let current = parse(window.location.pathname)
+
+function parse(path: string): Route {
+  const s = /^\/s\/([^/]+)/.exec(path)
+  if (s) return { name: 'session', id: decodeURIComponent(s[1]) }
+  const t = /^\/settings(?:\/([^/]+))?/.exec(path)
+  if (t) return { name: 'settings', tab: t[1] ?? 'providers' }
+  return { name: 'home' }
+}
+
+window.addEventListener('popstate', () => {
+  current = parse(window.location.pathname)
+  listeners.forEach((l) => l())
+})
+
+export function navigate(path: string, replace = false) {
+  if (path === window.location.pathname) return
+  if (replace) window.history.replaceState(null, '', path)
+  else window.history.pushState(null, '', path)
+  current = parse(path)
+  listeners.forEach((l) => l())
+}
+
+export function useRoute(): Route {
+  return useSyncExternalStore(
+    (l) => {
+      listeners.add(l)
+      return () => listeners.delete(l)
+    },
+    () => current,
+  )
+}
+
+export const sessionPath = (id: string) => `/s/${encodeURIComponent(id)}`

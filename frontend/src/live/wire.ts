@@ -1,0 +1,91 @@
+// Connects the bus to the live store and the store's effects to the query
+// cache: a finished run refetches its transcript and only then hands over
+// (no flicker), a gap resubscribes or refetches, a title renames the row.
+import type { QueryClient } from '@tanstack/react-query'
+import { api, ok, type Session } from '../lib/api'
+import { bus } from '../lib/bus'
+import { notify } from '../lib/notices'
+import { keys } from '../lib/queries'
+import type { Effect } from '../timeline/reduce'
+import { liveStore } from './store'
+
+export function wireLive(qc: QueryClient): () => void {
+  const looked = new Set<string>()
+  const traceTimers = new Map<string, ReturnType<typeof setTimeout>>()
+
+  async function ended(runId: string, sessionId: string) {
+    await qc.refetchQueries({ queryKey: keys.messages(sessionId) }).catch(() => {})
+    // Hand over only to a transcript that holds the run; a failed refetch
+    // keeps the live items on screen instead (for a whole run they are the same).
+    if (qc.getQueryState(keys.messages(sessionId))?.status !== 'error') liveStore.settle(runId)
+    for (const k of [keys.context(sessionId), keys.traces(sessionId), keys.runs(sessionId), keys.approvals(sessionId), keys.session(sessionId), keys.sessions])
+      qc.invalidateQueries({ queryKey: k })
+  }
+
+  liveStore.setEffectHandler((e: Effect) => {
+    switch (e.type) {
+      case 'resubscribe':
+        bus.send({ type: 'run.subscribe', payload: { run_id: e.runId, from_seq: e.fromSeq } })
+        return
+      case 'refetchMessages':
+        qc.invalidateQueries({ queryKey: keys.messages(e.sessionId) })
+        return
+      case 'ended':
+        void ended(e.runId, e.sessionId)
+        return
+      case 'started':
+      case 'interrupted':
+      case 'toolResult':
+        qc.invalidateQueries({ queryKey: keys.approvals(e.sessionId) })
+        if (e.type === 'started') qc.invalidateQueries({ queryKey: keys.sessions })
+        return
+      case 'title':
+        qc.setQueryData<Session[]>(keys.sessions, (list) => list?.map((s) => (s.id === e.sessionId ? { ...s, name: e.title } : s)))
+        qc.setQueryData<Session>(keys.session(e.sessionId), (s) => (s ? { ...s, name: e.title } : s))
+        return
+      case 'sessionChanged':
+        qc.invalidateQueries({ queryKey: keys.session(e.sessionId) })
+        // A project bind moves the project's session count.
+        qc.invalidateQueries({ queryKey: keys.projects })
+        return
+      case 'traces': {
+        if (traceTimers.has(e.sessionId)) return
+        traceTimers.set(e.sessionId, setTimeout(() => {
+          traceTimers.delete(e.sessionId)
+          qc.invalidateQueries({ queryKey: keys.traces(e.sessionId) })
+        }, 1500))
+        return
+      }
+      case 'lookupRun': {
+        // A run first seen mid-stream (resumed after a restart or by another
+        // tab's decision): learn its session, then replay what is retained.
+        if (looked.has(e.runId)) return
+        looked.add(e.runId)
+        ok(api.GET('/api/v1/runs/{id}', { params: { path: { id: e.runId } } }))
+          .then((r) => {
+            liveStore.adopt(r.run_id, r.session_id)
+            bus.send({ type: 'run.subscribe', payload: { run_id: r.run_id, from_seq: 0 } })
+          })
+          .catch(() => {})
+        return
+      }
+      case 'notice':
+        notify(e.message, e.tone)
+        return
+    }
+  })
+
+  const offEvent = bus.onEvent((ev) => liveStore.dispatch(ev))
+  const offReconnect = bus.onReconnect(() => {
+    // Pick every live stream back up where this tab left it.
+    for (const r of Object.values(liveStore.get().runs)) {
+      if (r.status === 'running' || r.status === 'interrupted') bus.send({ type: 'run.subscribe', payload: { run_id: r.runId, from_seq: r.lastSeq } })
+    }
+    qc.invalidateQueries({ queryKey: keys.sessions })
+  })
+  return () => {
+    offEvent()
+    offReconnect()
+    liveStore.setEffectHandler(() => {})
+  }
+}

@@ -1,0 +1,50 @@
+import { lazy, Suspense, useState } from 'react'
+import { Icon } from '../components/Icon'
+import { useRoute } from '../lib/router'
+import { Conversation } from './conversation/Conversation'
+import { NewConversation } from './conversation/NewConversation'
+import { Inspector } from './inspector/Inspector'
+import { Settings } from './settings/Settings'
+import { Sidebar } from './sidebar/Sidebar'
+import { closeTerminal, useTerminalTarget } from './terminal/terminalTarget'
+
+// xterm.js is loaded only when a terminal opens.
+const TerminalPanel = lazy(() => import('./terminal/TerminalPanel'))
+
+/** The three columns: sidebar | conversation (or settings) | inspector. */
+export function Workbench() {
+  const route = useRoute()
+  const [navOpen, setNavOpen] = useState(false)
+  const [inspectorOpen, setInspectorOpen] = useState(() => window.innerWidth >= 1100)
+  const sessionId = route.name === 'session' ? route.id : undefined
+  const showInspector = !!sessionId && inspectorOpen
+  const terminal = useTerminalTarget()
+
+  return (
+    <div className={`workbench${navOpen ? ' nav-open' : ''}${showInspector ? ' with-inspector' : ''}`}>
+      <Sidebar onNavigate={() => setNavOpen(false)} />
+      <div className="scrim" onClick={() => setNavOpen(false)} aria-hidden />
+      <main className="main">
+        <div className="mobile-bar">
+          <button className="icon-btn" aria-label="Open the sidebar" onClick={() => setNavOpen(true)}>
+            <Icon name="menu" size={20} />
+          </button>
+          <span className="brand">agents-server</span>
+        </div>
+        {route.name === 'settings' ? (
+          <Settings tab={route.tab} />
+        ) : sessionId ? (
+          <Conversation key={sessionId} sessionId={sessionId} inspectorOpen={showInspector} onToggleInspector={() => setInspectorOpen((o) => !o)} />
+        ) : (
+          <NewConversation />
+        )}
+      </main>
+      {showInspector && <Inspector sessionId={sessionId} onClose={() => setInspectorOpen(false)} />}
+      {terminal && (
+        <Suspense fallback={<div className="terminal-panel terminal-loading muted" role="status">Loading the terminal…</div>}>
+          <TerminalPanel key={terminal.projectId} target={terminal} onClose={closeTerminal} />
+        </Suspense>
+      )}
+    </div>
+  )
+}

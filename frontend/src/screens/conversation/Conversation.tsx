@@ -1,0 +1,112 @@
+import { useQueryClient } from '@tanstack/react-query'
+import { useMemo, useState } from 'react'
+import { Avatar } from '../../components/Avatar'
+import { Icon } from '../../components/Icon'
+import { errorText } from '../../lib/api'
+import { useBusStatus } from '../../lib/bus'
+import { notify } from '../../lib/notices'
+import { useAgents, useApprovals, useMessages, useSession } from '../../lib/queries'
+import { navigate } from '../../lib/router'
+import { useLiveSession } from '../../live/store'
+import { composeTimeline } from '../../timeline/compose'
+import { fromEntries } from '../../timeline/fromEntries'
+import { cancelRun, startRun, steer } from './actions'
+import { Composer } from './Composer'
+import { ProjectChip, ProjectPicker, ProjectTerminalButton } from './ProjectPicker'
+import { Timeline } from './Timeline'
+
+interface Props { sessionId: string; inspectorOpen: boolean; onToggleInspector: () => void }
+
+export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Props) {
+  const qc = useQueryClient()
+  const session = useSession(sessionId)
+  const messages = useMessages(sessionId)
+  const approvals = useApprovals(sessionId)
+  const agents = useAgents()
+  const live = useLiveSession(sessionId)
+  const busStatus = useBusStatus()
+  const [agentChoice, setAgentChoice] = useState<string | null>(null)
+  const [planChoice, setPlanChoice] = useState<boolean | null>(null)
+  const [projectChoice, setProjectChoice] = useState('')
+
+  const entries = useMemo(() => (messages.data ? messages.data.pages.slice().reverse().flat() : []), [messages.data])
+  const stored = useMemo(() => fromEntries(entries), [entries])
+  const items = useMemo(() => composeTimeline(stored, live.runs, live.notes), [stored, live])
+  const liveRun = live.runs.find((r) => r.status === 'running' || r.status === 'interrupted')
+
+  const agentList = agents.data ?? []
+  const agentId = agentChoice ?? session.data?.agent_config_id ?? agentList[0]?.id ?? ''
+  // While a run is live its current agent (after a handoff, the new one) answers.
+  const agent = (liveRun?.agentName && agentList.find((a) => a.name === liveRun.agentName)) || agentList.find((a) => a.id === agentId)
+  const planning = session.data?.planning ?? false
+  const plan = planChoice ?? planning
+  const boundProject = session.data?.project_id
+  const runOptions = {
+    agentId: agentId && agentId !== session.data?.agent_config_id ? agentId : undefined,
+    plan: plan !== planning ? plan : undefined,
+    projectId: !boundProject && projectChoice ? projectChoice : undefined,
+  }
+
+  async function send(text: string) {
+    try {
+      await startRun(sessionId, text, runOptions)
+      setPlanChoice(null)
+      return true
+    } catch (e) {
+      notify(errorText(e))
+      return false
+    }
+  }
+
+  if (session.isError) {
+    return (
+      <div className="empty-state">
+        <h2>Conversation not found</h2>
+        <p className="muted">{errorText(session.error)}</p>
+        <button className="btn" onClick={() => navigate('/')}>Start a new one</button>
+      </div>
+    )
+  }
+
+  const empty = messages.isSuccess && !items.length
+  return (
+    <section className="conversation" aria-label="Conversation" data-run-status={liveRun?.status ?? 'idle'}>
+      <header className="conv-head">
+        <Avatar agent={agent} name={session.data?.name} size={26} />
+        <h1 className="conv-title">{session.data?.name || 'New conversation'}</h1>
+        {planning && <span className="pill pill-warn">Planning</span>}
+        {liveRun && <span className={`pill ${liveRun.status === 'interrupted' ? 'pill-warn' : 'pill-run'}`}>{liveRun.status === 'interrupted' ? 'Waiting for approval' : 'Running'}</span>}
+        <span className="grow" />
+        {boundProject && <ProjectTerminalButton projectId={boundProject} />}
+        {busStatus !== 'open' && <span className="pill pill-muted" role="status">{busStatus === 'closed' ? 'Offline — reconnecting…' : 'Connecting…'}</span>}
+        <button className={`icon-btn${inspectorOpen ? ' active' : ''}`} aria-label="Toggle the inspector" aria-pressed={inspectorOpen} title="Inspector" onClick={onToggleInspector}>
+          <Icon name="panel" size={18} />
+        </button>
+      </header>
+      {messages.isLoading ? (
+        <div className="timeline"><div className="timeline-inner muted pad">Loading the conversation…</div></div>
+      ) : empty ? (
+        <div className="timeline"><div className="empty-state"><h2>Say hello</h2><p className="muted">Your first message starts the conversation.</p></div></div>
+      ) : (
+        <Timeline sessionId={sessionId} items={items} agent={agent} approvals={approvals.data ?? []} live={!!liveRun} runOptions={runOptions}
+          hasEarlier={!!messages.hasNextPage} loadingEarlier={messages.isFetchingNextPage} onLoadEarlier={() => void messages.fetchNextPage()} />
+      )}
+      {liveRun?.compacting && <div className="compacting muted">Compacting the conversation…</div>}
+      <Composer
+        agents={agentList}
+        agentId={agentId}
+        onAgent={setAgentChoice}
+        plan={plan}
+        onPlan={setPlanChoice}
+        onSend={send}
+        autoFocus
+        project={boundProject ? <ProjectChip projectId={boundProject} /> : session.isSuccess && <ProjectPicker value={projectChoice} onChange={setProjectChoice} disabled={!!liveRun} />}
+        liveRun={liveRun && {
+          status: liveRun.status,
+          onStop: () => cancelRun(liveRun.runId).catch((e) => notify(errorText(e))).then(() => qc.invalidateQueries({ queryKey: ['approvals', sessionId] })),
+          onSteer: (t) => steer(liveRun.runId, t),
+        }}
+      />
+    </section>
+  )
+}

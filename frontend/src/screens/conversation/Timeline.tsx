@@ -1,0 +1,117 @@
+import { useQueryClient } from '@tanstack/react-query'
+import { useLayoutEffect, useMemo, useRef } from 'react'
+import { errorText, type Agent, type Approval } from '../../lib/api'
+import { notify } from '../../lib/notices'
+import { navigate, sessionPath } from '../../lib/router'
+import type { TimelineItem } from '../../timeline/model'
+import { fork, regenerate, switchBranch, type RunOptions } from './actions'
+import { AssistantMessage, BranchSwitcher, Compaction, Note, Reasoning, Unknown, UserMessage, type MessageActions } from './Items'
+import { ApprovalCard, ToolCard } from './ToolCard'
+
+interface Props {
+  sessionId: string
+  items: TimelineItem[]
+  agent?: Agent
+  approvals: Approval[]
+  live: boolean
+  runOptions: RunOptions
+  hasEarlier: boolean
+  loadingEarlier: boolean
+  onLoadEarlier: () => void
+}
+
+/** The conversation, kept scrolled to the newest while the reader is at the bottom. */
+export function Timeline({ sessionId, items, agent, approvals, live, runOptions, hasEarlier, loadingEarlier, onLoadEarlier }: Props) {
+  const qc = useQueryClient()
+  const scroller = useRef<HTMLDivElement>(null)
+  const atBottom = useRef(true)
+  const prevHeight = useRef(0)
+  const keepOffset = useRef(false)
+
+  const byCall = useMemo(() => new Map(approvals.map((a) => [a.tool_call_id, a])), [approvals])
+  const loose = useMemo(() => {
+    const drawn = new Set(items.flatMap((i) => (i.kind === 'tool' ? [i.callId] : [])))
+    return approvals.filter((a) => !drawn.has(a.tool_call_id))
+  }, [items, approvals])
+
+  useLayoutEffect(() => {
+    const el = scroller.current
+    if (!el) return
+    if (keepOffset.current) {
+      // Earlier messages were added above: keep what the reader was looking at.
+      el.scrollTop += el.scrollHeight - prevHeight.current
+      keepOffset.current = false
+    } else if (atBottom.current) el.scrollTop = el.scrollHeight
+    prevHeight.current = el.scrollHeight
+  }, [items, loose])
+
+  function run(f: () => Promise<unknown>) {
+    f().catch((e) => notify(errorText(e)))
+  }
+
+  // The user message each answer replies to: regenerate branches back to it.
+  let lastUser: string | undefined
+  const rendered = items.map((item) => {
+    const actions: MessageActions = {}
+    if (item.entryId && !live && (item.kind === 'user' || item.kind === 'assistant')) {
+      const id = item.entryId
+      actions.onFork = () => run(async () => navigate(sessionPath((await fork(qc, sessionId, id)).id)))
+    }
+    if (item.kind === 'user' && item.entryId) lastUser = item.entryId
+    if (item.kind === 'assistant' && item.entryId && lastUser && !live) {
+      const u = lastUser
+      actions.onRegenerate = () => run(() => regenerate(qc, sessionId, u, runOptions))
+    }
+    const switcher = item.siblings && item.siblings.count > 1 && (
+      <BranchSwitcher siblings={item.siblings} disabled={live} onSwitch={(tip) => run(() => switchBranch(qc, sessionId, tip))} />
+    )
+    return (
+      <div className="item" key={item.key}>
+        {switcher}
+        {render(item, actions)}
+      </div>
+    )
+  })
+
+  function render(item: TimelineItem, actions: MessageActions) {
+    switch (item.kind) {
+      case 'user':
+        return <UserMessage item={item} actions={actions} />
+      case 'assistant':
+        return <AssistantMessage item={item} agent={agent} actions={actions} />
+      case 'reasoning':
+        return <Reasoning item={item} />
+      case 'tool':
+        return <ToolCard item={item} approval={byCall.get(item.callId)} live={live} />
+      case 'note':
+        return <Note item={item} />
+      case 'compaction':
+        return <Compaction item={item} />
+      case 'unknown':
+        return <Unknown item={item} />
+    }
+  }
+
+  return (
+    <div
+      className="timeline"
+      ref={scroller}
+      onScroll={(e) => {
+        const el = e.currentTarget
+        atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80
+      }}
+    >
+      <div className="timeline-inner">
+        {hasEarlier && (
+          <button className="btn btn-ghost load-earlier" disabled={loadingEarlier} onClick={() => { keepOffset.current = true; onLoadEarlier() }}>
+            {loadingEarlier ? 'Loading…' : 'Load earlier messages'}
+          </button>
+        )}
+        {rendered}
+        {loose.map((a) => (
+          <div className="item" key={`approval:${a.id}`}><ApprovalCard approval={a} /></div>
+        ))}
+      </div>
+    </div>
+  )
+}

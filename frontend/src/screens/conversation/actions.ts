@@ -1,0 +1,64 @@
+// What the conversation asks of the server. Runs start over REST (a refusal
+// comes back as an error to show); their events arrive on the bus.
+import type { QueryClient } from '@tanstack/react-query'
+import { api, ok } from '../../lib/api'
+import { bus } from '../../lib/bus'
+import { keys } from '../../lib/queries'
+
+/** The WebSocket frame limit: a bigger prompt would close the socket, so the composer refuses it. */
+export const MAX_INPUT_BYTES = (1 << 20) - 1024
+
+/** projectId binds an unbound session on this run (the server ignores it once bound). */
+export interface RunOptions { agentId?: string; plan?: boolean; projectId?: string }
+
+export function startRun(sessionId: string, input: string, o: RunOptions = {}) {
+  return ok(api.POST('/api/v1/sessions/{id}/runs', {
+    params: { path: { id: sessionId } },
+    body: {
+      input, ...(o.agentId ? { agent_config_id: o.agentId } : {}), ...(o.plan !== undefined ? { plan: o.plan } : {}),
+      ...(o.projectId ? { project_id: o.projectId } : {}),
+    },
+  }))
+}
+
+async function branchTo(qc: QueryClient, sessionId: string, entryId: string) {
+  await ok(api.POST('/api/v1/sessions/{id}/branch', { params: { path: { id: sessionId } }, body: { entry_id: entryId } }))
+  await qc.refetchQueries({ queryKey: keys.messages(sessionId) })
+}
+
+/** Regenerate: branch back to the user's message, then answer the history again (an empty input). */
+export async function regenerate(qc: QueryClient, sessionId: string, userEntryId: string, o: RunOptions = {}) {
+  await branchTo(qc, sessionId, userEntryId)
+  return startRun(sessionId, '', o)
+}
+
+/** Switches to another attempt at a branch point by branching to its newest entry. */
+export async function switchBranch(qc: QueryClient, sessionId: string, tipId: string) {
+  await branchTo(qc, sessionId, tipId)
+  qc.invalidateQueries({ queryKey: keys.context(sessionId) })
+}
+
+export async function fork(qc: QueryClient, sessionId: string, messageId: string) {
+  const s = await ok(api.POST('/api/v1/sessions/{id}/fork', { params: { path: { id: sessionId } }, body: { message_id: messageId } }))
+  await qc.invalidateQueries({ queryKey: keys.sessions })
+  return s
+}
+
+export function cancelRun(runId: string) {
+  return ok(api.POST('/api/v1/runs/{id}/cancel', { params: { path: { id: runId } }, body: { mode: 'abort' } }))
+}
+
+/** Steers the live run: the input joins the current exchange. */
+export function steer(runId: string, input: string) {
+  bus.send({ type: 'run.inject', payload: { run_id: runId, queue: 'steer', input } })
+}
+
+export async function approve(qc: QueryClient, sessionId: string, approvalId: string, scope: 'once' | 'same' | 'all' = 'once') {
+  await ok(api.POST('/api/v1/approvals/{id}/approve', { params: { path: { id: approvalId } }, body: { scope } }))
+  await qc.invalidateQueries({ queryKey: keys.approvals(sessionId) })
+}
+
+export async function reject(qc: QueryClient, sessionId: string, approvalId: string, reason: string) {
+  await ok(api.POST('/api/v1/approvals/{id}/reject', { params: { path: { id: approvalId } }, body: reason ? { reason } : {} }))
+  await qc.invalidateQueries({ queryKey: keys.approvals(sessionId) })
+}

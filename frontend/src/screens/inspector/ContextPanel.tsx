@@ -1,0 +1,72 @@
+import { errorText } from '../../lib/api'
+import { useContextReport } from '../../lib/queries'
+
+interface Prompt { agent?: string; layers?: Record<string, number>; tools?: Record<string, number | string> }
+
+const fmt = (n: number) => n.toLocaleString()
+const layerNames: Record<string, string> = { instructions: 'Instructions', global_prompt: 'Global prompt', memory: 'Memories', skills_index: 'Skills index' }
+
+/** What occupies the model's window: the last call's input over the declared window, and what it is made of. */
+export function ContextPanel({ sessionId }: { sessionId: string }) {
+  const ctx = useContextReport(sessionId)
+  if (ctx.isLoading) return <p className="muted pad">Loading…</p>
+  if (ctx.isError) return <p className="error-text pad">{errorText(ctx.error)}</p>
+  const c = ctx.data!
+  const prompt = (c.prompt ?? null) as Prompt | null
+  const layers = Object.entries(prompt?.layers ?? {})
+  const tools = Object.entries(prompt?.tools ?? {})
+  const promptTokens = [...layers, ...tools].reduce((n, [, v]) => n + (typeof v === 'number' ? v / 4 : 0), 0)
+  const parts = [
+    { key: 'prompt', label: 'Prompt and tools (≈ chars / 4)', tokens: Math.round(promptTokens) },
+    { key: 'conversation', label: 'Conversation', tokens: c.conversation_tokens },
+  ]
+  const window = c.context_window
+  const total = Math.max(1, parts.reduce((n, p) => n + p.tokens, 0))
+  const pct = window ? Math.min(100, (c.input_tokens / window) * 100) : 0
+
+  return (
+    <div className="context-panel">
+      <div className="ctx-headline">
+        <span className="ctx-big">{fmt(c.input_tokens)}</span>
+        <span className="muted">{window ? ` of ${fmt(window)} tokens (${pct.toFixed(pct < 10 ? 1 : 0)}%)` : ' tokens in the last call (no window declared)'}</span>
+      </div>
+      {window > 0 && (
+        <div className="ctx-bar" role="img" aria-label={`The last call used ${pct.toFixed(1)}% of the window`}>
+          <span className={`ctx-seg seg-used${pct > 85 ? ' seg-high' : ''}`} style={{ width: `${Math.max(pct, 0.5)}%` }} />
+        </div>
+      )}
+      <div className="muted small">What fills it</div>
+      <div className="ctx-bar" role="img" aria-label="Prompt and conversation">
+        {parts.map((p) => (
+          <span key={p.key} className={`ctx-seg seg-${p.key}`} style={{ width: `${(p.tokens / total) * 100}%` }} title={`${p.label}: ${fmt(p.tokens)}`} />
+        ))}
+      </div>
+      <ul className="ctx-legend">
+        {parts.map((p) => (
+          <li key={p.key}><span className={`swatch seg-${p.key}`} />{p.label}<span className="grow" />{fmt(p.tokens)}</li>
+        ))}
+      </ul>
+      <dl className="ctx-facts">
+        <div><dt>Last call input</dt><dd>{fmt(c.input_tokens)}</dd></div>
+        <div><dt>Cached</dt><dd>{fmt(c.cached_tokens)}</dd></div>
+        <div><dt>Conversation</dt><dd>{fmt(c.conversation_tokens)}</dd></div>
+        <div><dt>Compaction measure</dt><dd>{fmt(c.compaction_tokens)}</dd></div>
+        <div><dt>Every call, summed</dt><dd>{fmt(c.session_input_tokens)}</dd></div>
+      </dl>
+      {prompt ? (
+        <>
+          <h3 className="ctx-h">Prompt layers{prompt.agent ? ` — ${prompt.agent}` : ''} <span className="muted small">(characters)</span></h3>
+          <ul className="ctx-list">
+            {layers.map(([k, v]) => <li key={k}><span>{layerNames[k] ?? k}</span><span>{fmt(v)}</span></li>)}
+          </ul>
+          <h3 className="ctx-h">Tools by origin <span className="muted small">(characters)</span></h3>
+          <ul className="ctx-list">
+            {tools.length ? tools.map(([k, v]) => <li key={k}><span>{k}</span><span>{typeof v === 'number' ? fmt(v) : String(v)}</span></li>) : <li className="muted">none</li>}
+          </ul>
+        </>
+      ) : (
+        <p className="muted small">The prompt breakdown appears after the first run.</p>
+      )}
+    </div>
+  )
+}

@@ -1,0 +1,55 @@
+import { useMe } from '../../lib/queries'
+import { navigate } from '../../lib/router'
+import { AgentsTab } from './AgentsTab'
+import { GlobalSettingsTab } from './GlobalSettingsTab'
+import { GuardrailsTab } from './GuardrailsTab'
+import { ProjectsTab } from '../projects/ProjectsTab'
+import { MemoriesTab } from './MemoriesTab'
+import { ProvidersTab } from './ProvidersTab'
+import { SandboxesTab } from './SandboxesTab'
+import { TokensTab } from './TokensTab'
+import { UsersTab } from './UsersTab'
+
+const tabs = [
+  { id: 'providers', label: 'Providers' },
+  { id: 'agents', label: 'Agents' },
+  { id: 'memories', label: 'Memories' },
+  { id: 'projects', label: 'Projects' },
+  { id: 'sandboxes', label: 'Sandboxes' },
+  { id: 'guardrails', label: 'Guardrails' },
+  { id: 'global', label: 'Global settings' },
+  { id: 'tokens', label: 'Access tokens' },
+  { id: 'users', label: 'Users', admin: true },
+]
+
+export function Settings({ tab }: { tab: string }) {
+  const me = useMe()
+  const admin = me.data?.role === 'admin'
+  const visible = tabs.filter((t) => !t.admin || admin)
+  const current = visible.some((t) => t.id === tab) ? tab : 'providers'
+  return (
+    <section className="settings" aria-label="Settings">
+      <header className="settings-head">
+        <h1>Settings</h1>
+        <nav className="tabs settings-tabs" role="tablist">
+          {visible.map((t) => (
+            <button key={t.id} role="tab" aria-selected={current === t.id} className={`tab${current === t.id ? ' active' : ''}`} onClick={() => navigate(`/settings/${t.id}`)}>
+              {t.label}
+            </button>
+          ))}
+        </nav>
+      </header>
+      <div className="settings-body">
+        {current === 'providers' && <ProvidersTab />}
+        {current === 'agents' && <AgentsTab />}
+        {current === 'memories' && <MemoriesTab />}
+        {current === 'projects' && <ProjectsTab />}
+        {current === 'sandboxes' && <SandboxesTab admin={admin} />}
+        {current === 'guardrails' && <GuardrailsTab admin={admin} />}
+        {current === 'global' && <GlobalSettingsTab admin={admin} />}
+        {current === 'tokens' && <TokensTab />}
+        {current === 'users' && admin && <UsersTab />}
+      </div>
+    </section>
+  )
+}

@@ -1,0 +1,112 @@
+// A sandbox's config form. This is the ONE place the UI switches on the
+// sandbox type: every other screen offers actions from the row's derived
+// `supports` flags.
+import { Field } from '../../components/Field'
+import { SecretInput, type SecretEdit } from '../../components/SecretField'
+import { MASK, type Sandbox } from '../../lib/api'
+
+export type SandboxType = Sandbox['type']
+export const SANDBOX_TYPES: SandboxType[] = ['docker', 'e2b']
+
+type Kind = 'text' | 'int' | 'float' | 'bool' | 'select' | 'secret' | 'secret-multiline'
+interface Spec { key: string; label: string; kind: Kind; hint?: string; placeholder?: string; options?: [string, string][]; initial?: unknown }
+
+const SPECS: Record<SandboxType, Spec[]> = {
+  docker: [
+    { key: 'image', label: 'Image', kind: 'text', placeholder: 'ubuntu:24.04', hint: 'Required: what every project container runs' },
+    { key: 'host', label: 'Host', kind: 'text', placeholder: 'ssh://user@host or tcp://host:2375', hint: 'Empty: this machine’s Docker daemon' },
+    { key: 'ssh_password', label: 'SSH password', kind: 'secret', hint: 'For an ssh:// host' },
+    { key: 'ssh_key', label: 'SSH key', kind: 'secret-multiline', placeholder: '-----BEGIN OPENSSH PRIVATE KEY-----', hint: 'A private key for an ssh:// host' },
+    { key: 'runtime', label: 'Runtime', kind: 'text', placeholder: 'runsc', hint: 'Empty: the daemon’s default (runc)' },
+    { key: 'user', label: 'User', kind: 'text', placeholder: 'user[:group]', hint: 'Empty runs as root' },
+    { key: 'network', label: 'Network', kind: 'text', placeholder: 'bridge', hint: 'The docker network to join; empty means no network at all' },
+    { key: 'memory_mb', label: 'Memory (MiB)', kind: 'int', initial: 0, hint: '0 = 4096' },
+    { key: 'cpus', label: 'CPUs', kind: 'float', initial: 0, hint: '0 = 2' },
+    { key: 'max_read_file_bytes', label: 'Max read file bytes', kind: 'int', initial: 0, hint: 'The largest file the read tool loads; 0 = 8 MiB' },
+  ],
+  e2b: [
+    { key: 'template_id', label: 'Template ID', kind: 'text', hint: 'Required: built in the service’s console or CLI' },
+    { key: 'api_url', label: 'API URL', kind: 'text', placeholder: 'https://api.e2b.dev', hint: 'The control plane; empty = E2B’s own' },
+    { key: 'domain', label: 'Domain', kind: 'text', placeholder: 'e2b.dev', hint: 'The suffix of a sandbox’s public hosts' },
+    { key: 'api_key', label: 'API key', kind: 'secret' },
+    { key: 'data_plane_auth', label: 'Data-plane auth', kind: 'select', initial: '',
+      options: [['', 'auto'], ['access_token', 'access_token'], ['api_key', 'api_key'], ['none', 'none']], hint: 'Which credential the in-sandbox daemon takes' },
+    { key: 'timeout_seconds', label: 'Timeout (seconds)', kind: 'int', initial: 0, hint: 'The lease a sandbox is created and refreshed with' },
+    { key: 'auto_pause', label: 'Auto-pause', kind: 'bool', initial: true, hint: 'An expired lease pauses rather than destroys the tree' },
+    { key: 'allow_internet', label: 'Allow internet', kind: 'bool', initial: false },
+    { key: 'max_read_file_bytes', label: 'Max read file bytes', kind: 'int', initial: 0, hint: '0 = 8 MiB' },
+  ],
+}
+
+const isSecret = (s: Spec) => s.kind === 'secret' || s.kind === 'secret-multiline'
+
+/** The secret (write-only) keys of a type's config. */
+export const secretKeys = (type: SandboxType) => SPECS[type].filter(isSecret).map((s) => s.key)
+
+/** A type's config with its defaults, overlaid with what is stored (secrets excluded: they are edited apart). */
+export function configFor(type: SandboxType, stored?: unknown): Record<string, unknown> {
+  const from = (stored && typeof stored === 'object' ? stored : {}) as Record<string, unknown>
+  const out: Record<string, unknown> = {}
+  for (const s of SPECS[type]) {
+    if (isSecret(s)) continue
+    out[s.key] = from[s.key] ?? s.initial ?? ''
+  }
+  return out
+}
+
+/** What a row shows of a sandbox's config: its type's first field (the image, the template). */
+export function configHeadline(type: SandboxType, config: unknown): string {
+  const key = SPECS[type]?.[0]?.key
+  const v = key && config && typeof config === 'object' ? (config as Record<string, unknown>)[key] : undefined
+  return typeof v === 'string' ? v : ''
+}
+
+/** Which secrets are stored now: a read returns them masked. */
+export function storedSecrets(stored: unknown): Set<string> {
+  const from = (stored && typeof stored === 'object' ? stored : {}) as Record<string, unknown>
+  return new Set(Object.entries(from).filter(([, v]) => v === MASK).map(([k]) => k))
+}
+
+interface Props {
+  type: SandboxType
+  config: Record<string, unknown>
+  secrets: Record<string, SecretEdit>
+  stored: Set<string>
+  existing: boolean
+  errors: Record<string, string>
+  onConfig: (key: string, value: unknown) => void
+  onSecret: (key: string, edit: SecretEdit) => void
+}
+
+/** The fields of the chosen type; errors are keyed "config.<field>" as the server sends them. */
+export function SandboxConfigFields({ type, config, secrets, stored, existing, errors, onConfig, onSecret }: Props) {
+  return (
+    <div className="grid2" data-config={type}>
+      {SPECS[type].map((s) => (
+        <Field key={s.key} label={s.label} hint={s.hint} error={errors[`config.${s.key}`]} inline={s.kind === 'bool'}>{(id) => {
+          switch (s.kind) {
+            case 'secret':
+            case 'secret-multiline':
+              return <SecretInput id={id} edit={secrets[s.key]} stored={stored.has(s.key)} existing={existing} multiline={s.kind === 'secret-multiline'}
+                placeholder={s.placeholder} onChange={(e) => onSecret(s.key, e)} />
+            case 'bool':
+              return <input id={id} type="checkbox" checked={!!config[s.key]} onChange={(e) => onConfig(s.key, e.target.checked)} />
+            case 'select':
+              return (
+                <select id={id} value={String(config[s.key] ?? '')} onChange={(e) => onConfig(s.key, e.target.value)}>
+                  {s.options!.map(([v, l]) => <option key={v} value={v}>{l}</option>)}
+                </select>
+              )
+            case 'int':
+            case 'float':
+              return <input id={id} type="number" min={0} step={s.kind === 'float' ? 0.5 : 1} value={String(config[s.key] ?? 0)}
+                onChange={(e) => onConfig(s.key, e.target.value === '' ? 0 : Number(e.target.value))} />
+            default:
+              return <input id={id} value={String(config[s.key] ?? '')} placeholder={s.placeholder}
+                onChange={(e) => onConfig(s.key, e.target.value)} />
+          }
+        }}</Field>
+      ))}
+    </div>
+  )
+}

@@ -1,0 +1,38 @@
+// One timeline from the stored transcript and the session's live runs. A
+// live run held from its start replaces its stored entries (so a reload
+// mid-run shows each item once); a run joined midway adds to them.
+import type { NoteItem, TimelineItem } from './model'
+import { keyByRun } from './keys'
+import type { LiveRun } from './reduce'
+
+export function composeTimeline(stored: TimelineItem[], runs: LiveRun[], settledNotes: NoteItem[] = []): TimelineItem[] {
+  const whole = new Set(runs.filter((r) => r.fromStart).map((r) => r.runId))
+  let out = keyByRun(whole.size ? stored.filter((i) => !i.runId || !whole.has(i.runId)) : stored)
+  for (const run of runs) {
+    let items = run.fromStart ? keyByRun(run.items) : run.items
+    if (!run.fromStart) {
+      // A result whose call is already on screen completes that card.
+      items = items.filter((it) => {
+        if (it.kind !== 'tool' || !it.orphan) return true
+        const i = out.findIndex((o) => o.kind === 'tool' && o.callId === it.callId)
+        if (i < 0) return true
+        const o = out[i]
+        if (o.kind === 'tool') out[i] = { ...o, output: it.output, isError: it.isError, display: it.display ?? o.display }
+        return false
+      })
+    }
+    out = out.concat(items, run.notes)
+  }
+  for (const note of settledNotes) {
+    let at = -1
+    for (let i = out.length - 1; i >= 0; i--) {
+      if (out[i].runId === note.runId) {
+        at = i
+        break
+      }
+    }
+    if (at < 0) out.push(note)
+    else out.splice(at + 1, 0, note)
+  }
+  return out
+}

@@ -1,0 +1,113 @@
+// Stored entries (GET /sessions/:id/messages) → timeline items: the active
+// branch only, a tool call joined with its output by call_id, unknown kinds
+// and item types kept as generic items.
+import type { Entry } from '../lib/api'
+import { keyByRun } from './keys'
+import type { TimelineItem, ToolDisplay, ToolItem } from './model'
+
+interface ItemShape {
+  type?: string
+  role?: string
+  content?: unknown
+  summary?: unknown
+  call_id?: string
+  name?: string
+  arguments?: string
+  output?: unknown
+}
+
+/** The text of a Responses content list (or a plain string). */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content
+  if (!Array.isArray(content)) return ''
+  return content
+    .map((c) => (c && typeof c === 'object' && typeof (c as { text?: unknown }).text === 'string' ? (c as { text: string }).text : ''))
+    .join('')
+}
+
+function reasoningText(it: ItemShape): string {
+  const parts = Array.isArray(it.summary) ? it.summary : Array.isArray(it.content) ? it.content : []
+  return parts
+    .map((p) => (p && typeof p === 'object' ? String((p as { text?: unknown }).text ?? '') : ''))
+    .filter(Boolean)
+    .join('\n\n')
+}
+
+export function toolDisplay(d: Entry['display']): ToolDisplay | undefined {
+  if (!d) return undefined
+  const out: ToolDisplay = {}
+  if (d.title) out.title = d.title
+  if (d.summary) out.summary = d.summary
+  if (d.renderer) out.renderer = d.renderer
+  if (d.extra && Object.keys(d.extra).length) out.extra = d.extra
+  return Object.keys(out).length ? out : undefined
+}
+
+export function fromEntries(entries: Entry[]): TimelineItem[] {
+  const out: TimelineItem[] = []
+  const calls = new Map<string, ToolItem>()
+  // A branch point's switcher rides on the attempt's first entry; when that
+  // entry draws nothing (an empty message), the next item carries it.
+  let carried: Entry['siblings'] = undefined
+  for (const e of entries) {
+    if (e.on_path === false || e.kind === 'update' || e.kind === 'leaf') continue
+    const siblings: Entry['siblings'] = e.siblings ?? carried
+    carried = siblings
+    const before = out.length
+    pushEntry(e, siblings)
+    if (out.length > before || (e.item as ItemShape | undefined)?.type === 'function_call_output') carried = undefined
+  }
+  return keyByRun(out)
+
+  function pushEntry(e: Entry, siblings: Entry['siblings']) {
+    const base = { key: e.id, entryId: e.id, runId: e.run_id || undefined, siblings: siblings ?? undefined }
+    if (e.kind === 'annotation') {
+      const tone = e.display?.kind === 'error' ? 'error' : 'info'
+      out.push({ ...base, kind: 'note', tone, title: e.display?.title || (tone === 'error' ? 'Error' : 'Note'), text: e.text || e.display?.summary })
+      return
+    }
+    if (e.kind === 'compaction') {
+      out.push({ ...base, kind: 'compaction', summary: e.checkpoint?.summary ?? '' })
+      return
+    }
+    if (e.kind !== 'item') {
+      out.push({ ...base, kind: 'unknown', label: `entry kind "${e.kind}"`, data: e.data ?? e })
+      return
+    }
+    const it = (e.item ?? {}) as ItemShape
+    switch (it.type) {
+      case 'message': {
+        const text = textOf(it.content)
+        if (it.role === 'user') out.push({ ...base, kind: 'user', text })
+        else if (it.role === 'assistant') {
+          if (text) out.push({ ...base, kind: 'assistant', text, label: e.source === 'error_handler' ? e.display?.title : undefined })
+        } else out.push({ ...base, kind: 'note', tone: 'info', title: `${it.role ?? 'system'} message`, text })
+        break
+      }
+      case 'reasoning': {
+        const text = reasoningText(it)
+        if (text) out.push({ ...base, kind: 'reasoning', text })
+        break
+      }
+      case 'function_call': {
+        const tool: ToolItem = { ...base, kind: 'tool', callId: it.call_id ?? '', name: it.name ?? '', arguments: it.arguments ?? '' }
+        calls.set(tool.callId, tool)
+        out.push(tool)
+        break
+      }
+      case 'function_call_output': {
+        const output = typeof it.output === 'string' ? it.output : JSON.stringify(it.output)
+        const found = calls.get(it.call_id ?? '')
+        const tool: ToolItem = found ?? { ...base, kind: 'tool', callId: it.call_id ?? '', name: '', arguments: '', orphan: true }
+        tool.output = output
+        tool.display = toolDisplay(e.display)
+        tool.isError = e.display?.is_error === true || e.display?.kind === 'error'
+        tool.handoff = e.display?.kind === 'handoff'
+        if (!found) out.push(tool)
+        break
+      }
+      default:
+        out.push({ ...base, kind: 'unknown', label: `item type "${it.type ?? '?'}"`, data: e.item })
+    }
+  }
+}

@@ -1,0 +1,16 @@
+import type { TimelineItem } from './model'
+
+// Items of a run are keyed by their place in it, the same live and stored,
+// so the hand-over to the stored transcript keeps every component (an
+// expanded card stays expanded) instead of remounting the conversation.
+export function keyByRun(items: TimelineItem[]): TimelineItem[] {
+  const n = new Map<string, number>()
+  return items.map((it) => {
+    if (!it.runId || (it.kind === 'note' && !it.entryId)) return it
+    const i = n.get(it.runId) ?? 0
+    n.set(it.runId, i + 1)
+    const key = `${it.runId}#${i}`
+    return it.key === key ? it : { ...it, key }
+  })
+}
+

@@ -1,0 +1,68 @@
+// The conversation as the UI draws it. Both sources produce these items:
+// stored entries (fromEntries) and live events (reduce), so a streamed turn
+// and its reload render through the same components.
+
+export interface Siblings { index: number; count: number; heads: string[]; tips: string[] }
+
+interface Base {
+  key: string
+  runId?: string
+  /** The stored entry behind the item (branch, fork and regenerate need it); absent while live. */
+  entryId?: string
+  siblings?: Siblings | null
+}
+
+export interface ToolDisplay { title?: string; summary?: string; renderer?: string; extra?: Record<string, string> }
+
+export interface UserItem extends Base { kind: 'user'; text: string }
+export interface AssistantItem extends Base { kind: 'assistant'; text: string; streaming?: boolean; label?: string }
+export interface ReasoningItem extends Base { kind: 'reasoning'; text: string; streaming?: boolean }
+export interface ToolItem extends Base {
+  kind: 'tool'
+  callId: string
+  name: string
+  arguments: string
+  output?: string
+  isError?: boolean
+  handoff?: boolean
+  display?: ToolDisplay
+  /** Partial output a running tool streamed (run.tool_progress). */
+  progress?: string
+  needsApproval?: boolean
+  /** A result whose call this view never saw (paged off, or joined mid-run). */
+  orphan?: boolean
+}
+export interface NoteItem extends Base {
+  kind: 'note'
+  tone: 'info' | 'warn' | 'error'
+  title: string
+  text?: string
+  code?: string
+  details?: Record<string, string>
+}
+export interface CompactionItem extends Base { kind: 'compaction'; summary: string }
+/** Something this build does not know (an entry kind, an item type, an event): shown as its raw data. */
+export interface UnknownItem extends Base { kind: 'unknown'; label: string; data: unknown }
+
+export type TimelineItem = UserItem | AssistantItem | ReasoningItem | ToolItem | NoteItem | CompactionItem | UnknownItem
+
+/** The comparable content of an item, without keys, ids and streaming flags. */
+export function contentOf(item: TimelineItem): Record<string, unknown> {
+  switch (item.kind) {
+    case 'user':
+    case 'assistant':
+    case 'reasoning':
+      return { kind: item.kind, text: item.text }
+    case 'tool':
+      return {
+        kind: 'tool', callId: item.callId, name: item.name, arguments: item.arguments, output: item.output,
+        isError: !!item.isError, handoff: !!item.handoff, display: item.display ?? null,
+      }
+    case 'note':
+      return { kind: 'note', tone: item.tone, title: item.title, text: item.text, code: item.code }
+    case 'compaction':
+      return { kind: 'compaction', summary: item.summary }
+    case 'unknown':
+      return { kind: 'unknown', label: item.label, data: item.data }
+  }
+}

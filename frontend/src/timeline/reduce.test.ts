@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest'
+import type { Entry } from '../lib/api'
+import { parseFrame, type ServerEvent } from '../lib/events'
+import { composeTimeline } from './compose'
+import { fromEntries } from './fromEntries'
+import { contentOf } from './model'
+import { applyEvent, emptyLive, settleRun, type Effect, type LiveState } from './reduce'
+import exec from './fixtures/exec.json'
+import handoff from './fixtures/handoff.json'
+import think from './fixtures/think.json'
+import todo from './fixtures/todo.json'
+import unknownTool from './fixtures/unknown-tool.json'
+
+interface Fixture { events: unknown[]; entries: unknown[] }
+
+function fold(frames: unknown[], state: LiveState = emptyLive()) {
+  const effects: Effect[] = []
+  for (const f of frames) {
+    const ev = parseFrame(f) as ServerEvent
+    const r = applyEvent(state, ev)
+    state = r.state
+    effects.push(...r.effects)
+  }
+  return { state, effects }
+}
+
+const runOf = (fx: Fixture) => (fx.events[0] as { payload: { run_id: string } }).payload.run_id
+
+describe('a streamed turn equals its reload', () => {
+  for (const [name, fx] of Object.entries({ todo, think, handoff, unknownTool, exec }) as [string, Fixture][]) {
+    it(name, () => {
+      const { state, effects } = fold(fx.events)
+      const run = state.runs[runOf(fx)]
+      expect(run.status).toBe('completed')
+      expect(run.fromStart).toBe(true)
+      expect(run.items.some((i) => 'streaming' in i && i.streaming)).toBe(false)
+      const reloaded = fromEntries(fx.entries as Entry[])
+      expect(run.items.map(contentOf)).toEqual(reloaded.map(contentOf))
+      expect(effects.filter((e) => e.type === 'ended')).toHaveLength(1)
+    })
+  }
+
+  it('the composed timeline shows a whole live run once, over its stored entries', () => {
+    const fx = todo as Fixture
+    const { state } = fold(fx.events)
+    const stored = fromEntries(fx.entries as Entry[])
+    const live = composeTimeline(stored, Object.values(state.runs))
+    expect(live.map(contentOf)).toEqual(stored.map(contentOf))
+    // After the hand-over the stored transcript alone is drawn.
+    const settled = settleRun(state, runOf(fx))
+    expect(settled.runs).toEqual({})
+    expect(composeTimeline(stored, []).map(contentOf)).toEqual(stored.map(contentOf))
+  })
+
+  it('renders the todo checklist data on the tool card', () => {
+    const items = fromEntries((todo as Fixture).entries as Entry[])
+    const tool = items.find((i) => i.kind === 'tool')
+    expect(tool?.kind === 'tool' && tool.display?.renderer).toBe('todo')
+    expect(tool?.kind === 'tool' && JSON.parse(tool.display?.extra?.todos ?? '[]')).toHaveLength(3)
+  })
+})
+
+describe('replays and gaps', () => {
+  const fx = todo as Fixture
+  const frames = fx.events as { seq: number }[]
+
+  it('drops duplicates when the bus replays a run after a reconnect', () => {
+    const half = fold(frames.slice(0, 20))
+    const again = fold(frames, half.state) // the replay from seq 1, then the rest
+    const once = fold(frames)
+    expect(again.state.runs[runOf(fx)].items.map(contentOf)).toEqual(once.state.runs[runOf(fx)].items.map(contentOf))
+  })
+
+  it('resubscribes from its cursor on a gap and ends whole', () => {
+    const { state, effects } = fold([...frames.slice(0, 10), { type: 'run.gap', payload: { run_id: runOf(fx), dropped: 5, last_good: 10, next: 16 } }, ...frames.slice(15)])
+    expect(effects).toContainEqual({ type: 'resubscribe', runId: runOf(fx), fromSeq: 10 })
+    // The later events wait for the missing ones: nothing past the hole is applied.
+    expect(state.runs[runOf(fx)].lastSeq).toBe(10)
+    const resumed = fold(frames.slice(10), state)
+    const once = fold(frames)
+    expect(resumed.state.runs[runOf(fx)].items.map(contentOf)).toEqual(once.state.runs[runOf(fx)].items.map(contentOf))
+  })
+
+  it('refetches the transcript when the start is gone (last_good 0)', () => {
+    const run = runOf(fx)
+    // A late attach: run.started (pinned), then the ring from seq 40.
+    const { state, effects } = fold([frames[0], { type: 'run.gap', payload: { run_id: run, dropped: 38, last_good: 0, next: 40 } }, ...frames.slice(39)])
+    expect(effects.filter((e) => e.type === 'resubscribe')).toEqual([])
+    expect(effects).toContainEqual({ type: 'refetchMessages', sessionId: state.runs[run].sessionId })
+    const r = state.runs[run]
+    expect(r.fromStart).toBe(false)
+    expect(r.status).toBe('completed')
+    // What follows the gap is still drawn, after the stored entries.
+    expect(r.items.length).toBeGreaterThan(0)
+    expect(r.items.every((i) => i.kind !== 'user')).toBe(true)
+  })
+
+  it('a second gap at the same cursor gives up and refetches', () => {
+    const run = runOf(fx)
+    const g = { type: 'run.gap', payload: { run_id: run, dropped: 5, last_good: 10, next: 16 } }
+    const { effects } = fold([...frames.slice(0, 10), g, g])
+    expect(effects.filter((e) => e.type === 'resubscribe')).toHaveLength(1)
+    expect(effects.filter((e) => e.type === 'refetchMessages')).toHaveLength(1)
+  })
+
+  it('a hole without a gap event asks for the missing events once', () => {
+    const { effects } = fold([...frames.slice(0, 5), ...frames.slice(8, 12)])
+    expect(effects.filter((e) => e.type === 'resubscribe')).toEqual([{ type: 'resubscribe', runId: runOf(fx), fromSeq: 5 }])
+  })
+})
+
+describe('unknowns are shown, never dropped', () => {
+  const run = 'r1'
+  const started = { type: 'run.started', seq: 1, payload: { run_id: run, session_id: 's1', input: 'hi' } }
+
+  it('an unknown event type becomes a generic note', () => {
+    const { state } = fold([started, { type: 'run.brand_new', seq: 2, payload: { run_id: run, x: 1 } }])
+    const note = state.runs[run].notes[0]
+    expect(note.title).toBe('Event run.brand_new')
+    expect(note.text).toContain('"x": 1')
+  })
+
+  it('an unknown error code is kept with its code', () => {
+    const { state } = fold([started, { type: 'run.error', seq: 2, payload: { run_id: run, code: 'quantum_flux', message: 'odd' } }])
+    expect(state.runs[run].status).toBe('error')
+    expect(state.runs[run].notes[0]).toMatchObject({ tone: 'error', code: 'quantum_flux', text: 'odd' })
+    // …and outlives the hand-over to the stored transcript.
+    const settled = settleRun(state, run)
+    expect(settled.settledNotes[run].notes[0].code).toBe('quantum_flux')
+  })
+
+  it('a refused command is a notice, not the end of a run', () => {
+    const { state, effects } = fold([started, { type: 'run.error', payload: { run_id: run, code: 'run_not_found', message: 'gone' } }])
+    expect(state.runs[run].status).toBe('running')
+    expect(effects).toContainEqual({ type: 'notice', tone: 'error', message: 'gone (run_not_found)', sessionId: undefined })
+  })
+
+  it('unknown entry kinds and item types become generic items', () => {
+    const base = { created_at: '', compacted: false, on_path: true, seq: 1 }
+    const items = fromEntries([
+      { ...base, id: 'a', row_id: 'a', kind: 'hologram', data: { beam: 1 } },
+      { ...base, id: 'b', row_id: 'b', kind: 'item', item: { type: 'web_search_call', query: 'q' } },
+      { ...base, id: 'c', row_id: 'c', kind: 'annotation', text: 'restarted', display: { kind: 'error', title: 'Run interrupted by a restart' } },
+      { ...base, id: 'd', row_id: 'd', kind: 'item', on_path: false, item: { type: 'message', role: 'user', content: 'hidden' } },
+    ] as Entry[])
+    expect(items.map((i) => i.kind)).toEqual(['unknown', 'unknown', 'note'])
+    expect(items[0]).toMatchObject({ label: 'entry kind "hologram"', data: { beam: 1 } })
+    expect(items[2]).toMatchObject({ tone: 'error', title: 'Run interrupted by a restart', text: 'restarted' })
+  })
+
+  it('branch points carry their switcher', () => {
+    const base = { created_at: '', compacted: false, on_path: true, seq: 1, kind: 'item' }
+    const siblings = { index: 1, count: 2, heads: ['x', 'y'], tips: ['x2', 'y2'] }
+    const items = fromEntries([
+      { ...base, id: 'u', row_id: 'u', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'q' }] } },
+      { ...base, id: 'y', row_id: 'y', siblings, item: { type: 'reasoning', summary: [] } },
+      { ...base, id: 'y2', row_id: 'y2', item: { type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'a' }] } },
+    ] as Entry[])
+    expect(items[1]).toMatchObject({ kind: 'assistant', siblings })
+  })
+})
+
+describe('sandbox commands (exec_command, the terminal renderer)', () => {
+  const fx = exec as Fixture
+  const frames = fx.events as { type: string; seq: number; payload: Record<string, unknown> }[]
+  const at = (type: string) => frames.findIndex((f) => f.type === type)
+  const toolOf = (state: LiveState) => state.runs[runOf(fx)].items.find((i) => i.kind === 'tool')
+
+  it('appends each progress delta to the running call, then the result replaces it', () => {
+    const progress = frames.filter((f) => f.type === 'run.tool_progress')
+    expect(progress.length).toBeGreaterThan(1)
+    const first = fold(frames.slice(0, at('run.tool_progress') + 1)).state
+    expect(toolOf(first)).toMatchObject({ progress: 'hi-from-sandbox\n', display: { renderer: 'terminal' } })
+    expect(toolOf(first)).not.toHaveProperty('output')
+    const running = fold(frames.slice(0, at('run.tool_result'))).state
+    expect(toolOf(running)).toMatchObject({ progress: progress.map((f) => f.payload.delta).join('') })
+    const done = fold(frames.slice(0, at('run.tool_result') + 1)).state
+    expect(toolOf(done)).toMatchObject({
+      output: 'exit_code: 0\nstdout:\nhi-from-sandbox\nsecond-line', isError: false,
+      display: { renderer: 'terminal', title: 'echo hi-from-sandbox; sleep 2; echo second-line', summary: 'exit 0' },
+    })
+  })
+
+  it('progress for a call this view never saw is dropped, not drawn as a stray card', () => {
+    const stray = { type: 'run.tool_progress', seq: at('run.tool_call') + 1, payload: { run_id: runOf(fx), call_id: 'nope', tool_name: 'exec_command', delta: 'x', renderer: 'terminal' } }
+    const { state } = fold([...frames.slice(0, at('run.tool_call')), stray])
+    expect(state.runs[runOf(fx)].items.filter((i) => i.kind === 'tool')).toEqual([])
+  })
+
+  it('a command that exited non-zero is an error, live and reloaded', () => {
+    const fail = (o: string) => o.replace('exit_code: 0', 'exit_code: 3')
+    const events = frames.map((f) => f.type === 'run.tool_result'
+      ? { ...f, payload: { ...f.payload, output: fail(String(f.payload.output)), summary: 'exit 3', is_error: true } }
+      : f)
+    const entries = (fx.entries as Entry[]).map((e) => e.display?.renderer === 'terminal'
+      ? { ...e, display: { ...e.display, summary: 'exit 3', is_error: true }, item: { ...(e.item as object), output: fail(String((e.item as { output: string }).output)) } }
+      : e)
+    const live = fold(events).state.runs[runOf(fx)].items
+    const reloaded = fromEntries(entries as Entry[])
+    expect(live.map(contentOf)).toEqual(reloaded.map(contentOf))
+    expect(reloaded.find((i) => i.kind === 'tool')).toMatchObject({ isError: true })
+  })
+})

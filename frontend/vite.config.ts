@@ -1,0 +1,29 @@
+import { writeFileSync } from 'node:fs'
+import { defineConfig } from 'vitest/config'
+import react from '@vitejs/plugin-react'
+
+// The dev server proxies the API and the event bus to a locally running
+// agents-server (go tool task run), so `npm run dev` is the whole UI loop.
+const backend = process.env.AGENTS_BACKEND ?? 'http://127.0.0.1:9527'
+
+export default defineConfig({
+  plugins: [
+    react(),
+    {
+      // vite empties dist on every build; the placeholder keeps the folder
+      // (and so the Go embed) present in a fresh clone.
+      name: 'keep-dist-placeholder',
+      closeBundle() {
+        writeFileSync(new URL('./dist/.gitkeep', import.meta.url), '')
+      },
+    },
+  ],
+  server: {
+    proxy: {
+      '/api': { target: backend, changeOrigin: false },
+      '/ws': { target: backend.replace(/^http/, 'ws'), ws: true },
+    },
+  },
+  build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1500 },
+  test: { include: ['src/**/*.test.ts'], environment: 'node' },
+})
