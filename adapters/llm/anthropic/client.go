@@ -48,10 +48,9 @@ func (c *Client) Generate(ctx context.Context, req ports.ModelRequest, sink func
 		sink = func(ports.ModelDelta) {}
 	}
 	ep := req.Endpoint
-	httpClient, err := c.clients.For(ep.ProxyURL)
+	httpClient, err := c.clients.ForEndpoint(ep)
 	if err != nil {
-		return ports.ModelResponse{}, &ports.ModelError{Kind: ports.ModelInvalid, Provider: ep.Name,
-			Message: "invalid proxy URL: " + err.Error(), Err: err}
+		return ports.ModelResponse{}, err
 	}
 	base := ep.BaseURL
 	if base == "" {

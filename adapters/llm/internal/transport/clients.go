@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/agents-server/agents-server/ports"
 )
 
 // Clients caches an *http.Client per proxy URL. It is safe for concurrent
@@ -47,5 +49,15 @@ func (c *Clients) For(proxy string) (*http.Client, error) {
 		c.clients = map[string]*http.Client{}
 	}
 	c.clients[proxy] = hc
+	return hc, nil
+}
+
+// ForEndpoint is For with the endpoint's proxy, failing as the model error
+// every adapter reports for a bad proxy URL.
+func (c *Clients) ForEndpoint(ep ports.ProviderEndpoint) (*http.Client, error) {
+	hc, err := c.For(ep.ProxyURL)
+	if err != nil {
+		return nil, &ports.ModelError{Kind: ports.ModelInvalid, Provider: ep.Name, Message: "invalid proxy URL: " + err.Error(), Err: err}
+	}
 	return hc, nil
 }
