@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/agents-server/agents-server/adapters/llm/anthropic"
+	"github.com/agents-server/agents-server/adapters/llm/internal/llmtest"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/ports"
@@ -43,45 +44,6 @@ func (f fixture) script(model string, steps ...scripted.Step) {
 	f.srv.SetScript(model, scripted.Script{Exchanges: []scripted.Exchange{{Steps: steps}}})
 }
 
-func user(text string) json.RawMessage {
-	b, _ := json.Marshal(map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": text}}})
-	return b
-}
-
-type collector struct{ deltas []ports.ModelDelta }
-
-func (c *collector) sink(d ports.ModelDelta) { c.deltas = append(c.deltas, d) }
-
-func (c *collector) joined(kind ports.DeltaKind) (string, int) {
-	var b strings.Builder
-	n := 0
-	for _, d := range c.deltas {
-		if d.Kind == kind {
-			b.WriteString(d.Text)
-			n++
-		}
-	}
-	return b.String(), n
-}
-
-func decode(t *testing.T, raw json.RawMessage) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatalf("item %s: %v", raw, err)
-	}
-	return m
-}
-
-func messageText(t *testing.T, raw json.RawMessage) string {
-	t.Helper()
-	m := decode(t, raw)
-	if m["type"] != "message" || m["role"] != "assistant" {
-		t.Fatalf("not an assistant message: %s", raw)
-	}
-	return m["content"].([]any)[0].(map[string]any)["text"].(string)
-}
-
 func generate(t *testing.T, req ports.ModelRequest, sink func(ports.ModelDelta)) ports.ModelResponse {
 	t.Helper()
 	resp, err := anthropic.New(anthropic.Options{}).Generate(context.Background(), req, sink)
@@ -95,13 +57,13 @@ func TestStreamedTextAndUsage(t *testing.T) {
 	f := start(t, scripted.Options{})
 	text := "Hello from the Messages stream, in order."
 	f.script("claude", scripted.Step{Text: text, ChunkSize: 4, Usage: &scripted.Usage{InputTokens: 80, OutputTokens: 11, CachedTokens: 30}})
-	var c collector
-	resp := generate(t, f.request("claude", user("hi")), c.sink)
-	got, n := c.joined(ports.DeltaText)
+	var c llmtest.Collector
+	resp := generate(t, f.request("claude", llmtest.User("hi")), c.Sink)
+	got, n := c.Joined(ports.DeltaText)
 	if got != text || n != (len(text)+3)/4 {
 		t.Fatalf("deltas %q in %d pieces", got, n)
 	}
-	if len(resp.Output) != 1 || messageText(t, resp.Output[0]) != text {
+	if len(resp.Output) != 1 || llmtest.MessageText(t, resp.Output[0]) != text {
 		t.Fatalf("output %s", resp.Output)
 	}
 	want := domain.Usage{InputTokens: 80, OutputTokens: 11, CachedTokens: 30, TotalTokens: 91}
@@ -116,17 +78,17 @@ func TestStreamedTextAndUsage(t *testing.T) {
 func TestThinkingDeltasAndReasoningItem(t *testing.T) {
 	f := start(t, scripted.Options{})
 	f.script("claude", scripted.Step{Reasoning: "Weighing the options carefully.", Text: "Done."})
-	var c collector
-	req := f.request("claude", user("decide"))
+	var c llmtest.Collector
+	req := f.request("claude", llmtest.User("decide"))
 	req.Settings.ReasoningEffort = "medium"
-	resp := generate(t, req, c.sink)
-	if got, _ := c.joined(ports.DeltaReasoning); got != "Weighing the options carefully." {
+	resp := generate(t, req, c.Sink)
+	if got, _ := c.Joined(ports.DeltaReasoning); got != "Weighing the options carefully." {
 		t.Fatalf("thinking deltas %q", got)
 	}
 	if len(resp.Output) != 2 {
 		t.Fatalf("output %s", resp.Output)
 	}
-	r := decode(t, resp.Output[0])
+	r := llmtest.Decode(t, resp.Output[0])
 	if r["type"] != "reasoning" || r["encrypted_content"] == "" ||
 		r["summary"].([]any)[0].(map[string]any)["text"] != "Weighing the options carefully." {
 		t.Fatalf("reasoning item %s", resp.Output[0])
@@ -155,32 +117,32 @@ func TestToolRoundTrip(t *testing.T) {
 		scripted.Step{Reasoning: "Need the file.", Text: "Reading it.", ChunkSize: 5,
 			ToolCalls: []scripted.ToolCall{{Name: "read_file", Arguments: args, CallID: "toolu_1"}}},
 		scripted.Step{Text: "The README says hello."})
-	req := f.request("claude", user("what does the readme say?"))
+	req := f.request("claude", llmtest.User("what does the readme say?"))
 	req.Instructions = "Be brief."
 	req.Settings.ReasoningEffort = "low"
 	req.Tools = []ports.ToolDef{{Name: "read_file", Description: "Read a file",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`)}}
-	var c collector
-	first := generate(t, req, c.sink)
-	if got, _ := c.joined(ports.DeltaArguments); got != args {
+	var c llmtest.Collector
+	first := generate(t, req, c.Sink)
+	if got, _ := c.Joined(ports.DeltaArguments); got != args {
 		t.Fatalf("argument deltas %q", got)
 	}
-	for _, d := range c.deltas {
+	for _, d := range c.Deltas {
 		if d.Kind == ports.DeltaArguments && (d.CallID != "toolu_1" || d.Name != "read_file") {
 			t.Fatalf("arguments delta without its call: %+v", d)
 		}
 	}
-	if len(first.Output) != 3 || messageText(t, first.Output[1]) != "Reading it." {
+	if len(first.Output) != 3 || llmtest.MessageText(t, first.Output[1]) != "Reading it." {
 		t.Fatalf("output %s", first.Output)
 	}
-	call := decode(t, first.Output[2])
+	call := llmtest.Decode(t, first.Output[2])
 	if call["type"] != "function_call" || call["call_id"] != "toolu_1" || call["name"] != "read_file" || call["arguments"] != args {
 		t.Fatalf("function call %s", first.Output[2])
 	}
 	out, _ := json.Marshal(map[string]any{"type": "function_call_output", "call_id": "toolu_1", "output": "hello"})
 	req.Input = append(append(req.Input, first.Output...), out)
 	second := generate(t, req, nil)
-	if len(second.Output) != 1 || messageText(t, second.Output[0]) != "The README says hello." {
+	if len(second.Output) != 1 || llmtest.MessageText(t, second.Output[0]) != "The README says hello." {
 		t.Fatalf("second output %s", second.Output)
 	}
 
@@ -217,18 +179,6 @@ func TestToolRoundTrip(t *testing.T) {
 	}
 }
 
-func assertModelError(t *testing.T, err error, kind ports.ModelErrorKind, status int) *ports.ModelError {
-	t.Helper()
-	var me *ports.ModelError
-	if !errors.As(err, &me) {
-		t.Fatalf("error %v (%T) is not a ModelError", err, err)
-	}
-	if me.Kind != kind || me.Status != status || me.Provider != "test-anthropic" || me.Message == "" {
-		t.Fatalf("got %+v, want kind %s status %d", me, kind, status)
-	}
-	return me
-}
-
 func TestErrorClasses(t *testing.T) {
 	cases := []struct {
 		name   string
@@ -247,8 +197,8 @@ func TestErrorClasses(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			f.script(tc.name, scripted.Step{Error: &tc.fail})
-			_, err := anthropic.New(anthropic.Options{}).Generate(context.Background(), f.request(tc.name, user("x")), nil)
-			me := assertModelError(t, err, tc.kind, tc.status)
+			_, err := anthropic.New(anthropic.Options{}).Generate(context.Background(), f.request(tc.name, llmtest.User("x")), nil)
+			me := llmtest.ModelError(t, "test-anthropic", err, tc.kind, tc.status)
 			if tc.name == "overflow" && !strings.Contains(me.Message, "prompt is too long") {
 				t.Fatalf("overflow message %q", me.Message)
 			}
@@ -258,12 +208,12 @@ func TestErrorClasses(t *testing.T) {
 
 func TestAuthFailure(t *testing.T) {
 	f := start(t, scripted.Options{APIKey: "sk-ant-right"})
-	req := f.request("echo", user("hi"))
+	req := f.request("echo", llmtest.User("hi"))
 	req.Endpoint.APIKey = "sk-ant-wrong"
 	_, err := anthropic.New(anthropic.Options{}).Generate(context.Background(), req, nil)
-	assertModelError(t, err, ports.ModelAuth, 401)
+	llmtest.ModelError(t, "test-anthropic", err, ports.ModelAuth, 401)
 	req.Endpoint.APIKey = "sk-ant-right"
-	if resp := generate(t, req, nil); messageText(t, resp.Output[0]) != "You said: hi" {
+	if resp := generate(t, req, nil); llmtest.MessageText(t, resp.Output[0]) != "You said: hi" {
 		t.Fatalf("with the right key: %s", resp.Output)
 	}
 }
@@ -273,12 +223,12 @@ func TestFailTimesThenSuccess(t *testing.T) {
 	f.script("claude", scripted.Step{Text: "finally", FailTimes: 2, Error: &scripted.Failure{Status: 529}})
 	llm := anthropic.New(anthropic.Options{})
 	for range 2 {
-		_, err := llm.Generate(context.Background(), f.request("claude", user("x")), nil)
-		if me := assertModelError(t, err, ports.ModelUnavailable, 529); !me.Retryable() {
+		_, err := llm.Generate(context.Background(), f.request("claude", llmtest.User("x")), nil)
+		if me := llmtest.ModelError(t, "test-anthropic", err, ports.ModelUnavailable, 529); !me.Retryable() {
 			t.Fatal("overloaded is not retryable")
 		}
 	}
-	if resp := generate(t, f.request("claude", user("x")), nil); messageText(t, resp.Output[0]) != "finally" {
+	if resp := generate(t, f.request("claude", llmtest.User("x")), nil); llmtest.MessageText(t, resp.Output[0]) != "finally" {
 		t.Fatalf("third attempt %s", resp.Output)
 	}
 }
@@ -289,7 +239,7 @@ func TestCancelMidStream(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	n := 0
-	_, err := anthropic.New(anthropic.Options{}).Generate(ctx, f.request("claude", user("x")), func(ports.ModelDelta) {
+	_, err := anthropic.New(anthropic.Options{}).Generate(ctx, f.request("claude", llmtest.User("x")), func(ports.ModelDelta) {
 		if n++; n == 3 {
 			cancel()
 		}
@@ -307,7 +257,7 @@ func TestConnectionRefusedIsUnavailable(t *testing.T) {
 	hs := httptest.NewServer(http.NotFoundHandler())
 	url := hs.URL
 	hs.Close()
-	req := ports.ModelRequest{Endpoint: ports.ProviderEndpoint{Name: "test-anthropic", BaseURL: url}, Model: "m", Input: []json.RawMessage{user("x")}}
+	req := ports.ModelRequest{Endpoint: ports.ProviderEndpoint{Name: "test-anthropic", BaseURL: url}, Model: "m", Input: []json.RawMessage{llmtest.User("x")}}
 	_, err := anthropic.New(anthropic.Options{}).Generate(context.Background(), req, nil)
 	var me *ports.ModelError
 	if !errors.As(err, &me) || me.Kind != ports.ModelUnavailable || me.Status != 0 {
@@ -322,7 +272,7 @@ func TestForeignReasoningIsDropped(t *testing.T) {
 	foreign, _ := json.Marshal(map[string]any{"type": "reasoning", "id": "rs_openai", "encrypted_content": "gAAAA",
 		"summary": []any{map[string]any{"type": "summary_text", "text": "openai thoughts"}}})
 	answer, _ := json.Marshal(map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": "earlier"}}})
-	generate(t, f.request("echo", user("one"), foreign, answer, user("two")), nil)
+	generate(t, f.request("echo", llmtest.User("one"), foreign, answer, llmtest.User("two")), nil)
 	if body := string(f.srv.Requests()[0].Body); strings.Contains(body, "thinking") || !strings.Contains(body, "earlier") {
 		t.Fatalf("request %s", body)
 	}

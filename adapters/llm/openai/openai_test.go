@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/agents-server/agents-server/adapters/llm/internal/llmtest"
 	"github.com/agents-server/agents-server/adapters/llm/openai"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
@@ -42,45 +43,6 @@ func (f fixture) request(api, model string, input ...json.RawMessage) ports.Mode
 	}
 }
 
-func user(text string) json.RawMessage {
-	b, _ := json.Marshal(map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": text}}})
-	return b
-}
-
-type collector struct{ deltas []ports.ModelDelta }
-
-func (c *collector) sink(d ports.ModelDelta) { c.deltas = append(c.deltas, d) }
-
-func (c *collector) joined(kind ports.DeltaKind) (string, int) {
-	var b strings.Builder
-	n := 0
-	for _, d := range c.deltas {
-		if d.Kind == kind {
-			b.WriteString(d.Text)
-			n++
-		}
-	}
-	return b.String(), n
-}
-
-func decode(t *testing.T, raw json.RawMessage) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatalf("output item %s: %v", raw, err)
-	}
-	return m
-}
-
-func messageText(t *testing.T, raw json.RawMessage) string {
-	m := decode(t, raw)
-	if m["type"] != "message" || m["role"] != "assistant" {
-		t.Fatalf("not an assistant message: %s", raw)
-	}
-	parts := m["content"].([]any)
-	return parts[0].(map[string]any)["text"].(string)
-}
-
 func TestStreamedTextAndUsage(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
@@ -89,16 +51,16 @@ func TestStreamedTextAndUsage(t *testing.T) {
 			f.srv.SetScript("m", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{{
 				Text: text, ChunkSize: 5, Usage: &scripted.Usage{InputTokens: 100, OutputTokens: 12, CachedTokens: 40},
 			}}}}})
-			var c collector
-			resp, err := openai.New(openai.Options{}).Generate(context.Background(), f.request(api, "m", user("hi")), c.sink)
+			var c llmtest.Collector
+			resp, err := openai.New(openai.Options{}).Generate(context.Background(), f.request(api, "m", llmtest.User("hi")), c.Sink)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, n := c.joined(ports.DeltaText)
+			got, n := c.Joined(ports.DeltaText)
 			if got != text || n != (len(text)+4)/5 {
 				t.Fatalf("deltas %q in %d pieces, want %q in %d", got, n, text, (len(text)+4)/5)
 			}
-			if len(resp.Output) != 1 || messageText(t, resp.Output[0]) != text {
+			if len(resp.Output) != 1 || llmtest.MessageText(t, resp.Output[0]) != text {
 				t.Fatalf("output %s", resp.Output)
 			}
 			want := domain.Usage{InputTokens: 100, OutputTokens: 12, CachedTokens: 40, TotalTokens: 112}
@@ -119,18 +81,18 @@ func TestReasoningDeltasAndItem(t *testing.T) {
 			f.srv.SetScript("m", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{{
 				Reasoning: "First I think, then I answer.", Text: "Answer.",
 			}}}}})
-			var c collector
-			resp, err := openai.New(openai.Options{}).Generate(context.Background(), f.request(api, "m", user("q")), c.sink)
+			var c llmtest.Collector
+			resp, err := openai.New(openai.Options{}).Generate(context.Background(), f.request(api, "m", llmtest.User("q")), c.Sink)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got, _ := c.joined(ports.DeltaReasoning); got != "First I think, then I answer." {
+			if got, _ := c.Joined(ports.DeltaReasoning); got != "First I think, then I answer." {
 				t.Fatalf("reasoning deltas %q", got)
 			}
 			if len(resp.Output) != 2 {
 				t.Fatalf("output %s", resp.Output)
 			}
-			r := decode(t, resp.Output[0])
+			r := llmtest.Decode(t, resp.Output[0])
 			summary := r["summary"].([]any)
 			if r["type"] != "reasoning" || summary[0].(map[string]any)["text"] != "First I think, then I answer." {
 				t.Fatalf("reasoning item %s", resp.Output[0])
@@ -138,7 +100,7 @@ func TestReasoningDeltasAndItem(t *testing.T) {
 			if api == "responses" && !strings.HasPrefix(r["id"].(string), "rs_") {
 				t.Fatalf("reasoning item keeps no OpenAI id: %s", resp.Output[0])
 			}
-			if messageText(t, resp.Output[1]) != "Answer." {
+			if llmtest.MessageText(t, resp.Output[1]) != "Answer." {
 				t.Fatalf("message %s", resp.Output[1])
 			}
 		})
@@ -159,28 +121,28 @@ func TestToolRoundTrip(t *testing.T) {
 				{Text: "It is sunny in Paris."},
 			}}}})
 			llm := openai.New(openai.Options{})
-			req := f.request(api, "m", user("what is the weather in Paris?"))
+			req := f.request(api, "m", llmtest.User("what is the weather in Paris?"))
 			req.Instructions = "You are terse."
 			req.Tools = []ports.ToolDef{{Name: "get_weather", Description: "Weather by city",
 				Parameters: json.RawMessage(`{"type":"object","properties":{"city":{"type":"string"}},"required":["city"]}`)}}
-			var c collector
-			first, err := llm.Generate(context.Background(), req, c.sink)
+			var c llmtest.Collector
+			first, err := llm.Generate(context.Background(), req, c.Sink)
 			if err != nil {
 				t.Fatal(err)
 			}
-			gotArgs, _ := c.joined(ports.DeltaArguments)
+			gotArgs, _ := c.Joined(ports.DeltaArguments)
 			if gotArgs != args {
 				t.Fatalf("argument deltas %q", gotArgs)
 			}
-			for _, d := range c.deltas {
+			for _, d := range c.Deltas {
 				if d.Kind == ports.DeltaArguments && (d.CallID != "call_0_0_0" || d.Name != "get_weather") {
 					t.Fatalf("arguments delta without its call: %+v", d)
 				}
 			}
-			if len(first.Output) != 2 || messageText(t, first.Output[0]) != "Let me check." {
+			if len(first.Output) != 2 || llmtest.MessageText(t, first.Output[0]) != "Let me check." {
 				t.Fatalf("output %s", first.Output)
 			}
-			call := decode(t, first.Output[1])
+			call := llmtest.Decode(t, first.Output[1])
 			if call["type"] != "function_call" || call["call_id"] != "call_0_0_0" || call["name"] != "get_weather" || call["arguments"] != args {
 				t.Fatalf("function call %s", first.Output[1])
 			}
@@ -190,7 +152,7 @@ func TestToolRoundTrip(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if len(second.Output) != 1 || messageText(t, second.Output[0]) != "It is sunny in Paris." {
+			if len(second.Output) != 1 || llmtest.MessageText(t, second.Output[0]) != "It is sunny in Paris." {
 				t.Fatalf("second output %s", second.Output)
 			}
 		})
@@ -216,36 +178,24 @@ func TestErrorClasses(t *testing.T) {
 		for _, tc := range cases {
 			t.Run(api+"/"+tc.name, func(t *testing.T) {
 				f.srv.SetScript(tc.name, scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{{Error: &tc.fail}}}}})
-				_, err := openai.New(openai.Options{}).Generate(context.Background(), f.request(api, tc.name, user("x")), nil)
-				assertModelError(t, err, tc.kind, tc.status)
+				_, err := openai.New(openai.Options{}).Generate(context.Background(), f.request(api, tc.name, llmtest.User("x")), nil)
+				llmtest.ModelError(t, "test-openai", err, tc.kind, tc.status)
 			})
 		}
 	}
-}
-
-func assertModelError(t *testing.T, err error, kind ports.ModelErrorKind, status int) *ports.ModelError {
-	t.Helper()
-	var me *ports.ModelError
-	if !errors.As(err, &me) {
-		t.Fatalf("error %v (%T) is not a ModelError", err, err)
-	}
-	if me.Kind != kind || me.Status != status || me.Provider != "test-openai" || me.Message == "" {
-		t.Fatalf("got %+v, want kind %s status %d", me, kind, status)
-	}
-	return me
 }
 
 func TestAuthFailure(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
 			f := start(t, scripted.Options{APIKey: "sk-right"})
-			req := f.request(api, "echo", user("hi"))
+			req := f.request(api, "echo", llmtest.User("hi"))
 			req.Endpoint.APIKey = "sk-wrong"
 			_, err := openai.New(openai.Options{}).Generate(context.Background(), req, nil)
-			assertModelError(t, err, ports.ModelAuth, 401)
+			llmtest.ModelError(t, "test-openai", err, ports.ModelAuth, 401)
 			req.Endpoint.APIKey = "sk-right"
 			resp, err := openai.New(openai.Options{}).Generate(context.Background(), req, nil)
-			if err != nil || messageText(t, resp.Output[0]) != "You said: hi" {
+			if err != nil || llmtest.MessageText(t, resp.Output[0]) != "You said: hi" {
 				t.Fatalf("with the right key: %v %s", err, resp.Output)
 			}
 		})
@@ -261,13 +211,13 @@ func TestFailTimesThenSuccess(t *testing.T) {
 			}}}}})
 			llm := openai.New(openai.Options{})
 			for i := range 2 {
-				_, err := llm.Generate(context.Background(), f.request(api, "m", user("x")), nil)
-				if me := assertModelError(t, err, ports.ModelUnavailable, 502); !me.Retryable() {
+				_, err := llm.Generate(context.Background(), f.request(api, "m", llmtest.User("x")), nil)
+				if me := llmtest.ModelError(t, "test-openai", err, ports.ModelUnavailable, 502); !me.Retryable() {
 					t.Fatalf("attempt %d not retryable", i)
 				}
 			}
-			resp, err := llm.Generate(context.Background(), f.request(api, "m", user("x")), nil)
-			if err != nil || messageText(t, resp.Output[0]) != "finally" {
+			resp, err := llm.Generate(context.Background(), f.request(api, "m", llmtest.User("x")), nil)
+			if err != nil || llmtest.MessageText(t, resp.Output[0]) != "finally" {
 				t.Fatalf("third attempt: %v %s", err, resp.Output)
 			}
 		})
@@ -284,7 +234,7 @@ func TestCancelMidStream(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			n := 0
-			_, err := openai.New(openai.Options{}).Generate(ctx, f.request(api, "m", user("x")), func(ports.ModelDelta) {
+			_, err := openai.New(openai.Options{}).Generate(ctx, f.request(api, "m", llmtest.User("x")), func(ports.ModelDelta) {
 				if n++; n == 3 {
 					cancel()
 				}
@@ -305,7 +255,7 @@ func TestConnectionRefusedIsUnavailable(t *testing.T) {
 	url := hs.URL
 	hs.Close()
 	for _, api := range apis {
-		req := ports.ModelRequest{Endpoint: ports.ProviderEndpoint{Name: "test-openai", API: api, BaseURL: url + "/v1"}, Model: "m", Input: []json.RawMessage{user("x")}}
+		req := ports.ModelRequest{Endpoint: ports.ProviderEndpoint{Name: "test-openai", API: api, BaseURL: url + "/v1"}, Model: "m", Input: []json.RawMessage{llmtest.User("x")}}
 		_, err := openai.New(openai.Options{}).Generate(context.Background(), req, nil)
 		var me *ports.ModelError
 		if !errors.As(err, &me) || me.Kind != ports.ModelUnavailable || me.Status != 0 {
@@ -344,10 +294,10 @@ func TestProxyURL(t *testing.T) {
 		}
 	}))
 	defer proxy.Close()
-	req := f.request("responses", "echo", user("via proxy"))
+	req := f.request("responses", "echo", llmtest.User("via proxy"))
 	req.Endpoint.ProxyURL = proxy.URL
 	resp, err := openai.New(openai.Options{}).Generate(context.Background(), req, nil)
-	if err != nil || messageText(t, resp.Output[0]) != "You said: via proxy" {
+	if err != nil || llmtest.MessageText(t, resp.Output[0]) != "You said: via proxy" {
 		t.Fatalf("%v %s", err, resp.Output)
 	}
 	if hits.Load() != 1 {
@@ -377,7 +327,7 @@ func TestSettingsReachTheWire(t *testing.T) {
 	for _, api := range apis {
 		t.Run(api, func(t *testing.T) {
 			f := start(t, scripted.Options{})
-			req := f.request(api, "echo", user("hi"))
+			req := f.request(api, "echo", llmtest.User("hi"))
 			req.Instructions = "Be terse."
 			req.Tools = []ports.ToolDef{{Name: "lookup", Description: "Look up", Parameters: json.RawMessage(`{"type":"object","properties":{}}`)}}
 			req.ToolChoice = "lookup"
