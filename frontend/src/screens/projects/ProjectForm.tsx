@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react'
 import { Field } from '../../components/Field'
 import { api, ApiError, errorText, ok, type Project } from '../../lib/api'
 import { keys, useSandboxes } from '../../lib/queries'
+import { movedRevision } from '../../lib/useSave'
 import { EnvEditor, envBody, envRowsOf, type EnvRow } from './EnvEditor'
 
 /** A new project, or an existing one loaded whole (GET /projects/:id is the one read that carries its environment). */
@@ -50,8 +51,7 @@ function ProjectFields({ project, onDone, onReload }: { project?: Project; onDon
       if (err instanceof ApiError && err.status === 409 && project) {
         // A moved revision: someone saved meanwhile. Otherwise the move is
         // refused (the files stay at their sandbox's destination).
-        const fresh = await ok(api.GET('/api/v1/projects/{id}', { params: { path: { id: project.id } } })).catch(() => null)
-        if (fresh && fresh.revision !== project.revision) setStale(true)
+        if (await movedRevision(() => ok(api.GET('/api/v1/projects/{id}', { params: { path: { id: project.id } } })), project.revision)) setStale(true)
         else setError(errorText(err))
       } else {
         const fields = err instanceof ApiError ? err.fields : {}

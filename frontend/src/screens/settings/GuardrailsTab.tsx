@@ -1,7 +1,8 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
+import { useSave } from '../../lib/useSave'
 import { Field } from '../../components/Field'
-import { api, ApiError, errorText, ok, type Schemas } from '../../lib/api'
+import { api, ok, type Schemas } from '../../lib/api'
 
 type Guardrail = Schemas['GuardrailView']
 type Stage = Guardrail['stages'][number]
@@ -35,24 +36,11 @@ export function GuardrailsTab({ admin }: { admin: boolean }) {
 }
 
 function GuardrailForm({ guardrail, onDone }: { guardrail?: Guardrail; onDone: () => void }) {
-  const qc = useQueryClient()
+  const { save: act, errors, error } = useSave(KEY, onDone)
   const [g, setG] = useState({
     name: guardrail?.name ?? '', description: guardrail?.description ?? '', mode: guardrail?.mode ?? ('regex' as Guardrail['mode']),
     pattern: guardrail?.pattern ?? '', max_chars: guardrail?.max_chars ?? 0, stages: guardrail?.stages ?? (['input'] as Stage[]), blocking: guardrail?.blocking ?? false,
   })
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [error, setError] = useState('')
-
-  async function act(f: () => Promise<unknown>) {
-    try {
-      await f()
-      await qc.invalidateQueries({ queryKey: KEY })
-      onDone()
-    } catch (err) {
-      setErrors(err instanceof ApiError ? err.fields : {})
-      setError(errorText(err))
-    }
-  }
 
   function save(e: FormEvent) {
     e.preventDefault()

@@ -1,7 +1,8 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
+import { useSave } from '../../lib/useSave'
 import { Field } from '../../components/Field'
-import { api, ApiError, errorText, ok, type Schemas } from '../../lib/api'
+import { api, ok, type Schemas } from '../../lib/api'
 import { useAgents } from '../../lib/queries'
 
 type Memory = Schemas['MemoryView']
@@ -37,22 +38,9 @@ export function MemoriesTab() {
 }
 
 function MemoryForm({ memory, onDone }: { memory?: Memory; onDone: () => void }) {
-  const qc = useQueryClient()
+  const { save: act, errors, error } = useSave(KEY, onDone)
   const agents = useAgents()
   const [form, setForm] = useState({ key: memory?.key ?? '', content: memory?.content ?? '', agent_config_id: memory?.agent_config_id ?? '' })
-  const [errors, setErrors] = useState<Record<string, string>>({})
-  const [error, setError] = useState('')
-
-  async function act(f: () => Promise<unknown>) {
-    try {
-      await f()
-      await qc.invalidateQueries({ queryKey: KEY })
-      onDone()
-    } catch (err) {
-      setErrors(err instanceof ApiError ? err.fields : {})
-      setError(errorText(err))
-    }
-  }
 
   function save(e: FormEvent) {
     e.preventDefault()

@@ -4,6 +4,7 @@ import { Field } from '../../components/Field'
 import { secretStart, secretValue, type SecretEdit } from '../../components/SecretField'
 import { api, ApiError, errorText, ok, type Sandbox } from '../../lib/api'
 import { keys } from '../../lib/queries'
+import { movedRevision } from '../../lib/useSave'
 import { configFor, SANDBOX_TYPES, SandboxConfigFields, secretKeys, storedSecrets, type SandboxType } from './sandboxConfig'
 
 const secretsFor = (type: SandboxType, existing: boolean) => Object.fromEntries(secretKeys(type).map((k) => [k, secretStart(existing)]))
@@ -52,8 +53,8 @@ export function SandboxForm({ sandbox, onDone, onReload }: { sandbox?: Sandbox; 
       if (err instanceof ApiError && err.status === 409 && sandbox) {
         // A moved revision means someone else saved; otherwise the projects
         // on it froze what this edit changes (the server says which).
-        const fresh = await ok(api.GET('/api/v1/sandboxes/{id}', { params: { path: { id: sandbox.id } } })).catch(() => null)
-        if (fresh && fresh.revision !== sandbox.revision) setStale(fresh)
+        const fresh = await movedRevision(() => ok(api.GET('/api/v1/sandboxes/{id}', { params: { path: { id: sandbox.id } } })), sandbox.revision)
+        if (fresh) setStale(fresh)
         else setError(errorText(err))
       } else {
         setErrors(err instanceof ApiError ? err.fields : {})

@@ -1,27 +1,17 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQuery } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
+import { useSave } from '../../lib/useSave'
 import { Field } from '../../components/Field'
-import { api, errorText, ok, type User } from '../../lib/api'
+import { api, ok, type User } from '../../lib/api'
 
 const KEY = ['users']
 type Role = 'admin' | 'member'
 
 /** Admins: people, their roles, passwords and access. */
 export function UsersTab() {
-  const qc = useQueryClient()
+  const { save: act, error } = useSave(KEY)
   const users = useQuery({ queryKey: KEY, queryFn: () => ok(api.GET('/api/v1/auth/users')) })
   const [form, setForm] = useState({ username: '', password: '', role: 'member' as Role })
-  const [error, setError] = useState('')
-
-  async function act(f: () => Promise<unknown>) {
-    setError('')
-    try {
-      await f()
-      await qc.invalidateQueries({ queryKey: KEY })
-    } catch (err) {
-      setError(errorText(err))
-    }
-  }
 
   function create(e: FormEvent) {
     e.preventDefault()
