@@ -76,7 +76,7 @@ func (h *Hub) Claim(sessionID, runID, ownerID string) error {
 	if h.draining {
 		return errs.E(errs.Unavailable, "the server is shutting down; retry shortly")
 	}
-	if live, busy := h.bySession[sessionID]; busy {
+	if live, busy := h.holderLocked(sessionID); busy {
 		return errs.E(errs.Conflict, "the session already has an active run (%s)", live)
 	}
 	h.bySession[sessionID] = runID
@@ -100,8 +100,27 @@ func (h *Hub) Release(sessionID, runID string) {
 func (h *Hub) Busy(sessionID string) (string, bool) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.holderLocked(sessionID)
+}
+
+// holderLocked is the run holding a session's slot. A run whose final event
+// is out no longer holds it, even before its goroutine calls Release: whoever
+// saw run.output may start the next run at once.
+func (h *Hub) holderLocked(sessionID string) (string, bool) {
 	id, ok := h.bySession[sessionID]
-	return id, ok
+	if !ok {
+		return "", false
+	}
+	if st := h.runs[id]; st != nil {
+		st.mu.Lock()
+		ended := !st.ended.IsZero()
+		st.mu.Unlock()
+		if ended {
+			delete(h.bySession, sessionID)
+			return "", false
+		}
+	}
+	return id, true
 }
 
 // Publish numbers ev as the run's next event and hands it to every

@@ -85,6 +85,28 @@ func TestClaimIsOneRunPerSession(t *testing.T) {
 	}
 }
 
+// A client that saw a run's final event may start the next run at once,
+// before the finished run's goroutine gets round to Release.
+func TestFinalEventFreesTheSession(t *testing.T) {
+	h, _ := newTestHub(HubOptions{})
+	h.Claim("s", "r1", "u")
+	h.Publish("r1", domain.NewEvent(domain.EventRunStarted, domain.RunStartedPayload{RunID: "r1", SessionID: "s"}))
+	if live, busy := h.Busy("s"); !busy || live != "r1" {
+		t.Fatalf("Busy while running = %q, %v", live, busy)
+	}
+	h.Publish("r1", final)
+	if live, busy := h.Busy("s"); busy {
+		t.Fatalf("Busy after the final event = %q, want free", live)
+	}
+	if err := h.Claim("s", "r2", "u"); err != nil {
+		t.Fatalf("claim after the final event: %v", err)
+	}
+	h.Release("s", "r1") // the late release must not free r2's slot
+	if live, busy := h.Busy("s"); !busy || live != "r2" {
+		t.Fatalf("Busy after the old run's release = %q, %v; want r2", live, busy)
+	}
+}
+
 func TestReplayRingPinsRunStarted(t *testing.T) {
 	h, _ := newTestHub(HubOptions{RingSize: 8})
 	h.Claim("s", "r", "u")

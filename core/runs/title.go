@@ -31,13 +31,15 @@ const TitlePrefix = "Title this conversation: "
 // reaches its watchers.
 func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 	done := make(chan struct{})
+	// Read the agent now: a handoff replaces rc.agent while this runs.
+	endpoint, model := rc.agent.endpoint, rc.agent.agent.Model
 	go func() {
 		defer close(done)
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(rc.lr.ctx), titleBudget)
 		defer cancel()
-		sp := rc.tr.span(domain.SpanTitle, "title", "").meta("model", rc.agent.agent.Model)
+		sp := rc.tr.span(domain.SpanTitle, "title", "").meta("model", model)
 		resp, err := s.d.LLM.Generate(ctx, ports.ModelRequest{
-			Endpoint: rc.agent.endpoint, Model: rc.agent.agent.Model, Instructions: titleInstructions,
+			Endpoint: endpoint, Model: model, Instructions: titleInstructions,
 			Input:    []json.RawMessage{domain.TextMessage("user", "input_text", TitlePrefix+rc.lr.run.Input)},
 			Settings: domain.ModelSettings{MaxOutputTokens: intPtr(40)},
 		}, nil)

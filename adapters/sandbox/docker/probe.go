@@ -41,7 +41,7 @@ func (r *Runtime) Test(ctx context.Context, t ports.DockerTarget) (bool, string,
 	}
 	cfg, host := d.baseSpec(ctx, t)
 	cfg.Cmd = []string{"echo", "ok"}
-	cfg.Labels = map[string]string{labelTest: "true"}
+	cfg.Labels = map[string]string{labelTest: r.probeID}
 	cfg.AttachStdout, cfg.AttachStderr = true, true
 	host.AutoRemove = true
 	created, err := d.api.ContainerCreate(ctx, client.ContainerCreateOptions{Name: "agents-test-" + randomHex(6), Config: cfg, HostConfig: host})

@@ -77,7 +77,7 @@ func testContainers(t *testing.T, rt *Runtime) int {
 	t.Helper()
 	d, _ := rt.daemonFor(testTarget())
 	res, err := d.api.ContainerList(context.Background(), client.ContainerListOptions{
-		All: true, Filters: make(client.Filters).Add("label", labelTest+"=true"),
+		All: true, Filters: make(client.Filters).Add("label", labelTest+"="+rt.probeID),
 	})
 	if err != nil {
 		t.Fatal(err)

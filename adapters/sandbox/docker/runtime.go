@@ -41,6 +41,10 @@ type Options struct {
 type Runtime struct {
 	opts     Options
 	hostKeys *hostKeyPins
+	// probeID is the value of labelTest on this Runtime's test containers,
+	// so one process's probes are told apart from another's on a shared
+	// daemon.
+	probeID string
 
 	mu      sync.Mutex
 	daemons map[string]*daemon
@@ -54,7 +58,7 @@ func New(opts Options) *Runtime {
 	if opts.TestTimeout <= 0 {
 		opts.TestTimeout = 30 * time.Second
 	}
-	return &Runtime{opts: opts, hostKeys: &hostKeyPins{keys: map[string][]byte{}}, daemons: map[string]*daemon{}}
+	return &Runtime{opts: opts, probeID: randomHex(6), hostKeys: &hostKeyPins{keys: map[string][]byte{}}, daemons: map[string]*daemon{}}
 }
 
 // Close releases every cached client and SSH connection. The Runtime stays
