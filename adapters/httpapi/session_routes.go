@@ -142,12 +142,16 @@ type ContextView struct {
 
 // RunSummaryView is one run found in a session's entries.
 type RunSummaryView struct {
-	RunID     string    `json:"run_id"`
-	Question  string    `json:"question" doc:"The user message the run answered"`
-	OnPath    bool      `json:"on_path"`
-	Entries   int       `json:"entries"`
-	StartedAt time.Time `json:"started_at"`
-	LastAt    time.Time `json:"last_at"`
+	RunID         string     `json:"run_id"`
+	Question      string     `json:"question" doc:"The user message the run answered"`
+	OnPath        bool       `json:"on_path"`
+	Entries       int        `json:"entries"`
+	StartedAt     time.Time  `json:"started_at"`
+	LastAt        time.Time  `json:"last_at"`
+	Status        string     `json:"status,omitempty" enum:"running,interrupted,completed,error,cancelled" doc:"How the run stands; absent for a run recorded in another session (a fork's copied history)"`
+	ErrorCode     string     `json:"error_code,omitempty" doc:"Why it failed or stopped"`
+	AgentConfigID string     `json:"agent_config_id,omitempty"`
+	EndedAt       *time.Time `json:"ended_at,omitempty"`
 }
 
 func (s *Server) sessionRoutes() []Route {
@@ -246,7 +250,8 @@ func (s *Server) handleContext(c echo.Context, _ *NoBody) (ContextView, error) {
 func (s *Server) handleSessionRuns(c echo.Context, _ *NoBody) ([]RunSummaryView, error) {
 	list, err := s.deps.Sessions.Runs(c.Request().Context(), caller(c), c.Param("id"))
 	return mapAll(list, func(r sessions.RunSummary) RunSummaryView {
-		return RunSummaryView{RunID: r.RunID, Question: r.Question, OnPath: r.OnPath, Entries: r.Entries, StartedAt: r.StartedAt, LastAt: r.LastAt}
+		return RunSummaryView{RunID: r.RunID, Question: r.Question, OnPath: r.OnPath, Entries: r.Entries, StartedAt: r.StartedAt,
+			LastAt: r.LastAt, Status: string(r.Status), ErrorCode: r.ErrorCode, AgentConfigID: r.AgentConfigID, EndedAt: r.EndedAt}
 	}), err
 }
 

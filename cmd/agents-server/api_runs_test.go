@@ -174,6 +174,21 @@ func TestPreferWait(t *testing.T) {
 	if v.Status != "completed" || v.FinalOutput == nil || *v.FinalOutput != "done quickly" || r.Header.Get("Preference-Applied") != "wait=30" {
 		t.Fatalf("wait answered %s %v", r.Body, r.Header)
 	}
+	// A regenerate that fails at once writes no entry, yet the session's run
+	// listing still has it, with how it ended.
+	refuse := scripted.Step{Error: &scripted.Failure{Status: 400, Message: "bad request"}}
+	model.SetScript("broken", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{refuse, refuse}}}})
+	broken := h.createAgent(tok, map[string]any{"name": "broken", "model": "broken", "provider_id": prov.ID})
+	var failed httpapi.RunStateView
+	h.call("POST", "/api/v1/sessions/"+s.ID+"/runs", tok, map[string]any{"agent_config_id": broken.ID}, "Prefer", "wait=30").want(t, 200).decode(t, &failed)
+	var runs []httpapi.RunSummaryView
+	h.call("GET", "/api/v1/sessions/"+s.ID+"/runs", tok, nil).want(t, 200).decode(t, &runs)
+	if len(runs) != 2 || runs[0].RunID != v.RunID || runs[0].Status != "completed" || runs[0].Question != "go" || runs[0].EndedAt == nil ||
+		runs[1].RunID != failed.RunID || runs[1].Status != "error" || runs[1].ErrorCode != domain.CodeModelError ||
+		runs[1].Entries != 0 || runs[1].AgentConfigID != broken.ID {
+		t.Fatalf("session runs = %+v", runs)
+	}
+
 	s2 := h.createSession(tok, map[string]any{"agent_config_id": slow.ID})
 	r = h.call("POST", "/api/v1/sessions/"+s2.ID+"/runs", tok, map[string]any{"input": "go"}, "Prefer", "respond-async, wait=1").want(t, 202)
 	v = httpapi.RunStateView{}

@@ -90,7 +90,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	}
 	settingsSvc := settings.New(db, box, clock)
 	providerSvc := providers.New(db, box, idGen, clock)
-	sessionSvc := sessions.New(db, db, db, idGen, clock)
+	sessionSvc := sessions.New(db, db, db, db, idGen, clock)
 	guardrailSvc := guardrails.New(db, idGen, clock)
 	token, err := authSvc.Bootstrap(ctx, cfg.Token)
 	if err != nil {

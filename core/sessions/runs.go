@@ -2,6 +2,7 @@ package sessions
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -18,11 +19,19 @@ type RunSummary struct {
 	Entries   int
 	StartedAt time.Time
 	LastAt    time.Time
+	// From the run's row; empty for a run recorded in another session (a
+	// fork's copied history).
+	Status        domain.RunStatus
+	ErrorCode     string
+	AgentConfigID string
+	EndedAt       *time.Time
 }
 
-// Runs lists the runs that wrote the session's entries, oldest first. A run
-// started with an empty input (a regenerate) answers the user message its
-// first entry descends from. Returns not_found.
+// Runs lists the runs that wrote the session's entries, oldest first, with
+// how each stands from its row; a run of the session that wrote nothing (a
+// regenerate that failed at once) is listed too. A run started with an empty
+// input (a regenerate) answers the user message its first entry descends
+// from. Returns not_found.
 func (s *Service) Runs(ctx context.Context, p domain.Principal, id string) ([]RunSummary, error) {
 	out := []RunSummary{}
 	err := s.store.ReadSession(ctx, id, func(r ports.SessionReader) error {
@@ -77,7 +86,36 @@ func (s *Service) Runs(ctx context.Context, p domain.Principal, id string) ([]Ru
 		}
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return s.joinRuns(ctx, id, out)
+}
+
+// joinRuns adds each run row's status to the walk's summaries, and the rows
+// the walk did not meet, keeping the list in start order.
+func (s *Service) joinRuns(ctx context.Context, sessionID string, out []RunSummary) ([]RunSummary, error) {
+	rows, err := s.runs.ListSessionRuns(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	at := make(map[string]int, len(out))
+	for i, r := range out {
+		at[r.RunID] = i
+	}
+	for _, row := range rows {
+		i, ok := at[row.ID]
+		if !ok {
+			i = len(out)
+			out = append(out, RunSummary{RunID: row.ID, StartedAt: row.CreatedAt, LastAt: row.UpdatedAt})
+		}
+		r := &out[i]
+		r.Status, r.ErrorCode, r.AgentConfigID, r.EndedAt = row.Status, row.ErrorCode, row.AgentConfigID, row.EndedAt
+	}
+	if len(out) > len(at) {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].StartedAt.Before(out[j].StartedAt) })
+	}
+	return out, nil
 }
 
 // nearestUserMessage walks up from id to the first user item.

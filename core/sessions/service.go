@@ -18,14 +18,16 @@ type Service struct {
 	store  ports.SessionStore
 	agents ports.ConfigReader
 	traces ports.TraceStore
+	runs   ports.RunStore
 	ids    ports.IDs
 	clock  ports.Clock
 }
 
 // New returns a Service; agents resolves the agent a session is bound to,
-// traces lets a fork carry the source's spans along.
-func New(store ports.SessionStore, agents ports.ConfigReader, traces ports.TraceStore, ids ports.IDs, clock ports.Clock) *Service {
-	return &Service{store: store, agents: agents, traces: traces, ids: ids, clock: clock}
+// traces lets a fork carry the source's spans along, runs tells a run
+// listing how each run ended.
+func New(store ports.SessionStore, agents ports.ConfigReader, traces ports.TraceStore, runs ports.RunStore, ids ports.IDs, clock ports.Clock) *Service {
+	return &Service{store: store, agents: agents, traces: traces, runs: runs, ids: ids, clock: clock}
 }
 
 // Create starts an empty session owned by the caller, optionally bound to

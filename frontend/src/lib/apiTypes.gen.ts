@@ -1577,7 +1577,12 @@ export interface components {
             status: "running" | "interrupted" | "completed" | "error" | "cancelled";
         };
         RunSummaryView: {
+            agent_config_id?: string;
+            /** Format: date-time */
+            ended_at?: string | null;
             entries: number;
+            /** @description Why it failed or stopped */
+            error_code?: string;
             /** Format: date-time */
             last_at: string;
             on_path: boolean;
@@ -1586,6 +1591,11 @@ export interface components {
             run_id: string;
             /** Format: date-time */
             started_at: string;
+            /**
+             * @description How the run stands; absent for a run recorded in another session (a fork's copied history)
+             * @enum {string}
+             */
+            status?: "running" | "interrupted" | "completed" | "error" | "cancelled";
         };
         RunView: {
             agent_config_id?: string;
