@@ -92,12 +92,7 @@ func clientIP(r *http.Request) string {
 
 // refuse answers 429 with the wait until the bucket holds a token again.
 func refuse(c echo.Context, lim *rate.Limiter, now time.Time, what string) error {
-	wait := time.Duration(0)
-	if lim.Limit() > 0 {
-		missing := 1 - lim.TokensAt(now)
-		wait = time.Duration(missing / float64(lim.Limit()) * float64(time.Second))
-	}
-	secs := int(math.Ceil(wait.Seconds()))
+	secs := int(math.Ceil(untilToken(lim, now).Seconds()))
 	if secs < 1 {
 		secs = 1
 	}
@@ -128,6 +123,34 @@ func (l *limiter) checkAuthBudget(c echo.Context) error {
 		return refuse(c, p.authFail, now, "failed sign-in attempts")
 	}
 	return nil
+}
+
+// untilToken is how long lim takes to hold one token again; 0 when it
+// holds one now.
+func untilToken(lim *rate.Limiter, now time.Time) time.Duration {
+	missing := 1 - lim.TokensAt(now)
+	if missing <= 0 {
+		return 0
+	}
+	if lim.Limit() <= 0 {
+		return time.Hour // a budget that never refills: say so, not "now"
+	}
+	return time.Duration(missing / float64(lim.Limit()) * float64(time.Second))
+}
+
+// AuthRefused is how long r's address must wait before it may try a
+// credential again, having spent its failed-authentication budget; 0 lets
+// it try. The WebSocket endpoints, served beside the API, share the budget
+// through it and SpendAuthFailure.
+func (s *Server) AuthRefused(r *http.Request) time.Duration {
+	now := time.Now()
+	return untilToken(s.limits.peer(clientIP(r), now).authFail, now)
+}
+
+// SpendAuthFailure records one failed authentication from r's address.
+func (s *Server) SpendAuthFailure(r *http.Request) {
+	now := time.Now()
+	s.limits.peer(clientIP(r), now).authFail.AllowN(now, 1)
 }
 
 // spendAuthFailure records one failed authentication from the address.

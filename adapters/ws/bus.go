@@ -32,24 +32,28 @@ const (
 type Deps struct {
 	Auth *auth.Service
 	Runs *runs.Service
-	Log  *slog.Logger
+	// Budget is the failed-authentication budget shared with the REST API;
+	// nil applies none.
+	Budget AuthBudget
+	Log    *slog.Logger
 }
 
 // Bus is the /ws endpoint.
 type Bus struct {
 	d        Deps
+	signIn   signIn
 	upgrader websocket.Upgrader
 	open     tracker[*conn]
 }
 
 // New returns the bus.
 func New(d Deps) *Bus {
-	return &Bus{d: d, upgrader: websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096}}
+	return &Bus{d: d, signIn: signIn{auth: d.Auth, budget: d.Budget}, upgrader: websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096}}
 }
 
 // ServeHTTP upgrades and serves one connection until it closes.
 func (b *Bus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if b.open.closed(w) {
+	if b.open.closed(w) || !b.signIn.admit(w, r) {
 		return
 	}
 	ws, err := b.upgrader.Upgrade(w, r, nil)
@@ -60,7 +64,7 @@ func (b *Bus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	b.open.add(c)
 	defer b.open.remove(c)
-	c.serve()
+	c.serve(r)
 }
 
 // CloseAll closes every connection with 1001 (going away), for shutdown.
@@ -92,11 +96,11 @@ type conn struct {
 	closed  bool
 }
 
-func (c *conn) serve() {
+func (c *conn) serve(r *http.Request) {
 	defer c.cancel()
 	defer c.ws.Close()
 	c.ws.SetReadLimit(MaxFrame)
-	if !c.authenticate() {
+	if !c.authenticate(r) {
 		return
 	}
 	c.ws.SetReadDeadline(time.Now().Add(PongTimeout))
@@ -119,10 +123,9 @@ func (c *conn) serve() {
 	}
 }
 
-// authenticate waits for {"type":"auth","token":…}; the token never rides
-// the URL, where logs and histories would keep it.
-func (c *conn) authenticate() bool {
-	token, p, code, msg := firstMessageAuth(c.ctx, c.ws, c.bus.d.Auth)
+// authenticate waits for the auth message and answers auth.ok or closes.
+func (c *conn) authenticate(r *http.Request) bool {
+	token, p, code, msg := c.bus.signIn.first(c.ctx, c.ws, r)
 	if code != "" {
 		c.sendError(code, msg)
 		c.close(websocket.ClosePolicyViolation, msg)
@@ -130,28 +133,6 @@ func (c *conn) authenticate() bool {
 	}
 	c.token, c.p = token, p
 	return c.send(Envelope{Type: "auth.ok"}) == nil
-}
-
-// firstMessageAuth reads the auth message both endpoints start with. It
-// returns an error code and message when the caller did not authenticate.
-func firstMessageAuth(ctx context.Context, ws *websocket.Conn, a *auth.Service) (string, domain.Principal, string, string) {
-	ws.SetReadDeadline(time.Now().Add(authDeadline))
-	_, data, err := ws.ReadMessage()
-	if err != nil {
-		return "", domain.Principal{}, "unauthorized", "no auth message"
-	}
-	var msg struct {
-		Type  string `json:"type"`
-		Token string `json:"token"`
-	}
-	if json.Unmarshal(data, &msg) != nil || msg.Type != "auth" {
-		return "", domain.Principal{}, "unauthorized", "the first message must be {\"type\":\"auth\",\"token\":…}"
-	}
-	p, err := a.Authenticate(ctx, msg.Token)
-	if err != nil {
-		return "", domain.Principal{}, "unauthorized", "invalid or expired token"
-	}
-	return msg.Token, p, "", ""
 }
 
 // ping keeps the connection honest: a peer that answers no ping within

@@ -24,16 +24,17 @@ const openDeadline = 5 * time.Minute
 // project's container per connection. Binary frames carry the bytes both
 // ways; text frames carry the JSON control messages.
 type Terminal struct {
-	auth      *auth.Service
+	signIn    signIn
 	sandboxes *sandboxes.Service
 	log       *slog.Logger
 	upgrader  websocket.Upgrader
 	open      tracker[*terminalConn]
 }
 
-// NewTerminal returns the endpoint.
-func NewTerminal(a *auth.Service, s *sandboxes.Service, log *slog.Logger) *Terminal {
-	return &Terminal{auth: a, sandboxes: s, log: log,
+// NewTerminal returns the endpoint; budget (nil for none) is the
+// failed-authentication budget shared with the REST API.
+func NewTerminal(a *auth.Service, s *sandboxes.Service, budget AuthBudget, log *slog.Logger) *Terminal {
+	return &Terminal{signIn: signIn{auth: a, budget: budget}, sandboxes: s, log: log,
 		upgrader: websocket.Upgrader{ReadBufferSize: 32 << 10, WriteBufferSize: 32 << 10}}
 }
 
@@ -83,7 +84,7 @@ func (t *terminalConn) fail(code, message string) {
 // ServeHTTP upgrades and serves one terminal until its shell exits or the
 // client goes.
 func (term *Terminal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if term.open.closed(w) {
+	if term.open.closed(w) || !term.signIn.admit(w, r) {
 		return
 	}
 	ws, err := term.upgrader.Upgrade(w, r, nil)
@@ -98,12 +99,12 @@ func (term *Terminal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		t.cancel()
 		ws.Close()
 	}()
-	term.serve(t)
+	term.serve(t, r)
 }
 
-func (term *Terminal) serve(t *terminalConn) {
+func (term *Terminal) serve(t *terminalConn, r *http.Request) {
 	t.ws.SetReadLimit(MaxFrame)
-	token, p, code, msg := firstMessageAuth(t.ctx, t.ws, term.auth)
+	token, p, code, msg := term.signIn.first(t.ctx, t.ws, r)
 	if code != "" {
 		_ = t.send("error", map[string]string{"code": code, "message": msg})
 		t.close(websocket.ClosePolicyViolation, msg)
@@ -252,7 +253,7 @@ func (term *Terminal) keepAlive(t *terminalConn, token string) {
 		case <-t.ctx.Done():
 			return
 		case <-tick.C:
-			if _, err := term.auth.Authenticate(t.ctx, token); err != nil {
+			if _, err := term.signIn.auth.Authenticate(t.ctx, token); err != nil {
 				t.close(websocket.ClosePolicyViolation, "authentication revoked")
 				return
 			}

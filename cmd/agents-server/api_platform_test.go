@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -11,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/gorilla/websocket"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 )
@@ -220,6 +223,55 @@ func TestFailedAuthenticationSpendsAStricterBudget(t *testing.T) {
 	h.call("GET", "/api/v1/auth/me", h.admin, nil).wantErr(t, 429, "rate_limited")
 	h.call("POST", "/api/v1/auth/login", "", map[string]string{"username": "carol", "password": "carol-password"}).
 		wantErr(t, 429, "rate_limited")
+}
+
+// The WebSockets share the REST API's failed-authentication budget: a
+// token cannot be guessed faster over /ws or /ws/terminal.
+func TestWebSocketsSpendTheSameAuthBudget(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.HTTP.RateLimits.AuthFail = httpapi.Budget{PerSecond: 0.001, Burst: 3}
+	h := startServer(t, cfg)
+	wsBase := "ws" + strings.TrimPrefix(h.base, "http")
+
+	// guess signs in with a wrong token and reads the refusal.
+	guess := func(path string) {
+		t.Helper()
+		ws, _, err := websocket.DefaultDialer.Dial(wsBase+path, nil)
+		if err != nil {
+			t.Fatalf("dial %s: %v", path, err)
+		}
+		defer ws.Close()
+		ws.WriteJSON(map[string]string{"type": "auth", "token": "ags_l_wrong"})
+		var env struct {
+			Type    string `json:"type"`
+			Payload struct {
+				Code string `json:"code"`
+			} `json:"payload"`
+		}
+		if err := ws.ReadJSON(&env); err != nil || env.Type != "error" || env.Payload.Code != "unauthorized" {
+			t.Fatalf("%s with a wrong token answered %+v, %v", path, env, err)
+		}
+	}
+	guess("/ws")
+	guess("/ws/terminal")
+	h.call("GET", "/api/v1/auth/me", "ags_l_guess", nil).wantErr(t, 401, "unauthorized")
+
+	// Spent: both sockets refuse before the upgrade, with the envelope and
+	// Retry-After, even for a right token; so does REST.
+	for _, path := range []string{"/ws", "/ws/terminal"} {
+		_, resp, err := websocket.DefaultDialer.Dial(wsBase+path, nil)
+		if err == nil || resp == nil || resp.StatusCode != 429 || resp.Header.Get("Retry-After") == "" {
+			t.Fatalf("%s after the budget: %v %+v", path, err, resp)
+		}
+		var body struct {
+			Error struct{ Code string } `json:"error"`
+		}
+		if json.NewDecoder(resp.Body).Decode(&body); body.Error.Code != "rate_limited" {
+			t.Fatalf("%s refusal body = %+v", path, body)
+		}
+	}
+	h.call("GET", "/api/v1/auth/me", h.admin, nil).wantErr(t, 429, "rate_limited")
 }
 
 func TestDrainRefusesNewWorkWhileInFlightRequestsFinish(t *testing.T) {

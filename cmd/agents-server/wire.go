@@ -125,8 +125,8 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	if err != nil {
 		return nil, err
 	}
-	bus := ws.New(ws.Deps{Auth: authSvc, Runs: runSvc, Log: log})
-	terminal := ws.NewTerminal(authSvc, sandboxSvc, log)
+	bus := ws.New(ws.Deps{Auth: authSvc, Runs: runSvc, Budget: api, Log: log})
+	terminal := ws.NewTerminal(authSvc, sandboxSvc, api, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, err, "cannot listen on %s", cfg.Addr)

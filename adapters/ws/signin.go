@@ -1,0 +1,79 @@
+package ws
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/agents-server/agents-server/core/auth"
+	"github.com/agents-server/agents-server/core/domain"
+)
+
+// AuthBudget is the server's failed-authentication budget per client
+// address, shared with the REST API so a token cannot be guessed faster
+// over a WebSocket than over HTTP.
+type AuthBudget interface {
+	// AuthRefused is how long r's address must wait before trying a
+	// credential again; 0 lets it try.
+	AuthRefused(r *http.Request) time.Duration
+	// SpendAuthFailure records one failed authentication from r's address.
+	SpendAuthFailure(r *http.Request)
+}
+
+// signIn is the first-message authentication both endpoints start with.
+type signIn struct {
+	auth   *auth.Service
+	budget AuthBudget // nil: no budget
+}
+
+// admit answers 429 with Retry-After, before any upgrade, when the address
+// has spent its failed-authentication budget. Reports whether to go on.
+func (s signIn) admit(w http.ResponseWriter, r *http.Request) bool {
+	if s.budget == nil {
+		return true
+	}
+	wait := s.budget.AuthRefused(r)
+	if wait <= 0 {
+		return true
+	}
+	secs := max(1, int(math.Ceil(wait.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusTooManyRequests)
+	body, _ := json.Marshal(map[string]any{"error": map[string]string{"code": "rate_limited",
+		"message": "too many failed sign-in attempts from this address; retry in " + strconv.Itoa(secs) + " s"}})
+	_, _ = w.Write(body)
+	return false
+}
+
+// first reads the auth message, {"type":"auth","token":…} (the token never
+// rides the URL, where logs and histories would keep it). It returns an
+// error code and message when the caller did not authenticate; a wrong
+// token spends the address's budget.
+func (s signIn) first(ctx context.Context, ws *websocket.Conn, r *http.Request) (string, domain.Principal, string, string) {
+	ws.SetReadDeadline(time.Now().Add(authDeadline))
+	_, data, err := ws.ReadMessage()
+	if err != nil {
+		return "", domain.Principal{}, "unauthorized", "no auth message"
+	}
+	var msg struct {
+		Type  string `json:"type"`
+		Token string `json:"token"`
+	}
+	if json.Unmarshal(data, &msg) != nil || msg.Type != "auth" {
+		return "", domain.Principal{}, "unauthorized", "the first message must be {\"type\":\"auth\",\"token\":…}"
+	}
+	p, err := s.auth.Authenticate(ctx, msg.Token)
+	if err != nil {
+		if s.budget != nil {
+			s.budget.SpendAuthFailure(r)
+		}
+		return "", domain.Principal{}, "unauthorized", "invalid or expired token"
+	}
+	return msg.Token, p, "", ""
+}
