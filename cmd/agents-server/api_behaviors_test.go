@@ -249,6 +249,94 @@ func TestPlanModeRefusesMutatingTools(t *testing.T) {
 	}
 }
 
+// submit_plan is offered only while planning and always asks, whatever the
+// agent's approval settings: a rejection keeps planning and reaches the
+// model; an approval ends planning for the rest of the run and the session.
+func TestSubmitPlanAsksAndItsApprovalEndsPlanning(t *testing.T) {
+	t.Parallel()
+	model, url := startScripted(t)
+	model.SetScript("architect", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{
+		{ToolCalls: []scripted.ToolCall{{Name: "submit_plan", Arguments: `{"plan":"# Hello\n1. write hello.txt"}`}}},
+		{ToolCalls: []scripted.ToolCall{{Name: "submit_plan", Arguments: `{"plan":"# Hello\n1. write hello.txt\n2. test it"}`}}},
+		{ToolCalls: []scripted.ToolCall{{Name: "todo_write", Arguments: `{"todos":[{"content":"write hello.txt","status":"in_progress"}]}`}}},
+		{Text: "Done as planned."},
+	}}}})
+	h := startServer(t, testConfig(t))
+	tok := h.member("architect")
+	prov := h.createProvider(tok, protocols(url)["openai-responses"])
+	agent := h.createAgent(tok, map[string]any{"name": "architect", "model": "architect", "provider_id": prov.ID})
+	s := h.createSession(tok, map[string]any{"agent_config_id": agent.ID, "name": "n"})
+
+	run := h.startRun(tok, s.ID, map[string]any{"input": "plan then build", "plan": true})
+	sse := h.openSSE(tok, run, 0)
+	untilType(t, sse, domain.EventInterrupted)
+	pending := h.approvals(tok, s.ID)
+	if len(pending) != 1 || pending[0].ToolName != "submit_plan" || !strings.Contains(string(pending[0].Arguments), "write hello.txt") {
+		t.Fatalf("the plan did not ask: %+v", pending)
+	}
+	h.call("POST", "/api/v1/approvals/"+pending[0].ID+"/reject", tok, map[string]any{"reason": "add a test step"}).want(t, 200)
+	untilType(t, sse, domain.EventInterrupted)
+	var sess httpapi.SessionView
+	if h.call("GET", "/api/v1/sessions/"+s.ID, tok, nil).want(t, 200).decode(t, &sess); !sess.Planning {
+		t.Fatal("a rejected plan ended planning")
+	}
+	pending = h.approvals(tok, s.ID)
+	if len(pending) != 1 || !strings.Contains(string(pending[0].Arguments), "test it") {
+		t.Fatalf("the revised plan did not ask: %+v", pending)
+	}
+	h.call("POST", "/api/v1/approvals/"+pending[0].ID+"/approve", tok, map[string]any{"scope": "once"}).want(t, 200)
+	var results []domain.ToolResultPayload
+	for _, ev := range untilType(t, sse, domain.EventOutput) {
+		if ev.Type == domain.EventToolResult {
+			results = append(results, payload[domain.ToolResultPayload](t, ev.Event))
+		}
+	}
+	sse.close()
+	if len(results) != 2 || results[0].Renderer != "plan" || results[0].IsError || !strings.Contains(results[0].Output, "approved") ||
+		results[1].Renderer != "todo" || results[1].IsError {
+		t.Fatalf("after the approval: %+v", results)
+	}
+	calls := modelCalls(model)
+	if len(calls) != 4 {
+		t.Fatalf("%d model calls", len(calls))
+	}
+	if !strings.Contains(string(calls[1].Body), "add a test step") || !strings.Contains(string(calls[1].Body), "planning mode goes on") {
+		t.Fatalf("the rejection did not reach the model: %s", calls[1].Body)
+	}
+	if h.call("GET", "/api/v1/sessions/"+s.ID, tok, nil).want(t, 200).decode(t, &sess); sess.Planning {
+		t.Fatal("an approved plan left the session planning")
+	}
+	// The stored card carries the plan, so a reload shows what was approved.
+	found := false
+	for _, e := range h.messages(tok, s.ID, "") {
+		if e.Display != nil && e.Display.Renderer == "plan" && strings.Contains(e.Display.Extra["plan"], "test it") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("no stored plan card")
+	}
+
+	// Outside planning the tool is not offered, and a call to it is an error.
+	model.SetScript("eager", oneStep(scripted.Step{ToolCalls: []scripted.ToolCall{{Name: "submit_plan", Arguments: `{"plan":"x"}`}}}))
+	eager := h.createAgent(tok, map[string]any{"name": "eager", "model": "eager", "provider_id": prov.ID})
+	s2 := h.createSession(tok, map[string]any{"agent_config_id": eager.ID, "name": "n2"})
+	before := len(modelCalls(model))
+	_, events := h.runEvents(tok, s2.ID, map[string]any{"input": "just do it"})
+	var r domain.ToolResultPayload
+	for _, ev := range events {
+		if ev.Type == domain.EventToolResult {
+			r = payload[domain.ToolResultPayload](t, ev.Event)
+		}
+	}
+	if !r.IsError || !strings.Contains(r.Output, "not in planning mode") {
+		t.Fatalf("submit_plan outside planning: %+v", r)
+	}
+	if body := string(modelCalls(model)[before].Body); strings.Contains(body, "Present your finished plan") {
+		t.Fatal("submit_plan offered outside planning")
+	}
+}
+
 func TestFirstRunTitlesTheSession(t *testing.T) {
 	t.Parallel()
 	model, url := startScripted(t)

@@ -19,12 +19,14 @@ import (
 const execCommand = tools.ExecCommand
 
 // gates says which of a turn's calls wait for a person: those the agent's
-// approve_tools names — except a shell command the session already trusts.
+// approve_tools names — except a shell command the session already trusts —
+// and a plan submitted while planning, always.
 func (s *Service) gates(rc *runCtx, calls []domain.Item) []bool {
 	out := make([]bool, len(calls))
 	for i, c := range calls {
-		out[i] = domain.Gated(rc.agent.agent.Approval.ApproveTools, c.Name) &&
-			!(c.Name == execCommand && s.trust.Trusted(rc.lr.run.SessionID, commandOf(c.Arguments)))
+		out[i] = (rc.planning && c.Name == tools.SubmitPlan.Name) ||
+			domain.Gated(rc.agent.agent.Approval.ApproveTools, c.Name) &&
+				!(c.Name == execCommand && s.trust.Trusted(rc.lr.run.SessionID, commandOf(c.Arguments)))
 	}
 	return out
 }

@@ -38,11 +38,12 @@ func (b *builtAgent) maxTurns() int {
 }
 
 // toolDefs is what the model is offered: every tool, except that planning
-// hides handoffs (a plan is made before anyone else takes over).
+// hides handoffs (a plan is made before anyone else takes over) and only
+// planning offers submit_plan.
 func (b *builtAgent) toolDefs(planning bool) []ports.ToolDef {
 	var out []ports.ToolDef
 	for _, s := range b.specs {
-		if planning && s.Origin == tools.OriginHandoff {
+		if (planning && s.Origin == tools.OriginHandoff) || (!planning && s.Origin == tools.OriginPlan) {
 			continue
 		}
 		out = append(out, ports.ToolDef{Name: s.Name, Description: s.Description, Parameters: s.Parameters})
@@ -112,7 +113,7 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 			return nil, configErr("agent %q has an unusable output_schema: %v", a.Name, err)
 		}
 	}
-	b.specs = append(b.specs, tools.TodoWrite)
+	b.specs = append(b.specs, tools.TodoWrite, tools.SubmitPlan)
 	for _, name := range a.Tools {
 		if spec, ok := tools.Lookup(name); ok {
 			b.specs = append(b.specs, spec)

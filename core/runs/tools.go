@@ -37,18 +37,24 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
 	errs := make([]error, len(calls))
+	leavePlanning := false
 	for i, call := range calls {
 		if reason, no := rejected[call.CallID]; no {
-			out := "The person rejected this call; it did not run."
-			if reason != "" {
-				out += " Their reason: " + reason
-			}
-			results[i] = toolResult{callID: call.CallID, name: call.Name, output: out,
-				display: &domain.Display{Kind: "rejected", Title: call.Name + " rejected", Summary: reason}}
+			results[i] = rejectedResult(call, reason)
 			continue
 		}
 		if err := s.checkStage(rc, domain.StageToolInput, call.Arguments, false); err != nil {
 			return nil, nil, err
+		}
+		if call.Name == tools.SubmitPlan.Name {
+			// Answered here, not beside the others: its approval changes the
+			// phase the rest of the run works in.
+			var err error
+			if results[i], err = s.submitPlan(ctx, rc, call); err != nil {
+				return nil, nil, err
+			}
+			leavePlanning = leavePlanning || (rc.planning && !results[i].isError)
+			continue
 		}
 		if target, ok := rc.agent.handoffs[call.Name]; ok && !rc.planning {
 			if handoff == nil {
@@ -75,6 +81,9 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 	wg.Wait()
 	if ctx.Err() != nil {
 		return nil, nil, ctx.Err()
+	}
+	if leavePlanning {
+		rc.planning = false
 	}
 	for i, r := range results {
 		if errs[i] != nil {
@@ -109,8 +118,8 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 		r.output = fmt.Sprintf("Error: there is no tool named %q. Call only the tools you were given.", call.Name)
 	case rc.planning && !slices.Contains(allowedInPlanning, call.Name):
 		r.isError = true
-		r.output = fmt.Sprintf("Refused: this session is in planning mode, where %s is not available. Work out the plan and present it; "+
-			"the person leaves planning mode when they accept it (submit_plan).", call.Name)
+		r.output = fmt.Sprintf("Refused: this session is in planning mode, where %s is not available. Work out the plan, "+
+			"then present it with submit_plan; the person's approval ends planning mode.", call.Name)
 		r.display = &domain.Display{Kind: "refused", Title: call.Name + " refused while planning"}
 	case call.Name == tools.TodoWrite.Name:
 		r = todoWrite(call)

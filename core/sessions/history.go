@@ -67,6 +67,17 @@ func (s *Service) SetRunContext(ctx context.Context, sessionID, agentID string, 
 	})
 }
 
+// LeavePlanning ends a session's planning phase: its plan was approved.
+// Returns not_found.
+func (s *Service) LeavePlanning(ctx context.Context, sessionID string) error {
+	_, err := s.store.UpdateSession(ctx, sessionID, func(sess *domain.Session) error {
+		sess.Planning = false
+		sess.UpdatedAt = s.clock.Now()
+		return nil
+	})
+	return err
+}
+
 // SetTitle names a session that has no name yet, and reports whether it did:
 // a name the person gave meanwhile is never overwritten. Returns not_found.
 func (s *Service) SetTitle(ctx context.Context, sessionID, title string) (bool, error) {

@@ -17,3 +17,21 @@ var TodoWrite = Spec{
 		`"required":["content","status"],"additionalProperties":false}}},"required":["todos"],"additionalProperties":false}`),
 	Origin: OriginChecklist,
 }
+
+// OriginPlan marks submit_plan, offered only while a session is planning.
+const OriginPlan = "plan"
+
+// SubmitPlan hands a planning session's finished plan to the person. It
+// always waits for their decision, whatever the agent's approval settings:
+// approving it ends the planning phase and the same run carries the plan
+// out; rejecting it returns their reason and planning goes on.
+var SubmitPlan = Spec{
+	Name: "submit_plan",
+	Description: "Present your finished plan to the person for approval. Call it once, when the plan is complete. " +
+		"If they approve, planning mode ends and you carry the plan out straight away, with every tool available; " +
+		"if they reject it, their reason comes back and you revise the plan.",
+	Parameters: json.RawMessage(`{"type":"object","properties":{"plan":{"type":"string",` +
+		`"description":"The plan, in Markdown: the steps, the files or systems each one touches, and how you will check the result"}},` +
+		`"required":["plan"],"additionalProperties":false}`),
+	Origin: OriginPlan,
+}

@@ -107,6 +107,31 @@ export const tests = [
     },
   },
   {
+    name: 'plan mode: the plan is shown for approval, approving it ends planning and the work starts',
+    async fn({ page, stack, shared }) {
+      await agentFor(stack, shared, 'Architect', 'architect')
+      await page.goto(stack.baseURL + '/')
+      await page.getByLabel('Agent').selectOption({ label: 'Architect' })
+      await page.getByLabel('Plan', { exact: true }).check()
+      await page.getByLabel('Message').fill('Plan the release')
+      await page.keyboard.press('Enter')
+      await page.waitForURL(/\/s\//)
+      await page.locator('.conv-head').getByText('Planning').waitFor()
+      const card = page.locator('.tool-card[data-tool="submit_plan"]')
+      // The plan is read as Markdown before it is approved.
+      await card.locator('.plan-view h2', { hasText: 'Release plan' }).waitFor()
+      await card.locator('.plan-view strong', { hasText: 'Tag' }).waitFor()
+      await card.getByRole('button', { name: 'Approve plan' }).click()
+      await page.locator('.msg-assistant .markdown', { hasText: 'tagging the release now' }).waitFor()
+      await idle(page)
+      await until(async () => !(await page.locator('.conv-head').getByText('Planning').count()), 'the Planning badge to go')
+      await card.locator('.pill', { hasText: 'Done' }).waitFor()
+      // A reload shows the approved plan from the stored card.
+      await page.reload()
+      await page.locator('.tool-card[data-tool="submit_plan"] .plan-view h2', { hasText: 'Release plan' }).waitFor()
+    },
+  },
+  {
     name: 'regenerate, switch branches, fork',
     async fn({ page, stack, shared }) {
       await agentFor(stack, shared, 'Echo', 'echo')

@@ -37,7 +37,11 @@ export function wireLive(qc: QueryClient): () => void {
       case 'interrupted':
       case 'toolResult':
         qc.invalidateQueries({ queryKey: keys.approvals(e.sessionId) })
-        if (e.type === 'started') qc.invalidateQueries({ queryKey: keys.sessions })
+        if (e.type === 'started') {
+          qc.invalidateQueries({ queryKey: keys.sessions })
+          // The run may have changed the session's planning phase.
+          qc.invalidateQueries({ queryKey: keys.session(e.sessionId) })
+        }
         return
       case 'title':
         qc.setQueryData<Session[]>(keys.sessions, (list) => list?.map((s) => (s.id === e.sessionId ? { ...s, name: e.title } : s)))

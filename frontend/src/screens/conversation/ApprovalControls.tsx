@@ -3,7 +3,21 @@ import { useState } from 'react'
 import { errorText, type Approval } from '../../lib/api'
 import { approve, reject } from './actions'
 
-/** Approve once, or reject with a reason; the same run resumes either way. */
+/** The shell command an exec_command approval is about. */
+function commandOf(args: unknown): string {
+  try {
+    const v = typeof args === 'string' ? JSON.parse(args) : args
+    return typeof v?.cmd === 'string' ? v.cmd : ''
+  } catch {
+    return ''
+  }
+}
+
+/**
+ * Approve, or reject with a reason; the same run resumes either way. A shell
+ * command may be trusted further — this exact command, or every command, for
+ * the rest of the conversation; a plan is approved or sent back.
+ */
 export function ApprovalControls({ approval }: { approval: Approval }) {
   const qc = useQueryClient()
   const [rejecting, setRejecting] = useState(false)
@@ -23,18 +37,36 @@ export function ApprovalControls({ approval }: { approval: Approval }) {
     }
   }
 
+  const isPlan = approval.tool_name === 'submit_plan'
+  const command = approval.tool_name === 'exec_command' ? commandOf(approval.arguments) : ''
   return (
     <div className="approval" role="group" aria-label={`Approval for ${approval.tool_name}`}>
-      <span className="approval-ask">The agent wants to run <b>{approval.tool_name}</b>.</span>
+      <span className="approval-ask">
+        {isPlan
+          ? <>The agent submitted its plan. Approving it ends planning mode and the agent starts the work.</>
+          : command
+            ? <>The agent wants to run <code className="approval-command">{command}</code></>
+            : <>The agent wants to run <b>{approval.tool_name}</b>.</>}
+      </span>
       {rejecting ? (
         <form className="approval-reject" onSubmit={(e) => { e.preventDefault(); void act(() => reject(qc, approval.session_id, approval.id, reason)) }}>
-          <input autoFocus placeholder="Why not? (the agent is told)" aria-label="Reason for rejecting" value={reason} onChange={(e) => setReason(e.target.value)} />
+          <input autoFocus placeholder={isPlan ? 'What should change? (the agent is told)' : 'Why not? (the agent is told)'} aria-label="Reason for rejecting" value={reason} onChange={(e) => setReason(e.target.value)} />
           <button className="btn btn-danger btn-sm" disabled={busy}>Reject</button>
           <button type="button" className="btn btn-ghost btn-sm" onClick={() => setRejecting(false)}>Back</button>
         </form>
       ) : (
         <span className="approval-buttons">
-          <button className="btn btn-primary btn-sm" disabled={busy} onClick={() => act(() => approve(qc, approval.session_id, approval.id, 'once'))}>Approve once</button>
+          <button className="btn btn-primary btn-sm" disabled={busy} onClick={() => act(() => approve(qc, approval.session_id, approval.id, 'once'))}>
+            {isPlan ? 'Approve plan' : 'Approve once'}
+          </button>
+          {command && (
+            <>
+              <button className="btn btn-ghost btn-sm" disabled={busy} title="Run this exact command unasked for the rest of this conversation"
+                onClick={() => act(() => approve(qc, approval.session_id, approval.id, 'same'))}>Always this command</button>
+              <button className="btn btn-ghost btn-sm" disabled={busy} title="Run every shell command unasked for the rest of this conversation"
+                onClick={() => act(() => approve(qc, approval.session_id, approval.id, 'all'))}>Any command</button>
+            </>
+          )}
           <button className="btn btn-ghost btn-sm" disabled={busy} onClick={() => setRejecting(true)}>Reject…</button>
         </span>
       )}

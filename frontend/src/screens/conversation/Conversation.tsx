@@ -5,7 +5,7 @@ import { Icon } from '../../components/Icon'
 import { errorText } from '../../lib/api'
 import { useBusStatus } from '../../lib/bus'
 import { notify } from '../../lib/notices'
-import { useAgents, useApprovals, useMessages, useSession } from '../../lib/queries'
+import { keys, useAgents, useApprovals, useMessages, useSession } from '../../lib/queries'
 import { navigate } from '../../lib/router'
 import { useLiveSession } from '../../live/store'
 import { composeTimeline } from '../../timeline/compose'
@@ -50,6 +50,7 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
   async function send(text: string) {
     try {
       await startRun(sessionId, text, runOptions)
+      if (runOptions.plan !== undefined) qc.invalidateQueries({ queryKey: keys.session(sessionId) })
       setPlanChoice(null)
       return true
     } catch (e) {

@@ -29,6 +29,8 @@ export function NewConversation() {
       localStorage.setItem(LAST_AGENT, agentId)
       qc.setQueryData(keys.session(s.id), s)
       await startRun(s.id, text, { ...(plan ? { plan: true } : {}), ...(projectId ? { projectId } : {}) })
+      // The run set the session's planning phase and maybe its project.
+      qc.invalidateQueries({ queryKey: keys.session(s.id) })
       qc.invalidateQueries({ queryKey: keys.sessions })
       navigate(sessionPath(s.id))
       return true

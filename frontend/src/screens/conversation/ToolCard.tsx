@@ -4,11 +4,12 @@ import { JsonBlock } from '../../components/JsonBlock'
 import type { Approval } from '../../lib/api'
 import type { ToolItem } from '../../timeline/model'
 import { ApprovalControls } from './ApprovalControls'
+import { PlanView } from './PlanView'
 import { TerminalOutput } from './TerminalOutput'
 import { TodoList } from './TodoList'
 
 /** Renderers this build draws itself; others fall back to the raw result. */
-const DRAWN = new Set(['todo', 'terminal'])
+const DRAWN = new Set(['todo', 'terminal', 'plan'])
 
 function status(t: ToolItem, approval?: Approval, live?: boolean) {
   if (approval) return { label: 'Needs approval', tone: 'warn' }
@@ -30,7 +31,8 @@ export function ToolCard({ item, approval, live }: { item: ToolItem; approval?: 
   const st = status(item, approval, live)
   // What is waiting for a decision is shown, not hidden behind a click.
   const expanded = open || !!approval
-  const renderer = item.display?.renderer
+  // A plan waiting for approval has no display yet: it is drawn as a plan all the same.
+  const renderer = item.display?.renderer ?? (item.name === 'submit_plan' ? 'plan' : undefined)
   const title = item.display?.title ?? (item.name || 'Tool result')
   return (
     <div className={`tool-card tone-${st.tone}`} data-tool={item.name} data-call-id={item.callId} data-renderer={renderer}>
@@ -43,9 +45,10 @@ export function ToolCard({ item, approval, live }: { item: ToolItem; approval?: 
       </button>
       {renderer === 'todo' && <TodoList todos={item.display?.extra?.todos} args={item.arguments} />}
       {renderer === 'terminal' && <TerminalOutput output={item.output} progress={item.progress} />}
+      {renderer === 'plan' && <PlanView extra={item.display?.extra?.plan} args={item.arguments} />}
       {expanded && (
         <div className="tool-body">
-          {item.arguments && <JsonBlock label="Arguments" value={item.arguments} />}
+          {item.arguments && renderer !== 'plan' && <JsonBlock label="Arguments" value={item.arguments} />}
           {renderer !== 'terminal' && item.progress && item.output === undefined && <JsonBlock label="Output so far" value={item.progress} />}
           {renderer !== 'terminal' && item.output !== undefined && <JsonBlock label={item.isError ? 'Error' : 'Result'} value={item.output} />}
           {renderer && !DRAWN.has(renderer) && <div className="muted small">renderer: {renderer}</div>}
@@ -64,7 +67,9 @@ export function ApprovalCard({ approval }: { approval: Approval }) {
         <span className="tool-title">{approval.tool_name}</span>
         <span className="pill pill-warn">Needs approval</span>
       </div>
-      <div className="tool-body"><JsonBlock label="Arguments" value={approval.arguments} /></div>
+      {approval.tool_name === 'submit_plan'
+        ? <PlanView args={approval.arguments} />
+        : <div className="tool-body"><JsonBlock label="Arguments" value={approval.arguments} /></div>}
       <ApprovalControls approval={approval} />
     </div>
   )
