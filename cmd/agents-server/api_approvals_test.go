@@ -282,7 +282,8 @@ func TestUnansweredApprovalsExpireWithAVisibleNote(t *testing.T) {
 	}
 	msgs := h.messages(tok, s.ID, "")
 	note := msgs[len(msgs)-1]
-	if note.Kind != domain.KindAnnotation || !strings.Contains(note.Text, "todo_write") || note.Display.Kind != "error" {
+	if note.Kind != domain.KindAnnotation || !strings.Contains(note.Text, "todo_write") || note.Display.Kind != "run_cancelled" ||
+		note.Display.Title != "Approval expired" || note.Display.Extra["code"] != "expired" {
 		t.Fatalf("no visible note: %+v", note)
 	}
 	h.call("POST", "/api/v1/approvals/"+pending.ID+"/approve", tok, nil).wantErr(t, 404, "not_found")

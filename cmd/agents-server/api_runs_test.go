@@ -174,8 +174,8 @@ func TestPreferWait(t *testing.T) {
 	if v.Status != "completed" || v.FinalOutput == nil || *v.FinalOutput != "done quickly" || r.Header.Get("Preference-Applied") != "wait=30" {
 		t.Fatalf("wait answered %s %v", r.Body, r.Header)
 	}
-	// A regenerate that fails at once writes no entry, yet the session's run
-	// listing still has it, with how it ended.
+	// A regenerate that fails at once writes nothing but the note of its
+	// failure; the session's run listing has it, with how it ended.
 	refuse := scripted.Step{Error: &scripted.Failure{Status: 400, Message: "bad request"}}
 	model.SetScript("broken", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{refuse, refuse}}}})
 	broken := h.createAgent(tok, map[string]any{"name": "broken", "model": "broken", "provider_id": prov.ID})
@@ -185,8 +185,14 @@ func TestPreferWait(t *testing.T) {
 	h.call("GET", "/api/v1/sessions/"+s.ID+"/runs", tok, nil).want(t, 200).decode(t, &runs)
 	if len(runs) != 2 || runs[0].RunID != v.RunID || runs[0].Status != "completed" || runs[0].Question != "go" || runs[0].EndedAt == nil ||
 		runs[1].RunID != failed.RunID || runs[1].Status != "error" || runs[1].ErrorCode != domain.CodeModelError ||
-		runs[1].Entries != 0 || runs[1].AgentConfigID != broken.ID {
+		runs[1].Entries != 1 || runs[1].AgentConfigID != broken.ID {
 		t.Fatalf("session runs = %+v", runs)
+	}
+	// Its one entry is the note of how it failed, there after a reload.
+	msgs := h.messages(tok, s.ID, "")
+	if last := msgs[len(msgs)-1]; last.RunID != failed.RunID || last.Display == nil || last.Display.Kind != "run_error" ||
+		!last.Display.IsError || last.Display.Extra["code"] != domain.CodeModelError || !strings.Contains(last.Text, "bad request") {
+		t.Fatalf("the failure's note: %+v", last)
 	}
 
 	s2 := h.createSession(tok, map[string]any{"agent_config_id": slow.ID})
@@ -337,8 +343,11 @@ func TestCancelAbortAndGraceful(t *testing.T) {
 	// The finished turn was recorded.
 	var msgs []httpapi.EntryView
 	h.call("GET", "/api/v1/sessions/"+s2.ID+"/messages", tok, nil).want(t, 200).decode(t, &msgs)
-	if len(msgs) != 4 { // user, assistant text, function call, its output
-		t.Fatalf("%d entries after a graceful cancel", len(msgs))
+	// user, assistant text, function call, its output, and the note saying
+	// how the run ended, so a reload shows the cancellation too.
+	if len(msgs) != 5 || msgs[4].Kind != domain.KindAnnotation || msgs[4].Display == nil || msgs[4].Display.Kind != "run_cancelled" ||
+		msgs[4].Display.Extra["code"] != "stopped" || msgs[4].RunID != run {
+		t.Fatalf("entries after a graceful cancel: %+v", msgs)
 	}
 	h.call("POST", "/api/v1/runs/"+run+"/cancel", tok, map[string]any{"mode": "later"}).wantErr(t, 400, "validation")
 }

@@ -217,10 +217,14 @@ func (s *Service) endPause(ctx context.Context, run domain.Run, reason, note str
 			Item:    domain.FunctionCallOutput(c.CallID, "Not run: "+why+"."),
 			Display: &domain.Display{Kind: "not_run", Title: c.Name + " not run", Summary: why}})
 	}
-	if note != "" {
-		entries = append(entries, domain.Entry{Kind: domain.KindAnnotation, RunID: run.ID, Text: note,
-			Display: &domain.Display{Kind: "error", Title: "Approval expired"}})
+	title := ""
+	if reason == "expired" {
+		title = "Approval expired"
 	}
+	if note == "" {
+		note = cancelReasons[reason]
+	}
+	entries = append(entries, endingNote(run.ID, domain.RunCancelled, reason, title, note, nil))
 	now := s.d.Clock.Now()
 	run.Status, run.ErrorCode, run.UpdatedAt, run.EndedAt = domain.RunCancelled, reason, now, &now
 	_, err = s.d.Sessions.AppendWith(ctx, run.SessionID, entries, func(tx ports.SessionTx) error {

@@ -76,7 +76,13 @@ func (s *Service) execute(lr *liveRun) {
 	if info, ok := s.d.Hub.Info(run.ID); ok {
 		run.LastSeq = info.LastSeq + 1 // the final event below
 	}
-	// The row must say how the run ended even if the root context is gone.
+	// The row and the session must say how the run ended even if the root
+	// context is gone.
+	if note, ok := noteFor(run.ID, out); ok {
+		if _, err := s.d.Sessions.Append(context.WithoutCancel(lr.ctx), run.SessionID, []domain.Entry{note}); err != nil && !errs.Is(err, errs.NotFound) {
+			s.d.Log.Error("recording how a run ended failed", "run_id", run.ID, "err", err)
+		}
+	}
 	if err := s.d.Runs.UpdateRun(context.WithoutCancel(lr.ctx), run); err != nil {
 		s.d.Log.Error("recording a run's end failed", "run_id", run.ID, "err", err)
 	}

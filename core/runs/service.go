@@ -327,8 +327,8 @@ func (s *Service) RecoverOrphans(ctx context.Context) error {
 		return err
 	}
 	for _, r := range orphans {
-		note := domain.Entry{Kind: domain.KindAnnotation, RunID: r.ID, Text: "The server restarted during this run; it ended with an error.",
-			Display: &domain.Display{Kind: "error", Title: "Run interrupted by a restart"}}
+		note := endingNote(r.ID, domain.RunError, domain.CodeServerRestarted, "Run interrupted by a restart",
+			"The server restarted during this run; it ended with an error.", nil)
 		if _, err := s.d.Sessions.Append(ctx, r.SessionID, []domain.Entry{note}); err != nil && !errs.Is(err, errs.NotFound) {
 			return err
 		}

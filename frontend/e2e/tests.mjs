@@ -189,9 +189,13 @@ export const tests = [
       await page.getByRole('button', { name: 'Stop' }).click()
       await page.locator('.note', { hasText: 'Cancelled' }).waitFor()
       await idle(page)
-      // The note outlives the hand-over to the stored transcript.
+      // The note outlives the hand-over to the stored transcript, once…
       await sleep(500)
       await page.locator('.note', { hasText: 'Cancelled' }).waitFor()
+      if ((await page.locator('.note', { hasText: 'Cancelled' }).count()) !== 1) throw new Error('the cancellation is shown twice')
+      // …and a reload: the session stores how the run ended.
+      await page.reload()
+      await page.locator('.note', { hasText: 'Stopped before it finished' }).waitFor()
     },
   },
   {

@@ -23,7 +23,10 @@ export function composeTimeline(stored: TimelineItem[], runs: LiveRun[], settled
     }
     out = out.concat(items, run.notes)
   }
+  // A run whose ending the store already holds needs no live copy of it.
+  const storedEnding = new Set(stored.filter((i) => i.kind === 'note' && i.ending).map((i) => i.runId))
   for (const note of settledNotes) {
+    if (note.ending && storedEnding.has(note.runId)) continue
     let at = -1
     for (let i = out.length - 1; i >= 0; i--) {
       if (out[i].runId === note.runId) {

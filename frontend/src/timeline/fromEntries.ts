@@ -62,8 +62,16 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
   function pushEntry(e: Entry, siblings: Entry['siblings']) {
     const base = { key: e.id, entryId: e.id, runId: e.run_id || undefined, siblings: siblings ?? undefined }
     if (e.kind === 'annotation') {
-      const tone = e.display?.kind === 'error' ? 'error' : 'info'
-      out.push({ ...base, kind: 'note', tone, title: e.display?.title || (tone === 'error' ? 'Error' : 'Note'), text: e.text || e.display?.summary })
+      const d = e.display
+      const ending = d?.kind === 'run_error' || d?.kind === 'run_cancelled'
+      const tone = d?.kind === 'error' || d?.kind === 'run_error' ? 'error' : 'info'
+      const x = d?.extra ?? {}
+      // The same words the live run.error note used.
+      const where = x.guardrail ? ` — guardrail ${x.guardrail}${x.stage ? ` at ${x.stage}` : ''}` : ''
+      out.push({
+        ...base, kind: 'note', tone, title: d?.title || (tone === 'error' ? 'Error' : 'Note'), text: (e.text || d?.summary || '') + where,
+        ...(ending ? { ending: true, code: d?.kind === 'run_error' ? x.code : undefined } : {}),
+      })
       return
     }
     if (e.kind === 'compaction') {

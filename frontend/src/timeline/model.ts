@@ -39,6 +39,8 @@ export interface NoteItem extends Base {
   text?: string
   code?: string
   details?: Record<string, string>
+  /** How its run ended (error or cancellation): the stored note replaces the live one. */
+  ending?: boolean
 }
 export interface CompactionItem extends Base { kind: 'compaction'; summary: string }
 /** Something this build does not know (an entry kind, an item type, an event): shown as its raw data. */

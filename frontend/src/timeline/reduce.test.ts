@@ -52,6 +52,27 @@ describe('a streamed turn equals its reload', () => {
     expect(composeTimeline(stored, []).map(contentOf)).toEqual(stored.map(contentOf))
   })
 
+  it('a failed run reads the same after a reload: its stored ending note replaces the live one', () => {
+    const run = 'rf'
+    const { state } = fold([
+      { type: 'run.started', seq: 1, payload: { run_id: run, session_id: 's1', input: 'hi' } },
+      { type: 'run.error', seq: 2, payload: { run_id: run, code: 'guardrail_tripwire', message: 'the output tripped', guardrail: 'no_secrets', stage: 'output' } },
+    ])
+    const live = state.runs[run].notes
+    const settled = settleRun(state, run)
+    const base = { created_at: '', compacted: false, on_path: true, seq: 1, run_id: run }
+    const stored = fromEntries([
+      { ...base, id: 'u', row_id: 'u', kind: 'item', source: 'user', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'hi' }] } },
+      { ...base, id: 'n', row_id: 'n', kind: 'annotation', text: 'the output tripped',
+        display: { kind: 'run_error', title: 'The run failed', is_error: true, extra: { code: 'guardrail_tripwire', guardrail: 'no_secrets', stage: 'output' } } },
+    ] as Entry[])
+    const notes = composeTimeline(stored, [], settled.settledNotes[run].notes).filter((i) => i.kind === 'note')
+    expect(notes).toHaveLength(1)
+    expect(contentOf(notes[0])).toEqual(contentOf(live[0]))
+    // Before the store has it, the live note stays.
+    expect(composeTimeline(stored.slice(0, 1), [], settled.settledNotes[run].notes).filter((i) => i.kind === 'note')).toHaveLength(1)
+  })
+
   it('renders the todo checklist data on the tool card', () => {
     const items = fromEntries((todo as Fixture).entries as Entry[])
     const tool = items.find((i) => i.kind === 'tool')

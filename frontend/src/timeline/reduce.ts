@@ -222,12 +222,12 @@ function fold(run: LiveRun, ev: ServerEvent, effects: Effect[]) {
     case 'run.error': {
       const e = ev.payload
       const where = e.guardrail ? ` — guardrail ${e.guardrail}${e.stage ? ` at ${e.stage}` : ''}` : ''
-      run.notes = [...run.notes, { key: `${run.runId}:err`, kind: 'note', tone: 'error', runId: run.runId, title: 'The run failed', code: e.code, text: e.message + where }]
+      run.notes = [...run.notes, { key: `${run.runId}:err`, kind: 'note', tone: 'error', runId: run.runId, title: 'The run failed', code: e.code, text: e.message + where, ending: true }]
       end(run, 'error', effects)
       return
     }
     case 'run.cancelled':
-      run.notes = [...run.notes, { key: `${run.runId}:cancel`, kind: 'note', tone: 'info', runId: run.runId, title: 'Cancelled', text: ev.payload.reason }]
+      run.notes = [...run.notes, { key: `${run.runId}:cancel`, kind: 'note', tone: 'info', runId: run.runId, title: 'Cancelled', text: ev.payload.reason, ending: true }]
       end(run, 'cancelled', effects)
       return
     case 'run.gap':
