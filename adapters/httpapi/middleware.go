@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -32,6 +33,20 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// compress gzips responses for clients that accept it: the UI's scripts
+// and the JSON listings shrink several times over a team's network. Event
+// streams stay uncompressed, so every event leaves the moment it is
+// written and no proxy holds it back for a fuller buffer; tar exports are
+// left as they are.
+var compress = middleware.GzipWithConfig(middleware.GzipConfig{
+	MinLength: 1024,
+	Skipper: func(c echo.Context) bool {
+		p := c.Request().URL.Path
+		return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/export") ||
+			strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream")
+	},
+})
 
 // recoverPanics turns a handler panic into an internal error (logged with
 // its stack by the error handler) instead of a dropped connection.

@@ -82,7 +82,7 @@ func New(deps Deps, cfg Config) (*Server, error) {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = errorHandler(deps.Log)
-	e.Use(securityHeaders, s.logRequests, recoverPanics, s.trackInFlight)
+	e.Use(securityHeaders, s.logRequests, compress, recoverPanics, s.trackInFlight)
 	s.echo = e
 	s.routes = s.table()
 	for _, r := range s.routes {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
+	"github.com/agents-server/agents-server/adapters/llm/scripted"
 )
 
 func TestHealthServerInfoAndOpenAPIAreServed(t *testing.T) {
@@ -38,6 +40,56 @@ func TestHealthServerInfoAndOpenAPIAreServed(t *testing.T) {
 	}
 	if !bytes.Contains(doc.Body, []byte("openapi: 3.1.0")) {
 		t.Fatalf("not an OpenAPI 3.1 document: %.200s", doc.Body)
+	}
+}
+
+// Responses are gzipped for clients that accept it, except event streams,
+// which must leave event by event.
+func TestResponsesAreCompressedButEventStreamsAreNot(t *testing.T) {
+	t.Parallel()
+	h := startServer(t, testConfig(t))
+	get := func(path string, header ...string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest("GET", h.base+path, nil)
+		req.Header.Set("Authorization", "Bearer "+h.admin)
+		req.Header.Set("Accept-Encoding", "gzip")
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		return resp
+	}
+	resp := get("/api/v1/openapi.yaml")
+	if resp.StatusCode != 200 || resp.Header.Get("Content-Encoding") != "gzip" {
+		t.Fatalf("openapi.yaml: %d, Content-Encoding %q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
+	}
+	zr, err := gzip.NewReader(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(zr)
+	if err != nil || !bytes.Contains(body, []byte("openapi:")) {
+		t.Fatalf("the gzipped document does not read back: %v %.80s", err, body)
+	}
+	// An error is still a plain envelope.
+	if resp := get("/api/v1/agents/nope"); resp.Header.Get("Content-Encoding") != "" || resp.StatusCode != 404 {
+		t.Fatalf("404: %d, Content-Encoding %q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
+	}
+	// A run's event stream is never compressed.
+	model, url := startScripted(t)
+	model.SetScript("plain", oneStep(scripted.Step{Text: strings.Repeat("words ", 400)}))
+	agent := h.agentOn(h.admin, protocols(url)["openai-chat"], map[string]any{"name": "plain", "model": "plain"})
+	sess := h.createSession(h.admin, map[string]any{"agent_config_id": agent, "name": "n"})
+	var run httpapi.RunStateView
+	h.call("POST", "/api/v1/sessions/"+sess.ID+"/runs", h.admin, map[string]any{"input": "go"}, "Prefer", "wait=30").want(t, 200).decode(t, &run)
+	resp = get("/api/v1/runs/"+run.RunID+"/events", "Accept", "text/event-stream")
+	stream, _ := io.ReadAll(resp.Body)
+	if resp.Header.Get("Content-Encoding") != "" || !bytes.Contains(stream, []byte("run.output")) {
+		t.Fatalf("event stream: Content-Encoding %q, %d bytes", resp.Header.Get("Content-Encoding"), len(stream))
 	}
 }
 
