@@ -36,6 +36,11 @@ func workerScript() scripted.Script {
 			call("read_file", map[string]any{"path": "notes.txt"}),
 			call("edit_file", map[string]any{"path": "notes.txt", "old_string": "hello", "new_string": "goodbye"}),
 			call("list_files", map[string]any{}),
+			call("apply_patch", map[string]any{"input": "*** Begin Patch\n*** Add File: docs/plan.md\n+# Plan\n+ship it\n" +
+				"*** Update File: notes.txt\n@@\n-goodbye from the agent\n+farewell from the agent\n*** End Patch"}),
+			call("apply_patch", map[string]any{"input": "*** Begin Patch\n*** Add File: half.txt\n+half\n" +
+				"*** Update File: notes.txt\n-no such line\n+x\n*** End Patch"}),
+			call("exec_command", map[string]any{"cmd": "cat notes.txt docs/plan.md; test -e half.txt && echo half-applied || echo all-or-nothing"}),
 			call("exec_command", map[string]any{"cmd": "touch /root/outside-the-tree"}),
 			{Text: "all done"},
 		}},
@@ -101,7 +106,7 @@ func TestSandboxToolsTerminalAndStorageOnDocker(t *testing.T) {
 	s := h.createSession(ann, map[string]any{"agent_config_id": agent})
 
 	results, progress, final := h.runResults(ann, s.ID, map[string]any{"input": "build it", "project_id": p.ID})
-	if len(results) != 10 || !strings.Contains(final, "all done") {
+	if len(results) != 13 || !strings.Contains(final, "all done") {
 		t.Fatalf("%d results, final %s", len(results), final)
 	}
 	want := func(i int, isErr bool, parts ...string) {
@@ -134,6 +139,11 @@ func TestSandboxToolsTerminalAndStorageOnDocker(t *testing.T) {
 	want(6, false, "hello from the agent")
 	want(7, false, "1 replacement")
 	want(8, false, "notes.txt", "sub/")
+	// apply_patch: a patch applies whole, or (a hunk that does not match)
+	// not at all.
+	want(9, false, "A /workspace/docs/plan.md", "M /workspace/notes.txt")
+	want(10, true, "notes.txt", "does not match")
+	want(11, false, "farewell from the agent\n# Plan\nship it\nall-or-nothing")
 
 	// The instance runs after the run; the admin sees it among the
 	// server's containers; a member cannot see those.
@@ -188,7 +198,7 @@ func TestSandboxToolsTerminalAndStorageOnDocker(t *testing.T) {
 		t.Fatalf("a severed terminal answered %s", typ)
 	}
 	results, _, _ = h.runResults(ann, s.ID, map[string]any{"input": "after the change"})
-	if len(results) != 1 || !strings.Contains(results[0].Output, "mode=second\ngoodbye from the agent\nfresh-container") {
+	if len(results) != 1 || !strings.Contains(results[0].Output, "mode=second\nfarewell from the agent\nfresh-container") {
 		t.Fatalf("after the env change: %+v", results)
 	}
 
@@ -210,7 +220,7 @@ func TestSandboxToolsTerminalAndStorageOnDocker(t *testing.T) {
 		b, _ := io.ReadAll(tr)
 		files[strings.TrimPrefix(strings.TrimPrefix(hd.Name, "./"), "workspace/")] = string(b)
 	}
-	if files["notes.txt"] != "goodbye from the agent\n" {
+	if files["notes.txt"] != "farewell from the agent\n" {
 		t.Fatalf("export files = %v", keys(files))
 	}
 	if !strings.Contains(h.logs.String(), "audit: project export") {

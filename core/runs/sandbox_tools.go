@@ -118,6 +118,8 @@ func (s *Service) runSandboxTool(ctx context.Context, rc *runCtx, call domain.It
 			r, err = s.writeFile(ctx, rc, call, args)
 		case tools.EditFile:
 			r, err = s.editFile(ctx, rc, call, args)
+		case tools.ApplyPatch:
+			r, err = s.applyPatch(ctx, rc, call, args)
 		}
 	}
 	if err != nil {

@@ -14,6 +14,7 @@ const (
 	ListFiles   = "list_files"
 	WriteFile   = "write_file"
 	EditFile    = "edit_file"
+	ApplyPatch  = "apply_patch"
 )
 
 // Sandbox is the sandbox tool surface, in the order the model sees it.
@@ -68,6 +69,17 @@ var Sandbox = []Spec{
 			`"path":{"type":"string"},"old_string":{"type":"string"},"new_string":{"type":"string"},` +
 			`"replace_all":{"type":["boolean","null"]}},` +
 			`"required":["path","old_string","new_string"],"additionalProperties":false}`),
+		Origin: OriginSandbox,
+	},
+	{
+		Name: ApplyPatch,
+		Description: "Add, delete, rename and edit files of the project in one patch; all of it applies or none. Format:\n" +
+			"*** Begin Patch\n*** Add File: path\n+line of the new file\n*** Delete File: path\n" +
+			"*** Update File: path\n*** Move to: new/path (optional)\n@@ a line just above the change, e.g. the function's signature (optional)\n" +
+			" context line (unchanged)\n-removed line\n+added line\n*** End Patch\n" +
+			"Give about three unchanged lines of context above and below each change, copied exactly; paths are relative to /workspace.",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"input":{"type":"string","description":"The whole patch, from *** Begin Patch to *** End Patch"}},` +
+			`"required":["input"],"additionalProperties":false}`),
 		Origin: OriginSandbox,
 	},
 }

@@ -187,6 +187,11 @@ export const sandboxTests = [
         await page.reload()
         await done.waitFor()
         await checkCard()
+        // apply_patch's card shows its patch as a diff.
+        const patchCard = page.locator('.tool-card[data-tool="apply_patch"]')
+        await patchCard.locator('.pill', { hasText: 'Done' }).waitFor()
+        await patchCard.locator('.tool-head').click()
+        await patchCard.locator('.patch-view .patch-add', { hasText: '+ship it' }).waitFor()
 
         // The terminal, from the bound conversation: a shell in the project's container.
         await page.locator('.conv-head').getByRole('button', { name: 'Terminal' }).click()
@@ -231,7 +236,7 @@ export const sandboxTests = [
         if (response.status() !== 200 || response.headers()['content-type'] !== 'application/x-tar') throw new Error(`export answered ${response.status()} ${response.headers()['content-type']}`)
         if (download.suggestedFilename() !== 'box.tar') throw new Error(`saved as ${download.suggestedFilename()}`)
         const tar = readFileSync(await download.path())
-        if (tar.subarray(257, 262).toString() !== 'ustar' || !tar.includes('note.txt') || !tar.includes('hello-env')) throw new Error(`not the project's tar (${tar.length} bytes)`)
+        if (tar.subarray(257, 262).toString() !== 'ustar' || !tar.includes('note.txt') || !tar.includes('hello-env') || !tar.includes('ship it')) throw new Error(`not the project's tar (${tar.length} bytes)`)
 
         // The instance by hand: stop (now, or once the closed terminal lets go), start, rebuild.
         const state = row.locator('.sandbox-state [data-state]')

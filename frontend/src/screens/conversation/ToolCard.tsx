@@ -4,6 +4,7 @@ import { JsonBlock } from '../../components/JsonBlock'
 import type { Approval } from '../../lib/api'
 import type { ToolItem } from '../../timeline/model'
 import { ApprovalControls } from './ApprovalControls'
+import { PatchView } from './PatchView'
 import { PlanView } from './PlanView'
 import { TerminalOutput } from './TerminalOutput'
 import { TodoList } from './TodoList'
@@ -48,7 +49,8 @@ export function ToolCard({ item, approval, live }: { item: ToolItem; approval?: 
       {renderer === 'plan' && <PlanView extra={item.display?.extra?.plan} args={item.arguments} />}
       {expanded && (
         <div className="tool-body">
-          {item.arguments && renderer !== 'plan' && <JsonBlock label="Arguments" value={item.arguments} />}
+          {item.name === 'apply_patch' && <PatchView args={item.arguments} />}
+          {item.arguments && renderer !== 'plan' && item.name !== 'apply_patch' && <JsonBlock label="Arguments" value={item.arguments} />}
           {renderer !== 'terminal' && item.progress && item.output === undefined && <JsonBlock label="Output so far" value={item.progress} />}
           {renderer !== 'terminal' && item.output !== undefined && <JsonBlock label={item.isError ? 'Error' : 'Result'} value={item.output} />}
           {renderer && !DRAWN.has(renderer) && <div className="muted small">renderer: {renderer}</div>}
