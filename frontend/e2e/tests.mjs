@@ -196,6 +196,10 @@ export const tests = [
       // …and a reload: the session stores how the run ended.
       await page.reload()
       await page.locator('.note', { hasText: 'Stopped before it finished' }).waitFor()
+      // The inspector says how the run ended.
+      const inspector = page.getByRole('complementary', { name: 'Inspector' })
+      if (!(await inspector.count())) await page.getByRole('button', { name: 'Toggle the inspector' }).click()
+      await inspector.locator('.trace-run .pill', { hasText: 'cancelled' }).waitFor()
     },
   },
   {

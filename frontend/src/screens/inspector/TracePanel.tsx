@@ -7,13 +7,21 @@ import { waterfall } from './waterfall'
 
 const ms = (n: number) => (n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(n < 10_000 ? 2 : 1)} s`)
 
+const tones: Record<string, string> = { running: 'run', interrupted: 'warn', error: 'error', cancelled: 'muted' }
+
+/** How a run stands, when it did not simply complete. */
+function RunStatus({ status, code }: { status?: string; code?: string }) {
+  if (!status || status === 'completed') return null
+  return <span className={`pill pill-${tones[status] ?? 'muted'}`} title={code}>{status}</span>
+}
+
 /** Every run's spans as a waterfall; a span's payload is fetched when it is opened. */
 export function TracePanel({ sessionId }: { sessionId: string }) {
   const traces = useTraces(sessionId)
   const runs = useSessionRuns(sessionId)
   const [open, setOpen] = useState<string | null>(null)
   const groups = useMemo(() => waterfall(traces.data ?? []), [traces.data])
-  const questions = useMemo(() => new Map((runs.data ?? []).map((r) => [r.run_id, r.question])), [runs.data])
+  const byRun = useMemo(() => new Map((runs.data ?? []).map((r) => [r.run_id, r])), [runs.data])
 
   if (traces.isLoading) return <p className="muted pad">Loading traces…</p>
   if (traces.isError) return <p className="error-text pad">{errorText(traces.error)}</p>
@@ -23,7 +31,8 @@ export function TracePanel({ sessionId }: { sessionId: string }) {
       {groups.map((g) => (
         <section key={g.runId} className="trace-group">
           <h3 className="trace-run" title={g.runId}>
-            <span className="trace-q">{questions.get(g.runId) || (questions.has(g.runId) ? '(regenerated)' : `Run ${g.runId.slice(-6)}`)}</span>
+            <span className="trace-q">{byRun.get(g.runId)?.question || (byRun.has(g.runId) ? '(regenerated)' : `Run ${g.runId.slice(-6)}`)}</span>
+            <RunStatus status={byRun.get(g.runId)?.status} code={byRun.get(g.runId)?.error_code} />
             <span className="muted small">{ms(g.durationMs)}</span>
           </h3>
           <ul className="waterfall">
