@@ -159,6 +159,24 @@ func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
 	return translate(t.Commit())
 }
 
+// snapshot runs fn in a read transaction: WAL gives it a snapshot no
+// concurrent write can tear.
+func (db *DB) snapshot(ctx context.Context, fn func(*sql.Tx) error) error {
+	t, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return translate(err)
+	}
+	defer t.Rollback()
+	return fn(t)
+}
+
+// scanString reads a one-column text row.
+func scanString(r rowScanner) (string, error) {
+	var s string
+	err := r.Scan(&s)
+	return s, err
+}
+
 // exec runs one write statement outside an explicit transaction.
 func (db *DB) exec(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	r, err := db.write.ExecContext(ctx, query, args...)

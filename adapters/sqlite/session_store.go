@@ -105,15 +105,12 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 // ReadSession implements ports.SessionStore with a read transaction: WAL
 // gives it a snapshot no concurrent append can tear.
 func (db *DB) ReadSession(ctx context.Context, id string, fn func(r ports.SessionReader) error) error {
-	t, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-	if err != nil {
-		return translate(err)
-	}
-	defer t.Rollback()
-	if _, err := findSession(ctx, t, id); err != nil {
-		return err
-	}
-	return fn(sessionQ{q: t, id: id})
+	return db.snapshot(ctx, func(t *sql.Tx) error {
+		if _, err := findSession(ctx, t, id); err != nil {
+			return err
+		}
+		return fn(sessionQ{q: t, id: id})
+	})
 }
 
 // WriteSession implements ports.SessionStore.

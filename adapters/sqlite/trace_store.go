@@ -35,13 +35,34 @@ func spanRow(r rowScanner) (domain.Span, error) {
 	return s, err
 }
 
-func spanWithData(r rowScanner) (domain.Span, error) {
+// storedSpan is a span read with its payload as stored: packed or whole.
+type storedSpan struct {
+	span   domain.Span
+	packed bool
+}
+
+func spanWithData(r rowScanner) (storedSpan, error) {
 	var data sql.NullString
-	s, err := scanSpan(r, &data)
+	var packed sql.NullBool
+	s, err := scanSpan(r, &data, &packed)
 	if data.Valid {
 		s.Data = json.RawMessage(data.String)
 	}
-	return s, err
+	return storedSpan{span: s, packed: packed.Bool}, err
+}
+
+// withPayload rebuilds a packed payload from its session's blobs.
+func (st storedSpan) withPayload(blobs map[string]string) (domain.Span, error) {
+	s := st.span
+	if !st.packed {
+		return s, nil
+	}
+	data, err := unpack(s.Data, blobs)
+	if err != nil {
+		return s, errs.Wrap(errs.Internal, err, "span %s has a damaged payload", s.ID)
+	}
+	s.Data = data
+	return s, nil
 }
 
 // SaveSpan implements ports.TraceStore.
@@ -59,48 +80,90 @@ func (db *DB) SaveSpan(ctx context.Context, s domain.Span) error {
 		if len(s.Data) == 0 {
 			return nil
 		}
-		_, err := tx.ExecContext(ctx, `INSERT INTO trace_payloads (span_id, data) VALUES (?, ?)`, s.ID, string(s.Data))
-		return translate(err)
+		return savePayload(ctx, tx, s.SessionID, s.ID, s.Data)
 	})
 }
 
-// ListSpans implements ports.TraceStore.
+// ListSpans implements ports.TraceStore. With data, the session's blobs are
+// read once for all its spans.
 func (db *DB) ListSpans(ctx context.Context, sessionID string, withData bool) ([]domain.Span, error) {
 	if !withData {
 		return collect(ctx, db.read, spanRow, `SELECT `+spanColumns+` FROM trace_spans s WHERE s.session_id = ? ORDER BY s.started_at, s.id`, sessionID)
 	}
-	return collect(ctx, db.read, spanWithData, `SELECT `+spanColumns+`, p.data FROM trace_spans s
-		LEFT JOIN trace_payloads p ON p.span_id = s.id WHERE s.session_id = ? ORDER BY s.started_at, s.id`, sessionID)
+	var out []domain.Span
+	err := db.snapshot(ctx, func(tx *sql.Tx) error {
+		stored, err := collect(ctx, tx, spanWithData, `SELECT `+spanColumns+`, p.data, p.packed FROM trace_spans s
+			LEFT JOIN trace_payloads p ON p.span_id = s.id WHERE s.session_id = ? ORDER BY s.started_at, s.id`, sessionID)
+		if err != nil {
+			return err
+		}
+		blobs, err := blobsOf(ctx, tx, `SELECT hash, data FROM trace_blobs WHERE session_id = ?`, sessionID)
+		if err != nil {
+			return err
+		}
+		out = make([]domain.Span, 0, len(stored))
+		for _, st := range stored {
+			s, err := st.withPayload(blobs)
+			if err != nil {
+				return err
+			}
+			out = append(out, s)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// findSpan reads one span whole: its row, and the blobs its payload names.
+func (db *DB) findSpan(ctx context.Context, where string, args ...any) (domain.Span, error) {
+	var s domain.Span
+	err := db.snapshot(ctx, func(tx *sql.Tx) error {
+		st, err := spanWithData(tx.QueryRowContext(ctx, `SELECT `+spanColumns+`, p.data, p.packed FROM trace_spans s
+			LEFT JOIN trace_payloads p ON p.span_id = s.id WHERE `+where, args...))
+		if errors.Is(err, sql.ErrNoRows) {
+			return notFound("span")
+		}
+		if err != nil {
+			return translate(err)
+		}
+		blobs, err := blobsOf(ctx, tx, `SELECT b.hash, b.data FROM trace_blob_refs r
+			JOIN trace_blobs b ON b.session_id = ? AND b.hash = r.hash WHERE r.span_id = ?`, st.span.SessionID, st.span.ID)
+		if err != nil {
+			return err
+		}
+		s, err = st.withPayload(blobs)
+		return err
+	})
+	return s, err
 }
 
 // FindSpan implements ports.TraceStore.
 func (db *DB) FindSpan(ctx context.Context, sessionID, spanID string) (domain.Span, error) {
-	s, err := spanWithData(db.read.QueryRowContext(ctx, `SELECT `+spanColumns+`, p.data FROM trace_spans s
-		LEFT JOIN trace_payloads p ON p.span_id = s.id WHERE s.session_id = ? AND s.id = ?`, sessionID, spanID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return s, notFound("span")
-	}
-	return s, translate(err)
+	return db.findSpan(ctx, `s.session_id = ? AND s.id = ?`, sessionID, spanID)
 }
 
 // FindSpanByID implements ports.TraceStore.
 func (db *DB) FindSpanByID(ctx context.Context, spanID string) (domain.Span, error) {
-	s, err := spanWithData(db.read.QueryRowContext(ctx, `SELECT `+spanColumns+`, p.data FROM trace_spans s
-		LEFT JOIN trace_payloads p ON p.span_id = s.id WHERE s.id = ?`, spanID))
-	if errors.Is(err, sql.ErrNoRows) {
-		return s, notFound("span")
-	}
-	return s, translate(err)
+	return db.findSpan(ctx, `s.id = ?`, spanID)
 }
 
-// DeleteSpansBefore implements ports.TraceStore; payloads cascade.
+// DeleteSpansBefore implements ports.TraceStore; payloads and blob
+// references cascade, and the blobs no span uses any more go with them.
 func (db *DB) DeleteSpansBefore(ctx context.Context, cutoff time.Time) (int, error) {
-	r, err := db.exec(ctx, `DELETE FROM trace_spans WHERE started_at < ?`, ms(cutoff))
-	if err != nil {
-		return 0, err
-	}
-	n, _ := r.RowsAffected()
-	return int(n), nil
+	var n int64
+	err := db.tx(ctx, func(tx *sql.Tx) error {
+		sessions, err := collect(ctx, tx, scanString, `SELECT DISTINCT session_id FROM trace_spans WHERE started_at < ?`, ms(cutoff))
+		if err != nil {
+			return err
+		}
+		r, err := tx.ExecContext(ctx, `DELETE FROM trace_spans WHERE started_at < ?`, ms(cutoff))
+		if err != nil {
+			return translate(err)
+		}
+		n, _ = r.RowsAffected()
+		return pruneBlobs(ctx, tx, sessions)
+	})
+	return int(n), err
 }
 
 // CopySpans implements ports.TraceStore.
