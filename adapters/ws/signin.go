@@ -12,6 +12,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
 )
 
 // AuthBudget is the server's failed-authentication budget per client
@@ -69,11 +70,16 @@ func (s signIn) first(ctx context.Context, ws *websocket.Conn, r *http.Request) 
 		return "", domain.Principal{}, "unauthorized", "the first message must be {\"type\":\"auth\",\"token\":…}"
 	}
 	p, err := s.auth.Authenticate(ctx, msg.Token)
-	if err != nil {
+	switch {
+	case errs.Is(err, errs.Unauthorized):
 		if s.budget != nil {
 			s.budget.SpendAuthFailure(r)
 		}
 		return "", domain.Principal{}, "unauthorized", "invalid or expired token"
+	case err != nil:
+		// The store did not answer: not the caller's guess, and not a verdict
+		// on the token either.
+		return "", domain.Principal{}, string(errs.CodeOf(err)), errs.MessageOf(err)
 	}
 	return msg.Token, p, "", ""
 }

@@ -404,4 +404,19 @@ func TestStoreOutageIsUnavailableAndLeaksNoDetail(t *testing.T) {
 		t.Fatalf("store detail leaked: %s", r.Body)
 	}
 	h.call("GET", "/health", "", nil).wantErr(t, 503, "unavailable")
+	// The WebSocket says the same, and never counts it as a wrong token.
+	ws, _, err := websocket.DefaultDialer.Dial("ws"+strings.TrimPrefix(h.base, "http")+"/ws", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.Close()
+	ws.WriteJSON(map[string]string{"type": "auth", "token": h.admin})
+	var env struct {
+		Type    string `json:"type"`
+		Payload struct{ Code, Message string } `json:"payload"`
+	}
+	if err := ws.ReadJSON(&env); err != nil || env.Type != "error" || env.Payload.Code != "unavailable" ||
+		strings.Contains(env.Payload.Message, "sql") {
+		t.Fatalf("ws during an outage: %+v %v", env, err)
+	}
 }
