@@ -412,7 +412,7 @@ func TestStoreOutageIsUnavailableAndLeaksNoDetail(t *testing.T) {
 	defer ws.Close()
 	ws.WriteJSON(map[string]string{"type": "auth", "token": h.admin})
 	var env struct {
-		Type    string `json:"type"`
+		Type    string                         `json:"type"`
 		Payload struct{ Code, Message string } `json:"payload"`
 	}
 	if err := ws.ReadJSON(&env); err != nil || env.Type != "error" || env.Payload.Code != "unavailable" ||
