@@ -28,8 +28,6 @@ func rejectedResult(call domain.Item, reason string) toolResult {
 // next, and the model is told to carry the plan out. Outside planning there
 // is nothing to submit.
 func (s *Service) submitPlan(ctx context.Context, rc *runCtx, call domain.Item) (toolResult, error) {
-	sp := rc.tr.span(domain.SpanFunction, call.Name, rc.parentSpan()).meta("tool", call.Name).meta("call_id", call.CallID).
-		set("arguments", call.Arguments, true)
 	r := toolResult{callID: call.CallID, name: call.Name}
 	var args struct {
 		Plan string `json:"plan"`
@@ -41,15 +39,12 @@ func (s *Service) submitPlan(ctx context.Context, rc *runCtx, call domain.Item) 
 		r.isError, r.output = true, `Error: submit_plan takes {"plan": "<the plan in Markdown>"}.`
 	default:
 		if err := s.d.Sessions.LeavePlanning(context.WithoutCancel(ctx), rc.lr.run.SessionID); err != nil {
-			sp.finish(err)
 			return r, err
 		}
 		r.output = "The person approved the plan. Planning mode is over and every tool is available: carry the plan out now."
 		r.display = &domain.Display{Kind: "plan", Title: "Plan approved", Summary: firstLine(args.Plan), Renderer: "plan",
 			Extra: map[string]string{"plan": args.Plan}}
 	}
-	sp.meta("is_error", r.isError).set("output", r.output, true)
-	sp.finish(nil)
 	return r, nil
 }
 

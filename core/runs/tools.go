@@ -50,7 +50,7 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 			// Answered here, not beside the others: its approval changes the
 			// phase the rest of the run works in.
 			var err error
-			if results[i], err = s.submitPlan(ctx, rc, call); err != nil {
+			if results[i], err = s.runTool(ctx, rc, call); err != nil {
 				return nil, nil, err
 			}
 			leavePlanning = leavePlanning || (rc.planning && !results[i].isError)
@@ -116,6 +116,12 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 	case !s.knows(rc, call.Name):
 		r.isError = true
 		r.output = fmt.Sprintf("Error: there is no tool named %q. Call only the tools you were given.", call.Name)
+	case call.Name == tools.SubmitPlan.Name:
+		var err error
+		if r, err = s.submitPlan(ctx, rc, call); err != nil {
+			sp.finish(err)
+			return r, err
+		}
 	case rc.planning && !slices.Contains(allowedInPlanning, call.Name):
 		r.isError = true
 		r.output = fmt.Sprintf("Refused: this session is in planning mode, where %s is not available. Work out the plan, "+
