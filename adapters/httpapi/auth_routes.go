@@ -94,7 +94,7 @@ func (s *Server) handleLogin(c echo.Context, req *LoginRequest) (LoginResponse, 
 	token, u, err := s.deps.Auth.Login(c.Request().Context(), req.Username, req.Password)
 	if err != nil {
 		if errs.Is(err, errs.Unauthorized) {
-			s.limits.spendAuthFailure(c)
+			s.SpendAuthFailure(c.Request())
 		}
 		return LoginResponse{}, err
 	}

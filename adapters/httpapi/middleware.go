@@ -164,7 +164,7 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 		p, err := s.deps.Auth.Authenticate(c.Request().Context(), token)
 		if err != nil {
 			if present && errs.Is(err, errs.Unauthorized) {
-				s.limits.spendAuthFailure(c)
+				s.SpendAuthFailure(c.Request())
 			}
 			return err
 		}

@@ -152,9 +152,3 @@ func (s *Server) SpendAuthFailure(r *http.Request) {
 	now := time.Now()
 	s.limits.peer(clientIP(r), now).authFail.AllowN(now, 1)
 }
-
-// spendAuthFailure records one failed authentication from the address.
-func (l *limiter) spendAuthFailure(c echo.Context) {
-	now := time.Now()
-	l.peer(clientIP(c.Request()), now).authFail.AllowN(now, 1)
-}
