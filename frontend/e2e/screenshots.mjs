@@ -32,6 +32,7 @@ try {
     description: 'Breaks a job into steps and keeps a checklist.', instructions: 'Plan first, then answer briefly.',
   })
   await stack.api('POST', '/agents', { name: 'Careful', model: 'todo', provider_id: prov.id, avatar: '/avatars/lighthouse.svg', approval: { approve_tools: ['todo_write'] } })
+  await stack.api('POST', '/agents', { name: 'Architect', model: 'architect', provider_id: prov.id, avatar: '/avatars/fox.svg' })
   await stack.api('POST', '/memories', { key: 'style', content: 'The team prefers short answers with code samples.' })
 
   await page.goto(`${stack.baseURL}/#token=${stack.token}`)
@@ -60,6 +61,17 @@ try {
   await page.getByRole('button', { name: 'Approve once' }).waitFor()
   await shot('approval')
   await page.getByRole('button', { name: 'Approve once' }).click()
+  await idle(page)
+
+  // Plan mode: the submitted plan waits for approval as a document.
+  await page.goto(stack.baseURL + '/')
+  await page.getByLabel('Agent').selectOption({ label: 'Architect' })
+  await page.getByLabel('Plan', { exact: true }).check()
+  await page.getByLabel('Message').fill('Plan the release')
+  await page.keyboard.press('Enter')
+  await page.getByRole('button', { name: 'Approve plan' }).waitFor()
+  await shot('plan')
+  await page.getByRole('button', { name: 'Approve plan' }).click()
   await idle(page)
 
   // Dark theme.

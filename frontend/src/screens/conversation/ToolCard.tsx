@@ -47,7 +47,7 @@ export function ToolCard({ item, approval, live }: { item: ToolItem; approval?: 
       {renderer === 'todo' && <TodoList todos={item.display?.extra?.todos} args={item.arguments} />}
       {renderer === 'terminal' && <TerminalOutput output={item.output} progress={item.progress} />}
       {renderer === 'plan' && <PlanView extra={item.display?.extra?.plan} args={item.arguments} />}
-      {expanded && (
+      {expanded && !(renderer === 'plan' && item.output === undefined) && (
         <div className="tool-body">
           {item.name === 'apply_patch' && <PatchView args={item.arguments} />}
           {item.arguments && renderer !== 'plan' && item.name !== 'apply_patch' && <JsonBlock label="Arguments" value={item.arguments} />}
