@@ -54,17 +54,20 @@ func (s *Service) publish(lr *liveRun, typ string, payload any) {
 	s.d.Hub.Publish(lr.run.ID, domain.NewEvent(typ, payload))
 }
 
-// execute runs the loop and records how it ended: the run row first, then
-// the final event, then the session slot is freed.
+// execute runs the loop and records how it ended: the run stops taking
+// commands, then the note and the run row are written, then the final
+// event goes out, then the session slot is freed.
 func (s *Service) execute(lr *liveRun) {
 	defer s.wg.Done()
 	out := s.loop(lr)
+	// The outcome is decided: from here a cancel or an injection is told
+	// the run has ended (or paused), never accepted and then ignored.
+	s.mu.Lock()
+	delete(s.live, lr.run.ID)
+	s.mu.Unlock()
 	if out.paused {
 		// The pause is recorded; the session is free for new work (which
 		// would supersede it), the stream stays open for the decision.
-		s.mu.Lock()
-		delete(s.live, lr.run.ID)
-		s.mu.Unlock()
 		s.d.Hub.Release(lr.run.SessionID, lr.run.ID)
 		lr.cancel()
 		return
@@ -87,9 +90,6 @@ func (s *Service) execute(lr *liveRun) {
 		s.d.Log.Error("recording a run's end failed", "run_id", run.ID, "err", err)
 	}
 	s.d.Hub.Publish(run.ID, out.event)
-	s.mu.Lock()
-	delete(s.live, run.ID)
-	s.mu.Unlock()
 	s.d.Hub.Release(run.SessionID, run.ID)
 	lr.cancel()
 }
