@@ -394,3 +394,66 @@ func TestInstanceStopsWaitForWorkAndIdleOnesStopOnDocker(t *testing.T) {
 		t.Fatalf("after rebuild: %s", state())
 	}
 }
+
+// An environment change while a run's command is in flight does not replace
+// the container under it: other work meanwhile joins the running container
+// with the new environment, and the first acquire that finds nobody
+// holding it replaces the container.
+func TestEnvChangeWaitsForTheWorkInFlightOnDocker(t *testing.T) {
+	t.Parallel()
+	needDocker(t)
+	model, url := startScripted(t)
+	probe := `echo "mode=$MODE"; test -e /root/marker && echo same-container || echo fresh-container`
+	model.SetScript("sharer", scripted.Script{Exchanges: []scripted.Exchange{
+		{When: "hold", Steps: []scripted.Step{call("exec_command", map[string]any{"cmd": "touch /root/marker; echo started; " +
+			"i=0; while [ ! -e /workspace/b-done ] && [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done; test -e /workspace/b-done && echo survived"}),
+			{Text: "held"}}},
+		{When: "join", Steps: []scripted.Step{call("exec_command", map[string]any{"cmd": probe + "; touch /workspace/b-done"}), {Text: "joined"}}},
+		{When: "after", Steps: []scripted.Step{call("exec_command", map[string]any{"cmd": probe}), {Text: "after"}}},
+	}})
+	h := startServer(t, testConfig(t))
+	ann := h.member("ann")
+	sb := h.createSandbox(map[string]any{"name": "local", "type": "docker", "config": map[string]any{"image": sandboxImage, "memory_mb": 256}})
+	p := h.createProject(ann, map[string]any{"name": "shared", "sandbox_id": sb.ID, "env": []map[string]string{{"name": "MODE", "value": "first"}}})
+	agent := h.agentOn(ann, protocols(url)["openai-chat"], map[string]any{"name": "sharer", "model": "sharer"})
+	var sessions []string
+	for range 3 {
+		sessions = append(sessions, h.createSession(ann, map[string]any{"agent_config_id": agent}).ID)
+	}
+	defer func() {
+		for _, id := range sessions {
+			h.call("DELETE", "/api/v1/sessions/"+id, ann, nil).want(t, 204)
+		}
+		h.call("DELETE", "/api/v1/projects/"+p.ID, ann, nil).want(t, 200)
+	}()
+
+	// A's command is running (it said so) when the environment changes.
+	runA := h.startRun(ann, sessions[0], map[string]any{"input": "hold", "project_id": p.ID})
+	sseA := h.openSSE(ann, runA, 0)
+	untilType(t, sseA, domain.EventToolProgress)
+	h.call("PUT", "/api/v1/projects/"+p.ID, ann, map[string]any{"name": "shared", "sandbox_id": sb.ID,
+		"env": []map[string]string{{"name": "MODE", "value": "second"}}}).want(t, 200)
+
+	// B joins the running container, with the new environment; A's command
+	// lives on and sees B's file.
+	results, _, _ := h.runResults(ann, sessions[1], map[string]any{"input": "join", "project_id": p.ID})
+	if len(results) != 1 || !strings.Contains(results[0].Output, "mode=second\nsame-container") {
+		t.Fatalf("work during the change: %+v", results)
+	}
+	var a domain.ToolResultPayload
+	for _, ev := range untilType(t, sseA, domain.EventOutput) {
+		if ev.Type == domain.EventToolResult {
+			a = payload[domain.ToolResultPayload](t, ev.Event)
+		}
+	}
+	sseA.close()
+	if a.IsError || !strings.Contains(a.Output, "survived") {
+		t.Fatalf("the command in flight: %+v", a)
+	}
+
+	// Nobody holds it now: the next run gets a new container.
+	results, _, _ = h.runResults(ann, sessions[2], map[string]any{"input": "after", "project_id": p.ID})
+	if len(results) != 1 || !strings.Contains(results[0].Output, "mode=second\nfresh-container") {
+		t.Fatalf("after the work in flight: %+v", results)
+	}
+}

@@ -16,9 +16,30 @@ import (
 type usage struct {
 	ensure    sync.Mutex // one Ensure (create, replace, start) at a time
 	users     int        // leases held by runs, terminals, exports
+	leases    map[*Lease]struct{}
 	terminals map[*Lease]struct{}
 	doomed    bool      // a stop was asked while in use: stop when the last lease goes
 	lastUsed  time.Time // zero: not known to be running
+	// gen is the generation the container was last ensured for (0: not
+	// known). A newer one replaces it only once nobody holds it.
+	gen int64
+}
+
+// heldByOthers reports whether a lease other than l still holds the
+// instance (a severed terminal is on its way out and does not count); s.mu
+// is held.
+func (u *usage) heldByOthers(l *Lease) bool {
+	for o := range u.leases {
+		if o == l {
+			continue
+		}
+		select {
+		case <-o.severed:
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 // Purposes of a lease.
@@ -46,16 +67,21 @@ func (s *Service) usageOf(projectID string) *usage {
 	defer s.mu.Unlock()
 	u := s.use[projectID]
 	if u == nil {
-		u = &usage{terminals: map[*Lease]struct{}{}}
+		u = &usage{leases: map[*Lease]struct{}{}, terminals: map[*Lease]struct{}{}}
 		s.use[projectID] = u
 	}
 	return u
 }
 
 // Acquire makes a project's instance run and holds it for purpose. A
-// terminal counts against max_terminals_per_sandbox. Returns not_found,
-// validation (a type this build cannot run), conflict (terminal cap) or
-// upstream (the daemon).
+// terminal counts against max_terminals_per_sandbox. When the project's
+// generation moved on (its environment or its sandbox changed) while other
+// work holds the instance, the new lease joins the running container
+// rather than replacing it under a command in flight; its commands get the
+// new environment all the same, and the container is replaced by the first
+// acquire that finds nobody holding it. Returns not_found, validation (a
+// type this build cannot run), conflict (terminal cap) or upstream (the
+// daemon).
 func (s *Service) Acquire(ctx context.Context, projectID, purpose string) (*Lease, error) {
 	p, sb, in, err := s.loadInstance(ctx, projectID)
 	if err != nil {
@@ -79,13 +105,22 @@ func (s *Service) Acquire(ctx context.Context, projectID, purpose string) (*Leas
 		u.terminals[l] = struct{}{}
 	}
 	u.users++
+	u.leases[l] = struct{}{}
+	join := u.gen != 0 && u.gen != in.Generation && u.heldByOthers(l)
 	s.mu.Unlock()
-	u.ensure.Lock()
-	err = rt.Ensure(ctx, in)
-	u.ensure.Unlock()
-	if err != nil {
-		l.Release()
-		return nil, err
+	if !join {
+		u.ensure.Lock()
+		err = rt.Ensure(ctx, in)
+		if err == nil {
+			s.mu.Lock()
+			u.gen = in.Generation
+			s.mu.Unlock()
+		}
+		u.ensure.Unlock()
+		if err != nil {
+			l.Release()
+			return nil, err
+		}
 	}
 	s.mu.Lock()
 	u.lastUsed = s.d.Clock.Now()
@@ -115,6 +150,7 @@ func (l *Lease) Release() {
 		stop := false
 		if u != nil {
 			delete(u.terminals, l)
+			delete(u.leases, l)
 			u.users--
 			u.lastUsed = s.d.Clock.Now()
 			if u.users == 0 && u.doomed {
@@ -130,7 +166,7 @@ func (l *Lease) Release() {
 
 // Severed is closed when the lease must end now: the project's environment
 // or its sandbox's content changed, or the project was deleted. Terminals
-// close on it; runs finish their call and see the new instance next time.
+// close on it; runs keep the container they hold (see Acquire).
 func (l *Lease) Severed() <-chan struct{} { return l.severed }
 
 // Project is the project the lease holds.
@@ -288,7 +324,7 @@ func (s *Service) Rebuild(ctx context.Context, p domain.Principal, id string) er
 		return err
 	}
 	s.mu.Lock()
-	u.lastUsed = s.d.Clock.Now()
+	u.lastUsed, u.gen = s.d.Clock.Now(), in.Generation
 	s.mu.Unlock()
 	return nil
 }
