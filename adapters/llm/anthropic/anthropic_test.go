@@ -244,13 +244,7 @@ func TestCancelMidStream(t *testing.T) {
 			cancel()
 		}
 	})
-	if !errors.Is(err, context.Canceled) {
-		t.Fatalf("err %v, want context.Canceled", err)
-	}
-	var me *ports.ModelError
-	if errors.As(err, &me) {
-		t.Fatalf("a cancelled call became a ModelError: %v", err)
-	}
+	llmtest.Cancelled(t, err)
 }
 
 func TestConnectionRefusedIsUnavailable(t *testing.T) {

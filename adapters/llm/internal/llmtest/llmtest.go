@@ -3,6 +3,7 @@
 package llmtest
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -66,4 +67,17 @@ func ModelError(t *testing.T, provider string, err error, kind ports.ModelErrorK
 		t.Fatalf("model error = %+v, want kind %s status %d from %s", me, kind, status, provider)
 	}
 	return me
+}
+
+// Cancelled fails t unless err is the caller's own cancellation, never
+// dressed up as a *ports.ModelError.
+func Cancelled(t *testing.T, err error) {
+	t.Helper()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v, want context.Canceled", err)
+	}
+	var me *ports.ModelError
+	if errors.As(err, &me) {
+		t.Fatalf("a cancelled call became a ModelError: %v", err)
+	}
 }
