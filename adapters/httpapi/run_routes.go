@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -65,7 +66,7 @@ type InjectRunRequest struct {
 func (s *Server) runRoutes() []Route {
 	p := APIPrefix + "/runs/:id"
 	start := op(http.MethodPost, APIPrefix+"/sessions/:id/runs", "startRun", "runs",
-		"Start a run; with Prefer: wait=N (N ≤ 600) hold up to N seconds: 200 when it ends or pauses, 202 when it is still running",
+		"Start a run; with Prefer: wait=N hold up to N seconds (capped at 600): 200 when it ends or pauses, 202 when it is still running",
 		http.StatusCreated, s.handleStartRun).WithRefusals(http.StatusConflict)
 	start.AltStatuses = []int{http.StatusOK, http.StatusAccepted}
 	start.Headers = []QueryParam{{Name: "Prefer", Type: "string", Description: "wait=N (RFC 7240)"}}
@@ -145,19 +146,25 @@ func (s *Server) awaitRun(ctx context.Context, p domain.Principal, runID string,
 	}
 }
 
-// preferWait reads wait=N from a Prefer header (RFC 7240). Returns
-// validation for a malformed or out-of-range wait.
+// preferWait reads wait=N from a Prefer header (RFC 7240). A wait past
+// MaxPreferWait is honoured up to the cap (Preference-Applied says how
+// long), as the contract caps N rather than refusing it. Returns validation
+// for a wait that is not a number of seconds.
 func preferWait(header string) (int, bool, error) {
 	for _, pref := range strings.FieldsFunc(header, func(r rune) bool { return r == ',' || r == ';' }) {
 		name, value, _ := strings.Cut(strings.TrimSpace(pref), "=")
 		if !strings.EqualFold(strings.TrimSpace(name), "wait") {
 			continue
 		}
-		n, err := strconv.Atoi(strings.Trim(strings.TrimSpace(value), `"`))
-		if err != nil || n < 0 || n > MaxPreferWait {
-			return 0, false, errs.Field("Prefer", "wait must be a number of seconds from 0 to %d", MaxPreferWait)
+		digits := strings.Trim(strings.TrimSpace(value), `"`)
+		n, err := strconv.Atoi(digits)
+		if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(digits, "-") {
+			n, err = MaxPreferWait, nil // more seconds than an int holds: still just "long"
 		}
-		return n, true, nil
+		if err != nil || n < 0 {
+			return 0, false, errs.Field("Prefer", "wait must be a whole number of seconds (at most %d are honoured)", MaxPreferWait)
+		}
+		return min(n, MaxPreferWait), true, nil
 	}
 	return 0, false, nil
 }

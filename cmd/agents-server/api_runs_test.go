@@ -216,8 +216,19 @@ func TestPreferWait(t *testing.T) {
 			break
 		}
 	}
-	h.call("POST", "/api/v1/sessions/"+s2.ID+"/runs", tok, map[string]any{"input": "x"}, "Prefer", "wait=601").wantErr(t, 400, "validation")
+	for _, bad := range []string{"wait=soon", "wait=-1"} {
+		h.call("POST", "/api/v1/sessions/"+s2.ID+"/runs", tok, map[string]any{"input": "x"}, "Prefer", bad).wantErr(t, 400, "validation")
+	}
 	h.openSSE(tok, v.RunID, 0).all(t) // let it finish
+
+	// A wait past the cap is honoured up to ten minutes, not refused.
+	for _, long := range []string{"wait=601", "wait=99999999999999999999999"} {
+		s3 := h.createSession(tok, map[string]any{"agent_config_id": quick.ID})
+		r = h.call("POST", "/api/v1/sessions/"+s3.ID+"/runs", tok, map[string]any{"input": "go"}, "Prefer", long).want(t, 200)
+		if got := r.Header.Get("Preference-Applied"); got != "wait=600" {
+			t.Fatalf("%s: Preference-Applied = %q, want wait=600", long, got)
+		}
+	}
 }
 
 func TestSSEResumeDeliversEveryEventExactlyOnce(t *testing.T) {
