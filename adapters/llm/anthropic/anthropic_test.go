@@ -271,3 +271,31 @@ func TestForeignReasoningIsDropped(t *testing.T) {
 		t.Fatalf("request %s", body)
 	}
 }
+
+// A provider's request carries only what its row says: the operator's
+// ANTHROPIC_* variables, which the SDK's default client reads, never reach
+// a provider.
+func TestRequestsCarryNothingFromTheServersEnvironment(t *testing.T) {
+	t.Setenv("ANTHROPIC_AUTH_TOKEN", "token-from-env")
+	t.Setenv("ANTHROPIC_API_KEY", "sk-ant-from-env")
+	t.Setenv("ANTHROPIC_CUSTOM_HEADERS", "X-From-Env: leaked")
+	t.Setenv("ANTHROPIC_BASE_URL", "http://127.0.0.1:9")
+	f := start(t, scripted.Options{})
+	if _, err := anthropic.New(anthropic.Options{}).Generate(context.Background(), f.request("echo", llmtest.User("hi")), nil); err != nil {
+		t.Fatal(err)
+	}
+	reqs := f.srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests reached the provider, want 1", len(reqs))
+	}
+	h := reqs[0].Header
+	if v := h.Get("X-From-Env"); v != "" {
+		t.Errorf("the request carried X-From-Env: %q from the server's environment", v)
+	}
+	if v := h.Get("Authorization"); v != "" {
+		t.Errorf("the request carried Authorization %q from the server's environment", v)
+	}
+	if got := h.Get("X-Api-Key"); got != "sk-ant-test" {
+		t.Errorf("X-Api-Key = %q, want the provider's own key", got)
+	}
+}

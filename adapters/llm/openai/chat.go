@@ -17,9 +17,9 @@ import (
 
 // generateChat makes one streamed Chat Completions call and rebuilds the
 // answer as internal items from the chunks.
-func generateChat(ctx context.Context, sdk *openai.Client, req ports.ModelRequest, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
+func generateChat(ctx context.Context, svc *openai.ChatCompletionService, req ports.ModelRequest, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
 	provider := req.Endpoint.Name
-	stream := sdk.Chat.Completions.NewStreaming(ctx, chatParams(req))
+	stream := svc.NewStreaming(ctx, chatParams(req))
 	defer stream.Close()
 	var acc chatAccumulator
 	for stream.Next() {

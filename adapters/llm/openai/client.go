@@ -11,6 +11,7 @@ import (
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/responses"
 
 	"github.com/agents-server/agents-server/adapters/llm/internal/transport"
 	"github.com/agents-server/agents-server/ports"
@@ -60,18 +61,25 @@ func (c *Client) Generate(ctx context.Context, req ports.ModelRequest, sink func
 	if base == "" {
 		base = defaultBaseURL
 	}
-	sdk := openai.NewClient(
+	// The services are built from these options alone: openai.NewClient
+	// would first read the process environment (OPENAI_ORG_ID,
+	// OPENAI_PROJECT_ID, OPENAI_CUSTOM_HEADERS, OPENAI_BASE_URL, …) and send
+	// the operator's values to every provider, a third-party one included.
+	// A provider's request carries only what its row says.
+	opts := []option.RequestOption{
 		option.WithBaseURL(base),
 		option.WithAPIKey(ep.APIKey),
 		// retrying is the runner's policy (it sees the classified error), not the SDK's
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(httpClient),
-	)
+	}
 	switch ep.API {
 	case "responses", "":
-		return generateResponses(ctx, &sdk, req, sink)
+		svc := responses.NewResponseService(opts...)
+		return generateResponses(ctx, &svc, req, sink)
 	case "chat_completions":
-		return generateChat(ctx, &sdk, req, sink)
+		svc := openai.NewChatCompletionService(opts...)
+		return generateChat(ctx, &svc, req, sink)
 	default:
 		return ports.ModelResponse{}, &ports.ModelError{Kind: ports.ModelInvalid, Provider: ep.Name,
 			Message: "the openai adapter does not speak API " + ep.API}

@@ -341,3 +341,36 @@ func TestSettingsReachTheWire(t *testing.T) {
 		})
 	}
 }
+
+// A provider's request carries only what its row says: the operator's
+// OPENAI_* variables, which the SDK's default client reads, never reach a
+// provider (a third-party base URL included).
+func TestRequestsCarryNothingFromTheServersEnvironment(t *testing.T) {
+	t.Setenv("OPENAI_ORG_ID", "org-from-env")
+	t.Setenv("OPENAI_PROJECT_ID", "proj-from-env")
+	t.Setenv("OPENAI_CUSTOM_HEADERS", "X-From-Env: leaked\nX-Other: leaked")
+	t.Setenv("OPENAI_API_KEY", "sk-from-env")
+	t.Setenv("OPENAI_ADMIN_KEY", "sk-admin-from-env")
+	t.Setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+	for _, api := range apis {
+		t.Run(api, func(t *testing.T) {
+			f := start(t, scripted.Options{})
+			if _, err := openai.New(openai.Options{}).Generate(context.Background(), f.request(api, "echo", llmtest.User("hi")), nil); err != nil {
+				t.Fatal(err)
+			}
+			reqs := f.srv.Requests()
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests reached the provider, want 1", len(reqs))
+			}
+			h := reqs[0].Header
+			for _, name := range []string{"OpenAI-Organization", "OpenAI-Project", "X-From-Env", "X-Other"} {
+				if v := h.Get(name); v != "" {
+					t.Errorf("the request carried %s: %q from the server's environment", name, v)
+				}
+			}
+			if got := h.Get("Authorization"); got != "Bearer sk-test" {
+				t.Errorf("Authorization = %q, want the provider's own key", got)
+			}
+		})
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/param"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
@@ -16,9 +15,9 @@ import (
 
 // generateResponses makes one streamed Responses call: deltas go to sink as
 // they arrive, and the completed response's output items are returned.
-func generateResponses(ctx context.Context, sdk *openai.Client, req ports.ModelRequest, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
+func generateResponses(ctx context.Context, svc *responses.ResponseService, req ports.ModelRequest, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
 	provider := req.Endpoint.Name
-	stream := sdk.Responses.NewStreaming(ctx, responsesParams(req))
+	stream := svc.NewStreaming(ctx, responsesParams(req))
 	defer stream.Close()
 	// arguments deltas name only their item; the call's identity arrives
 	// with output_item.added

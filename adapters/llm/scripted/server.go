@@ -33,6 +33,9 @@ type Recorded struct {
 	API   string          // responses, chat_completions or messages
 	Model string          // the request's model name
 	Body  json.RawMessage // the request body as received
+	// Header is the request's headers as received: tests check what a
+	// provider request carries (and what it must not).
+	Header http.Header
 }
 
 // Server is the scripted model: scripts by model name, the request log and
@@ -98,7 +101,7 @@ func (s *Server) readRequest(w http.ResponseWriter, r *http.Request, api string,
 	}
 	_ = json.Unmarshal(body, &head) // a malformed body is refused below, after recording
 	s.mu.Lock()
-	s.requests = append(s.requests, Recorded{API: api, Model: head.Model, Body: json.RawMessage(body)})
+	s.requests = append(s.requests, Recorded{API: api, Model: head.Model, Body: json.RawMessage(body), Header: r.Header.Clone()})
 	s.mu.Unlock()
 	if !s.authorized(r, api) {
 		writeFailure(w, api, Failure{Status: http.StatusUnauthorized})
