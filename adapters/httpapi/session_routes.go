@@ -165,14 +165,16 @@ func (s *Server) sessionRoutes() []Route {
 		op(http.MethodGet, p+"/:id", "getSession", "sessions", "One of the caller's sessions", http.StatusOK, s.handleGetSession),
 		op(http.MethodPatch, p+"/:id", "patchSession", "sessions", "Rename and/or pin a session", http.StatusOK, s.handlePatchSession),
 		op(http.MethodDelete, p+"/:id", "deleteSession", "sessions",
-			"Delete a session and everything it holds (its owner or an admin)", http.StatusNoContent, s.handleDeleteSession),
+			"Delete a session and everything it holds (its owner or an admin); its live or paused run is stopped first",
+			http.StatusNoContent, s.handleDeleteSession),
 		op(http.MethodGet, p+"/:id/messages", "listMessages", "sessions",
 			"The session's entries, updates folded in: all oldest-first, or the newest limit, paging back with before_id",
 			http.StatusOK, s.handleMessages).WithQuery(
 			QueryParam{Name: "limit", Type: "integer", Description: "Newest N entries (1–1000); omit for all"},
 			QueryParam{Name: "before_id", Type: "string", Description: "Exclusive upper bound: the smallest row_id received"}),
 		op(http.MethodPost, p+"/:id/branch", "branchSession", "sessions",
-			"Continue the conversation from an entry: appends a branch marker, deletes nothing", http.StatusOK, s.handleBranch),
+			"Continue the conversation from an entry: appends a branch marker, deletes nothing; 409 while a run is active",
+			http.StatusOK, s.handleBranch).WithRefusals(http.StatusConflict),
 		op(http.MethodPost, p+"/:id/fork", "forkSession", "sessions",
 			"Copy the session (up to an entry) into a new one, ids rewritten", http.StatusCreated, s.handleFork).WithOptionalBody(),
 		op(http.MethodGet, p+"/:id/context", "getSessionContext", "sessions",
@@ -207,7 +209,7 @@ func (s *Server) handlePatchSession(c echo.Context, req *PatchSessionRequest) (S
 }
 
 func (s *Server) handleDeleteSession(c echo.Context, _ *NoBody) (NoBody, error) {
-	return NoBody{}, s.deps.Sessions.Delete(c.Request().Context(), caller(c), c.Param("id"))
+	return NoBody{}, s.deps.Runs.DeleteSession(c.Request().Context(), caller(c), c.Param("id"))
 }
 
 func (s *Server) handleMessages(c echo.Context, _ *NoBody) (Encoded[[]EntryView], error) {
@@ -230,7 +232,7 @@ func (s *Server) handleBranch(c echo.Context, req *BranchRequest) (SessionView, 
 	if req.EntryID == "" {
 		return SessionView{}, errs.Field("entry_id", "is required")
 	}
-	sess, err := s.deps.Sessions.Branch(c.Request().Context(), caller(c), c.Param("id"), req.EntryID)
+	sess, err := s.deps.Runs.Branch(c.Request().Context(), caller(c), c.Param("id"), req.EntryID)
 	return sessionView(sess), err
 }
 

@@ -99,15 +99,13 @@ func (s *Service) ApprovalByCall(ctx context.Context, p domain.Principal, toolCa
 	return s.d.Approvals.FindApprovalByCall(ctx, p.User.ID, toolCallID)
 }
 
-// awaitPause waits (briefly) until a run that announced its pause has
-// released its session.
+// awaitPause waits until a run that announced its pause has let go of the
+// session (its teardown releases the slot right after run.interrupted), or
+// until ctx ends. It blocks on the hub's signal rather than polling.
 func (s *Service) awaitPause(ctx context.Context, sessionID, runID string) {
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) && ctx.Err() == nil {
-		if live, busy := s.d.Hub.Busy(sessionID); !busy || live != runID {
-			return
-		}
-		time.Sleep(5 * time.Millisecond)
+	select {
+	case <-s.d.Hub.Freed(sessionID, runID):
+	case <-ctx.Done():
 	}
 }
 

@@ -37,6 +37,7 @@ var cancelReasons = map[string]string{
 	"server_shutdown": "The server shut down during this run.",
 	"superseded":      "A new message arrived before a decision on its approvals.",
 	"expired":         "Its approval waited too long without a decision.",
+	"session_deleted": "Its conversation was deleted.",
 }
 
 // noteFor is the ending note of a loop's outcome; ok is false for one that

@@ -35,7 +35,7 @@ type Hub struct {
 
 	mu        sync.Mutex
 	runs      map[string]*stream
-	bySession map[string]string // session → run holding its slot
+	bySession map[string]slot // session → the run (or hold) in its slot
 	watchers  map[*Watcher]struct{}
 	draining  bool
 }
@@ -64,63 +64,7 @@ func NewHub(opts HubOptions, clock ports.Clock) *Hub {
 	if opts.Retention <= 0 {
 		opts.Retention = DefaultRetention
 	}
-	return &Hub{opts: opts, clock: clock, runs: map[string]*stream{}, bySession: map[string]string{}, watchers: map[*Watcher]struct{}{}}
-}
-
-// Claim reserves a session for a new run: one live run per session. Returns
-// conflict (session busy) or unavailable while draining.
-func (h *Hub) Claim(sessionID, runID, ownerID string) error {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.sweepLocked()
-	if h.draining {
-		return errs.E(errs.Unavailable, "the server is shutting down; retry shortly")
-	}
-	if live, busy := h.holderLocked(sessionID); busy {
-		return errs.E(errs.Conflict, "the session already has an active run (%s)", live)
-	}
-	h.bySession[sessionID] = runID
-	if _, ok := h.runs[runID]; !ok {
-		h.runs[runID] = &stream{id: runID, sessionID: sessionID, ownerID: ownerID, ring: newRing(h.opts.RingSize),
-			subs: map[*Subscription]struct{}{}}
-	}
-	return nil
-}
-
-// Release frees the session slot a run held (its stream stays for replay).
-func (h *Hub) Release(sessionID, runID string) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.bySession[sessionID] == runID {
-		delete(h.bySession, sessionID)
-	}
-}
-
-// Busy reports the run holding a session's slot, if any.
-func (h *Hub) Busy(sessionID string) (string, bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.holderLocked(sessionID)
-}
-
-// holderLocked is the run holding a session's slot. A run whose final event
-// is out no longer holds it, even before its goroutine calls Release: whoever
-// saw run.output may start the next run at once.
-func (h *Hub) holderLocked(sessionID string) (string, bool) {
-	id, ok := h.bySession[sessionID]
-	if !ok {
-		return "", false
-	}
-	if st := h.runs[id]; st != nil {
-		st.mu.Lock()
-		ended := !st.ended.IsZero()
-		st.mu.Unlock()
-		if ended {
-			delete(h.bySession, sessionID)
-			return "", false
-		}
-	}
-	return id, true
+	return &Hub{opts: opts, clock: clock, runs: map[string]*stream{}, bySession: map[string]slot{}, watchers: map[*Watcher]struct{}{}}
 }
 
 // Publish numbers ev as the run's next event and hands it to every
@@ -139,6 +83,9 @@ func (h *Hub) Publish(runID string, ev domain.Event) int64 {
 	// is released.
 	if seq > 0 && ev.Type == domain.EventRunStarted {
 		h.announce(st.ownerID, st.id)
+	}
+	if seq > 0 && ev.Final() {
+		h.Release(st.sessionID, runID) // whoever saw the final event may start the next run
 	}
 	return seq
 }

@@ -236,3 +236,72 @@ func TestWatchersHearEveryRunOfTheirOwner(t *testing.T) {
 }
 
 var _ ports.Clock = (*fakeClock)(nil)
+
+// A waiter for a run to let go of its session wakes on the hub's signal:
+// a Release, or the run's final event; a resumed claim waits afresh.
+func TestFreedSignalsWhenTheRunLetsGoOfTheSession(t *testing.T) {
+	h, _ := newTestHub(HubOptions{})
+	closed := func(ch <-chan struct{}) bool {
+		select {
+		case <-ch:
+			return true
+		default:
+			return false
+		}
+	}
+	if !closed(h.Freed("s", "r")) {
+		t.Fatal("a run that holds nothing is already free")
+	}
+	if err := h.Claim("s", "r", "u"); err != nil {
+		t.Fatal(err)
+	}
+	paused := h.Freed("s", "r")
+	if closed(paused) || !closed(h.Freed("s", "other")) {
+		t.Fatal("only the holder's signal waits")
+	}
+	h.Publish("r", domain.NewEvent(domain.EventInterrupted, domain.RunIDPayload{RunID: "r"}))
+	if closed(paused) {
+		t.Fatal("run.interrupted is not final: the run still holds the session")
+	}
+	h.Release("s", "r")
+	if !closed(paused) {
+		t.Fatal("Release did not wake the waiter")
+	}
+	h.Resume("r")
+	if err := h.Claim("s", "r", "u"); err != nil {
+		t.Fatal(err)
+	}
+	resumed := h.Freed("s", "r")
+	if closed(resumed) {
+		t.Fatal("a resumed claim must wait afresh")
+	}
+	h.Publish("r", domain.NewEvent(domain.EventOutput, domain.OutputPayload{RunID: "r"}))
+	if !closed(resumed) {
+		t.Fatal("the final event did not wake the waiter")
+	}
+	h.Release("s", "r") // the goroutine's late Release closes nothing twice
+}
+
+// A hold keeps runs off a session until released, and is refused while a
+// run has the session.
+func TestHoldKeepsRunsOffTheSession(t *testing.T) {
+	h, _ := newTestHub(HubOptions{})
+	release, err := h.Hold("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Claim("s", "r", "u"); !errs.Is(err, errs.Conflict) {
+		t.Fatalf("claim during a hold = %v, want conflict", err)
+	}
+	if _, err := h.Hold("s"); !errs.Is(err, errs.Conflict) {
+		t.Fatalf("second hold = %v, want conflict", err)
+	}
+	release()
+	release() // idempotent
+	if err := h.Claim("s", "r", "u"); err != nil {
+		t.Fatalf("claim after the hold: %v", err)
+	}
+	if _, err := h.Hold("s"); !errs.Is(err, errs.Conflict) {
+		t.Fatalf("hold during a run = %v, want conflict", err)
+	}
+}

@@ -110,6 +110,9 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 	lr := rc.lr
 	if lr.ctx.Err() != nil {
 		reason := "stopped"
+		if why := lr.stopWhy.Load(); why != nil {
+			reason = *why
+		}
 		if s.root.Err() != nil {
 			reason = "server_shutdown"
 		}

@@ -59,7 +59,8 @@ type liveRun struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	graceful atomic.Bool
-	pausing  atomic.Bool // run.interrupted is out; the session is about to be free
+	pausing  atomic.Bool            // run.interrupted is out; the session is about to be free
+	stopWhy  atomic.Pointer[string] // why it was cancelled, when not by its owner
 	mu       sync.Mutex
 	queue    []injection
 	injected int

@@ -102,14 +102,22 @@ func (s *Service) Patch(ctx context.Context, p domain.Principal, id string, name
 	})
 }
 
-// Delete removes a session with everything it holds; its owner or an admin
-// may. Returns not_found.
-func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
+// CheckDelete reports whether the caller may delete the session: its owner
+// or an admin may. The run engine asks before it stops the session's work.
+// Returns not_found.
+func (s *Service) CheckDelete(ctx context.Context, p domain.Principal, id string) error {
 	sess, err := s.store.FindSession(ctx, id)
 	if err != nil {
 		return err
 	}
-	if err := sess.CheckDelete(p); err != nil {
+	return sess.CheckDelete(p)
+}
+
+// Delete removes a session with everything it holds; its owner or an admin
+// may. It does not stop the session's work: callers go through the run
+// engine's DeleteSession, which does. Returns not_found.
+func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
+	if err := s.CheckDelete(ctx, p, id); err != nil {
 		return err
 	}
 	return s.store.DeleteSession(ctx, id)

@@ -768,7 +768,7 @@ export interface paths {
         get: operations["getSession"];
         put?: never;
         post?: never;
-        /** Delete a session and everything it holds (its owner or an admin) */
+        /** Delete a session and everything it holds (its owner or an admin); its live or paused run is stopped first */
         delete: operations["deleteSession"];
         options?: never;
         head?: never;
@@ -802,7 +802,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Continue the conversation from an entry: appends a branch marker, deletes nothing */
+        /** Continue the conversation from an entry: appends a branch marker, deletes nothing; 409 while a run is active */
         post: operations["branchSession"];
         delete?: never;
         options?: never;
@@ -871,7 +871,7 @@ export interface paths {
         /** Every run that wrote the session, with the question it answered */
         get: operations["listSessionRuns"];
         put?: never;
-        /** Start a run; with Prefer: wait=N (N ≤ 600) hold up to N seconds: 200 when it ends or pauses, 202 when it is still running */
+        /** Start a run; with Prefer: wait=N hold up to N seconds (capped at 600): 200 when it ends or pauses, 202 when it is still running */
         post: operations["startRun"];
         delete?: never;
         options?: never;
@@ -3870,6 +3870,7 @@ export interface operations {
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
             413: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];

@@ -1,0 +1,115 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agents-server/agents-server/adapters/llm/scripted"
+	"github.com/agents-server/agents-server/core/domain"
+)
+
+// slowToolScript streams its first answer slowly, then calls todo_write and
+// answers again: a run that is still working when a test acts on it.
+func slowToolScript() scripted.Script {
+	return scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{
+		{Text: strings.Repeat("thinking it over ", 40), ChunkSize: 4, DelayMS: 20,
+			ToolCalls: []scripted.ToolCall{{Name: "todo_write", Arguments: `{"todos":[{"content":"x","status":"pending"}]}`}}},
+		{Text: "done"},
+	}}}}
+}
+
+// finalOf reads a stream to its end and returns its last event. A stream
+// still open after a generous bound fails the test rather than hang it.
+func finalOf(t *testing.T, s *sseStream) sseEvent {
+	t.Helper()
+	timer := time.AfterFunc(30*time.Second, s.close)
+	defer timer.Stop()
+	evs := s.all(t)
+	if len(evs) == 0 || !evs[len(evs)-1].Event.Final() {
+		t.Fatalf("the stream ended without a final event (%d events)", len(evs))
+	}
+	return evs[len(evs)-1]
+}
+
+// Deleting a session stops its live run before answering: the run's stream
+// has already ended cancelled when the 204 arrives, so no model call or tool
+// follows it.
+func TestDeletingASessionStopsItsLiveRunFirst(t *testing.T) {
+	t.Parallel()
+	model, url := startScripted(t)
+	model.SetScript("busy", slowToolScript())
+	h := startServer(t, testConfig(t))
+	tok := h.member("del")
+	agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "busy", "model": "busy"})
+	s := h.createSession(tok, map[string]any{"agent_config_id": agent})
+	run := h.startRun(tok, s.ID, map[string]any{"input": "work"})
+	stream := h.openSSE(tok, run, 0)
+	untilType(t, stream, domain.EventStep) // the model is mid-answer
+
+	h.call("DELETE", "/api/v1/sessions/"+s.ID, tok, nil).want(t, 204)
+	calls := len(modelCalls(model))
+	last := finalOf(t, stream)
+	if last.Type != domain.EventCancelled || payload[domain.CancelledPayload](t, last.Event).Reason != "session_deleted" {
+		t.Fatalf("the run's stream ended with %s %s, want run.cancelled (session_deleted)", last.Type, last.Event.Payload)
+	}
+	if got := len(modelCalls(model)); got != 1 || got != calls {
+		t.Fatalf("model calls: %d at the 204, %d once the stream ended; want the one in flight only", calls, got)
+	}
+	h.call("GET", "/api/v1/runs/"+run, tok, nil).wantErr(t, 404, "not_found")
+	h.call("GET", "/api/v1/sessions/"+s.ID, tok, nil).wantErr(t, 404, "not_found")
+	if strings.Contains(h.logs.String(), domain.CodePersistError) {
+		t.Fatalf("the stopped run failed to persist:\n%s", h.logs.String())
+	}
+}
+
+// A session paused for approval is deleted with its pause: the run's stream
+// says it was cancelled and the approval is gone.
+func TestDeletingASessionEndsItsPausedRun(t *testing.T) {
+	t.Parallel()
+	model, url := startScripted(t)
+	model.SetScript("gated", gatedScript())
+	h := startServer(t, testConfig(t))
+	tok := h.member("delp")
+	s := h.gatedSession(tok, url)
+	run := h.startRun(tok, s.ID, map[string]any{"input": "note it"})
+	stream := h.openSSE(tok, run, 0)
+	untilType(t, stream, domain.EventInterrupted)
+	pending := h.approvals(tok, "")
+	if len(pending) != 1 {
+		t.Fatalf("approvals = %+v", pending)
+	}
+
+	h.call("DELETE", "/api/v1/sessions/"+s.ID, tok, nil).want(t, 204)
+	if last := finalOf(t, stream); last.Type != domain.EventCancelled {
+		t.Fatalf("the paused run's stream ended with %s, want run.cancelled", last.Type)
+	}
+	if left := h.approvals(tok, ""); len(left) != 0 {
+		t.Fatalf("approvals after the delete = %+v", left)
+	}
+	h.call("POST", "/api/v1/approvals/"+pending[0].ID+"/approve", tok, nil).wantErr(t, 404, "not_found")
+	if got := len(modelCalls(model)); got != 1 {
+		t.Fatalf("model calls = %d, want the one before the pause", got)
+	}
+}
+
+// Moving the active branch under a live run is refused like a second run.
+func TestBranchDuringALiveRunIsAConflict(t *testing.T) {
+	t.Parallel()
+	model, url := startScripted(t)
+	model.SetScript("busy", slowToolScript())
+	h := startServer(t, testConfig(t))
+	tok := h.member("br")
+	agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "busy", "model": "busy"})
+	s := h.createSession(tok, map[string]any{"agent_config_id": agent})
+	run := h.startRun(tok, s.ID, map[string]any{"input": "work"})
+	stream := h.openSSE(tok, run, 0)
+	untilType(t, stream, domain.EventStep)
+	first := h.messages(tok, s.ID, "")[0]
+
+	h.call("POST", "/api/v1/sessions/"+s.ID+"/branch", tok, map[string]any{"entry_id": first.ID}).wantErr(t, 409, "conflict")
+	if last := finalOf(t, stream); last.Type != domain.EventOutput {
+		t.Fatalf("the run ended with %s", last.Type)
+	}
+	h.call("POST", "/api/v1/sessions/"+s.ID+"/branch", tok, map[string]any{"entry_id": first.ID}).want(t, 200)
+}

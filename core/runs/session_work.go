@@ -1,0 +1,88 @@
+package runs
+
+import (
+	"context"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+// reasonSessionDeleted is how a run ends when its session is deleted under it.
+const reasonSessionDeleted = "session_deleted"
+
+// DeleteSession stops a session's work and then deletes the session with
+// everything it holds: a live run is cancelled and waited for until its
+// loop has ended, a paused one is ended (its stream says run.cancelled), and
+// the session's slot is held across the delete so nothing new starts on it.
+// Once it returns no model call or tool of the session runs any more. Its
+// owner or an admin may. Returns not_found, or unavailable when ctx ends
+// while a run is still stopping.
+func (s *Service) DeleteSession(ctx context.Context, p domain.Principal, sessionID string) error {
+	if err := s.d.Sessions.CheckDelete(ctx, p, sessionID); err != nil {
+		return err
+	}
+	release, err := s.stopAndHold(ctx, sessionID, reasonSessionDeleted)
+	if err != nil {
+		return err
+	}
+	defer release()
+	paused, isPaused, err := s.d.Approvals.FindPausedRun(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	if err := s.d.Sessions.Delete(ctx, p, sessionID); err != nil {
+		return err
+	}
+	s.trust.Forget(sessionID)
+	if isPaused {
+		// The row went with the session; watchers of the paused run's
+		// stream are told it is over.
+		s.d.Hub.Reopen(paused.ID, paused.SessionID, paused.OwnerID, paused.LastSeq)
+		s.d.Hub.Publish(paused.ID, domain.NewEvent(domain.EventCancelled,
+			domain.CancelledPayload{RunID: paused.ID, Reason: reasonSessionDeleted}))
+	}
+	return nil
+}
+
+// stopAndHold takes the session's slot, first cancelling (for why) and
+// waiting out whatever run holds it.
+func (s *Service) stopAndHold(ctx context.Context, sessionID, why string) (func(), error) {
+	for {
+		release, err := s.d.Hub.Hold(sessionID)
+		if err == nil {
+			return release, nil
+		}
+		live, busy := s.d.Hub.Busy(sessionID)
+		if !busy {
+			continue // it let go between the two calls
+		}
+		s.mu.Lock()
+		lr := s.live[live]
+		s.mu.Unlock()
+		if lr != nil {
+			lr.stopWhy.Store(&why)
+			lr.cancel()
+		}
+		select {
+		case <-s.d.Hub.Freed(sessionID, live):
+		case <-ctx.Done():
+			return nil, errs.Wrap(errs.Unavailable, ctx.Err(), "the session's run is still stopping; retry shortly")
+		}
+	}
+}
+
+// Branch moves a session's active branch to an entry (see
+// sessions.Service.Branch), holding the session so no run starts while it
+// moves. Returns conflict while a run is active on the session, plus what
+// the move returns.
+func (s *Service) Branch(ctx context.Context, p domain.Principal, sessionID, entryID string) (domain.Session, error) {
+	if _, err := s.d.Sessions.Get(ctx, p, sessionID); err != nil {
+		return domain.Session{}, err
+	}
+	release, err := s.d.Hub.Hold(sessionID)
+	if err != nil {
+		return domain.Session{}, err
+	}
+	defer release()
+	return s.d.Sessions.Branch(ctx, p, sessionID, entryID)
+}
