@@ -31,6 +31,9 @@ func decodeBody(r *http.Request, dst any, reqType, respType reflect.Type, option
 		if errors.As(err, &tooBig) {
 			return errs.E(errs.Validation, "request body exceeds the %s limit", humanBytes(tooBig.Limit))
 		}
+		if errors.Is(err, errBodyTimeout) {
+			return errs.Wrap(errs.Validation, err, "the request body did not arrive in time; the connection is closed")
+		}
 		return errs.Wrap(errs.Validation, err, "could not read the request body")
 	}
 	if len(bytes.TrimSpace(data)) == 0 {

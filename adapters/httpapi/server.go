@@ -50,13 +50,16 @@ type Deps struct {
 
 // Config tunes the platform rules.
 type Config struct {
-	BodyLimit  int64
-	RateLimits RateLimits
+	BodyLimit int64
+	// BodyReadTimeout bounds the time to receive a request body (see
+	// BoundBodyReads); 0 is DefaultBodyReadTimeout.
+	BodyReadTimeout time.Duration
+	RateLimits      RateLimits
 }
 
 // DefaultConfig is what the binary runs with.
 func DefaultConfig() Config {
-	return Config{BodyLimit: DefaultBodyLimit, RateLimits: DefaultRateLimits}
+	return Config{BodyLimit: DefaultBodyLimit, BodyReadTimeout: DefaultBodyReadTimeout, RateLimits: DefaultRateLimits}
 }
 
 // Server is the HTTP handler of the whole API and UI.
@@ -77,6 +80,9 @@ type Server struct {
 func New(deps Deps, cfg Config) (*Server, error) {
 	if cfg.BodyLimit == 0 {
 		cfg.BodyLimit = DefaultBodyLimit
+	}
+	if cfg.BodyReadTimeout == 0 {
+		cfg.BodyReadTimeout = DefaultBodyReadTimeout
 	}
 	s := &Server{deps: deps, cfg: cfg, log: deps.Log, limits: newLimiter(cfg.RateLimits)}
 	e := echo.New()

@@ -135,7 +135,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		cfg: cfg, log: log, db: db, api: api, settings: settingsSvc, providers: providerSvc, sessions: sessionSvc,
 		runs: runSvc, bus: bus, terminal: terminal, sandboxes: sandboxSvc, docker: docker, ln: ln, token: token,
 		http: &http.Server{
-			Handler:           routes(api.Handler(), bus, terminal),
+			Handler:           api.BoundBodyReads(routes(api.Handler(), bus, terminal)),
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       2 * time.Minute,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
