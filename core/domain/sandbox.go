@@ -27,6 +27,10 @@ type Sandbox struct {
 	E2B      *E2BConfig    // Type e2b
 	Prompt   string        // appended to the instructions of agents working on it
 	Revision int64
+	// SSHHostKey is the host key pinned for an ssh:// docker host. It is
+	// not configuration: pinning or resetting it moves no revision, and
+	// only the pin's own store calls write it.
+	SSHHostKey SSHHostKey
 	// CreatedAt and UpdatedAt are when the row was made and last changed.
 	CreatedAt time.Time
 	UpdatedAt time.Time
