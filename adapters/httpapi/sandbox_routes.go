@@ -41,16 +41,31 @@ type SandboxView struct {
 	Supports     SandboxSupportsView `json:"supports"`
 	Revision     int64               `json:"revision"`
 	ProjectCount int                 `json:"project_count" doc:"Projects living on it (they freeze its identity and block its delete)"`
+	SSHHostKey   *SSHHostKeyView     `json:"ssh_host_key,omitempty" doc:"Read-only: the host key pinned for an ssh:// docker host; absent until the first connection pins one"`
 	CreatedAt    time.Time           `json:"created_at"`
 	UpdatedAt    time.Time           `json:"updated_at"`
+}
+
+// SSHHostKeyView is the host key pinned for a sandbox's ssh:// daemon: the
+// first key it presented; a connection presenting another is refused
+// (502) until an admin resets the pin. A public key, not a secret.
+type SSHHostKeyView struct {
+	Type        string    `json:"type" doc:"The key's algorithm, e.g. ssh-ed25519"`
+	Fingerprint string    `json:"fingerprint" doc:"SHA256:… as ssh-keygen -lf prints it"`
+	PublicKey   string    `json:"public_key" doc:"The key in authorized_keys / known_hosts form"`
+	PinnedAt    time.Time `json:"pinned_at" doc:"When the key was first met"`
 }
 
 func sandboxView(sb domain.Sandbox, projects int) SandboxView {
 	config, _ := json.Marshal(sandboxes.ConfigView(sb))
 	sup := domain.SandboxTypes[sb.Type].Supports
-	return SandboxView{ID: sb.ID, Name: sb.Name, Type: sb.Type, Config: config, Prompt: sb.Prompt,
+	v := SandboxView{ID: sb.ID, Name: sb.Name, Type: sb.Type, Config: config, Prompt: sb.Prompt,
 		Supports: SandboxSupportsView{Rebuild: sup.Rebuild, PublicHost: sup.PublicHost}, Revision: sb.Revision,
 		ProjectCount: projects, CreatedAt: sb.CreatedAt, UpdatedAt: sb.UpdatedAt}
+	if k := sb.SSHHostKey; !k.IsZero() {
+		v.SSHHostKey = &SSHHostKeyView{Type: k.Type(), Fingerprint: k.Fingerprint(), PublicKey: k.Key, PinnedAt: k.PinnedAt}
+	}
+	return v
 }
 
 // SandboxTestView is what `echo ok` in a throw-away instance did.
@@ -82,6 +97,9 @@ func (s *Server) sandboxRoutes() []Route {
 		op(http.MethodPost, p+"/:id/test", "testSandbox", "sandboxes",
 			"Run echo ok in a throw-away instance (admins): 200 {ok:false} ran but failed; 502 the host could not be reached",
 			http.StatusOK, s.handleTestSandbox).WithOptionalBody().WithRefusals(http.StatusForbidden, http.StatusBadGateway),
+		op(http.MethodDelete, p+"/:id/ssh-host-key", "resetSandboxSSHHostKey", "sandboxes",
+			"Forget the host key pinned for the sandbox's ssh:// host (admins): the next connection pins the key it meets",
+			http.StatusNoContent, s.handleResetSSHHostKey).WithRefusals(http.StatusForbidden),
 		op(http.MethodGet, p+"/:id/containers", "listSandboxContainers", "sandboxes",
 			"This server's containers on a docker sandbox's daemon (admins; docker only)", http.StatusOK, s.handleListContainers).
 			WithRefusals(http.StatusForbidden, http.StatusBadGateway),
@@ -141,6 +159,10 @@ func (s *Server) handleDeleteSandbox(c echo.Context, _ *NoBody) (NoBody, error) 
 func (s *Server) handleTestSandbox(c echo.Context, _ *NoBody) (SandboxTestView, error) {
 	ok, out, err := s.deps.Sandboxes.TestSandbox(c.Request().Context(), caller(c), c.Param("id"))
 	return SandboxTestView{OK: ok, Output: out}, err
+}
+
+func (s *Server) handleResetSSHHostKey(c echo.Context, _ *NoBody) (NoBody, error) {
+	return NoBody{}, s.deps.Sandboxes.ResetSSHHostKey(c.Request().Context(), caller(c), c.Param("id"))
 }
 
 func (s *Server) handleListContainers(c echo.Context, _ *NoBody) ([]ContainerView, error) {

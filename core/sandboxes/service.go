@@ -56,7 +56,7 @@ func (s *Service) target(sb domain.Sandbox) (ports.DockerTarget, error) {
 	if d == nil {
 		return ports.DockerTarget{}, errs.E(errs.Validation, "sandbox %q is not a docker sandbox", sb.Name)
 	}
-	t := ports.DockerTarget{Host: d.Host, Image: d.Image, Runtime: d.Runtime, User: d.User, Network: d.Network,
+	t := ports.DockerTarget{SandboxID: sb.ID, Host: d.Host, Image: d.Image, Runtime: d.Runtime, User: d.User, Network: d.Network,
 		MemoryMB: d.MemoryMB, CPUs: d.CPUs}
 	if t.MemoryMB == 0 {
 		t.MemoryMB = domain.DefaultMemoryMB

@@ -705,6 +705,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sandboxes/{id}/ssh-host-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Forget the host key pinned for the sandbox's ssh:// host (admins): the next connection pins the key it meets */
+        delete: operations["resetSandboxSSHHostKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sandboxes/{id}/test": {
         parameters: {
             query?: never;
@@ -1607,6 +1624,16 @@ export interface components {
             /** @enum {string} */
             status: "running" | "interrupted" | "completed" | "error" | "cancelled";
         };
+        SSHHostKeyView: {
+            /** @description SHA256:… as ssh-keygen -lf prints it */
+            fingerprint: string;
+            /** Format: date-time */
+            pinned_at: string;
+            /** @description The key in authorized_keys / known_hosts form */
+            public_key: string;
+            /** @description The key's algorithm, e.g. ssh-ed25519 */
+            type: string;
+        } | null;
         SandboxInput: {
             /** @description The type's config: unknown keys are dropped, a value of the wrong JSON type is a 400; secret fields are write-only (******** keeps the stored value) */
             config: unknown;
@@ -1643,6 +1670,7 @@ export interface components {
             prompt: string;
             /** Format: int64 */
             revision: number;
+            ssh_host_key?: components["schemas"]["SSHHostKeyView"];
             supports: components["schemas"]["SandboxSupportsView"];
             /** @enum {string} */
             type: "docker" | "e2b";
@@ -3612,6 +3640,33 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+            default: components["responses"]["Error"];
+        };
+    };
+    resetSandboxSSHHostKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
             503: components["responses"]["Error"];
             default: components["responses"]["Error"];
         };
