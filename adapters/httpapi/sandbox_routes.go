@@ -3,6 +3,8 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -27,8 +29,21 @@ func (in SandboxInput) core() sandboxes.SandboxInput {
 
 // SandboxSupportsView are a type's capability flags.
 type SandboxSupportsView struct {
+	Runs       bool `json:"runs" doc:"This server can run the type: Test, project instances and terminals work. false: the config is validated and stored, but nothing runs it yet"`
 	Rebuild    bool `json:"rebuild" doc:"The container can be replaced while the tree survives"`
 	PublicHost bool `json:"public_host" doc:"Ports are reachable on a public host name"`
+}
+
+func supportsView(typ string) SandboxSupportsView {
+	sup := domain.SandboxTypes[typ].Supports
+	return SandboxSupportsView{Runs: sup.Runs, Rebuild: sup.Rebuild, PublicHost: sup.PublicHost}
+}
+
+// SandboxTypeView is one sandbox type and its capability flags, so a client
+// can tell which types to offer before any sandbox of them exists.
+type SandboxTypeView struct {
+	Type     string              `json:"type" enum:"docker,e2b"`
+	Supports SandboxSupportsView `json:"supports"`
 }
 
 // SandboxView is a sandbox as read: its canonical config, secrets masked.
@@ -58,9 +73,8 @@ type SSHHostKeyView struct {
 
 func sandboxView(sb domain.Sandbox, projects int) SandboxView {
 	config, _ := json.Marshal(sandboxes.ConfigView(sb))
-	sup := domain.SandboxTypes[sb.Type].Supports
 	v := SandboxView{ID: sb.ID, Name: sb.Name, Type: sb.Type, Config: config, Prompt: sb.Prompt,
-		Supports: SandboxSupportsView{Rebuild: sup.Rebuild, PublicHost: sup.PublicHost}, Revision: sb.Revision,
+		Supports: supportsView(sb.Type), Revision: sb.Revision,
 		ProjectCount: projects, CreatedAt: sb.CreatedAt, UpdatedAt: sb.UpdatedAt}
 	if k := sb.SSHHostKey; !k.IsZero() {
 		v.SSHHostKey = &SSHHostKeyView{Type: k.Type(), Fingerprint: k.Fingerprint(), PublicKey: k.Key, PinnedAt: k.PinnedAt}
@@ -85,6 +99,9 @@ type ContainerView struct {
 func (s *Server) sandboxRoutes() []Route {
 	p := APIPrefix + "/sandboxes"
 	return []Route{
+		op(http.MethodGet, APIPrefix+"/sandbox-types", "listSandboxTypes", "sandboxes",
+			"The sandbox types and their capability flags (whether this server runs the type yet, rebuild, public host)",
+			http.StatusOK, s.handleSandboxTypes),
 		op(http.MethodGet, p, "listSandboxes", "sandboxes", "Every sandbox (host configuration: everyone reads)", http.StatusOK, s.handleListSandboxes),
 		op(http.MethodPost, p, "createSandbox", "sandboxes", "Add a sandbox (admins)", http.StatusCreated, s.handleCreateSandbox).
 			WithRefusals(http.StatusForbidden, http.StatusConflict),
@@ -110,6 +127,15 @@ func (s *Server) sandboxRoutes() []Route {
 			"Remove one of this server's containers by name, keeping its volume (admins; docker only)", http.StatusNoContent, s.handleRemoveContainer).
 			WithRefusals(http.StatusForbidden, http.StatusBadGateway),
 	}
+}
+
+func (s *Server) handleSandboxTypes(_ echo.Context, _ *NoBody) ([]SandboxTypeView, error) {
+	out := make([]SandboxTypeView, 0, len(domain.SandboxTypes))
+	for name := range domain.SandboxTypes {
+		out = append(out, SandboxTypeView{Type: name, Supports: supportsView(name)})
+	}
+	slices.SortFunc(out, func(a, b SandboxTypeView) int { return strings.Compare(a.Type, b.Type) })
+	return out, nil
 }
 
 func (s *Server) handleListSandboxes(c echo.Context, _ *NoBody) ([]SandboxView, error) {

@@ -42,9 +42,10 @@ func New(d Deps) *Service {
 }
 
 // runtime is the backend running a sandbox's instances: refused by name for
-// a type this build cannot run yet.
+// a type this build cannot run yet — the one its descriptor does not say
+// runs, so what clients are offered and what is refused agree.
 func (s *Service) runtime(sb domain.Sandbox) (ports.SandboxRuntime, error) {
-	if sb.Type == domain.SandboxDocker && s.d.Docker != nil {
+	if domain.SandboxTypes[sb.Type].Supports.Runs && sb.Type == domain.SandboxDocker && s.d.Docker != nil {
 		return s.d.Docker, nil
 	}
 	return nil, errs.E(errs.Validation, "sandbox %q is %s, which this server cannot run yet: only docker sandboxes run projects", sb.Name, sb.Type)

@@ -617,6 +617,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sandbox-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sandbox types and their capability flags (whether this server runs the type yet, rebuild, public host) */
+        get: operations["listSandboxTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sandboxes": {
         parameters: {
             query?: never;
@@ -1653,11 +1670,18 @@ export interface components {
             public_host: boolean;
             /** @description The container can be replaced while the tree survives */
             rebuild: boolean;
+            /** @description This server can run the type: Test, project instances and terminals work. false: the config is validated and stored, but nothing runs it yet */
+            runs: boolean;
         };
         SandboxTestView: {
             /** @description false: the host was reached and the command ran but failed */
             ok: boolean;
             output: string;
+        };
+        SandboxTypeView: {
+            supports: components["schemas"]["SandboxSupportsView"];
+            /** @enum {string} */
+            type: "docker" | "e2b";
         };
         SandboxView: {
             config: unknown;
@@ -3406,6 +3430,30 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+            default: components["responses"]["Error"];
+        };
+    };
+    listSandboxTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxTypeView"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
             default: components["responses"]["Error"];
         };
     };
