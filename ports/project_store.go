@@ -32,9 +32,13 @@ type ProjectReader interface {
 type ProjectWriter interface {
 	InsertSandbox(ctx context.Context, s domain.Sandbox) error
 	// UpdateSandbox stores s when the row is still at s.Revision-1 (a
-	// compare-and-set: conflict otherwise).
+	// compare-and-set: conflict otherwise). It leaves the pinned host key
+	// alone: that is not configuration.
 	UpdateSandbox(ctx context.Context, s domain.Sandbox) error
 	DeleteSandbox(ctx context.Context, id string) error
+	// ClearSSHHostKey forgets the host key pinned for a sandbox (the next
+	// connection pins the key it meets); its revision does not move.
+	ClearSSHHostKey(ctx context.Context, sandboxID string) error
 
 	InsertProject(ctx context.Context, p domain.Project) error
 	// UpdateProject stores p when the row is still at p.Revision-1.

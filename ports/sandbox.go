@@ -20,6 +20,9 @@ const (
 
 // DockerTarget is a docker sandbox's configuration, secrets opened.
 type DockerTarget struct {
+	// SandboxID is the row the configuration came from: an ssh:// host's
+	// pinned host key is kept per sandbox (see SSHHostKeyStore).
+	SandboxID   string
 	Host        string // "" = this machine's daemon (DOCKER_HOST or the default socket); tcp://h:p; ssh://user@host[:port]; unix:///path
 	SSHPassword string // for ssh:// hosts
 	SSHKey      string // PEM private key, for ssh:// hosts

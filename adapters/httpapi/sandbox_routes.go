@@ -3,6 +3,8 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -27,8 +29,21 @@ func (in SandboxInput) core() sandboxes.SandboxInput {
 
 // SandboxSupportsView are a type's capability flags.
 type SandboxSupportsView struct {
+	Runs       bool `json:"runs" doc:"This server can run the type: Test, project instances and terminals work. false: the config is validated and stored, but nothing runs it yet"`
 	Rebuild    bool `json:"rebuild" doc:"The container can be replaced while the tree survives"`
 	PublicHost bool `json:"public_host" doc:"Ports are reachable on a public host name"`
+}
+
+func supportsView(typ string) SandboxSupportsView {
+	sup := domain.SandboxTypes[typ].Supports
+	return SandboxSupportsView{Runs: sup.Runs, Rebuild: sup.Rebuild, PublicHost: sup.PublicHost}
+}
+
+// SandboxTypeView is one sandbox type and its capability flags, so a client
+// can tell which types to offer before any sandbox of them exists.
+type SandboxTypeView struct {
+	Type     string              `json:"type" enum:"docker,e2b"`
+	Supports SandboxSupportsView `json:"supports"`
 }
 
 // SandboxView is a sandbox as read: its canonical config, secrets masked.
@@ -41,16 +56,30 @@ type SandboxView struct {
 	Supports     SandboxSupportsView `json:"supports"`
 	Revision     int64               `json:"revision"`
 	ProjectCount int                 `json:"project_count" doc:"Projects living on it (they freeze its identity and block its delete)"`
+	SSHHostKey   *SSHHostKeyView     `json:"ssh_host_key,omitempty" doc:"Read-only: the host key pinned for an ssh:// docker host; absent until the first connection pins one"`
 	CreatedAt    time.Time           `json:"created_at"`
 	UpdatedAt    time.Time           `json:"updated_at"`
 }
 
+// SSHHostKeyView is the host key pinned for a sandbox's ssh:// daemon: the
+// first key it presented; a connection presenting another is refused
+// (502) until an admin resets the pin. A public key, not a secret.
+type SSHHostKeyView struct {
+	Type        string    `json:"type" doc:"The key's algorithm, e.g. ssh-ed25519"`
+	Fingerprint string    `json:"fingerprint" doc:"SHA256:… as ssh-keygen -lf prints it"`
+	PublicKey   string    `json:"public_key" doc:"The key in authorized_keys / known_hosts form"`
+	PinnedAt    time.Time `json:"pinned_at" doc:"When the key was first met"`
+}
+
 func sandboxView(sb domain.Sandbox, projects int) SandboxView {
 	config, _ := json.Marshal(sandboxes.ConfigView(sb))
-	sup := domain.SandboxTypes[sb.Type].Supports
-	return SandboxView{ID: sb.ID, Name: sb.Name, Type: sb.Type, Config: config, Prompt: sb.Prompt,
-		Supports: SandboxSupportsView{Rebuild: sup.Rebuild, PublicHost: sup.PublicHost}, Revision: sb.Revision,
+	v := SandboxView{ID: sb.ID, Name: sb.Name, Type: sb.Type, Config: config, Prompt: sb.Prompt,
+		Supports: supportsView(sb.Type), Revision: sb.Revision,
 		ProjectCount: projects, CreatedAt: sb.CreatedAt, UpdatedAt: sb.UpdatedAt}
+	if k := sb.SSHHostKey; !k.IsZero() {
+		v.SSHHostKey = &SSHHostKeyView{Type: k.Type(), Fingerprint: k.Fingerprint(), PublicKey: k.Key, PinnedAt: k.PinnedAt}
+	}
+	return v
 }
 
 // SandboxTestView is what `echo ok` in a throw-away instance did.
@@ -70,6 +99,9 @@ type ContainerView struct {
 func (s *Server) sandboxRoutes() []Route {
 	p := APIPrefix + "/sandboxes"
 	return []Route{
+		op(http.MethodGet, APIPrefix+"/sandbox-types", "listSandboxTypes", "sandboxes",
+			"The sandbox types and their capability flags (whether this server runs the type yet, rebuild, public host)",
+			http.StatusOK, s.handleSandboxTypes),
 		op(http.MethodGet, p, "listSandboxes", "sandboxes", "Every sandbox (host configuration: everyone reads)", http.StatusOK, s.handleListSandboxes),
 		op(http.MethodPost, p, "createSandbox", "sandboxes", "Add a sandbox (admins)", http.StatusCreated, s.handleCreateSandbox).
 			WithRefusals(http.StatusForbidden, http.StatusConflict),
@@ -82,6 +114,9 @@ func (s *Server) sandboxRoutes() []Route {
 		op(http.MethodPost, p+"/:id/test", "testSandbox", "sandboxes",
 			"Run echo ok in a throw-away instance (admins): 200 {ok:false} ran but failed; 502 the host could not be reached",
 			http.StatusOK, s.handleTestSandbox).WithOptionalBody().WithRefusals(http.StatusForbidden, http.StatusBadGateway),
+		op(http.MethodDelete, p+"/:id/ssh-host-key", "resetSandboxSSHHostKey", "sandboxes",
+			"Forget the host key pinned for the sandbox's ssh:// host (admins): the next connection pins the key it meets",
+			http.StatusNoContent, s.handleResetSSHHostKey).WithRefusals(http.StatusForbidden),
 		op(http.MethodGet, p+"/:id/containers", "listSandboxContainers", "sandboxes",
 			"This server's containers on a docker sandbox's daemon (admins; docker only)", http.StatusOK, s.handleListContainers).
 			WithRefusals(http.StatusForbidden, http.StatusBadGateway),
@@ -92,6 +127,15 @@ func (s *Server) sandboxRoutes() []Route {
 			"Remove one of this server's containers by name, keeping its volume (admins; docker only)", http.StatusNoContent, s.handleRemoveContainer).
 			WithRefusals(http.StatusForbidden, http.StatusBadGateway),
 	}
+}
+
+func (s *Server) handleSandboxTypes(_ echo.Context, _ *NoBody) ([]SandboxTypeView, error) {
+	out := make([]SandboxTypeView, 0, len(domain.SandboxTypes))
+	for name := range domain.SandboxTypes {
+		out = append(out, SandboxTypeView{Type: name, Supports: supportsView(name)})
+	}
+	slices.SortFunc(out, func(a, b SandboxTypeView) int { return strings.Compare(a.Type, b.Type) })
+	return out, nil
 }
 
 func (s *Server) handleListSandboxes(c echo.Context, _ *NoBody) ([]SandboxView, error) {
@@ -141,6 +185,10 @@ func (s *Server) handleDeleteSandbox(c echo.Context, _ *NoBody) (NoBody, error) 
 func (s *Server) handleTestSandbox(c echo.Context, _ *NoBody) (SandboxTestView, error) {
 	ok, out, err := s.deps.Sandboxes.TestSandbox(c.Request().Context(), caller(c), c.Param("id"))
 	return SandboxTestView{OK: ok, Output: out}, err
+}
+
+func (s *Server) handleResetSSHHostKey(c echo.Context, _ *NoBody) (NoBody, error) {
+	return NoBody{}, s.deps.Sandboxes.ResetSSHHostKey(c.Request().Context(), caller(c), c.Param("id"))
 }
 
 func (s *Server) handleListContainers(c echo.Context, _ *NoBody) ([]ContainerView, error) {

@@ -17,4 +17,6 @@ var (
 	_ ports.ApprovalStore = (*DB)(nil)
 	_ ports.ProjectStore  = (*DB)(nil)
 	_ ports.ProjectTx     = projectQ{}
+	// SSHHostKeyStore is the docker runtime's, wired in cmd.
+	_ ports.SSHHostKeyStore = (*DB)(nil)
 )

@@ -50,16 +50,20 @@ func (db *DB) SessionCounts(ctx context.Context, projectIDs []string) (map[strin
 	return projectQ{db.read}.SessionCounts(ctx, projectIDs)
 }
 
-const sandboxColumns = `id, name, type, config, prompt, revision, created_at, updated_at`
+const sandboxColumns = `id, name, type, config, prompt, revision, created_at, updated_at, ssh_host_key, ssh_host_key_pinned_at`
 
 func scanSandbox(r rowScanner) (domain.Sandbox, error) {
 	var s domain.Sandbox
 	var config string
-	var created, updated int64
-	if err := r.Scan(&s.ID, &s.Name, &s.Type, &config, &s.Prompt, &s.Revision, &created, &updated); err != nil {
+	var created, updated, pinned int64
+	if err := r.Scan(&s.ID, &s.Name, &s.Type, &config, &s.Prompt, &s.Revision, &created, &updated,
+		&s.SSHHostKey.Key, &pinned); err != nil {
 		return s, err
 	}
 	s.CreatedAt, s.UpdatedAt = fromMS(created), fromMS(updated)
+	if !s.SSHHostKey.IsZero() {
+		s.SSHHostKey.PinnedAt = fromMS(pinned)
+	}
 	var err error
 	switch s.Type {
 	case domain.SandboxDocker:
@@ -107,12 +111,13 @@ func (p projectQ) InsertSandbox(ctx context.Context, s domain.Sandbox) error {
 	if err != nil {
 		return err
 	}
-	_, err = p.q.ExecContext(ctx, `INSERT INTO sandboxes (`+sandboxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.Name, s.Type, config, s.Prompt, s.Revision, ms(s.CreatedAt), ms(s.UpdatedAt))
+	_, err = p.q.ExecContext(ctx, `INSERT INTO sandboxes (`+sandboxColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.Name, s.Type, config, s.Prompt, s.Revision, ms(s.CreatedAt), ms(s.UpdatedAt), s.SSHHostKey.Key, pinnedMS(s.SSHHostKey))
 	return nameTaken(translate(err), "sandbox", s.Name)
 }
 
-// UpdateSandbox implements ports.ProjectWriter.
+// UpdateSandbox implements ports.ProjectWriter. The pinned host key is not
+// among the columns it sets: only the pin's own calls write it.
 func (p projectQ) UpdateSandbox(ctx context.Context, s domain.Sandbox) error {
 	config, err := sandboxConfig(s)
 	if err != nil {

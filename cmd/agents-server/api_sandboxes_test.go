@@ -46,7 +46,7 @@ func TestSandboxRowsAreStrictAdminConfiguration(t *testing.T) {
 	if c["ssh_password"] != "********" || c["image"] != "agents-sandbox:test" || c["bogus"] != nil || c["network"] != "" {
 		t.Fatalf("config = %v: secrets masked, unknown keys dropped, canonical fields present", c)
 	}
-	if !sb.Supports.Rebuild || sb.Supports.PublicHost || sb.Revision != 1 || sb.Prompt != "Debian with busybox." {
+	if !sb.Supports.Runs || !sb.Supports.Rebuild || sb.Supports.PublicHost || sb.Revision != 1 || sb.Prompt != "Debian with busybox." {
 		t.Fatalf("sandbox = %+v", sb)
 	}
 	var listed []httpapi.SandboxView
@@ -86,12 +86,19 @@ func TestSandboxRowsAreStrictAdminConfiguration(t *testing.T) {
 		"config": map[string]any{"image": "agents-sandbox:test", "host": "tcp://elsewhere:2375", "ssh_password": "********"}}
 	h.call("PUT", "/api/v1/sandboxes/"+sb.ID, h.admin, moved).wantErr(t, 400, "validation")
 
-	// E2B config is validated and stored now; its runtime comes later, and
-	// the container routes are docker's alone.
+	// E2B config is validated and stored now; its runtime comes later —
+	// which its flags say, on the row and on the type before any row, so a
+	// client does not offer it as if it ran — and the container routes are
+	// docker's alone.
 	e2b := h.createSandbox(map[string]any{"name": "cloud", "type": "e2b",
 		"config": map[string]any{"template_id": "base", "api_key": "e2b_secret"}})
-	if ec := configOf(t, e2b); ec["api_key"] != "********" || ec["auto_pause"] != true || !e2b.Supports.PublicHost || e2b.Supports.Rebuild {
+	if ec := configOf(t, e2b); ec["api_key"] != "********" || ec["auto_pause"] != true || !e2b.Supports.PublicHost || e2b.Supports.Rebuild || e2b.Supports.Runs {
 		t.Fatalf("e2b = %+v %v", e2b, ec)
+	}
+	var types []httpapi.SandboxTypeView
+	h.call("GET", "/api/v1/sandbox-types", member, nil).want(t, 200).decode(t, &types)
+	if len(types) != 2 || types[0].Type != "docker" || types[0].Supports != sb.Supports || types[1].Type != "e2b" || types[1].Supports != e2b.Supports {
+		t.Fatalf("sandbox types = %+v, want docker and e2b with their rows' flags", types)
 	}
 	h.call("POST", "/api/v1/sandboxes", h.admin, map[string]any{"name": "e2", "type": "e2b", "config": map[string]any{}}).wantErr(t, 400, "validation")
 	h.call("GET", "/api/v1/sandboxes/"+e2b.ID+"/containers", h.admin, nil).wantErr(t, 400, "validation")

@@ -97,7 +97,9 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, err
 	}
 
-	docker := dockersandbox.New(dockersandbox.Options{})
+	// The store keeps ssh:// daemons' pinned host keys, so a restart does
+	// not trust a changed key on first use again.
+	docker := dockersandbox.New(dockersandbox.Options{HostKeys: db, Clock: clock})
 	sandboxSvc := sandboxes.New(sandboxes.Deps{Store: db, Box: box, Settings: settingsSvc, Docker: docker, IDs: idGen, Clock: clock, Log: log})
 	runSvc := runs.New(runs.Deps{
 		Hub: runs.NewHub(cfg.Hub, clock), Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,

@@ -27,6 +27,10 @@ type Sandbox struct {
 	E2B      *E2BConfig    // Type e2b
 	Prompt   string        // appended to the instructions of agents working on it
 	Revision int64
+	// SSHHostKey is the host key pinned for an ssh:// docker host. It is
+	// not configuration: pinning or resetting it moves no revision, and
+	// only the pin's own store calls write it.
+	SSHHostKey SSHHostKey
 	// CreatedAt and UpdatedAt are when the row was made and last changed.
 	CreatedAt time.Time
 	UpdatedAt time.Time
@@ -64,6 +68,10 @@ type E2BConfig struct {
 // SandboxSupports are a type's capability flags: clients offer actions from
 // these, never from the type string.
 type SandboxSupports struct {
+	// Runs: this build has a runtime for the type, so Test, project
+	// instances and terminals work. A type without one is validated and
+	// stored, and refused by name wherever something would run.
+	Runs       bool `json:"runs"`
 	Rebuild    bool `json:"rebuild"`     // the container can be replaced while the tree survives
 	PublicHost bool `json:"public_host"` // ports are reachable on a public host name
 }
@@ -75,9 +83,10 @@ type SandboxType struct {
 	Supports SandboxSupports
 }
 
-// SandboxTypes is every sandbox type.
+// SandboxTypes is every sandbox type. E2B does not run yet: its runtime
+// arrives with its own issue, and sandboxes.Service.runtime refuses it.
 var SandboxTypes = map[string]SandboxType{
-	SandboxDocker: {Name: SandboxDocker, Supports: SandboxSupports{Rebuild: true}},
+	SandboxDocker: {Name: SandboxDocker, Supports: SandboxSupports{Runs: true, Rebuild: true}},
 	SandboxE2B:    {Name: SandboxE2B, Supports: SandboxSupports{PublicHost: true}},
 }
 

@@ -63,7 +63,8 @@ func (s *Service) CreateSandbox(ctx context.Context, p domain.Principal, in Sand
 // (type and destination; for e2b also template, auto_pause and
 // allow_internet) is frozen (409 naming the count). A content change moves
 // the runtime generation of every project on it and severs their
-// terminals. Returns forbidden, not_found, validation, conflict.
+// terminals; a new destination forgets the pinned SSH host key, which was
+// the old host's. Returns forbidden, not_found, validation, conflict.
 func (s *Service) UpdateSandbox(ctx context.Context, p domain.Principal, id string, in SandboxInput) (domain.Sandbox, error) {
 	if err := requireAdmin(p); err != nil {
 		return domain.Sandbox{}, err
@@ -93,6 +94,12 @@ func (s *Service) UpdateSandbox(ctx context.Context, p domain.Principal, id stri
 		sb.Revision, sb.UpdatedAt = before.Revision+1, s.d.Clock.Now()
 		if err := tx.UpdateSandbox(ctx, sb); err != nil {
 			return err
+		}
+		if sb.Destination() != before.Destination() && !before.SSHHostKey.IsZero() {
+			if err := tx.ClearSSHHostKey(ctx, id); err != nil {
+				return err
+			}
+			sb.SSHHostKey = domain.SSHHostKey{}
 		}
 		if sb.Content() != before.Content() && len(projects) > 0 {
 			retired = projects
@@ -141,7 +148,7 @@ func (s *Service) applySandbox(sb *domain.Sandbox, in SandboxInput, before *doma
 		return err
 	}
 	next := domain.Sandbox{ID: sb.ID, Name: name, Type: typ, Docker: docker, E2B: e2b, Prompt: in.Prompt,
-		Revision: sb.Revision, CreatedAt: sb.CreatedAt, UpdatedAt: sb.UpdatedAt}
+		Revision: sb.Revision, SSHHostKey: sb.SSHHostKey, CreatedAt: sb.CreatedAt, UpdatedAt: sb.UpdatedAt}
 	for field, v := range next.Secrets() {
 		if *v != secrets.Mask {
 			sealed, err := s.d.Box.Seal(secretPlace(sb.ID, field), *v)
@@ -164,6 +171,19 @@ func (s *Service) applySandbox(sb *domain.Sandbox, in SandboxInput, before *doma
 	}
 	*sb = next
 	return nil
+}
+
+// ResetSSHHostKey forgets the host key pinned for a sandbox's ssh:// host,
+// so the next connection pins the key it meets — the way out after the
+// host was reinstalled or its key rotated. A connection already open is
+// left alone: its key was checked when it was made, and commands and
+// terminals stream over it. Resetting when nothing is pinned is no error. Admins only. Returns forbidden,
+// not_found.
+func (s *Service) ResetSSHHostKey(ctx context.Context, p domain.Principal, id string) error {
+	if err := requireAdmin(p); err != nil {
+		return err
+	}
+	return s.d.Store.InProjectTx(ctx, func(tx ports.ProjectTx) error { return tx.ClearSSHHostKey(ctx, id) })
 }
 
 // DeleteSandbox removes a sandbox no project lives on. Returns forbidden,

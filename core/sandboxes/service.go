@@ -42,9 +42,10 @@ func New(d Deps) *Service {
 }
 
 // runtime is the backend running a sandbox's instances: refused by name for
-// a type this build cannot run yet.
+// a type this build cannot run yet — the one its descriptor does not say
+// runs, so what clients are offered and what is refused agree.
 func (s *Service) runtime(sb domain.Sandbox) (ports.SandboxRuntime, error) {
-	if sb.Type == domain.SandboxDocker && s.d.Docker != nil {
+	if domain.SandboxTypes[sb.Type].Supports.Runs && sb.Type == domain.SandboxDocker && s.d.Docker != nil {
 		return s.d.Docker, nil
 	}
 	return nil, errs.E(errs.Validation, "sandbox %q is %s, which this server cannot run yet: only docker sandboxes run projects", sb.Name, sb.Type)
@@ -56,7 +57,7 @@ func (s *Service) target(sb domain.Sandbox) (ports.DockerTarget, error) {
 	if d == nil {
 		return ports.DockerTarget{}, errs.E(errs.Validation, "sandbox %q is not a docker sandbox", sb.Name)
 	}
-	t := ports.DockerTarget{Host: d.Host, Image: d.Image, Runtime: d.Runtime, User: d.User, Network: d.Network,
+	t := ports.DockerTarget{SandboxID: sb.ID, Host: d.Host, Image: d.Image, Runtime: d.Runtime, User: d.User, Network: d.Network,
 		MemoryMB: d.MemoryMB, CPUs: d.CPUs}
 	if t.MemoryMB == 0 {
 		t.MemoryMB = domain.DefaultMemoryMB

@@ -1,5 +1,5 @@
 // Sandboxes, projects, the composer's project picker, sandbox tool cards
-// and the terminal. The first test needs no Docker daemon; the second runs
+// and the terminal. The first two tests need no Docker daemon; the last runs
 // against the daemon DOCKER_HOST names (skipped without one, required
 // under AGENTS_CI=1).
 import { readFileSync } from 'node:fs'
@@ -147,6 +147,71 @@ export const sandboxTests = [
         if (await page.locator('[data-project="demo"]').count()) throw new Error("the member's project is still listed")
       } finally {
         await signInAs(page, stack, stack.token, '/')
+      }
+    },
+  },
+  {
+    name: 'sandboxes: E2B is not offered as if it ran; an ssh:// host shows its pinned key, which an admin resets',
+    async fn({ page, stack }) {
+      const e2b = await stack.api('POST', '/sandboxes', { name: 'cloud-e2b', type: 'e2b', config: { template_id: 'base' } })
+      const remote = await stack.api('POST', '/sandboxes', { name: 'remote-ssh', type: 'docker', config: { image: IMAGE, host: 'ssh://deploy@192.0.2.1', ssh_password: 'pw' } })
+      // The server pins a key only when a host answers SSH (the Go API test
+      // covers that); the browser is shown one by adding it to the listing.
+      const pinned = { type: 'ssh-ed25519', fingerprint: 'SHA256:q2Hq0cVAdbBr0Y4JZ1O2Jx7m3dm2L8fQ6YtG0s9fXk4', public_key: 'ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIPinned', pinned_at: '2026-05-01T12:00:00Z' }
+      let showPin = true
+      await page.route('**/api/v1/sandboxes', async (route) => {
+        const res = await route.fetch()
+        const list = await res.json()
+        await route.fulfill({ response: res, json: list.map((s) => (s.id === remote.id && showPin ? { ...s, ssh_host_key: pinned } : s)) })
+      })
+      const token = await member(stack, 'noor')
+      try {
+        // An e2b row says it does not run yet and offers neither Test nor Containers.
+        await page.goto(`${stack.baseURL}/settings/sandboxes`)
+        const e2bRow = page.locator('[data-sandbox="cloud-e2b"]')
+        await e2bRow.locator('.pill', { hasText: 'not available yet' }).waitFor()
+        if (await e2bRow.getByRole('button', { name: 'Test' }).count()) throw new Error('an e2b row offers Test')
+        if (await e2bRow.getByRole('button', { name: 'Containers' }).count()) throw new Error('an e2b row offers Containers')
+        if (!(await page.locator('[data-sandbox="remote-ssh"]').getByRole('button', { name: 'Test' }).count())) throw new Error('a docker row lost Test')
+
+        // A new sandbox cannot be made an e2b one; editing the e2b row keeps its type.
+        await page.getByRole('button', { name: 'Add sandbox' }).click()
+        const form = page.getByRole('form', { name: 'New sandbox' })
+        const e2bOption = form.getByLabel('Type').locator('option[value="e2b"]')
+        await until(async () => (await e2bOption.textContent()) === 'e2b — not available yet', 'e2b marked not available')
+        if (!(await e2bOption.isDisabled())) throw new Error('e2b is offered for a new sandbox')
+        if (await form.getByLabel('Type').locator('option[value="docker"]').isDisabled()) throw new Error('docker is not offered')
+        await form.getByRole('button', { name: 'Cancel' }).click()
+        await e2bRow.getByRole('button', { name: 'Edit' }).click()
+        const edit = page.getByRole('form', { name: 'Edit cloud-e2b' })
+        if ((await edit.getByLabel('Type').inputValue()) !== 'e2b') throw new Error('the e2b row lost its type in the form')
+        await edit.getByText('cannot run this type yet').waitFor()
+        await edit.getByRole('button', { name: 'Cancel' }).click()
+
+        // A member sees the pinned key but cannot reset it.
+        await signInAs(page, stack, token, '/settings/sandboxes')
+        const memberRow = page.locator('[data-sandbox="remote-ssh"]')
+        await memberRow.getByText(pinned.fingerprint).waitFor()
+        if (await memberRow.getByRole('button', { name: 'Reset host key' }).count()) throw new Error('a member is offered the reset')
+
+        // The admin resets it: the row says the next connection pins the key it meets.
+        await signInAs(page, stack, stack.token, '/settings/sandboxes')
+        const row = page.locator('[data-sandbox="remote-ssh"]')
+        await row.getByText(`${pinned.type} ${pinned.fingerprint}`).waitFor()
+        await row.getByRole('button', { name: 'Reset host key' }).click()
+        showPin = false
+        const [reset] = await Promise.all([
+          page.waitForResponse((r) => r.request().method() === 'DELETE' && r.url().endsWith(`/sandboxes/${remote.id}/ssh-host-key`)),
+          row.getByRole('button', { name: 'Forget this key?' }).click(),
+        ])
+        if (reset.status() !== 204) throw new Error(`the reset answered ${reset.status()}`)
+        await row.getByText('none pinned yet').waitFor()
+        await row.getByRole('status').filter({ hasText: 'next connection pins' }).waitFor()
+      } finally {
+        await page.unroute('**/api/v1/sandboxes')
+        await signInAs(page, stack, stack.token, '/')
+        await stack.request('DELETE', `/sandboxes/${e2b.id}`)
+        await stack.request('DELETE', `/sandboxes/${remote.id}`)
       }
     },
   },

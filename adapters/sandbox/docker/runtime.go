@@ -8,6 +8,7 @@
 package docker
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/url"
@@ -18,6 +19,7 @@ import (
 	"github.com/moby/moby/client"
 	"golang.org/x/crypto/ssh"
 
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -27,11 +29,13 @@ type Options struct {
 	// DefaultHost replaces DOCKER_HOST for targets whose Host is "" (tests
 	// point it at a private daemon); "" keeps the environment's daemon.
 	DefaultHost string
-	// SSHHostKeyCallback checks ssh:// daemons' host keys. nil pins the
-	// first key each host presents for the life of the process: the sandbox
-	// row has no known_hosts field, and pinning still refuses a key that
-	// changes under a running server.
-	SSHHostKeyCallback ssh.HostKeyCallback
+	// HostKeys keeps the host keys pinned for ssh:// daemons, per sandbox
+	// (trust on first use). nil pins in memory for the life of the
+	// process; the server wires its store, so a changed key is refused
+	// after a restart too.
+	HostKeys ports.SSHHostKeyStore
+	// Clock stamps a pin with when it was met; nil is the system clock.
+	Clock ports.Clock
 	// TestTimeout bounds Test's `echo ok`; 0 means 30 seconds.
 	TestTimeout time.Duration
 }
@@ -40,7 +44,7 @@ type Options struct {
 // API client per daemon address and is safe for concurrent use.
 type Runtime struct {
 	opts     Options
-	hostKeys *hostKeyPins
+	hostKeys ports.SSHHostKeyStore
 	// probeID is the value of labelTest on this Runtime's test containers,
 	// so one process's probes are told apart from another's on a shared
 	// daemon.
@@ -58,7 +62,14 @@ func New(opts Options) *Runtime {
 	if opts.TestTimeout <= 0 {
 		opts.TestTimeout = 30 * time.Second
 	}
-	return &Runtime{opts: opts, probeID: randomHex(6), hostKeys: &hostKeyPins{keys: map[string][]byte{}}, daemons: map[string]*daemon{}}
+	if opts.Clock == nil {
+		opts.Clock = ports.SystemClock
+	}
+	var hostKeys ports.SSHHostKeyStore = &memoryHostKeys{keys: map[string]domain.SSHHostKey{}}
+	if opts.HostKeys != nil {
+		hostKeys = opts.HostKeys
+	}
+	return &Runtime{opts: opts, probeID: randomHex(6), hostKeys: hostKeys, daemons: map[string]*daemon{}}
 }
 
 // Close releases every cached client and SSH connection. The Runtime stays
@@ -94,28 +105,34 @@ func (d *daemon) close() {
 
 // daemonFor returns the cached client for t.Host, building it on first use.
 // A changed SSH credential replaces the cached client, so a rotated key takes
-// effect without a restart.
+// effect without a restart. An ssh:// client is cached per sandbox as well:
+// its host key is pinned per sandbox, and one sandbox's connection must not
+// carry another whose pin it was never checked against.
 func (r *Runtime) daemonFor(t ports.DockerTarget) (*daemon, error) {
 	host := strings.TrimSpace(t.Host)
 	if host == "" {
 		host = r.opts.DefaultHost
 	}
+	key := host
+	if strings.HasPrefix(host, "ssh://") {
+		key = t.SandboxID + " " + host
+	}
 	creds := credentialHash(t)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if d, ok := r.daemons[host]; ok {
+	if d, ok := r.daemons[key]; ok {
 		if d.creds == creds {
 			return d, nil
 		}
 		d.close()
-		delete(r.daemons, host)
+		delete(r.daemons, key)
 	}
 	d, err := r.newDaemon(host, t)
 	if err != nil {
 		return nil, err
 	}
 	d.creds = creds
-	r.daemons[host] = d
+	r.daemons[key] = d
 	return d, nil
 }
 
@@ -144,11 +161,16 @@ func (r *Runtime) newDaemon(host string, t ports.DockerTarget) (*daemon, error) 
 		if err != nil {
 			return nil, err
 		}
-		cfg, err := sshClientConfig(target.user, t.SSHPassword, t.SSHKey, r.hostKeyCallback())
+		cfg, err := sshClientConfig(target.user, t.SSHPassword, t.SSHKey)
 		if err != nil {
 			return nil, err
 		}
-		d.ssh = &sshDialer{addr: target.addr, socket: target.socket, config: cfg}
+		// The pin is the sandbox's, for the host as its row spells it.
+		sandboxID, rowHost, display := t.SandboxID, t.Host, d.display
+		d.ssh = &sshDialer{addr: target.addr, socket: target.socket, config: cfg,
+			hostKey: func(ctx context.Context, key ssh.PublicKey) error {
+				return r.checkHostKey(ctx, sandboxID, rowHost, display, key)
+			}}
 		d.secrets = secretsOf(t)
 		// The unix scheme keeps the client off HTTP proxies and sends the
 		// local Host header; the SSH dialer then replaces the socket dial.
@@ -165,13 +187,6 @@ func (r *Runtime) newDaemon(host string, t ports.DockerTarget) (*daemon, error) 
 		d.display = api.DaemonHost()
 	}
 	return d, nil
-}
-
-func (r *Runtime) hostKeyCallback() ssh.HostKeyCallback {
-	if r.opts.SSHHostKeyCallback != nil {
-		return r.opts.SSHHostKeyCallback
-	}
-	return r.hostKeys.callback
 }
 
 func secretsOf(t ports.DockerTarget) []string {

@@ -1,7 +1,6 @@
 package docker
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -59,8 +58,10 @@ func parseSSHHost(raw string) (sshHost, error) {
 // sshClientConfig builds the client configuration from the target's
 // credentials: the key first (an encrypted key is opened with the password),
 // then the password, also offered to keyboard-interactive prompts because
-// many servers allow only that form of it.
-func sshClientConfig(user, password, key string, hostKey ssh.HostKeyCallback) (*ssh.ClientConfig, error) {
+// many servers allow only that form of it. The host key check is not set
+// here: each connection sets its own, bound to the context of the call
+// that makes it (see sshDialer.connect).
+func sshClientConfig(user, password, key string) (*ssh.ClientConfig, error) {
 	var methods []ssh.AuthMethod
 	if strings.TrimSpace(key) != "" {
 		signer, err := ssh.ParsePrivateKey([]byte(key))
@@ -90,7 +91,7 @@ func sshClientConfig(user, password, key string, hostKey ssh.HostKeyCallback) (*
 	if len(methods) == 0 {
 		return nil, errs.Field("ssh_password", "an ssh:// host needs ssh_password or ssh_key")
 	}
-	return &ssh.ClientConfig{User: user, Auth: methods, HostKeyCallback: hostKey, Timeout: sshHandshakeTimeout}, nil
+	return &ssh.ClientConfig{User: user, Auth: methods, Timeout: sshHandshakeTimeout}, nil
 }
 
 // sshDialer is the HTTP client's dialer for an ssh:// daemon: one SSH
@@ -100,6 +101,9 @@ type sshDialer struct {
 	addr   string
 	socket string
 	config *ssh.ClientConfig
+	// hostKey checks the host key a connection presents, with the context
+	// of the call that made the connection (the check may consult a store).
+	hostKey func(ctx context.Context, key ssh.PublicKey) error
 
 	mu     sync.Mutex
 	client *ssh.Client
@@ -149,7 +153,9 @@ func (d *sshDialer) connect(ctx context.Context) (*ssh.Client, error) {
 		deadline = dl
 	}
 	_ = raw.SetDeadline(deadline)
-	conn, chans, reqs, err := ssh.NewClientConn(raw, d.addr, d.config)
+	cfg := *d.config
+	cfg.HostKeyCallback = func(_ string, _ net.Addr, key ssh.PublicKey) error { return d.hostKey(ctx, key) }
+	conn, chans, reqs, err := ssh.NewClientConn(raw, d.addr, &cfg)
 	if err != nil {
 		_ = raw.Close()
 		return nil, fmt.Errorf("ssh: connect to %s: %w", d.addr, err)
@@ -182,24 +188,4 @@ func (d *sshDialer) close() {
 	if c != nil {
 		_ = c.Close()
 	}
-}
-
-// hostKeyPins remembers the first host key each SSH address presented.
-type hostKeyPins struct {
-	mu   sync.Mutex
-	keys map[string][]byte
-}
-
-func (p *hostKeyPins) callback(hostname string, _ net.Addr, key ssh.PublicKey) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	seen, ok := p.keys[hostname]
-	if !ok {
-		p.keys[hostname] = key.Marshal()
-		return nil
-	}
-	if !bytes.Equal(seen, key.Marshal()) {
-		return fmt.Errorf("ssh: the host key of %s changed since this server first connected (%s now)", hostname, ssh.FingerprintSHA256(key))
-	}
-	return nil
 }

@@ -18,48 +18,80 @@ import (
 )
 
 // fakeSSHD is an in-process SSH server that forwards direct-streamlocal
-// channels (what `ssh -L local:/remote.sock` asks for) to the local docker
-// socket, whatever path the client names — so ssh:// targets can be tested
-// against the real daemon without an OpenSSH server.
+// channels (what `ssh -L local:/remote.sock` asks for) to a docker socket,
+// whatever path the client names — so ssh:// targets can be tested against
+// a daemon without an OpenSSH server. Its host key can be swapped, as a
+// reinstalled machine's would be, while it keeps its address.
 type fakeSSHD struct {
 	addr    string
 	mu      sync.Mutex
-	sockets []string // the remote socket paths clients asked for
+	signer  ssh.Signer // the host key it presents
+	logins  int        // password attempts: a refused host key must see none
+	sockets []string   // the remote socket paths clients asked for
+}
+
+func newHostKey(t *testing.T) ssh.Signer {
+	t.Helper()
+	_, priv, err := ed25519.GenerateKey(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := ssh.NewSignerFromKey(priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return signer
 }
 
 func startFakeSSHD(t *testing.T, user, password, dockerSocket string) *fakeSSHD {
 	t.Helper()
-	_, hostKey, err := ed25519.GenerateKey(rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	signer, err := ssh.NewSignerFromKey(hostKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &ssh.ServerConfig{PasswordCallback: func(c ssh.ConnMetadata, pw []byte) (*ssh.Permissions, error) {
-		if c.User() == user && string(pw) == password {
-			return nil, nil
-		}
-		return nil, errors.New("denied")
-	}}
-	cfg.AddHostKey(signer)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = ln.Close() })
-	s := &fakeSSHD{addr: ln.Addr().String()}
+	s := &fakeSSHD{addr: ln.Addr().String(), signer: newHostKey(t)}
 	go func() {
 		for {
 			conn, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			go s.serve(conn, cfg, dockerSocket)
+			go s.serve(conn, s.config(user, password), dockerSocket)
 		}
 	}()
 	return s
+}
+
+// config is the server configuration of one connection, with the host key
+// of the moment.
+func (s *fakeSSHD) config(user, password string) *ssh.ServerConfig {
+	cfg := &ssh.ServerConfig{PasswordCallback: func(c ssh.ConnMetadata, pw []byte) (*ssh.Permissions, error) {
+		s.mu.Lock()
+		s.logins++
+		s.mu.Unlock()
+		if c.User() == user && string(pw) == password {
+			return nil, nil
+		}
+		return nil, errors.New("denied")
+	}}
+	s.mu.Lock()
+	cfg.AddHostKey(s.signer)
+	s.mu.Unlock()
+	return cfg
+}
+
+// setHostKey makes later connections meet another host key.
+func (s *fakeSSHD) setHostKey(k ssh.Signer) {
+	s.mu.Lock()
+	s.signer = k
+	s.mu.Unlock()
+}
+
+func (s *fakeSSHD) loginAttempts() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.logins
 }
 
 func (s *fakeSSHD) serve(conn net.Conn, cfg *ssh.ServerConfig, dockerSocket string) {

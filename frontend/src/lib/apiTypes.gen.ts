@@ -617,6 +617,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sandbox-types": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The sandbox types and their capability flags (whether this server runs the type yet, rebuild, public host) */
+        get: operations["listSandboxTypes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sandboxes": {
         parameters: {
             query?: never;
@@ -700,6 +717,23 @@ export interface paths {
         /** Stop one of this server's containers by name (admins; docker only) */
         post: operations["stopSandboxContainer"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sandboxes/{id}/ssh-host-key": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Forget the host key pinned for the sandbox's ssh:// host (admins): the next connection pins the key it meets */
+        delete: operations["resetSandboxSSHHostKey"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1607,6 +1641,16 @@ export interface components {
             /** @enum {string} */
             status: "running" | "interrupted" | "completed" | "error" | "cancelled";
         };
+        SSHHostKeyView: {
+            /** @description SHA256:… as ssh-keygen -lf prints it */
+            fingerprint: string;
+            /** Format: date-time */
+            pinned_at: string;
+            /** @description The key in authorized_keys / known_hosts form */
+            public_key: string;
+            /** @description The key's algorithm, e.g. ssh-ed25519 */
+            type: string;
+        } | null;
         SandboxInput: {
             /** @description The type's config: unknown keys are dropped, a value of the wrong JSON type is a 400; secret fields are write-only (******** keeps the stored value) */
             config: unknown;
@@ -1626,11 +1670,18 @@ export interface components {
             public_host: boolean;
             /** @description The container can be replaced while the tree survives */
             rebuild: boolean;
+            /** @description This server can run the type: Test, project instances and terminals work. false: the config is validated and stored, but nothing runs it yet */
+            runs: boolean;
         };
         SandboxTestView: {
             /** @description false: the host was reached and the command ran but failed */
             ok: boolean;
             output: string;
+        };
+        SandboxTypeView: {
+            supports: components["schemas"]["SandboxSupportsView"];
+            /** @enum {string} */
+            type: "docker" | "e2b";
         };
         SandboxView: {
             config: unknown;
@@ -1643,6 +1694,7 @@ export interface components {
             prompt: string;
             /** Format: int64 */
             revision: number;
+            ssh_host_key?: components["schemas"]["SSHHostKeyView"];
             supports: components["schemas"]["SandboxSupportsView"];
             /** @enum {string} */
             type: "docker" | "e2b";
@@ -3381,6 +3433,30 @@ export interface operations {
             default: components["responses"]["Error"];
         };
     };
+    listSandboxTypes: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SandboxTypeView"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            default: components["responses"]["Error"];
+        };
+    };
     listSandboxes: {
         parameters: {
             query?: never;
@@ -3612,6 +3688,33 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+            default: components["responses"]["Error"];
+        };
+    };
+    resetSandboxSSHHostKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
             503: components["responses"]["Error"];
             default: components["responses"]["Error"];
         };

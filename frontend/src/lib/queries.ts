@@ -15,6 +15,7 @@ export const keys = {
   agents: ['agents'] as const,
   providers: ['providers'] as const,
   sandboxes: ['sandboxes'] as const,
+  sandboxTypes: ['sandbox-types'] as const,
   /** Every project list (own and all owners') sits under this prefix. */
   projects: ['projects'] as const,
   projectList: (all: boolean) => ['projects', all ? 'all' : 'own'] as const,
@@ -30,6 +31,9 @@ export const useSession = (id: string) =>
 export const useAgents = () => useQuery({ queryKey: keys.agents, queryFn: () => ok(api.GET('/api/v1/agents')) })
 export const useProviders = () => useQuery({ queryKey: keys.providers, queryFn: () => ok(api.GET('/api/v1/providers')) })
 export const useSandboxes = () => useQuery({ queryKey: keys.sandboxes, queryFn: () => ok(api.GET('/api/v1/sandboxes')) })
+/** The sandbox types and their flags: which ones this server runs yet. They change only with the binary. */
+export const useSandboxTypes = () =>
+  useQuery({ queryKey: keys.sandboxTypes, queryFn: () => ok(api.GET('/api/v1/sandbox-types')), staleTime: Infinity })
 /** The caller's own projects, or (admins, all) every owner's. */
 export const useProjects = (all = false) =>
   useQuery({ queryKey: keys.projectList(all), queryFn: () => ok(api.GET('/api/v1/projects', { params: { query: all ? { all: true } : {} } })) })

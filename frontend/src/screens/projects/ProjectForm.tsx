@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Field } from '../../components/Field'
-import { api, ApiError, errorText, ok, type Project } from '../../lib/api'
+import { api, ApiError, errorText, ok, type Project, type Sandbox } from '../../lib/api'
 import { keys, useSandboxes } from '../../lib/queries'
 import { movedRevision } from '../../lib/useSave'
 import { EnvEditor, envBody, envRowsOf, type EnvRow } from './EnvEditor'
@@ -31,7 +31,10 @@ function ProjectFields({ project, onDone, onReload }: { project?: Project; onDon
   const [stale, setStale] = useState(false)
   const [saving, setSaving] = useState(false)
   const list = sandboxes.data ?? []
-  const chosen = sandboxId || list[0]?.id || ''
+  // A sandbox whose type this server cannot run yet is shown, not offered
+  // (unless the project already lives there).
+  const offered = (s: Sandbox) => s.supports.runs || s.id === project?.sandbox_id
+  const chosen = sandboxId || list.find(offered)?.id || ''
 
   async function save(e: FormEvent) {
     e.preventDefault()
@@ -80,7 +83,9 @@ function ProjectFields({ project, onDone, onReload }: { project?: Project; onDon
         <Field label="Sandbox" hint={project ? 'Moves only to a sandbox at the same place: the files do not travel' : 'Where its files live and its commands run'} error={errors.sandbox_id}>{(id) => (
           <select id={id} value={chosen} onChange={(e) => setSandboxId(e.target.value)} required>
             {!list.length && <option value="">No sandboxes yet</option>}
-            {list.map((s) => <option key={s.id} value={s.id}>{s.name} ({s.type})</option>)}
+            {list.map((s) => (
+              <option key={s.id} value={s.id} disabled={!offered(s)}>{s.name} ({s.type}{s.supports.runs ? '' : ' — not available yet'})</option>
+            ))}
           </select>
         )}</Field>
       </div>

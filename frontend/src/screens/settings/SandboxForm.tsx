@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react'
 import { Field } from '../../components/Field'
 import { secretStart, secretValue, type SecretEdit } from '../../components/SecretField'
 import { api, ApiError, errorText, ok, type Sandbox } from '../../lib/api'
-import { keys } from '../../lib/queries'
+import { keys, useSandboxTypes } from '../../lib/queries'
 import { movedRevision } from '../../lib/useSave'
 import { configFor, SANDBOX_TYPES, SandboxConfigFields, secretKeys, storedSecrets, type SandboxType } from './sandboxConfig'
 
@@ -16,6 +16,10 @@ const secretsFor = (type: SandboxType, existing: boolean) => Object.fromEntries(
  */
 export function SandboxForm({ sandbox, onDone, onReload }: { sandbox?: Sandbox; onDone: () => void; onReload: (fresh: Sandbox) => void }) {
   const qc = useQueryClient()
+  const types = useSandboxTypes()
+  // A type this server cannot run yet is not offered as if it worked; a
+  // row already of that type keeps it, to stay editable.
+  const runs = (t: SandboxType) => types.data?.find((x) => x.type === t)?.supports.runs
   const [name, setName] = useState(sandbox?.name ?? '')
   const [type, setType] = useState<SandboxType>(sandbox?.type ?? 'docker')
   const [prompt, setPrompt] = useState(sandbox?.prompt ?? '')
@@ -78,9 +82,11 @@ export function SandboxForm({ sandbox, onDone, onReload }: { sandbox?: Sandbox; 
       )}
       <div className="grid2">
         <Field label="Name" error={errors.name}>{(id) => <input id={id} value={name} onChange={(e) => setName(e.target.value)} required />}</Field>
-        <Field label="Type" error={errors.type}>{(id) => (
+        <Field label="Type" error={errors.type} hint={runs(type) === false ? 'This server cannot run this type yet: the config is stored, but Test, projects and terminals refuse it' : undefined}>{(id) => (
           <select id={id} value={type} onChange={(e) => changeType(e.target.value as SandboxType)}>
-            {SANDBOX_TYPES.map((t) => <option key={t} value={t}>{t}</option>)}
+            {SANDBOX_TYPES.map((t) => (
+              <option key={t} value={t} disabled={!runs(t) && t !== sandbox?.type}>{runs(t) === false ? `${t} — not available yet` : t}</option>
+            ))}
           </select>
         )}</Field>
       </div>

@@ -4,7 +4,8 @@ import { api, ApiError, errorText, ok, type Sandbox } from '../../lib/api'
 import { keys, useSandboxes } from '../../lib/queries'
 import { ContainersList } from './ContainersList'
 import { SandboxForm } from './SandboxForm'
-import { configHeadline } from './sandboxConfig'
+import { SSHHostKey } from './SSHHostKey'
+import { configHeadline, pinsHostKey } from './sandboxConfig'
 
 /** Where project trees live and commands run. Everyone reads the list; admins change it. */
 export function SandboxesTab({ admin }: { admin: boolean }) {
@@ -14,7 +15,7 @@ export function SandboxesTab({ admin }: { admin: boolean }) {
     <div className="tab-page">
       <div className="tab-intro">
         <p className="muted">
-          A sandbox is a machine projects live on: a Docker daemon and the image every project container runs, or an E2B-compatible service.
+          A sandbox is a machine projects live on: a Docker daemon (this machine’s, or a remote one over SSH or TCP) and the image every project container runs.
           {!admin && ' Only admins can change these.'}
         </p>
         {admin && <button className="btn btn-primary" onClick={() => setEditing('new')}>Add sandbox</button>}
@@ -55,6 +56,9 @@ function SandboxRow({ sandbox: s, admin, onEdit }: { sandbox: Sandbox; admin: bo
     } finally {
       setTesting(false)
     }
+    // A first connection over SSH pins the host key, even one that then
+    // finds no daemon: show what it pinned.
+    if (pinsHostKey(s.type, s.config)) await qc.invalidateQueries({ queryKey: keys.sandboxes })
   }
 
   async function remove() {
@@ -75,13 +79,15 @@ function SandboxRow({ sandbox: s, admin, onEdit }: { sandbox: Sandbox; admin: bo
           <b>{s.name}</b> <span className="pill">{s.type}</span>
           {s.supports.rebuild && <span className="pill" title="The container can be replaced while the files survive">rebuild</span>}
           {s.supports.public_host && <span className="pill" title="Ports are reachable on a public host name">public host</span>}
+          {!s.supports.runs && <span className="pill pill-warn" title="The config is stored, but this server cannot run this type yet: Test, projects and terminals refuse it">not available yet</span>}
           <div className="muted small">{what && <><code>{what}</code> · </>}{s.project_count === 1 ? '1 project' : `${s.project_count} projects`}</div>
         </div>
         {admin && (
           <>
-            <button className="btn btn-ghost btn-sm" disabled={testing} onClick={runTest}>{testing ? 'Testing…' : 'Test'}</button>
+            {/* Only a type this server runs has anything to test or list. */}
+            {s.supports.runs && <button className="btn btn-ghost btn-sm" disabled={testing} onClick={runTest}>{testing ? 'Testing…' : 'Test'}</button>}
             {/* Containers are what a rebuild replaces: a type that rebuilds has them to list. */}
-            {s.supports.rebuild && (
+            {s.supports.runs && s.supports.rebuild && (
               <button className="btn btn-ghost btn-sm" aria-expanded={containers} onClick={() => setContainers((o) => !o)}>Containers</button>
             )}
             <button className="btn btn-ghost btn-sm" onClick={onEdit}>Edit</button>
@@ -93,6 +99,7 @@ function SandboxRow({ sandbox: s, admin, onEdit }: { sandbox: Sandbox; admin: bo
           </>
         )}
       </div>
+      {(s.ssh_host_key || pinsHostKey(s.type, s.config)) && <SSHHostKey sandbox={s} admin={admin} />}
       {test && <p className={`result result-${test.tone}`} role="status" data-test-result={test.tone}>{test.text}</p>}
       {error && <p className="error-text" role="alert">{error}</p>}
       {containers && <ContainersList sandboxId={s.id} />}

@@ -61,6 +61,12 @@ export function configHeadline(type: SandboxType, config: unknown): string {
   return typeof v === 'string' ? v : ''
 }
 
+/** Whether the sandbox's daemon is reached over SSH, so a host key is pinned for it. */
+export function pinsHostKey(type: SandboxType, config: unknown): boolean {
+  const host = config && typeof config === 'object' ? (config as Record<string, unknown>).host : undefined
+  return type === 'docker' && typeof host === 'string' && host.startsWith('ssh://')
+}
+
 /** Which secrets are stored now: a read returns them masked. */
 export function storedSecrets(stored: unknown): Set<string> {
   const from = (stored && typeof stored === 'object' ? stored : {}) as Record<string, unknown>

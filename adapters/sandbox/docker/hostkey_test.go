@@ -1,0 +1,158 @@
+package docker
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// pinStore stands in for the server's store: a map that outlives the
+// Runtimes made over it, as the database outlives a process.
+type pinStore struct {
+	mu    sync.Mutex
+	pins  map[string]domain.SSHHostKey // sandbox id → pin
+	hosts map[string]string            // sandbox id → its host
+}
+
+func (p *pinStore) PinSSHHostKey(_ context.Context, sandboxID, host string, presented domain.SSHHostKey) (domain.SSHHostKey, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.hosts[sandboxID] != host {
+		return domain.SSHHostKey{}, errs.E(errs.Conflict, "moved")
+	}
+	if pinned, ok := p.pins[sandboxID]; ok {
+		return pinned, nil
+	}
+	p.pins[sandboxID] = presented
+	return presented, nil
+}
+
+func (p *pinStore) pinned(sandboxID string) domain.SSHHostKey {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.pins[sandboxID]
+}
+
+func (p *pinStore) reset(sandboxID string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.pins, sandboxID)
+}
+
+// startFakeDockerAPI serves the two calls Containers makes (the version
+// ping and the list) on a unix socket, so the SSH path is tested whole
+// without a Docker daemon.
+func startFakeDockerAPI(t *testing.T) string {
+	t.Helper()
+	sock := filepath.Join(t.TempDir(), "d.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Api-Version", "1.41")
+		switch {
+		case strings.HasSuffix(r.URL.Path, "/_ping"):
+			_, _ = w.Write([]byte("OK"))
+		case strings.HasSuffix(r.URL.Path, "/containers/json"):
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = w.Write([]byte("[]"))
+		default:
+			http.Error(w, `{"message":"not in this fake"}`, http.StatusNotFound)
+		}
+	}), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	t.Cleanup(func() { _ = srv.Close() })
+	return sock
+}
+
+func TestSSHHostKeyPinOutlivesTheRuntimeAndResets(t *testing.T) {
+	t.Parallel()
+	sshd := startFakeSSHD(t, "tester", "s3cret-pw", startFakeDockerAPI(t))
+	firstKey := sshd.signer.PublicKey()
+	target := ports.DockerTarget{SandboxID: "sb-1", Host: "ssh://tester@" + sshd.addr, SSHPassword: "s3cret-pw"}
+	store := &pinStore{pins: map[string]domain.SSHHostKey{}, hosts: map[string]string{"sb-1": target.Host}}
+	met := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+	runtime := func() *Runtime {
+		rt := New(Options{HostKeys: store, Clock: ports.ClockFunc(func() time.Time { return met })})
+		t.Cleanup(func() { _ = rt.Close() })
+		return rt
+	}
+	ctx := context.Background()
+
+	// The first connection pins the key it meets, through the store.
+	if _, err := runtime().Containers(ctx, target); err != nil {
+		t.Fatalf("first connection: %v", err)
+	}
+	pin := store.pinned("sb-1")
+	if pin.Key != authorizedKey(firstKey) || pin.PinnedAt != met || pin.Type() != "ssh-ed25519" ||
+		pin.Fingerprint() != ssh.FingerprintSHA256(firstKey) {
+		t.Fatalf("pinned %+v (%s), want %s met at %s", pin, pin.Fingerprint(), ssh.FingerprintSHA256(firstKey), met)
+	}
+
+	// A restart: a new Runtime, and the host now presents another key. It
+	// is refused before a password is offered, naming both fingerprints
+	// and the way to reset.
+	sshd.setHostKey(newHostKey(t))
+	secondKey := sshd.signer.PublicKey()
+	logins := sshd.loginAttempts()
+	restarted := runtime()
+	_, err := restarted.Containers(ctx, target)
+	msg := errs.MessageOf(err)
+	if !errs.Is(err, errs.Upstream) || !strings.Contains(msg, ssh.FingerprintSHA256(firstKey)) ||
+		!strings.Contains(msg, ssh.FingerprintSHA256(secondKey)) || !strings.Contains(msg, "/api/v1/sandboxes/sb-1/ssh-host-key") {
+		t.Fatalf("a changed host key after a restart: %v; want upstream naming both fingerprints and the reset", err)
+	}
+	if sshd.loginAttempts() != logins {
+		t.Error("the password was offered to a host whose key was refused")
+	}
+	if store.pinned("sb-1") != pin {
+		t.Fatalf("the refusal moved the pin: %+v", store.pinned("sb-1"))
+	}
+
+	// After a reset the next connection pins the key it meets.
+	store.reset("sb-1")
+	if _, err := restarted.Containers(ctx, target); err != nil {
+		t.Fatalf("after a reset: %v", err)
+	}
+	if got := store.pinned("sb-1"); got.Key != authorizedKey(secondKey) {
+		t.Fatalf("after a reset pinned %s, want the key met (%s)", got.Fingerprint(), ssh.FingerprintSHA256(secondKey))
+	}
+
+	// A sandbox whose host changed while connecting pins nothing.
+	moved := target
+	moved.SandboxID = "sb-2"
+	store.hosts["sb-2"] = "ssh://tester@elsewhere:22"
+	if _, err := restarted.Containers(ctx, moved); !errs.Is(err, errs.Conflict) || !store.pinned("sb-2").IsZero() {
+		t.Fatalf("a stale target: %v, pin %+v", err, store.pinned("sb-2"))
+	}
+}
+
+func TestWithoutAStoreHostKeysArePinnedForTheProcess(t *testing.T) {
+	t.Parallel()
+	sshd := startFakeSSHD(t, "tester", "pw", startFakeDockerAPI(t))
+	rt := New(Options{})
+	defer rt.Close()
+	target := ports.DockerTarget{SandboxID: "sb", Host: "ssh://tester@" + sshd.addr, SSHPassword: "pw"}
+	ctx := context.Background()
+	if _, err := rt.Containers(ctx, target); err != nil {
+		t.Fatalf("first connection: %v", err)
+	}
+	// A new connection (the old one dropped) meets another key: refused.
+	sshd.setHostKey(newHostKey(t))
+	_ = rt.Close()
+	if _, err := rt.Containers(ctx, target); !errs.Is(err, errs.Upstream) || !strings.Contains(errs.MessageOf(err), "not the one pinned") {
+		t.Fatalf("a changed key: %v", err)
+	}
+}
