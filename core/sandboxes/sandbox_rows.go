@@ -177,8 +177,8 @@ func (s *Service) applySandbox(sb *domain.Sandbox, in SandboxInput, before *doma
 // so the next connection pins the key it meets — the way out after the
 // host was reinstalled or its key rotated. A connection already open is
 // left alone: its key was checked when it was made, and commands and
-// terminals stream over it. Resetting when nothing is pinned is no error. Admins only. Returns forbidden,
-// not_found.
+// terminals stream over it. Resetting when nothing is pinned is no error.
+// Admins only. Returns forbidden, not_found.
 func (s *Service) ResetSSHHostKey(ctx context.Context, p domain.Principal, id string) error {
 	if err := requireAdmin(p); err != nil {
 		return err
