@@ -13,6 +13,9 @@ type TokenStore interface {
 	CreateToken(ctx context.Context, t domain.Token) error
 	// FindTokenByHash returns the token and its user; not_found when absent.
 	FindTokenByHash(ctx context.Context, hash string) (domain.Token, domain.User, error)
+	// FindTokenByID returns the token and its user, for re-checking a
+	// credential a live stream holds; not_found when absent.
+	FindTokenByID(ctx context.Context, id string) (domain.Token, domain.User, error)
 	// TouchToken records a use and, for sliding tokens, the new expiry.
 	TouchToken(ctx context.Context, id string, usedAt time.Time, expiresAt *time.Time) error
 	// ListTokens returns a user's tokens, newest first.

@@ -19,6 +19,7 @@ import (
 	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/guardrails"
+	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
@@ -40,6 +41,9 @@ type Deps struct {
 	Runs       *runs.Service
 	Traces     *traces.Service
 	Sandboxes  *sandboxes.Service
+	// Streams registers every open event stream, so a revoked credential
+	// ends it and the per-user cap bounds them.
+	Streams *livestreams.Registry
 	// Ready reports whether the store answers, for /health.
 	Ready   func(context.Context) error
 	Version string

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/livestreams"
 )
 
 // sseHeartbeat keeps idle streams alive through proxies.
@@ -21,11 +22,24 @@ const sseHeartbeat = 15 * time.Second
 // event the type, data the {type, seq, payload} envelope. It resumes after
 // Last-Event-ID (or from_seq), and closes after a final event — not after
 // run.interrupted, since a decision resumes the same run on this stream.
+// The stream counts against the caller's max_streams_per_user (429 past
+// it), and ends, with a comment naming why, the moment its token stops
+// being valid.
 func (s *Server) handleRunEvents(c echo.Context) error {
 	from, err := sseCursor(c.Request())
 	if err != nil {
 		return err
 	}
+	ctx, end := context.WithCancelCause(c.Request().Context())
+	defer end(nil)
+	stream, err := s.deps.Streams.Open(ctx, caller(c), func(reason string) { end(streamClosed(reason)) })
+	if errs.Is(err, errs.RateLimited) {
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(livestreams.RetryAfter/time.Second)))
+	}
+	if err != nil {
+		return err
+	}
+	defer stream.Release()
 	sub, err := s.deps.Runs.Subscribe(caller(c), c.Param("id"), from)
 	if err != nil {
 		return err
@@ -38,7 +52,6 @@ func (s *Server) handleRunEvents(c echo.Context) error {
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(http.StatusOK)
 	w.Flush()
-	ctx := c.Request().Context()
 	for {
 		wait, cancel := context.WithTimeout(ctx, sseHeartbeat)
 		ev, err := sub.Next(wait)
@@ -53,7 +66,14 @@ func (s *Server) handleRunEvents(c echo.Context) error {
 			w.Flush()
 			continue
 		case err != nil:
-			return nil // the client left
+			var closed streamClosed
+			if errors.As(context.Cause(ctx), &closed) {
+				// Not an event: the run goes on; this credential may no
+				// longer follow it.
+				_, _ = io.WriteString(w, ": closed: "+string(closed)+"\n\n")
+				w.Flush()
+			}
+			return nil // the client left, or its credential was revoked
 		}
 		if _, err := w.Write(sseFrame(ev)); err != nil {
 			return nil
@@ -68,6 +88,11 @@ func (s *Server) handleRunEvents(c echo.Context) error {
 		}
 	}
 }
+
+// streamClosed is why the register ended a stream.
+type streamClosed string
+
+func (r streamClosed) Error() string { return string(r) }
 
 // sseFrame renders one event: id (the sequence; none for a connection's own
 // run.gap), event (the type) and data (the envelope).

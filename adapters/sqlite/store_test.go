@@ -215,6 +215,13 @@ func TestTokens(t *testing.T) {
 	if _, _, err := s.FindTokenByHash(ctx, "nope"); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("missing: %v", err)
 	}
+	byID, bu, err := s.FindTokenByID(ctx, t1.ID)
+	if err != nil || byID.Hash != "hash1" || bu.ID != u.ID || bu.Username != u.Username || bu.Role != u.Role {
+		t.Fatalf("find by id = %+v %+v %v", byID, bu, err)
+	}
+	if _, _, err := s.FindTokenByID(ctx, "nope"); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("missing by id: %v", err)
+	}
 	used := time.UnixMilli(1_800_000_000_000).UTC()
 	if err := s.TouchToken(ctx, t1.ID, used, nil); err != nil {
 		t.Fatal(err)

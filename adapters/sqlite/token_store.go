@@ -41,12 +41,23 @@ func (db *DB) CreateToken(ctx context.Context, t domain.Token) error {
 
 // FindTokenByHash implements ports.TokenStore.
 func (db *DB) FindTokenByHash(ctx context.Context, hash string) (domain.Token, domain.User, error) {
+	return db.findToken(ctx, `t.hash = ?`, hash)
+}
+
+// FindTokenByID implements ports.TokenStore.
+func (db *DB) FindTokenByID(ctx context.Context, id string) (domain.Token, domain.User, error) {
+	return db.findToken(ctx, `t.id = ?`, id)
+}
+
+// findToken reads one token with its user; where is a constant condition
+// on the token, never caller text.
+func (db *DB) findToken(ctx context.Context, where, arg string) (domain.Token, domain.User, error) {
 	var u domain.User
 	var role string
 	var uc, uu int64
 	row := db.read.QueryRowContext(ctx, `SELECT `+tokenColumns+`,
 		u.id, u.username, u.password_hash, u.role, u.disabled, u.bootstrap, u.created_at, u.updated_at
-		FROM auth_tokens t JOIN users u ON u.id = t.user_id WHERE t.hash = ?`, hash)
+		FROM auth_tokens t JOIN users u ON u.id = t.user_id WHERE `+where, arg)
 	t, err := scanToken(row, &u.ID, &u.Username, &u.PasswordHash, &role, &u.Disabled, &u.Bootstrap, &uc, &uu)
 	if errors.Is(err, sql.ErrNoRows) {
 		return domain.Token{}, domain.User{}, notFound("token")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/core/runs"
 )
 
@@ -35,7 +36,10 @@ type Deps struct {
 	// Budget is the failed-authentication budget shared with the REST API;
 	// nil applies none.
 	Budget AuthBudget
-	Log    *slog.Logger
+	// Streams registers every signed-in connection, so a revoked credential
+	// closes it and the per-user cap bounds them.
+	Streams *livestreams.Registry
+	Log     *slog.Logger
 }
 
 // Bus is the /ws endpoint.
@@ -48,7 +52,7 @@ type Bus struct {
 
 // New returns the bus.
 func New(d Deps) *Bus {
-	return &Bus{d: d, signIn: signIn{auth: d.Auth, budget: d.Budget}, upgrader: websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096}}
+	return &Bus{d: d, signIn: signIn{auth: d.Auth, budget: d.Budget, streams: d.Streams}, upgrader: websocket.Upgrader{ReadBufferSize: 4096, WriteBufferSize: 4096}}
 }
 
 // ServeHTTP upgrades and serves one connection until it closes.
@@ -89,6 +93,7 @@ type conn struct {
 	cancel context.CancelFunc
 	token  string
 	p      domain.Principal
+	stream *livestreams.Stream // set once signed in
 
 	writeMu sync.Mutex
 	mu      sync.Mutex
@@ -103,6 +108,7 @@ func (c *conn) serve(r *http.Request) {
 	if !c.authenticate(r) {
 		return
 	}
+	defer c.stream.Release()
 	c.ws.SetReadDeadline(time.Now().Add(PongTimeout))
 	c.ws.SetPongHandler(func(string) error { return c.ws.SetReadDeadline(time.Now().Add(PongTimeout)) })
 	go c.ping()
@@ -123,7 +129,11 @@ func (c *conn) serve(r *http.Request) {
 	}
 }
 
-// authenticate waits for the auth message and answers auth.ok or closes.
+// authenticate waits for the auth message and answers auth.ok, or an
+// error and a close: 1008 for a bad credential, the register's close code
+// when it refuses the connection (1013 past max_streams_per_user). A
+// registered connection is closed 1008 with the reason the moment its
+// credential stops being valid.
 func (c *conn) authenticate(r *http.Request) bool {
 	token, p, code, msg := c.bus.signIn.first(c.ctx, c.ws, r)
 	if code != "" {
@@ -131,8 +141,18 @@ func (c *conn) authenticate(r *http.Request) bool {
 		c.close(websocket.ClosePolicyViolation, msg)
 		return false
 	}
-	c.token, c.p = token, p
-	return c.send(Envelope{Type: "auth.ok"}) == nil
+	stream, refused := c.bus.signIn.register(c.ctx, p, func(reason string) { c.close(websocket.ClosePolicyViolation, reason) })
+	if refused != nil {
+		c.sendError(refused.code, refused.message)
+		c.close(refused.closeCode, refused.closeReason)
+		return false
+	}
+	c.token, c.p, c.stream = token, p, stream
+	if c.send(Envelope{Type: "auth.ok"}) != nil {
+		stream.Release()
+		return false
+	}
+	return true
 }
 
 // ping keeps the connection honest: a peer that answers no ping within

@@ -13,6 +13,7 @@ import (
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/livestreams"
 )
 
 // AuthBudget is the server's failed-authentication budget per client
@@ -26,10 +27,13 @@ type AuthBudget interface {
 	SpendAuthFailure(r *http.Request)
 }
 
-// signIn is the first-message authentication both endpoints start with.
+// signIn is the first-message authentication both endpoints start with,
+// and the registration of the signed-in socket as one of its user's
+// streams.
 type signIn struct {
-	auth   *auth.Service
-	budget AuthBudget // nil: no budget
+	auth    *auth.Service
+	budget  AuthBudget // nil: no budget
+	streams *livestreams.Registry
 }
 
 // admit answers 429 with Retry-After, before any upgrade, when the address
@@ -82,4 +86,35 @@ func (s signIn) first(ctx context.Context, ws *websocket.Conn, r *http.Request) 
 		return "", domain.Principal{}, string(errs.CodeOf(err)), errs.MessageOf(err)
 	}
 	return msg.Token, p, "", ""
+}
+
+// refusal is how a signed-in socket the stream register refused is
+// answered: an error frame with code and message, then a close frame.
+type refusal struct {
+	code, message string
+	closeCode     int
+	closeReason   string // short: a close frame carries at most 123 bytes
+}
+
+// register counts the signed-in socket against its user's
+// max_streams_per_user and ties it to the credential: close ends it with a
+// reason when the credential stops being valid. A refusal closes 1013 (try
+// again later) for the cap, a demotion in between or a store that cannot
+// answer; 1008 for a token revoked in between; 1011 for an internal error.
+func (s signIn) register(ctx context.Context, p domain.Principal, close func(reason string)) (*livestreams.Stream, *refusal) {
+	st, err := s.streams.Open(ctx, p, close)
+	if err == nil {
+		return st, nil
+	}
+	r := &refusal{code: string(errs.CodeOf(err)), message: errs.MessageOf(err),
+		closeCode: websocket.CloseTryAgainLater, closeReason: "try again later"}
+	switch errs.CodeOf(err) {
+	case errs.RateLimited:
+		r.closeReason = "too many open streams"
+	case errs.Unauthorized:
+		r.closeCode, r.closeReason = websocket.ClosePolicyViolation, "invalid or expired token"
+	case errs.Internal:
+		r.closeCode, r.closeReason = websocket.CloseInternalServerErr, "internal error"
+	}
+	return nil, r
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -32,9 +33,10 @@ type Terminal struct {
 }
 
 // NewTerminal returns the endpoint; budget (nil for none) is the
-// failed-authentication budget shared with the REST API.
-func NewTerminal(a *auth.Service, s *sandboxes.Service, budget AuthBudget, log *slog.Logger) *Terminal {
-	return &Terminal{signIn: signIn{auth: a, budget: budget}, sandboxes: s, log: log,
+// failed-authentication budget shared with the REST API, streams the
+// register every signed-in terminal counts in.
+func NewTerminal(a *auth.Service, s *sandboxes.Service, budget AuthBudget, streams *livestreams.Registry, log *slog.Logger) *Terminal {
+	return &Terminal{signIn: signIn{auth: a, budget: budget, streams: streams}, sandboxes: s, log: log,
 		upgrader: websocket.Upgrader{ReadBufferSize: 32 << 10, WriteBufferSize: 32 << 10}}
 }
 
@@ -110,6 +112,15 @@ func (term *Terminal) serve(t *terminalConn, r *http.Request) {
 		t.close(websocket.ClosePolicyViolation, msg)
 		return
 	}
+	// A terminal counts as one of its user's streams, and closes 1008 the
+	// moment the credential that opened it stops being valid.
+	stream, refused := term.signIn.register(t.ctx, p, func(reason string) { t.close(websocket.ClosePolicyViolation, reason) })
+	if refused != nil {
+		_ = t.send("error", map[string]string{"code": refused.code, "message": refused.message})
+		t.close(refused.closeCode, refused.closeReason)
+		return
+	}
+	defer stream.Release()
 	if t.send("auth.ok", nil) != nil {
 		return
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/guardrails"
+	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
@@ -46,6 +47,7 @@ type app struct {
 	runs      *runs.Service
 	bus       *ws.Bus
 	terminal  *ws.Terminal
+	streams   *livestreams.Registry
 	sandboxes *sandboxes.Service
 	docker    *dockersandbox.Runtime
 	http      *http.Server
@@ -89,6 +91,10 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, err
 	}
 	settingsSvc := settings.New(db, box, clock)
+	// Every open event stream and socket is registered by user and token,
+	// so the auth service's changes reach the streams they invalidate.
+	streams := livestreams.New(authSvc, settingsSvc, clock)
+	authSvc.CloseStreamsWith(streams)
 	providerSvc := providers.New(db, box, idGen, clock)
 	sessionSvc := sessions.New(db, db, db, db, idGen, clock)
 	guardrailSvc := guardrails.New(db, idGen, clock)
@@ -121,21 +127,22 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		Runs:       runSvc,
 		Traces:     traceSvc,
 		Sandboxes:  sandboxSvc,
+		Streams:    streams,
 		Ready:      db.Ping,
 		Version:    version(), UI: frontend.Assets(), Log: log,
 	}, cfg.HTTP)
 	if err != nil {
 		return nil, err
 	}
-	bus := ws.New(ws.Deps{Auth: authSvc, Runs: runSvc, Budget: api, Log: log})
-	terminal := ws.NewTerminal(authSvc, sandboxSvc, api, log)
+	bus := ws.New(ws.Deps{Auth: authSvc, Runs: runSvc, Budget: api, Streams: streams, Log: log})
+	terminal := ws.NewTerminal(authSvc, sandboxSvc, api, streams, log)
 	ln, err := net.Listen("tcp", cfg.Addr)
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, err, "cannot listen on %s", cfg.Addr)
 	}
 	a := &app{
 		cfg: cfg, log: log, db: db, api: api, settings: settingsSvc, providers: providerSvc, sessions: sessionSvc,
-		runs: runSvc, bus: bus, terminal: terminal, sandboxes: sandboxSvc, docker: docker, ln: ln, token: token,
+		runs: runSvc, bus: bus, terminal: terminal, streams: streams, sandboxes: sandboxSvc, docker: docker, ln: ln, token: token,
 		http: &http.Server{
 			Handler:           api.BoundBodyReads(routes(api.Handler(), bus, terminal)),
 			ReadHeaderTimeout: 10 * time.Second,
@@ -145,9 +152,10 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stopLoops = cancel
-	a.loops.Add(2)
+	a.loops.Add(3)
 	go a.maintain(loopCtx, authSvc, traceSvc, runSvc)
 	go a.idleStops(loopCtx)
+	go a.expireStreams(loopCtx)
 	return a, nil
 }
 
@@ -197,6 +205,27 @@ func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *tra
 		case <-ctx.Done():
 			return
 		case <-tick.C:
+		}
+	}
+}
+
+// expireStreams closes, every livestreams.SweepEvery, the streams whose
+// token expired while they were open; revocations close theirs at once,
+// but an expiry is a moment nobody announces.
+func (a *app) expireStreams(ctx context.Context) {
+	defer a.loops.Done()
+	tick := time.NewTicker(livestreams.SweepEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		if n, err := a.streams.Sweep(ctx); err != nil && ctx.Err() == nil {
+			a.log.Warn("closing streams of expired tokens failed", "err", err)
+		} else if n > 0 {
+			a.log.Info("closed streams of expired tokens", "count", n)
 		}
 	}
 }

@@ -23,6 +23,7 @@ type Service struct {
 	log       *slog.Logger
 	params    PasswordParams
 	dummyHash string // verified against for unknown users, so timing names no one
+	streams   StreamCloser
 }
 
 // New returns a Service. params is the password hashing cost.
@@ -31,7 +32,8 @@ func New(users ports.UserStore, tokens ports.TokenStore, ids ports.IDs, clock po
 	if err != nil {
 		return nil, err
 	}
-	return &Service{users: users, tokens: tokens, ids: ids, clock: clock, log: log, params: params, dummyHash: dummy}, nil
+	return &Service{users: users, tokens: tokens, ids: ids, clock: clock, log: log, params: params, dummyHash: dummy,
+		streams: noStreams{}}, nil
 }
 
 var errBadToken = errs.E(errs.Unauthorized, "invalid or expired token")
@@ -130,9 +132,14 @@ func (s *Service) issue(ctx context.Context, userID string, kind domain.TokenKin
 	return text, t, nil
 }
 
-// Logout revokes the token the caller authenticated with.
+// Logout revokes the token the caller authenticated with, ending the
+// streams it holds open.
 func (s *Service) Logout(ctx context.Context, p domain.Principal) error {
-	return s.tokens.DeleteToken(ctx, p.User.ID, p.TokenID)
+	if err := s.tokens.DeleteToken(ctx, p.User.ID, p.TokenID); err != nil {
+		return err
+	}
+	s.closeToken(p.User.ID, p.TokenID, reasonSignedOut)
+	return nil
 }
 
 // ListTokens returns the caller's own tokens (never their text).
@@ -160,10 +167,14 @@ func (s *Service) CreatePersonalToken(ctx context.Context, p domain.Principal, n
 	return s.issue(ctx, p.User.ID, domain.TokenPersonal, name, exp)
 }
 
-// RevokeToken deletes one of the caller's tokens. Returns not_found for a
-// token that is not the caller's.
+// RevokeToken deletes one of the caller's tokens, ending the streams it
+// holds open. Returns not_found for a token that is not the caller's.
 func (s *Service) RevokeToken(ctx context.Context, p domain.Principal, id string) error {
-	return s.tokens.DeleteToken(ctx, p.User.ID, id)
+	if err := s.tokens.DeleteToken(ctx, p.User.ID, id); err != nil {
+		return err
+	}
+	s.closeToken(p.User.ID, id, reasonRevoked)
+	return nil
 }
 
 // PruneExpiredTokens deletes expired tokens; the maintenance loop calls it.

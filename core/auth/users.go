@@ -47,7 +47,9 @@ func (s *Service) CreateUser(ctx context.Context, p domain.Principal, username, 
 }
 
 // UpdateUser changes a user's role, password or disabled flag, admin only.
-// Disabling revokes the user's tokens. An admin cannot disable themselves, and
+// Disabling revokes the user's tokens; disabling or demoting an admin ends
+// every stream the user holds open (a demoted admin's streams were opened
+// seeing more than a member may). An admin cannot disable themselves, and
 // the last active admin and the bootstrap admin cannot be disabled or
 // demoted. Returns forbidden, validation, not_found or conflict.
 func (s *Service) UpdateUser(ctx context.Context, p domain.Principal, id string, patch domain.UserPatch) error {
@@ -72,8 +74,9 @@ func (s *Service) UpdateUser(ctx context.Context, p domain.Principal, id string,
 		return errs.E(errs.Conflict, "you cannot disable your own account")
 	}
 	now := s.clock.Now()
-	_, err := s.users.UpdateUser(ctx, id, func(u *domain.User, otherActiveAdmins int) error {
-		before := *u
+	var before domain.User
+	after, err := s.users.UpdateUser(ctx, id, func(u *domain.User, otherActiveAdmins int) error {
+		before = *u
 		if patch.Role != nil {
 			u.Role = *patch.Role
 		}
@@ -86,11 +89,20 @@ func (s *Service) UpdateUser(ctx context.Context, p domain.Principal, id string,
 		u.UpdatedAt = now
 		return domain.CheckAdminRemains(before, u, otherActiveAdmins)
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	switch {
+	case domain.RevokesTokens(before, after):
+		s.closeUser(id, reasonDisabled)
+	case before.IsAdmin() && !after.IsAdmin():
+		s.closeUser(id, reasonDemoted)
+	}
+	return nil
 }
 
 // DeleteUser removes a user with their tokens and private configuration,
-// admin only; the shared configuration they authored passes to the admin
+// ending every stream they hold open, admin only; the shared configuration they authored passes to the admin
 // deleting them. An admin cannot delete themselves, nor the last active
 // admin or the bootstrap admin.
 // Returns forbidden, not_found or conflict.
@@ -101,7 +113,12 @@ func (s *Service) DeleteUser(ctx context.Context, p domain.Principal, id string)
 	if id == p.User.ID {
 		return errs.E(errs.Conflict, "you cannot delete your own account")
 	}
-	return s.users.DeleteUser(ctx, id, p.User.ID, func(u domain.User, otherActiveAdmins int) error {
+	err := s.users.DeleteUser(ctx, id, p.User.ID, func(u domain.User, otherActiveAdmins int) error {
 		return domain.CheckAdminRemains(u, nil, otherActiveAdmins)
 	})
+	if err != nil {
+		return err
+	}
+	s.closeUser(id, reasonDeleted)
+	return nil
 }

@@ -17,6 +17,7 @@ const (
 	KeyMaxTerminalsPerSandbox    = "max_terminals_per_sandbox"
 	KeySandboxIdleMinutes        = "sandbox_idle_minutes"
 	KeyMaxTasksPerSession        = "max_tasks_per_session"
+	KeyMaxStreamsPerUser         = "max_streams_per_user"
 )
 
 // Registry is every global setting, in the order the panel shows them.
@@ -71,5 +72,11 @@ var Registry = []domain.SettingDef{
 		Key: KeyMaxTasksPerSession, Kind: domain.SettingInt, Default: "6", Min: 1, Max: 100,
 		Group: "limits", Label: "Background tasks per session",
 		Description: "Live background tasks one conversation may hold; further spawns and retries wait.",
+	},
+	{
+		Key: KeyMaxStreamsPerUser, Kind: domain.SettingInt, Default: "100", Min: 1, Max: 10000,
+		Group: "limits", Label: "Open streams per user",
+		Description: "How many run event streams (SSE) and WebSockets (/ws and /ws/terminal together) one account may hold open at once; " +
+			"past it a new one is refused as rate_limited until one closes.",
 	},
 }

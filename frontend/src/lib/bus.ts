@@ -1,14 +1,32 @@
 // The one WebSocket connection to /ws: first-frame auth, automatic
 // reconnect with backoff, typed frames out to listeners, typed commands in.
 import { useSyncExternalStore } from 'react'
+import { setToken } from './auth'
 import { parseFrame, type ClientCommand, type ServerEvent } from './events'
+import type { SocketLike } from './terminalSocket'
+
+/** Close code of a refusal worth retrying later (too many open streams). */
+const CLOSE_TRY_AGAIN_LATER = 1013
+/** How long a 1013 refusal waits: the server's Retry-After for the same refusal over SSE. */
+const RETRY_LATER_MS = 10_000
+
+export interface BusOptions {
+  /** Makes the socket (a fake in tests); default a WebSocket to /ws on this origin. */
+  dial?: () => SocketLike
+  /** Drops the token the server refused; default signs out, as a REST 401 does. */
+  signOut?: () => void
+}
+
+function busURL(): string {
+  return `${location.protocol === 'https:' ? 'wss:' : 'ws:'}//${location.host}/ws`
+}
 
 export type BusStatus = 'idle' | 'connecting' | 'open' | 'closed'
 type EventListener = (ev: ServerEvent) => void
 type StatusListener = (s: BusStatus) => void
 
 export class Bus {
-  private ws: WebSocket | null = null
+  private ws: SocketLike | null = null
   private token: string | null = null
   private retry = 0
   private timer: ReturnType<typeof setTimeout> | undefined
@@ -17,6 +35,13 @@ export class Bus {
   private statuses = new Set<StatusListener>()
   private reconnects = new Set<() => void>()
   status: BusStatus = 'idle'
+  private readonly dial: () => SocketLike
+  private readonly signOut: () => void
+
+  constructor(opts: BusOptions = {}) {
+    this.dial = opts.dial ?? (() => new WebSocket(busURL()) as unknown as SocketLike)
+    this.signOut = opts.signOut ?? (() => setToken(null))
+  }
 
   /** Connects (or reconnects) with a token; null disconnects. */
   connect(token: string | null) {
@@ -53,8 +78,7 @@ export class Bus {
   }
 
   private open() {
-    const proto = location.protocol === 'https:' ? 'wss:' : 'ws:'
-    const ws = new WebSocket(`${proto}//${location.host}/ws`)
+    const ws = this.dial()
     const wasRetry = this.retry > 0
     this.ws = ws
     this.setStatus('connecting')
@@ -77,17 +101,31 @@ export class Bus {
         return
       }
       if (f.type === 'error' && !('unknown' in f)) {
-        console.warn('bus:', (f.payload as { message?: string }).message)
+        const { code, message } = f.payload as { code?: string; message?: string }
+        // The token itself was refused (revoked, expired, the account
+        // disabled): retrying cannot help, so sign out as a REST 401 does.
+        if (code === 'unauthorized' && this.status === 'connecting') {
+          this.connect(null)
+          this.signOut()
+          return
+        }
+        console.warn('bus:', message)
         return
       }
       this.events.forEach((l) => l(f as ServerEvent))
     }
-    ws.onclose = () => {
+    ws.onclose = (ev) => {
       if (this.ws !== ws) return
       this.ws = null
       this.setStatus('closed')
       if (!this.token) return
-      const delay = Math.min(10_000, 500 * 2 ** this.retry++)
+      // A 1008 after auth.ok means the socket's credential changed
+      // (revoked, disabled, demoted): the backoff was reset at auth.ok, so
+      // the reconnect comes soon and its auth answer decides (a refused
+      // token signs out above, a demoted admin's resumes as a member).
+      // A 1013 is too many open streams: asking again soon would be refused.
+      let delay = Math.min(10_000, 500 * 2 ** this.retry++)
+      if (ev.code === CLOSE_TRY_AGAIN_LATER) delay = Math.max(delay, RETRY_LATER_MS)
       this.timer = setTimeout(() => this.open(), delay)
     }
   }

@@ -1,0 +1,72 @@
+package auth
+
+import (
+	"context"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+// StreamCloser ends the live streams (event streams, sockets) opened with a
+// credential. A stream outlives the request that authenticated it, so the
+// service tells the closer about every change that invalidates one, once
+// that change has committed.
+type StreamCloser interface {
+	// CloseToken ends the streams userID opened with tokenID.
+	CloseToken(userID, tokenID, reason string) int
+	// CloseUser ends every stream of userID.
+	CloseUser(userID, reason string) int
+}
+
+// Close reasons, short enough for a WebSocket close frame.
+const (
+	reasonSignedOut = "signed out"
+	reasonRevoked   = "token revoked"
+	reasonDisabled  = "account disabled"
+	reasonDeleted   = "account deleted"
+	reasonDemoted   = "role changed"
+)
+
+// noStreams is the closer until one is set: nothing is open to close.
+type noStreams struct{}
+
+func (noStreams) CloseToken(string, string, string) int { return 0 }
+func (noStreams) CloseUser(string, string) int          { return 0 }
+
+// CloseStreamsWith sets who ends live streams when a credential stops being
+// valid. The composition root calls it once, before serving.
+func (s *Service) CloseStreamsWith(c StreamCloser) { s.streams = c }
+
+// closeToken and closeUser tell the closer, and log what it ended: a
+// stream cut off is worth a line in an audit.
+func (s *Service) closeToken(userID, tokenID, reason string) {
+	if n := s.streams.CloseToken(userID, tokenID, reason); n > 0 {
+		s.log.Info("closed open streams", "user_id", userID, "token_id", tokenID, "reason", reason, "count", n)
+	}
+}
+
+func (s *Service) closeUser(userID, reason string) {
+	if n := s.streams.CloseUser(userID, reason); n > 0 {
+		s.log.Info("closed open streams", "user_id", userID, "reason", reason, "count", n)
+	}
+}
+
+// Revalidate returns whom a token authenticates now and when it expires
+// (nil: never), by its id, without counting as a use: a stream holding the
+// token re-checks it with this. Returns unauthorized when the token is
+// gone or expired or its user disabled, unavailable when the store cannot
+// answer.
+func (s *Service) Revalidate(ctx context.Context, tokenID string) (domain.Principal, *time.Time, error) {
+	t, u, err := s.tokens.FindTokenByID(ctx, tokenID)
+	if errs.Is(err, errs.NotFound) {
+		return domain.Principal{}, nil, errBadToken
+	}
+	if err != nil {
+		return domain.Principal{}, nil, storeDown(err)
+	}
+	if t.Expired(s.clock.Now()) || u.Disabled {
+		return domain.Principal{}, nil, errBadToken
+	}
+	return domain.Principal{User: u, TokenID: t.ID}, t.ExpiresAt, nil
+}
