@@ -31,11 +31,14 @@ type ProviderEndpoint struct {
 	ProxyURL string // the proxy_url setting, "" for none
 }
 
-// ToolDef is a function tool offered to the model.
+// ToolDef is a function tool offered to the model. Its JSON form is what a
+// generation span's payload stores under tools, snake_case like every
+// payload (spans stored before the tags, with Go's field names, still
+// decode: encoding/json matches names case-insensitively).
 type ToolDef struct {
-	Name        string
-	Description string
-	Parameters  json.RawMessage // JSON Schema object
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Parameters  json.RawMessage `json:"parameters"` // JSON Schema object
 }
 
 // ModelRequest is one model call.

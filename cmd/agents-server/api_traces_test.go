@@ -64,6 +64,16 @@ func TestTracesSummaryWholeSpansAndLiveEvents(t *testing.T) {
 	if !strings.Contains(string(data["system_instructions"]), "secret-instructions") || gen.ParentID == "" || gen.TraceID == "" {
 		t.Fatalf("generation span = %+v", gen)
 	}
+	// Every payload is snake_case JSON, the tools included.
+	var tools []map[string]json.RawMessage
+	if err := json.Unmarshal(data["tools"], &tools); err != nil || len(tools) == 0 {
+		t.Fatalf("tools = %s (%v)", data["tools"], err)
+	}
+	for _, tool := range tools {
+		if len(tool["name"]) == 0 || len(tool["description"]) == 0 || len(tool["parameters"]) == 0 || len(tool) != 3 {
+			t.Fatalf("a tool is stored as %s, want {name, description, parameters}", data["tools"])
+		}
+	}
 	// The summary leaves payloads out and says so; one span comes whole.
 	summary := h.traces(tok, s.ID, "?summary=true")
 	if len(summary) != len(whole) {
@@ -87,6 +97,15 @@ func TestTracesSummaryWholeSpansAndLiveEvents(t *testing.T) {
 	h.call("POST", "/api/v1/playground/generate", tok, map[string]any{"span_id": gen.SpanID}).want(t, 200).decode(t, &pg)
 	if pg.Text != "done with secret-answer" || len(pg.Output) == 0 {
 		t.Fatalf("replay = %+v", pg)
+	}
+	var replayed struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	json.Unmarshal(modelCalls(model)[len(modelCalls(model))-1].Body, &replayed)
+	if len(replayed.Tools) != len(tools) {
+		t.Fatalf("the replay offered %d tools, the span %d", len(replayed.Tools), len(tools))
 	}
 	h.call("POST", "/api/v1/playground/generate", tok, map[string]any{"span_id": gen.SpanID,
 		"input": []any{json.RawMessage(`{"type":"message","role":"user","content":[{"type":"input_text","text":"fresh start"}]}`)}}).

@@ -102,8 +102,8 @@ func (s *Service) UpdateUser(ctx context.Context, p domain.Principal, id string,
 }
 
 // DeleteUser removes a user with their tokens and private configuration,
-// ending every stream they hold open, admin only; the shared configuration they authored passes to the admin
-// deleting them. An admin cannot delete themselves, nor the last active
+// ending every stream they hold open, admin only; the shared configuration
+// they authored passes to the admin deleting them. An admin cannot delete themselves, nor the last active
 // admin or the bootstrap admin.
 // Returns forbidden, not_found or conflict.
 func (s *Service) DeleteUser(ctx context.Context, p domain.Principal, id string) error {
