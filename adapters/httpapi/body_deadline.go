@@ -29,7 +29,13 @@ func (s *Server) BoundBodyReads(next http.Handler) http.Handler {
 		if r.Body != nil && r.Body != http.NoBody && r.ContentLength != 0 {
 			rc := http.NewResponseController(w)
 			if rc.SetReadDeadline(time.Now().Add(timeout)) == nil {
-				r.Body = &deadlineBody{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+				// A shallow copy carries the wrapped body: the server's own
+				// request keeps its body type, which is how it knows to skip
+				// reading a large body nobody read before it answers.
+				r2 := new(http.Request)
+				*r2 = *r
+				r2.Body = &deadlineBody{ReadCloser: r.Body, lift: func() { _ = rc.SetReadDeadline(time.Time{}) }}
+				r = r2
 			}
 		}
 		next.ServeHTTP(w, r)
