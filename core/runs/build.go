@@ -74,6 +74,12 @@ func (s *Service) endpoint(ctx context.Context, providerID, agentName string) (p
 	if err != nil {
 		return ports.ProviderEndpoint{}, err
 	}
+	if pr.AuthMode == domain.AuthChatGPTLogin {
+		// Nothing can sign it in yet: without this the call would go to the
+		// public OpenAI endpoint with no credential at all.
+		return ports.ProviderEndpoint{}, configErr("provider %q signs in with a ChatGPT account, and it has no ChatGPT sign-in: "+
+			"this server cannot sign a provider in yet, so nothing was sent; give the agent a provider with an API key", pr.Name)
+	}
 	key, err := s.d.Providers.APIKey(ctx, pr.ID)
 	if err != nil {
 		return ports.ProviderEndpoint{}, err
