@@ -12,9 +12,11 @@ import (
 type TraceStore interface {
 	// SaveSpan inserts a span (its Data as the payload, if any).
 	SaveSpan(ctx context.Context, s domain.Span) error
-	// ListSpans returns a session's spans, oldest first; withData false
-	// leaves every payload out (PayloadOmitted set where one exists).
-	ListSpans(ctx context.Context, sessionID string, withData bool) ([]domain.Span, error)
+	// ListSpans returns a session's spans, oldest first (by start, then
+	// id) — all of them, or the page's; withData false leaves every payload
+	// out (PayloadOmitted set where one exists). Returns validation for a
+	// page cursor that is not a span of the session.
+	ListSpans(ctx context.Context, sessionID string, withData bool, page SpanPage) ([]domain.Span, error)
 	// FindSpan returns one span of a session, whole; not_found when absent.
 	FindSpan(ctx context.Context, sessionID, spanID string) (domain.Span, error)
 	// FindSpanByID returns a span, whole, by its id alone; not_found when
@@ -26,4 +28,12 @@ type TraceStore interface {
 	// CopySpans copies the spans of the given runs of one session into
 	// another (a fork), under new span ids.
 	CopySpans(ctx context.Context, fromSession, toSession string, runIDs []string, newID func() string) error
+}
+
+// SpanPage bounds a span listing: with Limit, the newest Limit spans
+// before BeforeID (exclusive; "" = from the newest), still oldest first.
+// The zero page is every span.
+type SpanPage struct {
+	Limit    int
+	BeforeID string
 }

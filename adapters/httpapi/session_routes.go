@@ -214,12 +214,9 @@ func (s *Server) handleDeleteSession(c echo.Context, _ *NoBody) (NoBody, error) 
 
 func (s *Server) handleMessages(c echo.Context, _ *NoBody) (Encoded[[]EntryView], error) {
 	page := sessions.Page{BeforeRowID: c.QueryParam("before_id")}
-	if raw := c.QueryParam("limit"); raw != "" {
-		n, err := strconv.Atoi(raw)
-		if err != nil || n < 1 {
-			return Encoded[[]EntryView]{}, errs.Field("limit", "must be a whole number from 1 to %d", sessions.MaxPageLimit)
-		}
-		page.Limit = n
+	var err error
+	if page.Limit, err = limitQuery(c, sessions.MaxPageLimit); err != nil {
+		return Encoded[[]EntryView]{}, err
 	}
 	list, err := s.deps.Sessions.Messages(c.Request().Context(), caller(c), c.Param("id"), page)
 	if err != nil {
@@ -268,4 +265,18 @@ func boolQuery(c echo.Context, name string) (bool, error) {
 		return false, errs.Field(name, "must be true or false")
 	}
 	return b, nil
+}
+
+// limitQuery reads an optional ?limit= page size: 0 when absent, else a
+// whole number from 1 to max. Returns validation.
+func limitQuery(c echo.Context, max int) (int, error) {
+	raw := c.QueryParam("limit")
+	if raw == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(raw)
+	if err != nil || n < 1 || n > max {
+		return 0, errs.Field("limit", "must be a whole number from 1 to %d", max)
+	}
+	return n, nil
 }

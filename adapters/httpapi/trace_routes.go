@@ -9,6 +9,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/traces"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -46,8 +47,11 @@ func (s *Server) traceRoutes() []Route {
 	pg.BodyLimitFunc = s.playgroundLimit
 	return []Route{
 		op(http.MethodGet, APIPrefix+"/sessions/:id/traces", "listTraces", "traces",
-			"The session's trace spans, oldest first; summary=true leaves payloads out (payload_omitted)", http.StatusOK, s.handleListTraces).
-			WithQuery(QueryParam{Name: "summary", Type: "boolean", Description: "Leave payloads out"}),
+			"The session's trace spans, oldest first: all, or the newest limit, paging back with before_id; summary=true leaves payloads out (payload_omitted)",
+			http.StatusOK, s.handleListTraces).
+			WithQuery(QueryParam{Name: "summary", Type: "boolean", Description: "Leave payloads out"},
+				QueryParam{Name: "limit", Type: "integer", Description: "Newest N spans (1–1000); omit for all"},
+				QueryParam{Name: "before_id", Type: "string", Description: "Exclusive upper bound: the span_id of the oldest span received"}),
 		op(http.MethodGet, APIPrefix+"/sessions/:id/traces/:span_id", "getTrace", "traces",
 			"One span, whole", http.StatusOK, s.handleGetTrace),
 		pg,
@@ -68,7 +72,11 @@ func (s *Server) handleListTraces(c echo.Context, _ *NoBody) ([]runs.SpanPayload
 	if err != nil {
 		return nil, err
 	}
-	list, err := s.deps.Traces.List(c.Request().Context(), caller(c), c.Param("id"), summary)
+	page := ports.SpanPage{BeforeID: c.QueryParam("before_id")}
+	if page.Limit, err = limitQuery(c, traces.MaxPageLimit); err != nil {
+		return nil, err
+	}
+	list, err := s.deps.Traces.List(c.Request().Context(), caller(c), c.Param("id"), summary, page)
 	return mapAll(list, runs.SpanView), err
 }
 

@@ -6,10 +6,12 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
 )
 
 const spanColumns = `s.id, s.session_id, s.run_id, s.parent_id, s.kind, s.name, s.started_at, s.ended_at, s.error, s.meta, s.data_bytes`
@@ -84,20 +86,36 @@ func (db *DB) SaveSpan(ctx context.Context, s domain.Span) error {
 	})
 }
 
-// ListSpans implements ports.TraceStore. With data, the session's blobs are
-// read once for all its spans.
-func (db *DB) ListSpans(ctx context.Context, sessionID string, withData bool) ([]domain.Span, error) {
-	if !withData {
-		return collect(ctx, db.read, spanRow, `SELECT `+spanColumns+` FROM trace_spans s WHERE s.session_id = ? ORDER BY s.started_at, s.id`, sessionID)
-	}
+// ListSpans implements ports.TraceStore. With data, the blobs the listed
+// spans name are read once for all of them.
+func (db *DB) ListSpans(ctx context.Context, sessionID string, withData bool, page ports.SpanPage) ([]domain.Span, error) {
 	var out []domain.Span
 	err := db.snapshot(ctx, func(tx *sql.Tx) error {
-		stored, err := collect(ctx, tx, spanWithData, `SELECT `+spanColumns+`, p.data, p.packed FROM trace_spans s
-			LEFT JOIN trace_payloads p ON p.span_id = s.id WHERE s.session_id = ? ORDER BY s.started_at, s.id`, sessionID)
+		where, args, err := spanPageWhere(ctx, tx, sessionID, page)
 		if err != nil {
 			return err
 		}
-		blobs, err := blobsOf(ctx, tx, `SELECT hash, data FROM trace_blobs WHERE session_id = ?`, sessionID)
+		order := ` ORDER BY s.started_at, s.id`
+		if page.Limit > 0 {
+			// The newest page, read newest first and turned round below.
+			order, args = ` ORDER BY s.started_at DESC, s.id DESC LIMIT ?`, append(args, page.Limit)
+		}
+		if !withData {
+			out, err = collect(ctx, tx, spanRow, `SELECT `+spanColumns+` FROM trace_spans s WHERE `+where+order, args...)
+			if page.Limit > 0 {
+				slices.Reverse(out)
+			}
+			return err
+		}
+		stored, err := collect(ctx, tx, spanWithData, `SELECT `+spanColumns+`, p.data, p.packed FROM trace_spans s
+			LEFT JOIN trace_payloads p ON p.span_id = s.id WHERE `+where+order, args...)
+		if err != nil {
+			return err
+		}
+		if page.Limit > 0 {
+			slices.Reverse(stored)
+		}
+		blobs, err := blobsOfSpans(ctx, tx, sessionID, stored, page)
 		if err != nil {
 			return err
 		}
@@ -112,6 +130,45 @@ func (db *DB) ListSpans(ctx context.Context, sessionID string, withData bool) ([
 		return nil
 	})
 	return out, err
+}
+
+// spanPageWhere is the condition selecting a page's spans: the session's,
+// and those before the cursor span in listing order.
+func spanPageWhere(ctx context.Context, tx *sql.Tx, sessionID string, page ports.SpanPage) (string, []any, error) {
+	if page.BeforeID == "" {
+		return `s.session_id = ?`, []any{sessionID}, nil
+	}
+	var started int64
+	err := tx.QueryRowContext(ctx, `SELECT started_at FROM trace_spans WHERE session_id = ? AND id = ?`, sessionID, page.BeforeID).Scan(&started)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil, errs.Field("before_id", "is not a span of this session")
+	}
+	if err != nil {
+		return "", nil, translate(err)
+	}
+	return `s.session_id = ? AND (s.started_at < ? OR (s.started_at = ? AND s.id < ?))`,
+		[]any{sessionID, started, started, page.BeforeID}, nil
+}
+
+// blobsOfSpans reads the payload elements the listed spans name: the
+// session's whole set for a full listing, only the page's for a page.
+func blobsOfSpans(ctx context.Context, tx *sql.Tx, sessionID string, spans []storedSpan, page ports.SpanPage) (map[string]string, error) {
+	if page.Limit == 0 && page.BeforeID == "" {
+		return blobsOf(ctx, tx, `SELECT hash, data FROM trace_blobs WHERE session_id = ?`, sessionID)
+	}
+	ids := make([]any, 0, len(spans)+1)
+	ids = append(ids, sessionID)
+	for _, st := range spans {
+		if st.packed {
+			ids = append(ids, st.span.ID)
+		}
+	}
+	if len(ids) == 1 {
+		return map[string]string{}, nil
+	}
+	marks := strings.Repeat(",?", len(ids)-1)[1:]
+	return blobsOf(ctx, tx, `SELECT DISTINCT b.hash, b.data FROM trace_blob_refs r
+		JOIN trace_blobs b ON b.session_id = ? AND b.hash = r.hash WHERE r.span_id IN (`+marks+`)`, ids...)
 }
 
 // findSpan reads one span whole: its row, and the blobs its payload names.
@@ -168,7 +225,7 @@ func (db *DB) DeleteSpansBefore(ctx context.Context, cutoff time.Time) (int, err
 
 // CopySpans implements ports.TraceStore.
 func (db *DB) CopySpans(ctx context.Context, fromSession, toSession string, runIDs []string, newID func() string) error {
-	all, err := db.ListSpans(ctx, fromSession, true)
+	all, err := db.ListSpans(ctx, fromSession, true, ports.SpanPage{})
 	if err != nil {
 		return err
 	}

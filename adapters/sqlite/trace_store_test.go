@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
 )
 
 func TestPackedPayloadsRoundTripByteForByte(t *testing.T) {
@@ -103,7 +105,7 @@ func TestTracePayloadElementsAreStoredOncePerSession(t *testing.T) {
 	}
 
 	// Every read path gives the payloads back as they were saved.
-	listed, err := db.ListSpans(ctx, "s1", true)
+	listed, err := db.ListSpans(ctx, "s1", true, ports.SpanPage{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,9 +124,30 @@ func TestTracePayloadElementsAreStoredOncePerSession(t *testing.T) {
 	if one, err = db.FindSpanByID(ctx, "g20"); err != nil || string(one.Data) != payloads[19] {
 		t.Fatalf("FindSpanByID: %v", err)
 	}
-	summary, _ := db.ListSpans(ctx, "s1", false)
+	summary, _ := db.ListSpans(ctx, "s1", false, ports.SpanPage{})
 	if summary[5].Data != nil || summary[5].DataBytes != len(payloads[4]) || !summary[5].PayloadOmitted {
 		t.Fatalf("summary span = %+v", summary[5])
+	}
+
+	// Pages walk back from the newest, oldest first within a page, their
+	// packed payloads whole.
+	page, err := db.ListSpans(ctx, "s1", true, ports.SpanPage{Limit: 5})
+	if err != nil || len(page) != 5 || page[0].ID != "g16" || page[4].ID != "g20" || string(page[0].Data) != payloads[15] {
+		t.Fatalf("newest page: %d spans, %v", len(page), err)
+	}
+	page, err = db.ListSpans(ctx, "s1", false, ports.SpanPage{Limit: 5, BeforeID: "g16"})
+	if err != nil || len(page) != 5 || page[0].ID != "g11" || page[4].ID != "g15" || page[0].Data != nil {
+		t.Fatalf("page before g16: %+v, %v", page, err)
+	}
+	if page, err = db.ListSpans(ctx, "s1", true, ports.SpanPage{Limit: 5, BeforeID: "g02"}); err != nil || len(page) != 2 ||
+		page[0].ID != "raw" || string(page[1].Data) != payloads[0] {
+		t.Fatalf("the oldest page: %+v, %v", page, err)
+	}
+	if page, err = db.ListSpans(ctx, "s1", true, ports.SpanPage{BeforeID: "raw"}); err != nil || len(page) != 0 {
+		t.Fatalf("before the oldest: %+v, %v", page, err)
+	}
+	if _, err := db.ListSpans(ctx, "s1", false, ports.SpanPage{Limit: 5, BeforeID: "nope"}); !errs.Is(err, errs.Validation) {
+		t.Fatalf("a foreign cursor: %v, want validation", err)
 	}
 
 	// A fork copies spans with their elements into its own session.
@@ -132,7 +155,7 @@ func TestTracePayloadElementsAreStoredOncePerSession(t *testing.T) {
 	if err := db.CopySpans(ctx, "s1", "s2", []string{"r1"}, func() string { n++; return fmt.Sprintf("f%02d", n) }); err != nil {
 		t.Fatal(err)
 	}
-	copied, err := db.ListSpans(ctx, "s2", true)
+	copied, err := db.ListSpans(ctx, "s2", true, ports.SpanPage{})
 	if err != nil || len(copied) != 21 || string(copied[20].Data) != payloads[19] {
 		t.Fatalf("fork: %d spans, %v", len(copied), err)
 	}

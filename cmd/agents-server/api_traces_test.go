@@ -84,6 +84,16 @@ func TestTracesSummaryWholeSpansAndLiveEvents(t *testing.T) {
 			t.Fatalf("summary span carries its payload: %+v", sp)
 		}
 	}
+	// Pages walk back from the newest with before_id, adding up to the whole.
+	newest := h.traces(tok, s.ID, "?limit=2")
+	older := h.traces(tok, s.ID, "?summary=true&limit=10&before_id="+newest[0].SpanID)
+	if len(newest) != 2 || len(older) != len(whole)-2 || newest[1].SpanID != whole[len(whole)-1].SpanID ||
+		older[0].SpanID != whole[0].SpanID || string(newest[1].Data) != string(whole[len(whole)-1].Data) {
+		t.Fatalf("pages %d + %d of %d spans", len(newest), len(older), len(whole))
+	}
+	for _, bad := range []string{"?limit=0", "?limit=1001", "?limit=x", "?limit=2&before_id=nope"} {
+		h.call("GET", "/api/v1/sessions/"+s.ID+"/traces"+bad, tok, nil).wantErr(t, 400, "validation")
+	}
 	var one runs.SpanPayload
 	h.call("GET", "/api/v1/sessions/"+s.ID+"/traces/"+gen.SpanID, tok, nil).want(t, 200).decode(t, &one)
 	if string(one.Data) != string(gen.Data) {

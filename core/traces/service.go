@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/ports"
@@ -25,14 +26,22 @@ func New(store ports.TraceStore, sessions *sessions.Service, settings *settings.
 	return &Service{store: store, sessions: sessions, settings: settings, clock: clock}
 }
 
-// List returns a session's spans, oldest first; summary leaves every payload
-// out, so opening a long session's traces costs its rows, not its bytes.
-// Returns not_found for a session that is not the caller's.
-func (s *Service) List(ctx context.Context, p domain.Principal, sessionID string, summary bool) ([]domain.Span, error) {
+// MaxPageLimit bounds one page of spans.
+const MaxPageLimit = 1000
+
+// List returns a session's spans, oldest first: all of them, or with a
+// page limit the newest ones before page.BeforeID; summary leaves every
+// payload out, so opening a long session's traces costs its rows, not its
+// bytes. Returns not_found for a session that is not the caller's,
+// validation for a bad limit or a cursor that is not one of its spans.
+func (s *Service) List(ctx context.Context, p domain.Principal, sessionID string, summary bool, page ports.SpanPage) ([]domain.Span, error) {
+	if page.Limit < 0 || page.Limit > MaxPageLimit {
+		return nil, errs.Field("limit", "must be a whole number from 1 to %d", MaxPageLimit)
+	}
 	if _, err := s.sessions.Get(ctx, p, sessionID); err != nil {
 		return nil, err
 	}
-	return s.store.ListSpans(ctx, sessionID, !summary)
+	return s.store.ListSpans(ctx, sessionID, !summary, page)
 }
 
 // Get returns one span whole. Returns not_found.

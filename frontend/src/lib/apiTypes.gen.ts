@@ -920,7 +920,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The session's trace spans, oldest first; summary=true leaves payloads out (payload_omitted) */
+        /** The session's trace spans, oldest first: all, or the newest limit, paging back with before_id; summary=true leaves payloads out (payload_omitted) */
         get: operations["listTraces"];
         put?: never;
         post?: never;
@@ -4162,6 +4162,10 @@ export interface operations {
             query?: {
                 /** @description Leave payloads out */
                 summary?: boolean;
+                /** @description Newest N spans (1–1000); omit for all */
+                limit?: number;
+                /** @description Exclusive upper bound: the span_id of the oldest span received */
+                before_id?: string;
             };
             header?: never;
             path: {
