@@ -8,12 +8,13 @@ import (
 
 // UserStore keeps the users who may sign in.
 type UserStore interface {
-	// CreateUser inserts u. Returns conflict when the username is taken
-	// (case-insensitively).
+	// CreateUser inserts u. Returns conflict when the username is taken:
+	// another user's name has the same domain.UsernameKey.
 	CreateUser(ctx context.Context, u domain.User) error
 	// FindUserByID returns not_found when no user has that id.
 	FindUserByID(ctx context.Context, id string) (domain.User, error)
-	// FindUserByUsername matches case-insensitively; not_found when absent.
+	// FindUserByUsername matches by domain.UsernameKey (case and
+	// compatibility spellings fold together); not_found when absent.
 	FindUserByUsername(ctx context.Context, username string) (domain.User, error)
 	// FindBootstrapUser returns the admin created on first start, or not_found.
 	FindBootstrapUser(ctx context.Context) (domain.User, error)

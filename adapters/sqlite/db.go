@@ -94,7 +94,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 // from a newer build: running old code on a newer schema would corrupt it.
 func (db *DB) migrate(ctx context.Context) error {
 	p, err := goose.NewProvider(goose.DialectSQLite3, db.write, migrations.FS,
-		goose.WithDisableGlobalRegistry(true))
+		goose.WithDisableGlobalRegistry(true), goose.WithGoMigrations(usernameKeysMigration(db.log)))
 	if err != nil {
 		return errs.Wrap(errs.Internal, err, "load migrations")
 	}
@@ -113,7 +113,11 @@ func (db *DB) migrate(ctx context.Context) error {
 		return errs.Wrap(errs.Unavailable, err, "migrate %s", db.path)
 	}
 	for _, r := range results {
-		db.log.Info("migrated database", "version", r.Source.Version, "file", filepath.Base(r.Source.Path))
+		file := filepath.Base(r.Source.Path)
+		if r.Source.Path == "" {
+			file = "(Go migration)"
+		}
+		db.log.Info("migrated database", "version", r.Source.Version, "file", file)
 	}
 	return nil
 }

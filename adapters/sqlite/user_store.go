@@ -32,8 +32,9 @@ func scanUser(r rowScanner) (domain.User, error) {
 
 // CreateUser implements ports.UserStore.
 func (db *DB) CreateUser(ctx context.Context, u domain.User) error {
-	_, err := db.exec(ctx, `INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		u.ID, u.Username, u.PasswordHash, string(u.Role), u.Disabled, u.Bootstrap, ms(u.CreatedAt), ms(u.UpdatedAt))
+	_, err := db.exec(ctx, `INSERT INTO users (`+userColumns+`, username_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		u.ID, u.Username, u.PasswordHash, string(u.Role), u.Disabled, u.Bootstrap, ms(u.CreatedAt), ms(u.UpdatedAt),
+		domain.UsernameKey(u.Username))
 	if errs.Is(err, errs.Conflict) {
 		return errs.Wrap(errs.Conflict, err, "username %q is taken", u.Username)
 	}
@@ -53,9 +54,10 @@ func (db *DB) FindUserByID(ctx context.Context, id string) (domain.User, error) 
 	return db.findUser(ctx, db.read, "id = ?", id)
 }
 
-// FindUserByUsername implements ports.UserStore.
+// FindUserByUsername implements ports.UserStore: it matches on the
+// username's key (domain.UsernameKey).
 func (db *DB) FindUserByUsername(ctx context.Context, username string) (domain.User, error) {
-	return db.findUser(ctx, db.read, "username = ?", username)
+	return db.findUser(ctx, db.read, "username_key = ?", domain.UsernameKey(username))
 }
 
 // FindBootstrapUser implements ports.UserStore.

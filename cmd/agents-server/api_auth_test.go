@@ -111,6 +111,24 @@ func TestUserAdministrationIsAdminOnly(t *testing.T) {
 
 	// Validation and conflicts.
 	h.call("POST", "/api/v1/auth/users", h.admin, map[string]string{"username": "MEL", "password": "password-mel2"}).wantErr(t, 409, "conflict")
+	// Usernames are one account per NFKC case-folded name: a fullwidth or
+	// case-folded look-alike is taken, and signs in as the original.
+	h.call("POST", "/api/v1/auth/users", h.admin, map[string]string{"username": "ｍｅｌ", "password": "password-mel2"}).wantErr(t, 409, "conflict")
+	var strasse httpapi.UserView
+	h.call("POST", "/api/v1/auth/users", h.admin, map[string]string{"username": "Straße", "password": "password-str"}).want(t, 201).decode(t, &strasse)
+	h.call("POST", "/api/v1/auth/users", h.admin, map[string]string{"username": "STRASSE", "password": "password-str2"}).wantErr(t, 409, "conflict")
+	var fw httpapi.UserView
+	h.call("POST", "/api/v1/auth/users", h.admin, map[string]string{"username": "ｆｕｌｌ", "password": "password-full"}).want(t, 201).decode(t, &fw)
+	if fw.Username != "full" {
+		t.Fatalf("a fullwidth name is stored as %q, want its NFKC form", fw.Username)
+	}
+	var lr httpapi.LoginResponse
+	h.call("POST", "/api/v1/auth/login", "", map[string]string{"username": "strasse", "password": "password-str"}).want(t, 200).decode(t, &lr)
+	if lr.User.ID != strasse.ID {
+		t.Fatalf("strasse signed in as %+v", lr.User)
+	}
+	h.call("DELETE", "/api/v1/auth/users/"+strasse.ID, h.admin, nil).want(t, 204)
+	h.call("DELETE", "/api/v1/auth/users/"+fw.ID, h.admin, nil).want(t, 204)
 	d := h.call("POST", "/api/v1/auth/users", h.admin, map[string]string{"username": "ok", "password": "short"}).wantErr(t, 400, "validation")
 	if d.Fields["password"] == "" {
 		t.Fatalf("password error not on the field: %+v", d)

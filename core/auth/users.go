@@ -16,8 +16,10 @@ func (s *Service) ListUsers(ctx context.Context, p domain.Principal) ([]domain.U
 }
 
 // CreateUser adds a user who signs in with password, admin only. role
-// defaults to member. Returns forbidden, validation, or conflict when the
-// username is taken.
+// defaults to member. The username is stored NFKC-normalized, and it is
+// taken when its domain.UsernameKey is (so neither case nor a look-alike
+// compatibility spelling makes a second account). Returns forbidden,
+// validation, or conflict when the username is taken.
 func (s *Service) CreateUser(ctx context.Context, p domain.Principal, username, password string, role domain.Role) (domain.User, error) {
 	if err := p.RequireAdmin(); err != nil {
 		return domain.User{}, err
@@ -28,6 +30,7 @@ func (s *Service) CreateUser(ctx context.Context, p domain.Principal, username, 
 	if !role.Valid() {
 		return domain.User{}, errs.Field("role", "must be admin or member")
 	}
+	username = domain.NormalizeUsername(username)
 	if err := domain.ValidateUsername(username); err != nil {
 		return domain.User{}, err
 	}

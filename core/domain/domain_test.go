@@ -53,6 +53,15 @@ func TestUsernamesAndPasswords(t *testing.T) {
 			t.Errorf("%q accepted", bad)
 		}
 	}
+	// One account per name once case and compatibility spellings fold.
+	for _, same := range [][2]string{{"ａlice", "alice"}, {"Alice", "ALICE"}, {"Straße", "STRASSE"}, {"ǅemal", "ǆemal"}, {"ﬁne", "FINE"}} {
+		if UsernameKey(same[0]) != UsernameKey(same[1]) {
+			t.Errorf("%q and %q are two keys: %q, %q", same[0], same[1], UsernameKey(same[0]), UsernameKey(same[1]))
+		}
+	}
+	if UsernameKey("alice") == UsernameKey("alicia") || NormalizeUsername("ａlice") != "alice" || NormalizeUsername("Zoë") != "Zoë" {
+		t.Error("UsernameKey or NormalizeUsername folds too much")
+	}
 	if ValidatePassword("1234567") == nil || ValidatePassword("12345678") != nil || ValidatePassword(string(make([]byte, 300))) == nil {
 		t.Error("password bounds")
 	}

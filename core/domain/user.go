@@ -6,6 +6,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/cases"
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/agents-server/agents-server/core/errs"
 )
 
@@ -67,6 +70,20 @@ func ValidateUsername(name string) error {
 		}
 	}
 	return nil
+}
+
+// NormalizeUsername is the form a username is stored and shown in: NFKC,
+// so compatibility characters (fullwidth ａ, ligatures, superscripts) read
+// as the letters they stand for.
+func NormalizeUsername(name string) string { return norm.NFKC.String(name) }
+
+// UsernameKey is what makes two usernames the same account: NFKC with full
+// case folding (Unicode's NFKC_Casefold, approximated as NFKC → fold →
+// NFKC), so "ａlice", "Alice" and "ALICE" are one name and a look-alike
+// spelling cannot be registered next to an existing user. Uniqueness and
+// sign-in compare keys.
+func UsernameKey(name string) string {
+	return norm.NFKC.String(cases.Fold().String(norm.NFKC.String(name)))
 }
 
 // ValidatePassword checks a new password's length. Returns validation.
