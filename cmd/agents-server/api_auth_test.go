@@ -180,15 +180,20 @@ func TestAgentsTokenFixesTheBootstrapToken(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.Token = "ci-fixed-token-0123456789"
 	h := startServer(t, cfg)
-	if h.admin != cfg.Token || !strings.HasSuffix(h.app.ReadyLine(), "/#token="+cfg.Token) {
+	if h.admin != cfg.Token || h.app.ReadyLine() != "agents-server ready: "+h.base+"/#token="+cfg.Token {
 		t.Fatalf("ready line %q", h.app.ReadyLine())
 	}
+
 	h.call("GET", "/api/v1/auth/me", cfg.Token, nil).want(t, 200)
 	h.stop()
 
-	// A new value replaces the old one.
-	cfg.Token = "ci-fixed-token-rotated-000"
+	// A new value replaces the old one. Behind a proxy (--base-url), the
+	// link is on the origin people reach.
+	cfg.Token, cfg.BaseURL = "ci-fixed-token-rotated-000", "https://agents.example.com"
 	h2 := startServer(t, cfg)
+	if got := h2.app.ReadyLine(); got != "agents-server ready: https://agents.example.com/#token="+cfg.Token {
+		t.Fatalf("ready line with --base-url %q", got)
+	}
 	h2.call("GET", "/api/v1/auth/me", cfg.Token, nil).want(t, 200)
 	h2.call("GET", "/api/v1/auth/me", "ci-fixed-token-0123456789", nil).wantErr(t, 401, "unauthorized")
 	h2.stop()

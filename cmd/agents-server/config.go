@@ -58,7 +58,7 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.Addr, "addr", envOr("AGENTS_ADDR", "127.0.0.1:9527"), "listen address (env AGENTS_ADDR)")
 	fs.StringVar(&cfg.DataDir, "data-dir", envOr("AGENTS_DATA_DIR", defaultDataDir()), "where the database lives (env AGENTS_DATA_DIR)")
 	fs.StringVar(&cfg.BaseURL, "base-url", envOr("AGENTS_BASE_URL", ""),
-		"external origin, e.g. https://agents.example.com, for OAuth redirects; forwarding headers are never trusted (env AGENTS_BASE_URL)")
+		"external origin people reach the server at, e.g. https://agents.example.com; the printed sign-in link uses it, and forwarding headers are never trusted (env AGENTS_BASE_URL)")
 	fs.StringVar(&cfg.SecretKeyFile, "secret-key-file", envOr("AGENTS_SECRET_KEY_FILE", ""),
 		"file holding the 32-byte key (base64 or hex) that seals credentials at rest; or set AGENTS_SECRET_KEY")
 	fs.StringVar(&cfg.LogLevel, "log-level", envOr("AGENTS_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTS_LOG_LEVEL)")

@@ -264,9 +264,15 @@ func (a *app) URL() string {
 	return "http://" + net.JoinHostPort(host, fmt.Sprint(addr.Port))
 }
 
-// ReadyLine is the one line a person clicks to sign in.
+// ReadyLine is the one line a person clicks to sign in: on --base-url
+// when set (the origin people reach the server at, behind a proxy), else
+// on the listening address.
 func (a *app) ReadyLine() string {
-	return fmt.Sprintf("agents-server ready: %s/#token=%s", a.URL(), a.token)
+	origin := a.URL()
+	if a.cfg.BaseURL != "" {
+		origin = a.cfg.BaseURL
+	}
+	return fmt.Sprintf("agents-server ready: %s/#token=%s", origin, a.token)
 }
 
 // serve answers requests until shutdown; it returns nil after a shutdown.
