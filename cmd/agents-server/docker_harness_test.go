@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	dockersandbox "github.com/agents-server/agents-server/adapters/sandbox/docker"
+	"github.com/agents-server/agents-server/internal/testenv"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -38,19 +38,20 @@ func needDocker(t testing.TB) {
 		ok, out, err := rt.Test(ctx, ports.DockerTarget{Image: sandboxImage, MemoryMB: 256, CPUs: 1})
 		switch {
 		case err != nil:
-			dockerReason = "no docker daemon answers (run `go tool task docker:up` and export the DOCKER_HOST it prints): " + err.Error()
+			dockerReason = "no docker daemon answers: " + err.Error()
 		case !ok:
-			dockerReason = "the daemon cannot run " + sandboxImage + " (go tool task docker:up builds it): " + out
+			dockerReason = "the daemon cannot run " + sandboxImage + ": " + out
 		}
 	})
 	if dockerReason == "" {
 		return
 	}
-	if os.Getenv("AGENTS_CI") == "1" {
-		t.Fatalf("the docker suite is required (AGENTS_CI=1): %s", dockerReason)
-	}
-	t.Skipf("skipping the docker suite: %s", dockerReason)
+	testenv.Require(t, "docker suite (API on Docker)", dockerReason, dockerEnable)
 }
+
+// dockerEnable is the one command that runs the docker suites here: it
+// starts the private daemon when needed and requires them.
+const dockerEnable = "go tool task docker:test"
 
 // termClient is a /ws/terminal connection.
 type termClient struct {

@@ -3,7 +3,6 @@ package docker
 import (
 	"bytes"
 	"context"
-	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/agents-server/agents-server/internal/testenv"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -34,10 +34,10 @@ func probeDaemon() string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if _, err := api.Ping(ctx, client.PingOptions{NegotiateAPIVersion: true}); err != nil {
-		return "no docker daemon answers at " + api.DaemonHost() + " (start one with `eval $(scripts/docker/up.sh | tail -1); export DOCKER_HOST`): " + err.Error()
+		return "no docker daemon answers at " + api.DaemonHost() + ": " + err.Error()
 	}
 	if _, err := api.ImageInspect(ctx, testImage); err != nil {
-		return "the daemon lacks the image " + testImage + " (scripts/docker/up.sh builds it): " + err.Error()
+		return "the daemon lacks the image " + testImage + ": " + err.Error()
 	}
 	return ""
 }
@@ -49,10 +49,7 @@ func needDaemon(t *testing.T) {
 	if daemonReason == "" {
 		return
 	}
-	if os.Getenv("AGENTS_CI") == "1" {
-		t.Fatalf("docker suite is required (AGENTS_CI=1): %s", daemonReason)
-	}
-	t.Skipf("skipping docker suite: %s", daemonReason)
+	testenv.Require(t, "docker suite (sandbox adapter)", daemonReason, "go tool task docker:test")
 }
 
 // newRuntime returns a Runtime on the environment's daemon, closed at the end.
