@@ -88,3 +88,19 @@ func TestOperationIDsAreUniqueAndEveryRouteIsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryStatusIsListedNotDefaulted keeps `default` out of the document: a
+// catch-all response would let an operation answer a status nobody listed.
+func TestEveryStatusIsListedNotDefaulted(t *testing.T) {
+	doc, err := BuildOpenAPI(testServer(t).Routes(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			if op.Responses.Default() != nil {
+				t.Errorf("%s %s (%s) has a default response", method, path, op.OperationID)
+			}
+		}
+	}
+}

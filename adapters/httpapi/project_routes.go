@@ -91,18 +91,18 @@ func (s *Server) projectRoutes() []Route {
 			"Delete a project no session binds, with its container and volume (owner or admin)", http.StatusOK, s.handleDeleteProject).
 			WithRefusals(http.StatusConflict),
 		op(http.MethodGet, p+"/:id/sandbox", "getProjectSandbox", "projects", "The project's instance: absent, stopped or running",
-			http.StatusOK, s.handleProjectState).WithRefusals(http.StatusBadGateway),
+			http.StatusOK, s.handleProjectState).WithRefusals(http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway),
 		op(http.MethodPost, p+"/:id/sandbox/start", "startProjectSandbox", "projects", "Provision and start the project's instance",
-			http.StatusOK, s.handleProjectStart).WithOptionalBody().WithRefusals(http.StatusConflict, http.StatusBadGateway),
+			http.StatusOK, s.handleProjectStart).WithRefusals(http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway),
 		op(http.MethodPost, p+"/:id/sandbox/stop", "stopProjectSandbox", "projects",
 			"Stop the project's instance, keeping the tree; stopped:false while a run or terminal uses it (it stops when they end)",
-			http.StatusOK, s.handleProjectStop).WithOptionalBody().WithRefusals(http.StatusBadGateway),
+			http.StatusOK, s.handleProjectStop).WithRefusals(http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway),
 		op(http.MethodPost, p+"/:id/sandbox/rebuild", "rebuildProjectSandbox", "projects",
 			"Replace the project's container with a fresh one, keeping the tree (docker only)", http.StatusOK, s.handleProjectRebuild).
-			WithOptionalBody().WithRefusals(http.StatusBadGateway),
+			WithRefusals(http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway),
 		raw(http.MethodGet, p+"/:id/export", "exportProject", "projects",
 			"The project's /workspace as an uncompressed tar (owner only; audited). A failure mid-stream truncates the archive",
-			"application/x-tar", s.handleProjectExport),
+			"application/x-tar", s.handleProjectExport).WithRefusals(http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway),
 	}
 }
 

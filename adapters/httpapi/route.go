@@ -113,6 +113,9 @@ var noBodyType = reflect.TypeFor[NoBody]()
 // WithQuery documents query parameters.
 func (r Route) WithQuery(q ...QueryParam) Route { r.Query = append(r.Query, q...); return r }
 
+// WithHeaders documents request headers the operation reads.
+func (r Route) WithHeaders(h ...QueryParam) Route { r.Headers = append(r.Headers, h...); return r }
+
 // WithRefusals documents extra error statuses the operation answers.
 func (r Route) WithRefusals(statuses ...int) Route {
 	r.Refuses = append(r.Refuses, statuses...)

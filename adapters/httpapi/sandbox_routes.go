@@ -81,16 +81,16 @@ func (s *Server) sandboxRoutes() []Route {
 			http.StatusNoContent, s.handleDeleteSandbox).WithRefusals(http.StatusForbidden, http.StatusConflict),
 		op(http.MethodPost, p+"/:id/test", "testSandbox", "sandboxes",
 			"Run echo ok in a throw-away instance (admins): 200 {ok:false} ran but failed; 502 the host could not be reached",
-			http.StatusOK, s.handleTestSandbox).WithOptionalBody().WithRefusals(http.StatusForbidden, http.StatusBadGateway),
+			http.StatusOK, s.handleTestSandbox).WithRefusals(http.StatusBadRequest, http.StatusForbidden, http.StatusBadGateway),
 		op(http.MethodGet, p+"/:id/containers", "listSandboxContainers", "sandboxes",
 			"This server's containers on a docker sandbox's daemon (admins; docker only)", http.StatusOK, s.handleListContainers).
-			WithRefusals(http.StatusForbidden, http.StatusBadGateway),
+			WithRefusals(http.StatusBadRequest, http.StatusForbidden, http.StatusBadGateway),
 		op(http.MethodPost, p+"/:id/containers/:name/stop", "stopSandboxContainer", "sandboxes",
 			"Stop one of this server's containers by name (admins; docker only)", http.StatusNoContent, s.handleStopContainer).
-			WithOptionalBody().WithRefusals(http.StatusForbidden, http.StatusBadGateway),
+			WithRefusals(http.StatusBadRequest, http.StatusForbidden, http.StatusBadGateway),
 		op(http.MethodDelete, p+"/:id/containers/:name", "removeSandboxContainer", "sandboxes",
 			"Remove one of this server's containers by name, keeping its volume (admins; docker only)", http.StatusNoContent, s.handleRemoveContainer).
-			WithRefusals(http.StatusForbidden, http.StatusBadGateway),
+			WithRefusals(http.StatusBadRequest, http.StatusForbidden, http.StatusBadGateway),
 	}
 }
 

@@ -47,7 +47,7 @@ func (s *Server) traceRoutes() []Route {
 	return []Route{
 		op(http.MethodGet, APIPrefix+"/sessions/:id/traces", "listTraces", "traces",
 			"The session's trace spans, oldest first; summary=true leaves payloads out (payload_omitted)", http.StatusOK, s.handleListTraces).
-			WithQuery(QueryParam{Name: "summary", Type: "boolean", Description: "Leave payloads out"}),
+			WithQuery(QueryParam{Name: "summary", Type: "boolean", Description: "Leave payloads out"}).WithRefusals(http.StatusBadRequest),
 		op(http.MethodGet, APIPrefix+"/sessions/:id/traces/:span_id", "getTrace", "traces",
 			"One span, whole", http.StatusOK, s.handleGetTrace),
 		pg,

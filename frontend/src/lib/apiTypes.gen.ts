@@ -1836,7 +1836,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createAgent: {
@@ -1869,7 +1869,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getAgent: {
@@ -1896,7 +1895,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     updateAgent: {
@@ -1932,7 +1931,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteAgent: {
@@ -1960,7 +1958,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     setAgentScope: {
@@ -1996,7 +1993,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listAgentTools: {
@@ -2023,7 +2019,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listApprovals: {
@@ -2047,7 +2043,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     approveCall: {
@@ -2082,7 +2078,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     rejectCall: {
@@ -2117,7 +2112,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     login: {
@@ -2143,11 +2137,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
             413: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     logout: {
@@ -2170,7 +2164,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getMe: {
@@ -2194,7 +2187,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listTokens: {
@@ -2218,7 +2211,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createToken: {
@@ -2249,7 +2242,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteToken: {
@@ -2275,7 +2267,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listUsers: {
@@ -2300,7 +2291,7 @@ export interface operations {
             403: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createUser: {
@@ -2333,7 +2324,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteUser: {
@@ -2361,7 +2351,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     updateUser: {
@@ -2395,7 +2384,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listGuardrails: {
@@ -2419,7 +2407,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createGuardrail: {
@@ -2452,7 +2440,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getGuardrail: {
@@ -2479,7 +2466,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     updateGuardrail: {
@@ -2515,7 +2502,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteGuardrail: {
@@ -2543,7 +2529,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listMemories: {
@@ -2571,7 +2556,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createMemory: {
@@ -2604,7 +2589,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getMemory: {
@@ -2631,7 +2615,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     updateMemory: {
@@ -2667,7 +2651,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteMemory: {
@@ -2694,7 +2677,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getOpenAPI: {
@@ -2717,7 +2699,6 @@ export interface operations {
             };
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     playgroundGenerate: {
@@ -2749,7 +2730,6 @@ export interface operations {
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listProjects: {
@@ -2777,7 +2757,7 @@ export interface operations {
             403: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createProject: {
@@ -2809,7 +2789,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getProject: {
@@ -2836,7 +2815,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     updateProject: {
@@ -2871,7 +2850,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteProject: {
@@ -2900,7 +2878,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     exportProject: {
@@ -2923,11 +2900,14 @@ export interface operations {
                     "application/x-tar": string;
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            502: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     getProjectSandbox: {
@@ -2950,12 +2930,14 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectSandboxView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     rebuildProjectSandbox: {
@@ -2978,13 +2960,14 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectSandboxView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     startProjectSandbox: {
@@ -3007,6 +2990,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectSandboxView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
@@ -3014,7 +2998,6 @@ export interface operations {
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     stopProjectSandbox: {
@@ -3037,13 +3020,14 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectStopView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listProviderTypes: {
@@ -3067,7 +3051,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listProviders: {
@@ -3091,7 +3075,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createProvider: {
@@ -3124,7 +3108,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getProvider: {
@@ -3151,7 +3134,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     updateProvider: {
@@ -3187,7 +3170,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteProvider: {
@@ -3215,7 +3197,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     setProviderScope: {
@@ -3251,7 +3232,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getRun: {
@@ -3278,7 +3258,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     cancelRun: {
@@ -3313,7 +3293,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     streamRunEvents: {
@@ -3322,7 +3301,10 @@ export interface operations {
                 /** @description The last sequence already held */
                 from_seq?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The last sequence already held (what an EventSource resends); wins over from_seq */
+                "Last-Event-ID"?: number;
+            };
             path: {
                 id: string;
             };
@@ -3339,11 +3321,12 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     injectRun: {
@@ -3378,7 +3361,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listSandboxes: {
@@ -3402,7 +3384,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createSandbox: {
@@ -3435,7 +3417,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getSandbox: {
@@ -3462,7 +3443,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     updateSandbox: {
@@ -3498,7 +3479,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteSandbox: {
@@ -3526,7 +3506,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listSandboxContainers: {
@@ -3549,13 +3528,14 @@ export interface operations {
                     "application/json": components["schemas"]["ContainerView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     removeSandboxContainer: {
@@ -3577,6 +3557,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -3584,7 +3565,6 @@ export interface operations {
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     stopSandboxContainer: {
@@ -3606,6 +3586,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -3613,7 +3594,6 @@ export interface operations {
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     testSandbox: {
@@ -3636,6 +3616,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxTestView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -3643,7 +3624,6 @@ export interface operations {
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getServer: {
@@ -3667,7 +3647,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listSessions: {
@@ -3691,11 +3671,12 @@ export interface operations {
                     "application/json": components["schemas"]["SessionView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createSession: {
@@ -3726,7 +3707,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getSession: {
@@ -3753,7 +3733,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     deleteSession: {
@@ -3779,7 +3759,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     patchSession: {
@@ -3813,7 +3792,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listSessionApprovals: {
@@ -3840,7 +3818,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     branchSession: {
@@ -3874,7 +3852,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getSessionContext: {
@@ -3901,7 +3878,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     forkSession: {
@@ -3935,7 +3912,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listMessages: {
@@ -3963,11 +3939,12 @@ export interface operations {
                     "application/json": components["schemas"]["EntryView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listSessionRuns: {
@@ -3994,7 +3971,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     startRun: {
@@ -4050,7 +4027,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listTraces: {
@@ -4076,11 +4052,12 @@ export interface operations {
                     "application/json": components["schemas"]["SpanPayload"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     getTrace: {
@@ -4108,7 +4085,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listSettingDefs: {
@@ -4132,7 +4109,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listSettings: {
@@ -4156,7 +4133,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     putSetting: {
@@ -4191,7 +4168,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteSetting: {
@@ -4218,7 +4194,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getHealth: {
@@ -4242,7 +4217,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
 }
