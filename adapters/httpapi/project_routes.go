@@ -81,7 +81,8 @@ func (s *Server) projectRoutes() []Route {
 	p := APIPrefix + "/projects"
 	return []Route{
 		op(http.MethodGet, p, "listProjects", "projects", "The caller's projects; admins may ask for every owner's", http.StatusOK, s.handleListProjects).
-			WithQuery(QueryParam{Name: "all", Type: "boolean", Description: "Every owner's projects (admins)"}).WithRefusals(http.StatusForbidden),
+			WithQuery(QueryParam{Name: "all", Type: "boolean", Description: "Every owner's projects (admins)"}).
+			WithRefusals(http.StatusBadRequest, http.StatusForbidden),
 		op(http.MethodPost, p, "createProject", "projects", "Add a project on a sandbox", http.StatusCreated, s.handleCreateProject).
 			WithRefusals(http.StatusConflict),
 		op(http.MethodGet, p+"/:id", "getProject", "projects", "One project (its environment, masked, to its owner only)", http.StatusOK, s.handleGetProject),
@@ -107,7 +108,11 @@ func (s *Server) projectRoutes() []Route {
 }
 
 func (s *Server) handleListProjects(c echo.Context, _ *NoBody) ([]ProjectView, error) {
-	list, err := s.deps.Sandboxes.ListProjects(c.Request().Context(), caller(c), c.QueryParam("all") == "true")
+	all, err := boolQuery(c, "all")
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.deps.Sandboxes.ListProjects(c.Request().Context(), caller(c), all)
 	return mapAll(list, projectView), err
 }
 

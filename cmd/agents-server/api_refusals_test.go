@@ -13,6 +13,10 @@ func TestQueryAndCursorRefusalsAreDocumented(t *testing.T) {
 	h := startServer(t, testConfig(t))
 	sess := h.createSession(h.admin, map[string]any{"name": "q"})
 	h.call("GET", "/api/v1/sessions?all=maybe", h.admin, nil).wantErr(t, 400, "validation")
+	// The document says boolean; all=1 is true as it is for sessions, and a
+	// word that is no boolean is refused rather than read as false.
+	h.call("GET", "/api/v1/projects?all=maybe", h.admin, nil).wantErr(t, 400, "validation")
+	h.call("GET", "/api/v1/projects?all=1", h.admin, nil).want(t, 200)
 	h.call("GET", "/api/v1/sessions/"+sess.ID+"/traces?summary=maybe", h.admin, nil).wantErr(t, 400, "validation")
 	h.call("GET", "/api/v1/sessions/"+sess.ID+"/messages?limit=0", h.admin, nil).wantErr(t, 400, "validation")
 	// The cursor is read before the run is looked up.

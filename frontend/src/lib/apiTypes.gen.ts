@@ -2753,6 +2753,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             429: components["responses"]["Error"];
