@@ -29,8 +29,8 @@ func userView(u domain.User) UserView {
 
 // LoginRequest signs in with a password.
 type LoginRequest struct {
-	Username string `json:"username"`
-	Password string `json:"password"`
+	Username string `json:"username" required:"true"`
+	Password string `json:"password" required:"true"`
 }
 
 // LoginResponse carries the new session token (30 days sliding, 90 at most).
@@ -58,7 +58,7 @@ func tokenView(t domain.Token, current string) TokenView {
 
 // CreateTokenRequest asks for a personal access token.
 type CreateTokenRequest struct {
-	Name          string `json:"name"`
+	Name          string `json:"name" required:"true"`
 	ExpiresInDays int    `json:"expires_in_days,omitempty" doc:"Lifetime in days; 0 never expires"`
 }
 

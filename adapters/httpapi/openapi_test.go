@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"io"
 	"log/slog"
+	"maps"
+	"net/http"
 	"os"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/labstack/echo/v4"
 )
 
 const committedDocument = "../../openapi/openapi.yaml"
@@ -102,5 +107,72 @@ func TestEveryStatusIsListedNotDefaulted(t *testing.T) {
 				t.Errorf("%s %s (%s) has a default response", method, path, op.OperationID)
 			}
 		}
+	}
+}
+
+// probeRow and probeRowInput exist to collide: a type shared by a request and
+// a response is written as <Type>Input, which probeRowInput already names.
+type probeRow struct {
+	Name string `json:"name" required:"true"`
+	Note string `json:"note"`
+}
+
+type probeRowInput struct {
+	Other string `json:"other"`
+}
+
+func probeHandler[Req, Resp any](echo.Context, *Req) (Resp, error) { return *new(Resp), nil }
+
+// TestRequestAndResponseSchemasDifferInRequired: a type used both ways is two
+// components — the response requires every field it always carries, the
+// request only what is tagged required — and two Go types never share a name.
+func TestRequestAndResponseSchemasDifferInRequired(t *testing.T) {
+	routes := []Route{
+		op(http.MethodGet, "/probe", "getProbe", "probe", "read", http.StatusOK, probeHandler[NoBody, probeRow]),
+		op(http.MethodPut, "/probe", "putProbe", "probe", "write", http.StatusOK, probeHandler[probeRow, NoBody]),
+	}
+	doc, err := BuildOpenAPI(routes, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, written := doc.Components.Schemas["probeRow"], doc.Components.Schemas["probeRowInput"]
+	if read == nil || written == nil {
+		t.Fatalf("components: %v", slices.Sorted(maps.Keys(doc.Components.Schemas)))
+	}
+	if !slices.Equal(read.Value.Required, []string{"name", "note"}) || !slices.Equal(written.Value.Required, []string{"name"}) {
+		t.Fatalf("required: read %v, written %v", read.Value.Required, written.Value.Required)
+	}
+	body := doc.Paths.Find("/probe").Put.RequestBody.Value.Content.Get("application/json").Schema
+	if body.Ref != "#/components/schemas/probeRowInput" {
+		t.Fatalf("the request body is %s", body.Ref)
+	}
+
+	routes = append(routes, op(http.MethodPost, "/probe", "postProbe", "probe", "other", http.StatusOK, probeHandler[probeRowInput, NoBody]))
+	if _, err := BuildOpenAPI(routes, ""); err == nil || !strings.Contains(err.Error(), "probeRowInput") {
+		t.Fatalf("two types named probeRowInput: err = %v", err)
+	}
+}
+
+// TestWithRequiredAddsToTheTypesRequired: an operation that demands a field
+// its body type leaves optional says so in its own schema only.
+func TestWithRequiredAddsToTheTypesRequired(t *testing.T) {
+	routes := []Route{
+		op(http.MethodPost, "/probe", "createProbe", "probe", "create", http.StatusCreated, probeHandler[probeRow, NoBody]).WithRequired("note"),
+		op(http.MethodPut, "/probe", "putProbe", "probe", "update", http.StatusOK, probeHandler[probeRow, NoBody]),
+	}
+	doc, err := BuildOpenAPI(routes, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := doc.Paths.Find("/probe").Post.RequestBody.Value.Content.Get("application/json").Schema.Value
+	if len(create.AllOf) != 1 || create.AllOf[0].Ref != "#/components/schemas/probeRow" || !slices.Equal(create.Required, []string{"note"}) {
+		t.Fatalf("create body = %+v", create)
+	}
+	if got := doc.Components.Schemas["probeRow"].Value.Required; !slices.Equal(got, []string{"name"}) {
+		t.Fatalf("the shared type requires %v", got)
+	}
+	routes[0] = routes[0].WithRequired("nonesuch")
+	if _, err := BuildOpenAPI(routes, ""); err == nil {
+		t.Fatal("a required field the type lacks was documented")
 	}
 }

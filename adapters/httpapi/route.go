@@ -70,6 +70,10 @@ type Route struct {
 	// Refuses lists the error codes the operation documents beyond those
 	// every route shares (401/429 for bearer routes, 400 for bodies).
 	Refuses []int
+	// Requires lists body fields this operation demands although its
+	// request type does not always (a create that names what an update
+	// may keep).
+	Requires []string
 	// handler builds the echo handler from the finished row, so options
 	// set after op (WithOptionalBody…) reach it.
 	handler func(Route) echo.HandlerFunc
@@ -119,6 +123,13 @@ func (r Route) WithHeaders(h ...QueryParam) Route { r.Headers = append(r.Headers
 // WithRefusals documents extra error statuses the operation answers.
 func (r Route) WithRefusals(statuses ...int) Route {
 	r.Refuses = append(r.Refuses, statuses...)
+	return r
+}
+
+// WithRequired documents body fields this operation refuses to go without,
+// beyond those its request type tags `required:"true"`.
+func (r Route) WithRequired(fields ...string) Route {
+	r.Requires = append(r.Requires, fields...)
 	return r
 }
 

@@ -58,8 +58,8 @@ type CancelRunRequest struct {
 
 // InjectRunRequest feeds input into a live run.
 type InjectRunRequest struct {
-	Queue string `json:"queue" enum:"steer,next_turn,follow_up"`
-	Input string `json:"input"`
+	Queue string `json:"queue" required:"true" enum:"steer,next_turn,follow_up"`
+	Input string `json:"input" required:"true"`
 }
 
 func (s *Server) runRoutes() []Route {

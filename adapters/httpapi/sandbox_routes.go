@@ -14,9 +14,9 @@ import (
 // SandboxInput is what an admin writes about a sandbox (PUT replaces it
 // whole).
 type SandboxInput struct {
-	Name     string          `json:"name"`
-	Type     string          `json:"type" enum:"docker,e2b"`
-	Config   json.RawMessage `json:"config" doc:"The type's config: unknown keys are dropped, a value of the wrong JSON type is a 400; secret fields are write-only (******** keeps the stored value)"`
+	Name     string          `json:"name" required:"true"`
+	Type     string          `json:"type" enum:"docker,e2b" doc:"Required to create; an update that leaves it out keeps the stored type"`
+	Config   json.RawMessage `json:"config" required:"true" doc:"The type's config: unknown keys are dropped, a value of the wrong JSON type is a 400; secret fields are write-only (******** keeps the stored value)"`
 	Prompt   string          `json:"prompt,omitempty" doc:"Appended to the instructions of agents in sessions bound to a project here"`
 	Revision *int64          `json:"revision,omitempty" doc:"The revision the edit was based on: makes the write a compare-and-set (409 when it moved)"`
 }
@@ -72,7 +72,7 @@ func (s *Server) sandboxRoutes() []Route {
 	return []Route{
 		op(http.MethodGet, p, "listSandboxes", "sandboxes", "Every sandbox (host configuration: everyone reads)", http.StatusOK, s.handleListSandboxes),
 		op(http.MethodPost, p, "createSandbox", "sandboxes", "Add a sandbox (admins)", http.StatusCreated, s.handleCreateSandbox).
-			WithRefusals(http.StatusForbidden, http.StatusConflict),
+			WithRequired("type").WithRefusals(http.StatusForbidden, http.StatusConflict),
 		op(http.MethodGet, p+"/:id", "getSandbox", "sandboxes", "One sandbox", http.StatusOK, s.handleGetSandbox),
 		op(http.MethodPut, p+"/:id", "updateSandbox", "sandboxes",
 			"Replace a sandbox (admins): identity frozen while projects live on it; a content change replaces their containers at next use",

@@ -46,7 +46,7 @@ type PatchSessionRequest struct {
 
 // BranchRequest names the entry the conversation continues from.
 type BranchRequest struct {
-	EntryID string `json:"entry_id"`
+	EntryID string `json:"entry_id" required:"true"`
 }
 
 // ForkSessionRequest bounds a fork; the body may be omitted (fork everything).

@@ -14,7 +14,7 @@ import (
 
 // PlaygroundRequest replays a stored generation span, with optional edits.
 type PlaygroundRequest struct {
-	SpanID        string                `json:"span_id" doc:"A generation span of one of the caller's sessions"`
+	SpanID        string                `json:"span_id" required:"true" doc:"A generation span of one of the caller's sessions"`
 	Model         *string               `json:"model,omitempty"`
 	Instructions  *string               `json:"instructions,omitempty"`
 	Input         []json.RawMessage     `json:"input,omitempty" doc:"Responses items replacing the span's input"`
@@ -24,7 +24,7 @@ type PlaygroundRequest struct {
 
 // PlaygroundTool is a function tool offered to the replayed call.
 type PlaygroundTool struct {
-	Name        string          `json:"name"`
+	Name        string          `json:"name" required:"true"`
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }

@@ -43,7 +43,8 @@ type harness struct {
 	app     *app
 	cfg     config
 	base    string
-	admin   string // the bootstrap admin's token
+	admin   string      // the bootstrap admin's token
+	doc     *openapi3.T // the served document
 	router  routers.Router
 	served  chan error
 	stopped bool
@@ -72,7 +73,7 @@ func startServer(t *testing.T, cfg config) *harness {
 	h := &harness{t: t, app: a, cfg: cfg, base: a.URL(), admin: a.token, served: make(chan error, 1), logs: logs}
 	go func() { h.served <- a.serve() }()
 	t.Cleanup(h.stop)
-	h.router = h.loadRouter()
+	h.doc, h.router = h.loadRouter()
 	return h
 }
 
@@ -91,8 +92,8 @@ func (h *harness) stop() {
 }
 
 // loadRouter fetches the served OpenAPI document, unauthenticated, and
-// builds the router the response validation uses.
-func (h *harness) loadRouter() routers.Router {
+// builds the router the validation uses.
+func (h *harness) loadRouter() (*openapi3.T, routers.Router) {
 	h.t.Helper()
 	resp, err := http.Get(h.base + "/api/v1/openapi.yaml")
 	if err != nil {
@@ -112,7 +113,7 @@ func (h *harness) loadRouter() routers.Router {
 	if err != nil {
 		h.t.Fatalf("openapi router: %v", err)
 	}
-	return r
+	return doc, r
 }
 
 // reply is a response read whole.
@@ -204,9 +205,13 @@ func (h *harness) send(req *http.Request, sentBody []byte) reply {
 }
 
 // validate checks one exchange of a documented operation against the
-// document: the status must be listed for the operation (no `default` stands
-// in for a missing one) and the body must match the status's schema.
-// Responses of undocumented paths (404/405 answers) must still be envelopes.
+// document, in both directions: the status must be listed for the operation
+// (no `default` stands in for a missing one), a request the server accepted
+// (2xx) must be one the document allows — a document stricter than the
+// server fails here — and the body must match the status's schema. A request
+// the server refused may be document-invalid: tests send bad bodies on
+// purpose. Responses of undocumented paths (404/405 answers) must still be
+// envelopes.
 func (h *harness) validate(req *http.Request, sentBody []byte, r reply) {
 	h.t.Helper()
 	in, ok := h.checkExchange(req, sentBody, r.Status)
@@ -231,9 +236,9 @@ func (h *harness) validate(req *http.Request, sentBody []byte, r reply) {
 }
 
 // checkExchange finds the operation of req and checks what can be checked
-// without the response body: the status is listed for the operation. ok is
-// false for a path the document does not have. Streams (SSE) are checked
-// with this alone.
+// without the response body: the status is listed for the operation, and a
+// request the server accepted is valid. ok is false for a path the document
+// does not have. Streams (SSE) are checked with this alone.
 func (h *harness) checkExchange(req *http.Request, sentBody []byte, status int) (*openapi3filter.RequestValidationInput, bool) {
 	h.t.Helper()
 	vreq := req.Clone(context.Background())
@@ -250,6 +255,14 @@ func (h *harness) checkExchange(req *http.Request, sentBody []byte, status int) 
 	in := &openapi3filter.RequestValidationInput{
 		Request: vreq, PathParams: params, Route: route,
 		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true},
+	}
+	if status >= 200 && status < 300 {
+		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+			h.t.Fatalf("%s %s was accepted (%d) but the document refuses the request: %v\nbody: %s",
+				req.Method, req.URL.Path, status, err, sentBody)
+		}
+		// ValidateRequest consumed the body; the response check reads it again.
+		vreq.Body = io.NopCloser(bytes.NewReader(sentBody))
 	}
 	return in, true
 }

@@ -990,6 +990,10 @@ export interface components {
             /** @description ["*"] or tool names whose calls wait for a person's decision */
             approve_tools: string[];
         };
+        AgentApprovalInput: {
+            /** @description ["*"] or tool names whose calls wait for a person's decision */
+            approve_tools?: string[];
+        };
         AgentBehavior: {
             disable_tool_choice_reset: boolean;
             /** @description What other agents are told this one is for when they may hand off to it */
@@ -1017,6 +1021,33 @@ export interface components {
             /** @description Gives chat runs get_workflow / save_workflow */
             workflow_authoring: boolean;
         };
+        AgentBehaviorInput: {
+            disable_tool_choice_reset?: boolean;
+            /** @description What other agents are told this one is for when they may hand off to it */
+            handoff_description?: string;
+            /**
+             * @description What the next agent sees of the history on a handoff
+             * @enum {string}
+             */
+            handoff_input_filter?: "" | "remove_all_tools";
+            /** @description Tool calls run at once; 0 = the default */
+            max_tool_concurrency?: number;
+            /** @description Model turns per run; 0 = the default (10) */
+            max_turns?: number;
+            /** @enum {string} */
+            reasoning_item_id_policy?: "" | "preserve" | "omit";
+            /** @description Comma-separated tool names: the run ends after a turn that called any of them */
+            stop_at_tools?: string;
+            /** @description Background task tools on chat runs; absent = on */
+            subagents?: boolean | null;
+            /**
+             * @description Empty feeds an unknown tool name back to the model; error ends the run
+             * @enum {string}
+             */
+            tool_not_found_behavior?: "" | "error";
+            /** @description Gives chat runs get_workflow / save_workflow */
+            workflow_authoring?: boolean;
+        };
         AgentCompaction: {
             compaction_enabled: boolean;
             /** @enum {string} */
@@ -1028,9 +1059,26 @@ export interface components {
             /** @description Recent entries kept intact; 0 = 10 */
             compaction_window: number;
         };
+        AgentCompactionInput: {
+            compaction_enabled?: boolean;
+            /** @enum {string} */
+            compaction_mode?: "" | "summary" | "reset" | "hybrid";
+            compaction_model?: string;
+            compaction_prompt?: string;
+            /** @description Fold when the history passes this many tokens; 0 = 50000 */
+            compaction_threshold_tokens?: number;
+            /** @description Recent entries kept intact; 0 = 10 */
+            compaction_window?: number;
+        };
         AgentGuardrails: {
             /** @description Guardrail names; each carries the stages it inspects */
             guardrails: string[];
+            /** @description A JSON Schema (object) the final output must match */
+            output_schema?: unknown;
+        };
+        AgentGuardrailsInput: {
+            /** @description Guardrail names; each carries the stages it inspects */
+            guardrails?: string[];
             /** @description A JSON Schema (object) the final output must match */
             output_schema?: unknown;
         };
@@ -1040,6 +1088,12 @@ export interface components {
             retry_enabled: boolean;
             retry_policy: components["schemas"]["RetryPolicy"];
         };
+        AgentResilienceInput: {
+            /** @description Tried in order when the primary model keeps failing */
+            fallback_models?: components["schemas"]["FallbackModelInput"][];
+            retry_enabled?: boolean;
+            retry_policy?: components["schemas"]["RetryPolicyInput"];
+        };
         AgentSession: {
             /** @description Recent items sent per turn; 0 = all */
             history_limit: number;
@@ -1047,32 +1101,39 @@ export interface components {
             prompt_id: string;
             prompt_version: string;
         };
+        AgentSessionInput: {
+            /** @description Recent items sent per turn; 0 = all */
+            history_limit?: number;
+            /** @description An OpenAI stored prompt */
+            prompt_id?: string;
+            prompt_version?: string;
+        };
         AgentSpec: {
-            approval: components["schemas"]["AgentApproval"];
+            approval?: components["schemas"]["AgentApprovalInput"];
             /** @description A picture from the UI's catalog, /avatars/<name>.svg; empty renders an initial */
-            avatar: string;
-            behavior: components["schemas"]["AgentBehavior"];
-            compaction: components["schemas"]["AgentCompaction"];
+            avatar?: string;
+            behavior?: components["schemas"]["AgentBehaviorInput"];
+            compaction?: components["schemas"]["AgentCompactionInput"];
             /** @description Declared context window in tokens; 0 = unknown */
-            context_window: number;
+            context_window?: number;
             /** @description What the agent is for, in a sentence; never sent to the model */
-            description: string;
-            error_handlers: components["schemas"]["ErrorHandlers"];
-            guardrails: components["schemas"]["AgentGuardrails"];
+            description?: string;
+            error_handlers?: components["schemas"]["ErrorHandlersInput"];
+            guardrails?: components["schemas"]["AgentGuardrailsInput"];
             /** @description Ids of agents this one may hand the conversation to */
-            handoffs: string[];
-            instructions: string;
+            handoffs?: string[];
+            instructions?: string;
             model: string;
-            model_settings: components["schemas"]["ModelSettings"];
+            model_settings?: components["schemas"]["ModelSettingsInput"];
             name: string;
             /** @description The provider whose endpoint and credential the agent uses; empty fails the run's pre-flight */
-            provider_id: string;
-            resilience: components["schemas"]["AgentResilience"];
-            session: components["schemas"]["AgentSession"];
+            provider_id?: string;
+            resilience?: components["schemas"]["AgentResilienceInput"];
+            session?: components["schemas"]["AgentSessionInput"];
             /** @description Skill ids: null = every visible skill, [] = none */
-            skills: string[] | null;
+            skills?: string[] | null;
             /** @description Built-in tool names the agent may use */
-            tools: string[];
+            tools?: string[];
         };
         AgentView: {
             approval: components["schemas"]["AgentApproval"];
@@ -1179,36 +1240,36 @@ export interface components {
             session_input_tokens: number;
         };
         CreateAgentRequest: {
-            approval: components["schemas"]["AgentApproval"];
+            approval?: components["schemas"]["AgentApprovalInput"];
             /** @description A picture from the UI's catalog, /avatars/<name>.svg; empty renders an initial */
-            avatar: string;
-            behavior: components["schemas"]["AgentBehavior"];
-            compaction: components["schemas"]["AgentCompaction"];
+            avatar?: string;
+            behavior?: components["schemas"]["AgentBehaviorInput"];
+            compaction?: components["schemas"]["AgentCompactionInput"];
             /** @description Declared context window in tokens; 0 = unknown */
-            context_window: number;
+            context_window?: number;
             /** @description What the agent is for, in a sentence; never sent to the model */
-            description: string;
-            error_handlers: components["schemas"]["ErrorHandlers"];
-            guardrails: components["schemas"]["AgentGuardrails"];
+            description?: string;
+            error_handlers?: components["schemas"]["ErrorHandlersInput"];
+            guardrails?: components["schemas"]["AgentGuardrailsInput"];
             /** @description Ids of agents this one may hand the conversation to */
-            handoffs: string[];
-            instructions: string;
+            handoffs?: string[];
+            instructions?: string;
             model: string;
-            model_settings: components["schemas"]["ModelSettings"];
+            model_settings?: components["schemas"]["ModelSettingsInput"];
             name: string;
             /** @description The provider whose endpoint and credential the agent uses; empty fails the run's pre-flight */
-            provider_id: string;
-            resilience: components["schemas"]["AgentResilience"];
+            provider_id?: string;
+            resilience?: components["schemas"]["AgentResilienceInput"];
             /**
              * @description Default private
              * @enum {string}
              */
             scope?: "private" | "global";
-            session: components["schemas"]["AgentSession"];
+            session?: components["schemas"]["AgentSessionInput"];
             /** @description Skill ids: null = every visible skill, [] = none */
-            skills: string[] | null;
+            skills?: string[] | null;
             /** @description Built-in tool names the agent may use */
-            tools: string[];
+            tools?: string[];
         };
         CreateProviderRequest: {
             /** @description The wire protocol; default responses for the official OpenAI endpoint, chat_completions for any other base_url */
@@ -1307,10 +1368,15 @@ export interface components {
             text?: string;
             usage?: components["schemas"]["Usage"];
         };
-        EnvVarView: {
+        EnvVar: {
             name: string;
             /** @description Write-only: reads are ********; sending ******** back keeps the stored value of this name */
             value: string;
+        };
+        EnvVarInput: {
+            name: string;
+            /** @description Write-only: reads are ********; sending ******** back keeps the stored value of this name */
+            value?: string;
         };
         ErrorDetail: {
             /**
@@ -1332,12 +1398,25 @@ export interface components {
             exclude_from_history: boolean;
             final_output: unknown;
         } | null;
+        ErrorHandlerInput: {
+            exclude_from_history?: boolean;
+            final_output: unknown;
+        } | null;
         ErrorHandlers: {
             invalid_final_output?: components["schemas"]["ErrorHandler"];
             max_turns?: components["schemas"]["ErrorHandler"];
             model_refusal?: components["schemas"]["ErrorHandler"];
         };
+        ErrorHandlersInput: {
+            invalid_final_output?: components["schemas"]["ErrorHandlerInput"];
+            max_turns?: components["schemas"]["ErrorHandlerInput"];
+            model_refusal?: components["schemas"]["ErrorHandlerInput"];
+        };
         FallbackModel: {
+            model: string;
+            provider_id: string;
+        };
+        FallbackModelInput: {
             model: string;
             provider_id: string;
         };
@@ -1402,7 +1481,7 @@ export interface components {
             /** @description The agent this memory belongs to; empty = global (admins only). Fixed once created */
             agent_config_id?: string;
             /** @description At most 1,000,000 bytes */
-            content: string;
+            content?: string;
             /** @description Unique within its scope; at most 200 characters */
             key: string;
         };
@@ -1433,6 +1512,22 @@ export interface components {
             /** @enum {string} */
             verbosity?: "low" | "medium" | "high";
         };
+        ModelSettingsInput: {
+            max_output_tokens?: number | null;
+            parallel_tool_calls?: boolean | null;
+            /** @enum {string} */
+            reasoning_effort?: "minimal" | "low" | "medium" | "high";
+            /** @enum {string} */
+            reasoning_summary?: "auto" | "concise" | "detailed";
+            /** Format: double */
+            temperature?: number | null;
+            /** @description auto, required, none, or a tool name */
+            tool_choice?: string;
+            /** Format: double */
+            top_p?: number | null;
+            /** @enum {string} */
+            verbosity?: "low" | "medium" | "high";
+        };
         PatchSessionRequest: {
             name?: string | null;
             pinned?: boolean | null;
@@ -1442,7 +1537,7 @@ export interface components {
             input?: unknown[];
             instructions?: string | null;
             model?: string | null;
-            model_settings?: components["schemas"]["ModelSettings"];
+            model_settings?: components["schemas"]["ModelSettingsInput"];
             /** @description A generation span of one of the caller's sessions */
             span_id: string;
             tools?: components["schemas"]["PlaygroundTool"][];
@@ -1467,15 +1562,15 @@ export interface components {
         };
         ProjectInput: {
             /** @description The container's environment; absent keeps it. A change replaces the container at the next use and closes its terminals */
-            env?: components["schemas"]["EnvVarView"][] | null;
+            env?: components["schemas"]["EnvVarInput"][] | null;
             name: string;
             /**
              * Format: int64
              * @description The revision the edit was based on: makes the write a compare-and-set (409 when it moved)
              */
             revision?: number | null;
-            /** @description The sandbox it lives on; a move stays at the same destination (409) */
-            sandbox_id: string;
+            /** @description The sandbox it lives on (required to create; an update that leaves it out keeps it); a move stays at the same destination (409) */
+            sandbox_id?: string;
         };
         ProjectSandboxView: {
             /** @enum {string} */
@@ -1488,7 +1583,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @description Only GET /projects/{id}, only to the owner: names with masked values */
-            env?: components["schemas"]["EnvVarView"][] | null;
+            env?: components["schemas"]["EnvVar"][] | null;
             /**
              * Format: int64
              * @description The runtime generation: moves when the environment or the sandbox's content changes
@@ -1553,7 +1648,8 @@ export interface components {
             updated_at: string;
         };
         PutSettingRequest: {
-            value: string;
+            /** @description The new value as text; empty or absent returns the key to its default */
+            value?: string;
         };
         RejectRequest: {
             reason?: string;
@@ -1562,6 +1658,11 @@ export interface components {
             initial_backoff_ms: number;
             max_backoff_ms: number;
             max_retries: number;
+        };
+        RetryPolicyInput: {
+            initial_backoff_ms?: number;
+            max_backoff_ms?: number;
+            max_retries?: number;
         };
         RunErrorView: {
             code: string;
@@ -1618,8 +1719,11 @@ export interface components {
              * @description The revision the edit was based on: makes the write a compare-and-set (409 when it moved)
              */
             revision?: number | null;
-            /** @enum {string} */
-            type: "docker" | "e2b";
+            /**
+             * @description Required to create; an update that leaves it out keeps the stored type
+             * @enum {string}
+             */
+            type?: "docker" | "e2b";
         };
         SandboxSupportsView: {
             /** @description Ports are reachable on a public host name */
@@ -1733,7 +1837,7 @@ export interface components {
             /** @description The agent to run; default the session's */
             agent_config_id?: string;
             /** @description The user's message; empty answers the history again (regenerate) */
-            input: string;
+            input?: string;
             /** @description Enter (true) or leave (false) the planning phase; absent leaves it */
             plan?: boolean | null;
             /** @description Binds the session to a project on its first project-carrying run */
@@ -2770,7 +2874,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ProjectInput"];
+                "application/json": WithRequired<components["schemas"]["ProjectInput"], "sandbox_id">;
             };
         };
         responses: {
@@ -3397,7 +3501,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SandboxInput"];
+                "application/json": WithRequired<components["schemas"]["SandboxInput"], "type">;
             };
         };
         responses: {
@@ -4221,3 +4325,6 @@ export interface operations {
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};
