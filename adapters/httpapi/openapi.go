@@ -64,14 +64,10 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: p})
 		}
 		for _, hd := range r.Headers {
-			p := openapi3.NewHeaderParameter(hd.Name).WithSchema(&openapi3.Schema{Type: &openapi3.Types{hd.Type}})
-			p.Description = hd.Description
-			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: p})
+			o.Parameters = append(o.Parameters, parameter(openapi3.NewHeaderParameter(hd.Name), hd))
 		}
 		for _, q := range r.Query {
-			p := openapi3.NewQueryParameter(q.Name).WithSchema(&openapi3.Schema{Type: &openapi3.Types{q.Type}})
-			p.Description = q.Description
-			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: p})
+			o.Parameters = append(o.Parameters, parameter(openapi3.NewQueryParameter(q.Name), q))
 		}
 		if r.HasBody() {
 			ref, err := requestSchema(r, reqGen)
@@ -107,6 +103,14 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 		return nil, fmt.Errorf("the generated OpenAPI document is invalid: %w", err)
 	}
 	return loaded, nil
+}
+
+// parameter describes a query parameter or header.
+func parameter(p *openapi3.Parameter, q QueryParam) *openapi3.ParameterRef {
+	schema := &openapi3.Schema{Type: &openapi3.Types{q.Type}}
+	q.Bound.apply(schema)
+	p.Description = q.Description
+	return &openapi3.ParameterRef{Value: p.WithSchema(schema)}
 }
 
 // successResponse describes a route's success body: JSON of its response

@@ -124,7 +124,10 @@ func (g *schemaGen) customize(_ string, t reflect.Type, tag reflect.StructTag, s
 		if g.side == responseSide {
 			s.Required = alwaysPresent(t)
 		} else {
+			// Bounds describe what the server accepts, so they belong to
+			// requests: a response only carries what was accepted.
 			s.Required = demanded(t)
+			applyBounds(t, s)
 		}
 	}
 	return nil

@@ -12,7 +12,11 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/sessions"
 )
 
 const committedDocument = "../../openapi/openapi.yaml"
@@ -174,5 +178,66 @@ func TestWithRequiredAddsToTheTypesRequired(t *testing.T) {
 	routes[0] = routes[0].WithRequired("nonesuch")
 	if _, err := BuildOpenAPI(routes, ""); err == nil {
 		t.Fatal("a required field the type lacks was documented")
+	}
+}
+
+// TestEveryBoundNamesAField: a bound keyed by a misspelt field would state
+// nothing, silently.
+func TestEveryBoundNamesAField(t *testing.T) {
+	for typ, fields := range requestBounds {
+		declared := declaringTypes(typ)
+		for name := range fields {
+			if declared[name] != typ {
+				t.Errorf("requestBounds: %s declares no JSON field %q", typ, name)
+			}
+		}
+	}
+}
+
+// TestTheDocumentStatesTheServersBounds spot-checks that the bounds reach
+// the document with the validators' numbers (every one is proved against
+// the server by the API suite's TestDocumentedBoundsAreEnforced).
+func TestTheDocumentStatesTheServersBounds(t *testing.T) {
+	doc, err := BuildOpenAPI(testServer(t).Routes(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	prop := func(component, name string) *openapi3.Schema {
+		s := doc.Components.Schemas[component]
+		if s == nil || s.Value.Properties[name] == nil {
+			t.Fatalf("%s.%s is not in the document", component, name)
+		}
+		return s.Value.Properties[name].Value
+	}
+	num := func(f *float64) float64 {
+		if f == nil {
+			return -1
+		}
+		return *f
+	}
+	if s := prop("AgentBehaviorInput", "max_turns"); num(s.Min) != 0 || num(s.Max) != domain.MaxTurnsLimit {
+		t.Errorf("max_turns: [%v, %v]", num(s.Min), num(s.Max))
+	}
+	if s := prop("ModelSettingsInput", "temperature"); num(s.Min) != 0 || num(s.Max) != domain.MaxTemperature {
+		t.Errorf("temperature: [%v, %v]", num(s.Min), num(s.Max))
+	}
+	if s := prop("ModelSettingsInput", "top_p"); s.Min != nil || num(s.ExclusiveMin.Value) != 0 || num(s.Max) != domain.MaxTopP {
+		t.Errorf("top_p: (%v, %v]", num(s.ExclusiveMin.Value), num(s.Max))
+	}
+	if s := prop("CreateAgentRequest", "name"); s.MaxLength == nil || *s.MaxLength != domain.MaxAgentName {
+		t.Errorf("agent name: maxLength %v", s.MaxLength)
+	}
+	// A response states no bound: it carries what was accepted.
+	if s := prop("AgentBehavior", "max_turns"); s.Max != nil {
+		t.Errorf("the response schema bounds max_turns")
+	}
+	var limit *openapi3.Schema
+	for _, p := range doc.Paths.Find("/api/v1/sessions/{id}/messages").Get.Parameters {
+		if p.Value.Name == "limit" {
+			limit = p.Value.Schema.Value
+		}
+	}
+	if limit == nil || num(limit.Min) != 1 || num(limit.Max) != sessions.MaxPageLimit {
+		t.Errorf("listMessages limit: %+v", limit)
 	}
 }

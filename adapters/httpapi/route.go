@@ -32,11 +32,12 @@ const (
 // NoBody is the request or response type of a route without a JSON body.
 type NoBody struct{}
 
-// QueryParam documents one query-string parameter.
+// QueryParam documents one query-string parameter (or request header).
 type QueryParam struct {
 	Name        string
 	Type        string // integer, string, boolean
 	Description string
+	Bound       Bound // what the handler refuses, from its own constants
 }
 
 // Route is one row of the route table: it registers the echo route AND

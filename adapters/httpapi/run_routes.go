@@ -75,8 +75,9 @@ func (s *Server) runRoutes() []Route {
 		raw(http.MethodGet, p+"/events", "streamRunEvents", "runs",
 			"The run's events as Server-Sent Events: id is the sequence; resume with Last-Event-ID or from_seq; closes after run.output, run.error or run.cancelled",
 			"text/event-stream", s.handleRunEvents).
-			WithQuery(QueryParam{Name: "from_seq", Type: "integer", Description: "The last sequence already held"}).
-			WithHeaders(QueryParam{Name: "Last-Event-ID", Type: "integer", Description: "The last sequence already held (what an EventSource resends); wins over from_seq"}).
+			WithQuery(QueryParam{Name: "from_seq", Type: "integer", Description: "The last sequence already held", Bound: atLeast(0)}).
+			WithHeaders(QueryParam{Name: "Last-Event-ID", Type: "integer", Bound: atLeast(0),
+				Description: "The last sequence already held (what an EventSource resends); wins over from_seq"}).
 			WithRefusals(http.StatusBadRequest),
 		op(http.MethodPost, p+"/cancel", "cancelRun", "runs", "Cancel a live run", http.StatusOK, s.handleCancelRun).
 			WithOptionalBody().WithRefusals(http.StatusConflict),

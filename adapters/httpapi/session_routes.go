@@ -170,7 +170,8 @@ func (s *Server) sessionRoutes() []Route {
 		op(http.MethodGet, p+"/:id/messages", "listMessages", "sessions",
 			"The session's entries, updates folded in: all oldest-first, or the newest limit, paging back with before_id",
 			http.StatusOK, s.handleMessages).WithQuery(
-			QueryParam{Name: "limit", Type: "integer", Description: "Newest N entries (1–1000); omit for all"},
+			QueryParam{Name: "limit", Type: "integer", Description: "Newest N entries; omit for all",
+				Bound: between(1, sessions.MaxPageLimit)},
 			QueryParam{Name: "before_id", Type: "string", Description: "Exclusive upper bound: the smallest row_id received"}).
 			WithRefusals(http.StatusBadRequest),
 		op(http.MethodPost, p+"/:id/branch", "branchSession", "sessions",

@@ -146,7 +146,7 @@ func (h *harness) probeRequired(c bodyCase) {
 	if c.at != "" {
 		where += " at " + c.at
 	}
-	schema := schemaAt(t, h.requestSchema(c.method, c.path), c.at)
+	schema := schemaAt(t, h.requestSchema(c.method, c.path).Value, c.at)
 	required := requiredOf(schema)
 	probed := objectAt(t, c.body(0), c.at)
 	for _, r := range required {
@@ -179,15 +179,26 @@ func (h *harness) probeRequired(c bodyCase) {
 	}
 }
 
-// requestSchema returns the JSON body schema the document gives a request.
-func (h *harness) requestSchema(method, path string) *openapi3.Schema {
+// operation returns the documented operation of a request.
+func (h *harness) operation(method, path string) *openapi3.Operation {
 	h.t.Helper()
 	req, _ := http.NewRequest(method, h.base+path, nil)
 	route, _, err := h.router.FindRoute(req)
-	if err != nil || route.Operation.RequestBody == nil {
-		h.t.Fatalf("%s %s: no documented request body (%v)", method, path, err)
+	if err != nil {
+		h.t.Fatalf("%s %s is not documented: %v", method, path, err)
 	}
-	return route.Operation.RequestBody.Value.Content.Get("application/json").Schema.Value
+	return route.Operation
+}
+
+// requestSchema returns the JSON body schema the document gives a request
+// (a reference to its component, where it has one).
+func (h *harness) requestSchema(method, path string) *openapi3.SchemaRef {
+	h.t.Helper()
+	op := h.operation(method, path)
+	if op.RequestBody == nil {
+		h.t.Fatalf("%s %s: no documented request body", method, path)
+	}
+	return op.RequestBody.Value.Content.Get("application/json").Schema
 }
 
 // schemaAt walks a schema down a dotted path of properties and array

@@ -268,8 +268,16 @@ func (h *harness) checkExchange(req *http.Request, sentBody []byte, status int) 
 }
 
 // Binary downloads validate as opaque files: status and content type
-// documented, body not decoded.
-func init() { openapi3filter.RegisterBodyDecoder("application/x-tar", openapi3filter.FileBodyDecoder) }
+// documented, body not decoded. An event stream read whole (a finished
+// run's replay) validates as the text it is.
+func init() {
+	openapi3filter.RegisterBodyDecoder("application/x-tar", openapi3filter.FileBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("text/event-stream",
+		func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+			text, err := io.ReadAll(body)
+			return string(text), err
+		})
+}
 
 // want fails the test unless the reply has the status.
 func (r reply) want(t *testing.T, status int) reply {

@@ -1482,7 +1482,7 @@ export interface components {
             agent_config_id?: string;
             /** @description At most 1,000,000 bytes */
             content?: string;
-            /** @description Unique within its scope; at most 200 characters */
+            /** @description Unique within its scope */
             key: string;
         };
         MemoryView: {
@@ -4022,7 +4022,7 @@ export interface operations {
     listMessages: {
         parameters: {
             query?: {
-                /** @description Newest N entries (1–1000); omit for all */
+                /** @description Newest N entries; omit for all */
                 limit?: number;
                 /** @description Exclusive upper bound: the smallest row_id received */
                 before_id?: string;
