@@ -1,7 +1,8 @@
-// Package frontend embeds the built web UI (frontend/dist) into the binary.
-// Before the UI is built, dist holds only a placeholder, and Assets serves a
-// page that says how to build it — so `go build` and `go test ./...` work on
-// a machine with Go alone.
+// Package frontend embeds the built web UI (frontend/dist) into the binary:
+// the app (index.html) and the API reference (docs.html). Before the UI is
+// built, dist holds only a placeholder, and Assets serves pages that say how
+// to build it — so `go build` and `go test ./...` work on a machine with Go
+// alone.
 package frontend
 
 import (
@@ -12,10 +13,11 @@ import (
 //go:embed all:dist
 var dist embed.FS
 
-//go:embed fallback/index.html
+//go:embed fallback/*.html
 var fallback embed.FS
 
-// Assets returns the UI's files, rooted at dist; it always holds index.html.
+// Assets returns the UI's files, rooted at dist; it always holds index.html
+// and docs.html.
 func Assets() fs.FS {
 	sub, err := fs.Sub(dist, "dist")
 	if err == nil {
