@@ -1,7 +1,8 @@
-// Package frontend embeds the built web UI (frontend/dist) into the binary.
-// Before the UI is built, dist holds only a placeholder, and Assets serves a
-// page that says how to build it — so `go build` and `go test ./...` work on
-// a machine with Go alone.
+// Package frontend embeds the built web UI (frontend/dist) into the binary:
+// the app (index.html) and the API reference (docs.html). Before the UI is
+// built, dist holds only a placeholder, and Assets serves pages that say how
+// to build it — so `go build` and `go test ./...` work on a machine with Go
+// alone.
 package frontend
 
 import (
@@ -12,19 +13,30 @@ import (
 //go:embed all:dist
 var dist embed.FS
 
-//go:embed fallback/index.html
+//go:embed fallback/*.html
 var fallback embed.FS
 
-// Assets returns the UI's files, rooted at dist; it always holds index.html.
+// Assets returns the UI's files, rooted at dist; it always holds index.html
+// and docs.html: a page dist lacks (nothing built yet, or a build from
+// before the page existed) is served from the fallback pages, which say how
+// to build it.
 func Assets() fs.FS {
-	sub, err := fs.Sub(dist, "dist")
-	if err == nil {
-		if _, statErr := fs.Stat(sub, "index.html"); statErr == nil {
-			return sub
-		}
+	base, _ := fs.Sub(fallback, "fallback")
+	top, err := fs.Sub(dist, "dist")
+	if err != nil {
+		return base
 	}
-	sub, _ = fs.Sub(fallback, "fallback")
-	return sub
+	return layered{top: top, base: base}
+}
+
+// layered serves a file from top, else from base.
+type layered struct{ top, base fs.FS }
+
+func (l layered) Open(name string) (fs.File, error) {
+	if f, err := l.top.Open(name); err == nil {
+		return f, nil
+	}
+	return l.base.Open(name)
 }
 
 // Built reports whether a real UI build is embedded.

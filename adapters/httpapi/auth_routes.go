@@ -29,8 +29,8 @@ func userView(u domain.User) UserView {
 
 // LoginRequest signs in with a password.
 type LoginRequest struct {
-	Username string `json:"username"`
-	Password string `json:"password"`
+	Username string `json:"username" required:"true"`
+	Password string `json:"password" required:"true"`
 }
 
 // LoginResponse carries the new session token (30 days sliding, 90 at most).
@@ -58,7 +58,7 @@ func tokenView(t domain.Token, current string) TokenView {
 
 // CreateTokenRequest asks for a personal access token.
 type CreateTokenRequest struct {
-	Name          string `json:"name"`
+	Name          string `json:"name" required:"true"`
 	ExpiresInDays int    `json:"expires_in_days,omitempty" doc:"Lifetime in days; 0 never expires"`
 }
 
@@ -71,7 +71,8 @@ type CreatedToken struct {
 func (s *Server) authRoutes() []Route {
 	return []Route{
 		op(http.MethodPost, APIPrefix+"/auth/login", "login", "auth",
-			"Sign in with username and password; returns a session token", http.StatusOK, s.handleLogin).PublicRoute(),
+			"Sign in with username and password; returns a session token", http.StatusOK, s.handleLogin).PublicRoute().
+			WithRefusals(http.StatusUnauthorized),
 		op(http.MethodPost, APIPrefix+"/auth/logout", "logout", "auth",
 			"Revoke the token this request authenticated with", http.StatusNoContent, s.handleLogout),
 		op(http.MethodGet, APIPrefix+"/auth/me", "getMe", "auth",

@@ -11,10 +11,10 @@ import (
 
 // GuardrailInput is what an admin writes about a guardrail.
 type GuardrailInput struct {
-	Name        string   `json:"name" doc:"The guardrail's identity: agents reference it by name"`
+	Name        string   `json:"name" required:"true" doc:"The guardrail's identity: agents reference it by name"`
 	Description string   `json:"description,omitempty"`
-	Stages      []string `json:"stages" enum:"input,output,tool_input,tool_output"`
-	Mode        string   `json:"mode" enum:"regex,max_length"`
+	Stages      []string `json:"stages" required:"true" enum:"input,output,tool_input,tool_output"`
+	Mode        string   `json:"mode" required:"true" enum:"regex,max_length"`
 	Pattern     string   `json:"pattern,omitempty" doc:"For regex: an RE2 pattern, compiled at save time"`
 	MaxChars    int      `json:"max_chars,omitempty" doc:"For max_length: the most characters allowed"`
 	Blocking    bool     `json:"blocking,omitempty" doc:"At the input stage: finish before the first model call instead of racing it"`
@@ -35,7 +35,7 @@ type GuardrailView struct {
 	Name        string    `json:"name"`
 	Description string    `json:"description"`
 	Stages      []string  `json:"stages" enum:"input,output,tool_input,tool_output"`
-	Mode        string    `json:"mode" enum:"regex,max_length"`
+	Mode        string    `json:"mode" required:"true" enum:"regex,max_length"`
 	Pattern     string    `json:"pattern"`
 	MaxChars    int       `json:"max_chars"`
 	Blocking    bool      `json:"blocking"`

@@ -11,7 +11,7 @@ import (
 
 // MemoryInput is what a client writes about a memory.
 type MemoryInput struct {
-	Key           string `json:"key" doc:"Unique within its scope; at most 200 characters"`
+	Key           string `json:"key" required:"true" doc:"Unique within its scope"`
 	Content       string `json:"content" doc:"At most 1,000,000 bytes"`
 	AgentConfigID string `json:"agent_config_id,omitempty" doc:"The agent this memory belongs to; empty = global (admins only). Fixed once created"`
 }

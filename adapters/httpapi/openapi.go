@@ -8,10 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/getkin/kin-openapi/openapi3gen"
 	yaml "go.yaml.in/yaml/v4"
 )
 
@@ -38,25 +36,23 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 		},
 		Security: openapi3.SecurityRequirements{{"bearer": []string{}}},
 	}
-	gen := openapi3gen.NewGenerator(
-		openapi3gen.CreateComponentSchemas(openapi3gen.ExportComponentSchemasOptions{ExportComponentSchemas: true, ExportTopLevelSchema: true}),
-		openapi3gen.SchemaCustomizer(customizeSchema),
-	)
-	schemaOf := func(t reflect.Type) (*openapi3.SchemaRef, error) {
-		ref, err := gen.NewSchemaRefForValue(reflect.New(t).Elem().Interface(), doc.Components.Schemas)
-		if err != nil {
-			return nil, fmt.Errorf("schema of %s: %w", t, err)
-		}
-		return ref, nil
-	}
-	envelope, err := schemaOf(reflect.TypeFor[ErrorEnvelope]())
+	respGen, reqGen := newSchemaGens(doc.Components.Schemas)
+	envelope, err := respGen.schemaOf(reflect.TypeFor[ErrorEnvelope]())
 	if err != nil {
 		return nil, err
 	}
 	doc.Components.Responses["Error"] = &openapi3.ResponseRef{Value: openapi3.NewResponse().
 		WithDescription("The error envelope: a stable code and a human message").WithJSONSchemaRef(envelope)}
 
-	for _, r := range routes {
+	// Every response schema first: a request type shared with a response
+	// is then named apart (see schemaGen).
+	answers := make([]*openapi3.Response, len(routes))
+	for i, r := range routes {
+		if answers[i], err = successResponse(r, respGen); err != nil {
+			return nil, err
+		}
+	}
+	for i, r := range routes {
 		o := openapi3.NewOperation()
 		o.OperationID, o.Summary, o.Tags = r.OperationID, r.Summary, []string{r.Tag}
 		o.Responses = openapi3.NewResponses()
@@ -68,48 +64,29 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: p})
 		}
 		for _, hd := range r.Headers {
-			p := openapi3.NewHeaderParameter(hd.Name).WithSchema(&openapi3.Schema{Type: &openapi3.Types{hd.Type}})
-			p.Description = hd.Description
-			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: p})
+			o.Parameters = append(o.Parameters, parameter(openapi3.NewHeaderParameter(hd.Name), hd))
 		}
 		for _, q := range r.Query {
-			p := openapi3.NewQueryParameter(q.Name).WithSchema(&openapi3.Schema{Type: &openapi3.Types{q.Type}})
-			p.Description = q.Description
-			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: p})
+			o.Parameters = append(o.Parameters, parameter(openapi3.NewQueryParameter(q.Name), q))
 		}
 		if r.HasBody() {
-			ref, err := schemaOf(r.Request)
+			ref, err := requestSchema(r, reqGen)
 			if err != nil {
 				return nil, err
 			}
 			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(!r.OptionalBody).WithJSONSchemaRef(ref)}
 		}
-		ok := openapi3.NewResponse().WithDescription(http.StatusText(r.Status))
-		switch {
-		case r.RawType != "":
-			schema := openapi3.NewStringSchema() // a stream of text
-			switch {
-			case strings.Contains(r.RawType, "yaml"):
-				schema = openapi3.NewObjectSchema() // a document
-			case !strings.HasPrefix(r.RawType, "text/"):
-				schema = openapi3.NewStringSchema().WithFormat("binary") // a download
-			}
-			ok.Content = openapi3.Content{r.RawType: openapi3.NewMediaType().WithSchema(schema)}
-		case r.Response != noBodyType:
-			ref, err := schemaOf(r.Response)
-			if err != nil {
-				return nil, err
-			}
-			ok = ok.WithJSONSchemaRef(ref)
-		}
+		ok := answers[i]
 		o.AddResponse(r.Status, ok)
 		for _, alt := range r.AltStatuses {
 			o.AddResponse(alt, &openapi3.Response{Description: ptr(http.StatusText(alt)), Content: ok.Content})
 		}
+		// Every status the operation answers is listed and nothing else: no
+		// `default`, which would let a client (and the API tests) accept a
+		// status the table forgot.
 		for _, status := range refusals(r) {
 			o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
 		}
-		o.Responses.Set("default", &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
 		doc.AddOperation(r.OpenAPIPath(), r.Method, o)
 	}
 	// Refs are resolved by loading, as any consumer would: validating the
@@ -128,12 +105,68 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 	return loaded, nil
 }
 
+// parameter describes a query parameter or header.
+func parameter(p *openapi3.Parameter, q QueryParam) *openapi3.ParameterRef {
+	schema := &openapi3.Schema{Type: &openapi3.Types{q.Type}}
+	q.Bound.apply(schema)
+	p.Description = q.Description
+	return &openapi3.ParameterRef{Value: p.WithSchema(schema)}
+}
+
+// successResponse describes a route's success body: JSON of its response
+// type, or the raw content it writes itself.
+func successResponse(r Route, g *schemaGen) (*openapi3.Response, error) {
+	ok := openapi3.NewResponse().WithDescription(http.StatusText(r.Status))
+	switch {
+	case r.RawType != "":
+		schema := openapi3.NewStringSchema() // a stream of text
+		switch {
+		case strings.Contains(r.RawType, "yaml"):
+			schema = openapi3.NewObjectSchema() // a document
+		case !strings.HasPrefix(r.RawType, "text/"):
+			schema = openapi3.NewStringSchema().WithFormat("binary") // a download
+		}
+		ok.Content = openapi3.Content{r.RawType: openapi3.NewMediaType().WithSchema(schema)}
+	case r.Response != noBodyType:
+		ref, err := g.schemaOf(r.Response)
+		if err != nil {
+			return nil, err
+		}
+		ok = ok.WithJSONSchemaRef(ref)
+	}
+	return ok, nil
+}
+
+// requestSchema describes a route's body: its request type, plus the fields
+// this operation demands beyond those the type always does (WithRequired).
+func requestSchema(r Route, g *schemaGen) (*openapi3.SchemaRef, error) {
+	ref, err := g.schemaOf(r.Request)
+	if err != nil || len(r.Requires) == 0 {
+		return ref, err
+	}
+	fields := jsonFields(r.Request)
+	for _, f := range r.Requires {
+		if !fields[f] {
+			return nil, fmt.Errorf("%s requires %q, which %s does not have", r.OperationID, f, r.Request)
+		}
+	}
+	// The type's schema, and the operation's demands on the same object:
+	// generators (openapi-typescript's WithRequired) read it as the type
+	// with those fields made mandatory.
+	return openapi3.NewSchemaRef("", &openapi3.Schema{AllOf: openapi3.SchemaRefs{ref}, Required: r.Requires}), nil
+}
+
 // refusals lists the error statuses a route documents: those every route of
-// its kind shares, plus its own.
+// its kind shares, plus its own. Every route spends a rate budget (429) and
+// may fail unexpectedly (500); a bearer route authenticates, which answers
+// 401 for a bad token and 503 when the credential store cannot answer; a
+// body may be malformed (400) or too large (413); a path names a row that
+// may not exist (404); a write is refused while the server drains (503).
 func refusals(r Route) []int {
 	set := map[int]bool{http.StatusTooManyRequests: true, http.StatusInternalServerError: true}
 	if r.Access == Bearer {
 		set[http.StatusUnauthorized] = true
+		set[http.StatusServiceUnavailable] = true
 	}
 	if r.HasBody() {
 		set[http.StatusBadRequest] = true
@@ -156,69 +189,7 @@ func refusals(r Route) []int {
 	return out
 }
 
-var timeType = reflect.TypeFor[time.Time]()
-
 func ptr[T any](v T) *T { return &v }
-
-// customizeSchema adds what the generator cannot know: descriptions and
-// enums from struct tags, OpenAPI 3.1 nullability, and which fields are
-// required — every field without omitempty, so response validation catches
-// a missing one (request types mark their optional fields omitempty).
-func customizeSchema(_ string, t reflect.Type, tag reflect.StructTag, s *openapi3.Schema) error {
-	if d := tag.Get("doc"); d != "" && t.Kind() != reflect.Struct {
-		s.Description = d
-	}
-	if e := tag.Get("enum"); e != "" {
-		for _, v := range strings.Split(e, ",") {
-			s.Enum = append(s.Enum, v)
-		}
-	}
-	if s.Nullable || tag.Get("nullable") == "true" {
-		s.Nullable = false
-		if s.Type != nil && !s.Type.Includes("null") {
-			*s.Type = append(*s.Type, "null")
-		}
-	}
-	// A tag on a slice or map field describes the field, and its enum lists
-	// what the elements may be; the generator hands the tag to both levels.
-	var elem *openapi3.SchemaRef
-	switch t.Kind() {
-	case reflect.Slice:
-		elem = s.Items
-	case reflect.Map:
-		elem = s.AdditionalProperties.Schema
-	}
-	if elem != nil && elem.Value != nil {
-		elem.Value.Description = ""
-		s.Enum = nil
-		if tag.Get("nullable") == "true" && elem.Value.Type != nil {
-			*elem.Value.Type = slices.DeleteFunc(*elem.Value.Type, func(t string) bool { return t == "null" })
-		}
-	}
-	if t.Kind() == reflect.Struct && t != timeType {
-		s.Required = requiredFields(t)
-	}
-	return nil
-}
-
-func requiredFields(t reflect.Type) []string {
-	var out []string
-	for i := 0; i < t.NumField(); i++ {
-		f := t.Field(i)
-		tag := f.Tag.Get("json")
-		name, opts, _ := strings.Cut(tag, ",")
-		if f.Anonymous && name == "" {
-			out = append(out, requiredFields(f.Type)...)
-			continue
-		}
-		if tag == "-" || tag == "" || !f.IsExported() || strings.Contains(opts, "omitempty") {
-			continue
-		}
-		out = append(out, name)
-	}
-	slices.Sort(out)
-	return out
-}
 
 // MarshalOpenAPI renders the document as YAML, deterministically.
 func MarshalOpenAPI(doc *openapi3.T) ([]byte, error) {

@@ -13,18 +13,18 @@ import (
 	"github.com/agents-server/agents-server/core/secrets"
 )
 
-// EnvVarView is one environment variable: the value is write-only.
-type EnvVarView struct {
-	Name  string `json:"name"`
+// EnvVar is one environment variable: the value is write-only.
+type EnvVar struct {
+	Name  string `json:"name" required:"true"`
 	Value string `json:"value" doc:"Write-only: reads are ********; sending ******** back keeps the stored value of this name"`
 }
 
 // ProjectInput is what an owner writes about a project.
 type ProjectInput struct {
-	Name      string        `json:"name"`
-	SandboxID string        `json:"sandbox_id" doc:"The sandbox it lives on; a move stays at the same destination (409)"`
-	Env       *[]EnvVarView `json:"env,omitempty" doc:"The container's environment; absent keeps it. A change replaces the container at the next use and closes its terminals"`
-	Revision  *int64        `json:"revision,omitempty" doc:"The revision the edit was based on: makes the write a compare-and-set (409 when it moved)"`
+	Name      string    `json:"name" required:"true"`
+	SandboxID string    `json:"sandbox_id" doc:"The sandbox it lives on (required to create; an update that leaves it out keeps it); a move stays at the same destination (409)"`
+	Env       *[]EnvVar `json:"env,omitempty" doc:"The container's environment; absent keeps it. A change replaces the container at the next use and closes its terminals"`
+	Revision  *int64    `json:"revision,omitempty" doc:"The revision the edit was based on: makes the write a compare-and-set (409 when it moved)"`
 }
 
 func (in ProjectInput) core() sandboxes.ProjectInput {
@@ -41,17 +41,17 @@ func (in ProjectInput) core() sandboxes.ProjectInput {
 
 // ProjectView is a project as read.
 type ProjectView struct {
-	ID           string        `json:"id"`
-	Name         string        `json:"name"`
-	SandboxID    string        `json:"sandbox_id"`
-	OwnerID      string        `json:"owner_id"`
-	SessionCount int           `json:"session_count" doc:"Sessions bound to it (they block its delete)"`
-	StorageHint  string        `json:"storage_hint,omitempty" doc:"Where the files live; admins only"`
-	Env          *[]EnvVarView `json:"env,omitempty" doc:"Only GET /projects/{id}, only to the owner: names with masked values"`
-	Revision     int64         `json:"revision"`
-	Generation   int64         `json:"generation" doc:"The runtime generation: moves when the environment or the sandbox's content changes"`
-	CreatedAt    time.Time     `json:"created_at"`
-	UpdatedAt    time.Time     `json:"updated_at"`
+	ID           string    `json:"id"`
+	Name         string    `json:"name"`
+	SandboxID    string    `json:"sandbox_id"`
+	OwnerID      string    `json:"owner_id"`
+	SessionCount int       `json:"session_count" doc:"Sessions bound to it (they block its delete)"`
+	StorageHint  string    `json:"storage_hint,omitempty" doc:"Where the files live; admins only"`
+	Env          *[]EnvVar `json:"env,omitempty" doc:"Only GET /projects/{id}, only to the owner: names with masked values"`
+	Revision     int64     `json:"revision"`
+	Generation   int64     `json:"generation" doc:"The runtime generation: moves when the environment or the sandbox's content changes"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
 }
 
 func projectView(l sandboxes.Listed) ProjectView {
@@ -81,9 +81,10 @@ func (s *Server) projectRoutes() []Route {
 	p := APIPrefix + "/projects"
 	return []Route{
 		op(http.MethodGet, p, "listProjects", "projects", "The caller's projects; admins may ask for every owner's", http.StatusOK, s.handleListProjects).
-			WithQuery(QueryParam{Name: "all", Type: "boolean", Description: "Every owner's projects (admins)"}).WithRefusals(http.StatusForbidden),
+			WithQuery(QueryParam{Name: "all", Type: "boolean", Description: "Every owner's projects (admins)"}).
+			WithRefusals(http.StatusBadRequest, http.StatusForbidden),
 		op(http.MethodPost, p, "createProject", "projects", "Add a project on a sandbox", http.StatusCreated, s.handleCreateProject).
-			WithRefusals(http.StatusConflict),
+			WithRequired("sandbox_id").WithRefusals(http.StatusConflict),
 		op(http.MethodGet, p+"/:id", "getProject", "projects", "One project (its environment, masked, to its owner only)", http.StatusOK, s.handleGetProject),
 		op(http.MethodPut, p+"/:id", "updateProject", "projects", "Replace a project's name, sandbox and environment (owner)",
 			http.StatusOK, s.handleUpdateProject).WithRefusals(http.StatusConflict),
@@ -91,23 +92,27 @@ func (s *Server) projectRoutes() []Route {
 			"Delete a project no session binds, with its container and volume (owner or admin)", http.StatusOK, s.handleDeleteProject).
 			WithRefusals(http.StatusConflict),
 		op(http.MethodGet, p+"/:id/sandbox", "getProjectSandbox", "projects", "The project's instance: absent, stopped or running",
-			http.StatusOK, s.handleProjectState).WithRefusals(http.StatusBadGateway),
+			http.StatusOK, s.handleProjectState).WithRefusals(http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway),
 		op(http.MethodPost, p+"/:id/sandbox/start", "startProjectSandbox", "projects", "Provision and start the project's instance",
-			http.StatusOK, s.handleProjectStart).WithOptionalBody().WithRefusals(http.StatusConflict, http.StatusBadGateway),
+			http.StatusOK, s.handleProjectStart).WithRefusals(http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway),
 		op(http.MethodPost, p+"/:id/sandbox/stop", "stopProjectSandbox", "projects",
 			"Stop the project's instance, keeping the tree; stopped:false while a run or terminal uses it (it stops when they end)",
-			http.StatusOK, s.handleProjectStop).WithOptionalBody().WithRefusals(http.StatusBadGateway),
+			http.StatusOK, s.handleProjectStop).WithRefusals(http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway),
 		op(http.MethodPost, p+"/:id/sandbox/rebuild", "rebuildProjectSandbox", "projects",
 			"Replace the project's container with a fresh one, keeping the tree (docker only)", http.StatusOK, s.handleProjectRebuild).
-			WithOptionalBody().WithRefusals(http.StatusBadGateway),
+			WithRefusals(http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway),
 		raw(http.MethodGet, p+"/:id/export", "exportProject", "projects",
 			"The project's /workspace as an uncompressed tar (owner only; audited). A failure mid-stream truncates the archive",
-			"application/x-tar", s.handleProjectExport),
+			"application/x-tar", s.handleProjectExport).WithRefusals(http.StatusBadRequest, http.StatusConflict, http.StatusBadGateway),
 	}
 }
 
 func (s *Server) handleListProjects(c echo.Context, _ *NoBody) ([]ProjectView, error) {
-	list, err := s.deps.Sandboxes.ListProjects(c.Request().Context(), caller(c), c.QueryParam("all") == "true")
+	all, err := boolQuery(c, "all")
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.deps.Sandboxes.ListProjects(c.Request().Context(), caller(c), all)
 	return mapAll(list, projectView), err
 }
 
@@ -124,9 +129,9 @@ func (s *Server) handleGetProject(c echo.Context, _ *NoBody) (ProjectView, error
 	}
 	v := projectView(l)
 	if l.OwnerID == p.User.ID {
-		env := make([]EnvVarView, 0, len(l.Env))
+		env := make([]EnvVar, 0, len(l.Env))
 		for _, e := range l.Env {
-			env = append(env, EnvVarView{Name: e.Name, Value: secrets.Masked(e.Value)})
+			env = append(env, EnvVar{Name: e.Name, Value: secrets.Masked(e.Value)})
 		}
 		v.Env = &env
 	}

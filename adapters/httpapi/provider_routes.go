@@ -15,7 +15,7 @@ import (
 // ProviderInput is what a client writes about a provider (PUT replaces it
 // whole: omitted fields take their defaults).
 type ProviderInput struct {
-	Name     string `json:"name"`
+	Name     string `json:"name" required:"true"`
 	Type     string `json:"type,omitempty" doc:"A type from /provider-types; default openai"`
 	AuthMode string `json:"auth_mode,omitempty" doc:"api_key (default) or chatgpt_login (openai only)"`
 	API      string `json:"api,omitempty" doc:"The wire protocol; default responses for the official OpenAI endpoint, chat_completions for any other base_url"`
@@ -57,7 +57,7 @@ func providerView(p domain.Provider) ProviderView {
 
 // ScopeRequest publishes (global) or unpublishes (private) a row.
 type ScopeRequest struct {
-	Scope string `json:"scope" enum:"private,global"`
+	Scope string `json:"scope" required:"true" enum:"private,global"`
 }
 
 // ProviderAPIView is one wire protocol of a provider type.

@@ -32,11 +32,12 @@ const (
 // NoBody is the request or response type of a route without a JSON body.
 type NoBody struct{}
 
-// QueryParam documents one query-string parameter.
+// QueryParam documents one query-string parameter (or request header).
 type QueryParam struct {
 	Name        string
 	Type        string // integer, string, boolean
 	Description string
+	Bound       Bound // what the handler refuses, from its own constants
 }
 
 // Route is one row of the route table: it registers the echo route AND
@@ -70,6 +71,10 @@ type Route struct {
 	// Refuses lists the error codes the operation documents beyond those
 	// every route shares (401/429 for bearer routes, 400 for bodies).
 	Refuses []int
+	// Requires lists body fields this operation demands although its
+	// request type does not always (a create that names what an update
+	// may keep).
+	Requires []string
 	// handler builds the echo handler from the finished row, so options
 	// set after op (WithOptionalBody…) reach it.
 	handler func(Route) echo.HandlerFunc
@@ -113,9 +118,19 @@ var noBodyType = reflect.TypeFor[NoBody]()
 // WithQuery documents query parameters.
 func (r Route) WithQuery(q ...QueryParam) Route { r.Query = append(r.Query, q...); return r }
 
+// WithHeaders documents request headers the operation reads.
+func (r Route) WithHeaders(h ...QueryParam) Route { r.Headers = append(r.Headers, h...); return r }
+
 // WithRefusals documents extra error statuses the operation answers.
 func (r Route) WithRefusals(statuses ...int) Route {
 	r.Refuses = append(r.Refuses, statuses...)
+	return r
+}
+
+// WithRequired documents body fields this operation refuses to go without,
+// beyond those its request type tags `required:"true"`.
+func (r Route) WithRequired(fields ...string) Route {
+	r.Requires = append(r.Requires, fields...)
 	return r
 }
 

@@ -59,8 +59,8 @@ type CancelRunRequest struct {
 
 // InjectRunRequest feeds input into a live run.
 type InjectRunRequest struct {
-	Queue string `json:"queue" enum:"steer,next_turn,follow_up"`
-	Input string `json:"input"`
+	Queue string `json:"queue" required:"true" enum:"steer,next_turn,follow_up"`
+	Input string `json:"input" required:"true"`
 }
 
 func (s *Server) runRoutes() []Route {
@@ -69,13 +69,17 @@ func (s *Server) runRoutes() []Route {
 		"Start a run; with Prefer: wait=N hold up to N seconds (capped at 600): 200 when it ends or pauses, 202 when it is still running",
 		http.StatusCreated, s.handleStartRun).WithRefusals(http.StatusConflict)
 	start.AltStatuses = []int{http.StatusOK, http.StatusAccepted}
-	start.Headers = []QueryParam{{Name: "Prefer", Type: "string", Description: "wait=N (RFC 7240)"}}
+	start = start.WithHeaders(QueryParam{Name: "Prefer", Type: "string", Description: "wait=N (RFC 7240)"})
 	return []Route{
 		start,
 		op(http.MethodGet, p, "getRun", "runs", "A run, live or finished less than 15 minutes ago", http.StatusOK, s.handleGetRun),
 		raw(http.MethodGet, p+"/events", "streamRunEvents", "runs",
 			"The run's events as Server-Sent Events: id is the sequence; resume with Last-Event-ID or from_seq; closes after run.output, run.error or run.cancelled",
-			"text/event-stream", s.handleRunEvents).WithQuery(QueryParam{Name: "from_seq", Type: "integer", Description: "The last sequence already held"}),
+			"text/event-stream", s.handleRunEvents).
+			WithQuery(QueryParam{Name: "from_seq", Type: "integer", Description: "The last sequence already held", Bound: atLeast(0)}).
+			WithHeaders(QueryParam{Name: "Last-Event-ID", Type: "integer", Bound: atLeast(0),
+				Description: "The last sequence already held (what an EventSource resends); wins over from_seq"}).
+			WithRefusals(http.StatusBadRequest),
 		op(http.MethodPost, p+"/cancel", "cancelRun", "runs", "Cancel a live run", http.StatusOK, s.handleCancelRun).
 			WithOptionalBody().WithRefusals(http.StatusConflict),
 		op(http.MethodPost, p+"/inject", "injectRun", "runs", "Inject input into a live run", http.StatusOK, s.handleInjectRun).

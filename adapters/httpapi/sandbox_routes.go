@@ -16,9 +16,9 @@ import (
 // SandboxInput is what an admin writes about a sandbox (PUT replaces it
 // whole).
 type SandboxInput struct {
-	Name     string          `json:"name"`
-	Type     string          `json:"type" enum:"docker,e2b"`
-	Config   json.RawMessage `json:"config" doc:"The type's config: unknown keys are dropped, a value of the wrong JSON type is a 400; secret fields are write-only (******** keeps the stored value)"`
+	Name     string          `json:"name" required:"true"`
+	Type     string          `json:"type" enum:"docker,e2b" doc:"Required to create; an update that leaves it out keeps the stored type"`
+	Config   json.RawMessage `json:"config" required:"true" doc:"The type's config: unknown keys are dropped, a value of the wrong JSON type is a 400; secret fields are write-only (******** keeps the stored value)"`
 	Prompt   string          `json:"prompt,omitempty" doc:"Appended to the instructions of agents in sessions bound to a project here"`
 	Revision *int64          `json:"revision,omitempty" doc:"The revision the edit was based on: makes the write a compare-and-set (409 when it moved)"`
 }
@@ -104,7 +104,7 @@ func (s *Server) sandboxRoutes() []Route {
 			http.StatusOK, s.handleSandboxTypes),
 		op(http.MethodGet, p, "listSandboxes", "sandboxes", "Every sandbox (host configuration: everyone reads)", http.StatusOK, s.handleListSandboxes),
 		op(http.MethodPost, p, "createSandbox", "sandboxes", "Add a sandbox (admins)", http.StatusCreated, s.handleCreateSandbox).
-			WithRefusals(http.StatusForbidden, http.StatusConflict),
+			WithRequired("type").WithRefusals(http.StatusForbidden, http.StatusConflict),
 		op(http.MethodGet, p+"/:id", "getSandbox", "sandboxes", "One sandbox", http.StatusOK, s.handleGetSandbox),
 		op(http.MethodPut, p+"/:id", "updateSandbox", "sandboxes",
 			"Replace a sandbox (admins): identity frozen while projects live on it; a content change replaces their containers at next use",
@@ -113,19 +113,19 @@ func (s *Server) sandboxRoutes() []Route {
 			http.StatusNoContent, s.handleDeleteSandbox).WithRefusals(http.StatusForbidden, http.StatusConflict),
 		op(http.MethodPost, p+"/:id/test", "testSandbox", "sandboxes",
 			"Run echo ok in a throw-away instance (admins): 200 {ok:false} ran but failed; 502 the host could not be reached",
-			http.StatusOK, s.handleTestSandbox).WithOptionalBody().WithRefusals(http.StatusForbidden, http.StatusBadGateway),
+			http.StatusOK, s.handleTestSandbox).WithRefusals(http.StatusBadRequest, http.StatusForbidden, http.StatusBadGateway),
 		op(http.MethodDelete, p+"/:id/ssh-host-key", "resetSandboxSSHHostKey", "sandboxes",
 			"Forget the host key pinned for the sandbox's ssh:// host (admins): the next connection pins the key it meets",
 			http.StatusNoContent, s.handleResetSSHHostKey).WithRefusals(http.StatusForbidden),
 		op(http.MethodGet, p+"/:id/containers", "listSandboxContainers", "sandboxes",
 			"This server's containers on a docker sandbox's daemon (admins; docker only)", http.StatusOK, s.handleListContainers).
-			WithRefusals(http.StatusForbidden, http.StatusBadGateway),
+			WithRefusals(http.StatusBadRequest, http.StatusForbidden, http.StatusBadGateway),
 		op(http.MethodPost, p+"/:id/containers/:name/stop", "stopSandboxContainer", "sandboxes",
 			"Stop one of this server's containers by name (admins; docker only)", http.StatusNoContent, s.handleStopContainer).
-			WithOptionalBody().WithRefusals(http.StatusForbidden, http.StatusBadGateway),
+			WithRefusals(http.StatusBadRequest, http.StatusForbidden, http.StatusBadGateway),
 		op(http.MethodDelete, p+"/:id/containers/:name", "removeSandboxContainer", "sandboxes",
 			"Remove one of this server's containers by name, keeping its volume (admins; docker only)", http.StatusNoContent, s.handleRemoveContainer).
-			WithRefusals(http.StatusForbidden, http.StatusBadGateway),
+			WithRefusals(http.StatusBadRequest, http.StatusForbidden, http.StatusBadGateway),
 	}
 }
 

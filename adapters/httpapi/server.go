@@ -47,7 +47,7 @@ type Deps struct {
 	// Ready reports whether the store answers, for /health.
 	Ready   func(context.Context) error
 	Version string
-	// UI is the built frontend; it must hold index.html.
+	// UI is the built frontend; it must hold index.html and docs.html.
 	UI  fs.FS
 	Log *slog.Logger
 }
@@ -114,9 +114,14 @@ func New(deps Deps, cfg Config) (*Server, error) {
 // else 404), and the UI for every other path.
 func (s *Server) mountInfra() {
 	for _, p := range InfraPaths {
-		if p == "/*" {
+		switch p {
+		case "/*":
 			s.echo.GET(p, s.serveUI)
 			s.echo.HEAD(p, s.serveUI)
+			continue
+		case DocsPath:
+			s.echo.GET(p, s.serveDocs)
+			s.echo.HEAD(p, s.serveDocs)
 			continue
 		}
 		s.echo.Any(p, s.unmatchedAPI)
@@ -161,8 +166,8 @@ func matchPath(pattern, path string) bool {
 
 // InfraPaths are the echo paths served outside the route table: /api/...
 // that matches no operation (a 404 envelope, including the unversioned
-// /api), and the UI.
-var InfraPaths = []string{"/api", "/api/*", "/*"}
+// /api), the API reference page, and the UI.
+var InfraPaths = []string{"/api", "/api/*", DocsPath, "/*"}
 
 // Handler returns the http.Handler to serve.
 func (s *Server) Handler() http.Handler { return s.echo }

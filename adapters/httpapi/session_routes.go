@@ -46,7 +46,7 @@ type PatchSessionRequest struct {
 
 // BranchRequest names the entry the conversation continues from.
 type BranchRequest struct {
-	EntryID string `json:"entry_id"`
+	EntryID string `json:"entry_id" required:"true"`
 }
 
 // ForkSessionRequest bounds a fork; the body may be omitted (fork everything).
@@ -160,7 +160,8 @@ func (s *Server) sessionRoutes() []Route {
 		op(http.MethodGet, p, "listSessions", "sessions",
 			"The caller's sessions, pinned first then by latest activity; admins may list everyone's with all=true",
 			http.StatusOK, s.handleListSessions).
-			WithQuery(QueryParam{Name: "all", Type: "boolean", Description: "Admins: every user's sessions"}).WithRefusals(http.StatusForbidden),
+			WithQuery(QueryParam{Name: "all", Type: "boolean", Description: "Admins: every user's sessions"}).
+			WithRefusals(http.StatusBadRequest, http.StatusForbidden),
 		op(http.MethodPost, p, "createSession", "sessions", "Start a session", http.StatusCreated, s.handleCreateSession),
 		op(http.MethodGet, p+"/:id", "getSession", "sessions", "One of the caller's sessions", http.StatusOK, s.handleGetSession),
 		op(http.MethodPatch, p+"/:id", "patchSession", "sessions", "Rename and/or pin a session", http.StatusOK, s.handlePatchSession),
@@ -170,8 +171,10 @@ func (s *Server) sessionRoutes() []Route {
 		op(http.MethodGet, p+"/:id/messages", "listMessages", "sessions",
 			"The session's entries, updates folded in: all oldest-first, or the newest limit, paging back with before_id",
 			http.StatusOK, s.handleMessages).WithQuery(
-			QueryParam{Name: "limit", Type: "integer", Description: "Newest N entries (1–1000); omit for all"},
-			QueryParam{Name: "before_id", Type: "string", Description: "Exclusive upper bound: the smallest row_id received"}),
+			QueryParam{Name: "limit", Type: "integer", Description: "Newest N entries; omit for all",
+				Bound: between(1, sessions.MaxPageLimit)},
+			QueryParam{Name: "before_id", Type: "string", Description: "Exclusive upper bound: the smallest row_id received"}).
+			WithRefusals(http.StatusBadRequest),
 		op(http.MethodPost, p+"/:id/branch", "branchSession", "sessions",
 			"Continue the conversation from an entry: appends a branch marker, deletes nothing; 409 while a run is active",
 			http.StatusOK, s.handleBranch).WithRefusals(http.StatusConflict),

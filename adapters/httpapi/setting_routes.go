@@ -46,9 +46,10 @@ func settingView(s settings.Setting) SettingView {
 	return SettingView{Key: s.Key, Value: s.Value, Set: s.Set, Secret: s.Secret, Unknown: s.Unknown}
 }
 
-// PutSettingRequest sets a key: its kind must accept the text; "" resets it.
+// PutSettingRequest sets a key: its kind must accept the text; "" (or no
+// value at all) resets it.
 type PutSettingRequest struct {
-	Value string `json:"value"`
+	Value string `json:"value" doc:"The new value as text; empty or absent returns the key to its default"`
 }
 
 func (s *Server) settingRoutes() []Route {

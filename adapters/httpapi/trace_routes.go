@@ -15,7 +15,7 @@ import (
 
 // PlaygroundRequest replays a stored generation span, with optional edits.
 type PlaygroundRequest struct {
-	SpanID        string                `json:"span_id" doc:"A generation span of one of the caller's sessions"`
+	SpanID        string                `json:"span_id" required:"true" doc:"A generation span of one of the caller's sessions"`
 	Model         *string               `json:"model,omitempty"`
 	Instructions  *string               `json:"instructions,omitempty"`
 	Input         []json.RawMessage     `json:"input,omitempty" doc:"Responses items replacing the span's input"`
@@ -25,7 +25,7 @@ type PlaygroundRequest struct {
 
 // PlaygroundTool is a function tool offered to the replayed call.
 type PlaygroundTool struct {
-	Name        string          `json:"name"`
+	Name        string          `json:"name" required:"true"`
 	Description string          `json:"description,omitempty"`
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
@@ -50,8 +50,9 @@ func (s *Server) traceRoutes() []Route {
 			"The session's trace spans, oldest first: all, or the newest limit, paging back with before_id; summary=true leaves payloads out (payload_omitted)",
 			http.StatusOK, s.handleListTraces).
 			WithQuery(QueryParam{Name: "summary", Type: "boolean", Description: "Leave payloads out"},
-				QueryParam{Name: "limit", Type: "integer", Description: "Newest N spans (1–1000); omit for all"},
-				QueryParam{Name: "before_id", Type: "string", Description: "Exclusive upper bound: the span_id of the oldest span received"}),
+				QueryParam{Name: "limit", Type: "integer", Description: "Newest N spans; omit for all", Bound: between(1, traces.MaxPageLimit)},
+				QueryParam{Name: "before_id", Type: "string", Description: "Exclusive upper bound: the span_id of the oldest span received"}).
+			WithRefusals(http.StatusBadRequest),
 		op(http.MethodGet, APIPrefix+"/sessions/:id/traces/:span_id", "getTrace", "traces",
 			"One span, whole", http.StatusOK, s.handleGetTrace),
 		pg,

@@ -29,3 +29,28 @@ func (s *Server) serveUI(c echo.Context) error {
 	http.ServeFileFS(c.Response(), c.Request(), s.deps.UI, name)
 	return nil
 }
+
+// DocsPath serves the browsable API reference: the frontend's docs.html,
+// which renders the served OpenAPI document. Public, like the document.
+const DocsPath = "/docs"
+
+// docsContentSecurityPolicy is the UI's policy with one relaxation, on
+// /docs alone: inline <style> elements. The reference renderer (Scalar)
+// writes its theme, its toasts and its layout fixes as <style> elements at
+// run time, and refusing them leaves the page unstyled. Scripts stay
+// 'self' only, and connect-src keeps the page from reaching anywhere but
+// this server. The UI itself keeps the strict policy.
+const docsContentSecurityPolicy = "default-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +
+	"style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
+
+// serveDocs answers the API reference page (or, in a build without the UI,
+// the page saying how to build it).
+func (s *Server) serveDocs(c echo.Context) error {
+	if _, err := fs.Stat(s.deps.UI, "docs.html"); err != nil {
+		return echo.ErrNotFound
+	}
+	c.Response().Header().Set("Content-Security-Policy", docsContentSecurityPolicy)
+	c.Response().Header().Set("Cache-Control", "no-cache")
+	http.ServeFileFS(c.Response(), c.Request(), s.deps.UI, "docs.html")
+	return nil
+}

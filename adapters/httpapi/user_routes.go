@@ -11,8 +11,8 @@ import (
 
 // CreateUserRequest adds a user (admin only).
 type CreateUserRequest struct {
-	Username string `json:"username"`
-	Password string `json:"password"`
+	Username string `json:"username" required:"true"`
+	Password string `json:"password" required:"true"`
 	Role     string `json:"role,omitempty" enum:"admin,member" doc:"Defaults to member"`
 }
 

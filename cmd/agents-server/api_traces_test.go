@@ -130,6 +130,18 @@ func TestTracesSummaryWholeSpansAndLiveEvents(t *testing.T) {
 		}
 	}
 	h.call("POST", "/api/v1/playground/generate", tok, map[string]any{"span_id": fn.SpanID}).wantErr(t, 400, "validation")
+	// An edited tool must have a name the model APIs accept.
+	d := h.call("POST", "/api/v1/playground/generate", tok, map[string]any{"span_id": gen.SpanID,
+		"tools": []any{map[string]any{"description": "nameless"}}}).wantErr(t, 400, "validation")
+	if _, ok := d.Fields["tools[0].name"]; !ok {
+		t.Fatalf("fields = %v", d.Fields)
+	}
+	// Edited settings obey the bounds an agent's do.
+	d = h.call("POST", "/api/v1/playground/generate", tok, map[string]any{"span_id": gen.SpanID,
+		"model_settings": map[string]any{"temperature": 7}}).wantErr(t, 400, "validation")
+	if _, ok := d.Fields["model_settings.temperature"]; !ok {
+		t.Fatalf("fields = %v", d.Fields)
+	}
 	h.call("POST", "/api/v1/playground/generate", h.member("nosy"), map[string]any{"span_id": gen.SpanID}).wantErr(t, 400, "validation")
 
 	// A fork carries the traces of the runs it copied.

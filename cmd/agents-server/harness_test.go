@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -40,7 +43,8 @@ type harness struct {
 	app     *app
 	cfg     config
 	base    string
-	admin   string // the bootstrap admin's token
+	admin   string      // the bootstrap admin's token
+	doc     *openapi3.T // the served document
 	router  routers.Router
 	served  chan error
 	stopped bool
@@ -69,7 +73,7 @@ func startServer(t *testing.T, cfg config) *harness {
 	h := &harness{t: t, app: a, cfg: cfg, base: a.URL(), admin: a.token, served: make(chan error, 1), logs: logs}
 	go func() { h.served <- a.serve() }()
 	t.Cleanup(h.stop)
-	h.router = h.loadRouter()
+	h.doc, h.router = h.loadRouter()
 	return h
 }
 
@@ -88,8 +92,8 @@ func (h *harness) stop() {
 }
 
 // loadRouter fetches the served OpenAPI document, unauthenticated, and
-// builds the router the response validation uses.
-func (h *harness) loadRouter() routers.Router {
+// builds the router the validation uses.
+func (h *harness) loadRouter() (*openapi3.T, routers.Router) {
 	h.t.Helper()
 	resp, err := http.Get(h.base + "/api/v1/openapi.yaml")
 	if err != nil {
@@ -109,7 +113,7 @@ func (h *harness) loadRouter() routers.Router {
 	if err != nil {
 		h.t.Fatalf("openapi router: %v", err)
 	}
-	return r
+	return doc, r
 }
 
 // reply is a response read whole.
@@ -200,15 +204,18 @@ func (h *harness) send(req *http.Request, sentBody []byte) reply {
 	return r
 }
 
-// validate checks a response of a documented operation against the
-// document: its status is documented and its body matches the schema.
-// Responses of undocumented paths (404/405 answers) must still be envelopes.
+// validate checks one exchange of a documented operation against the
+// document, in both directions: the status must be listed for the operation
+// (no `default` stands in for a missing one), a request the server accepted
+// (2xx) must be one the document allows — a document stricter than the
+// server fails here — and the body must match the status's schema. A request
+// the server refused may be document-invalid: tests send bad bodies on
+// purpose. Responses of undocumented paths (404/405 answers) must still be
+// envelopes.
 func (h *harness) validate(req *http.Request, sentBody []byte, r reply) {
 	h.t.Helper()
-	vreq := req.Clone(context.Background())
-	vreq.Body = io.NopCloser(bytes.NewReader(sentBody))
-	route, params, err := h.router.FindRoute(vreq)
-	if err != nil {
+	in, ok := h.checkExchange(req, sentBody, r.Status)
+	if !ok {
 		if r.Status < 400 && !strings.HasPrefix(req.URL.Path, "/api/") && req.URL.Path != "/health" {
 			return // the UI
 		}
@@ -218,22 +225,59 @@ func (h *harness) validate(req *http.Request, sentBody []byte, r reply) {
 		r.code(h.t)
 		return
 	}
-	in := &openapi3filter.ResponseValidationInput{
-		RequestValidationInput: &openapi3filter.RequestValidationInput{
-			Request: vreq, PathParams: params, Route: route,
-			Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc},
-		},
-		Status: r.Status, Header: r.Header, Body: io.NopCloser(bytes.NewReader(r.Body)),
+	out := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: in,
+		Status:                 r.Status, Header: r.Header, Body: io.NopCloser(bytes.NewReader(r.Body)),
 		Options: &openapi3filter.Options{IncludeResponseStatus: true},
 	}
-	if err := openapi3filter.ValidateResponse(context.Background(), in); err != nil {
+	if err := openapi3filter.ValidateResponse(context.Background(), out); err != nil {
 		h.t.Fatalf("%s %s → %d does not match the OpenAPI document: %v\nbody: %s", req.Method, req.URL.Path, r.Status, err, r.Body)
 	}
 }
 
+// checkExchange finds the operation of req and checks what can be checked
+// without the response body: the status is listed for the operation, and a
+// request the server accepted is valid. ok is false for a path the document
+// does not have. Streams (SSE) are checked with this alone.
+func (h *harness) checkExchange(req *http.Request, sentBody []byte, status int) (*openapi3filter.RequestValidationInput, bool) {
+	h.t.Helper()
+	vreq := req.Clone(context.Background())
+	vreq.Body = io.NopCloser(bytes.NewReader(sentBody))
+	route, params, err := h.router.FindRoute(vreq)
+	if err != nil {
+		return nil, false
+	}
+	op := route.Operation
+	if op.Responses.Value(strconv.Itoa(status)) == nil {
+		h.t.Fatalf("%s %s answered %d, which the document does not list for %s (it lists %v)",
+			req.Method, req.URL.Path, status, op.OperationID, slices.Sorted(maps.Keys(op.Responses.Map())))
+	}
+	in := &openapi3filter.RequestValidationInput{
+		Request: vreq, PathParams: params, Route: route,
+		Options: &openapi3filter.Options{AuthenticationFunc: openapi3filter.NoopAuthenticationFunc, MultiError: true},
+	}
+	if status >= 200 && status < 300 {
+		if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
+			h.t.Fatalf("%s %s was accepted (%d) but the document refuses the request: %v\nbody: %s",
+				req.Method, req.URL.Path, status, err, sentBody)
+		}
+		// ValidateRequest consumed the body; the response check reads it again.
+		vreq.Body = io.NopCloser(bytes.NewReader(sentBody))
+	}
+	return in, true
+}
+
 // Binary downloads validate as opaque files: status and content type
-// documented, body not decoded.
-func init() { openapi3filter.RegisterBodyDecoder("application/x-tar", openapi3filter.FileBodyDecoder) }
+// documented, body not decoded. An event stream read whole (a finished
+// run's replay) validates as the text it is.
+func init() {
+	openapi3filter.RegisterBodyDecoder("application/x-tar", openapi3filter.FileBodyDecoder)
+	openapi3filter.RegisterBodyDecoder("text/event-stream",
+		func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+			text, err := io.ReadAll(body)
+			return string(text), err
+		})
+}
 
 // want fails the test unless the reply has the status.
 func (r reply) want(t *testing.T, status int) reply {

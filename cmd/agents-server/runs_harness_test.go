@@ -82,6 +82,9 @@ func (h *harness) openSSE(token, runID string, lastEventID int64) *sseStream {
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	// The stream is never read whole, so only the request and the status are
+	// checked against the document.
+	h.checkExchange(req, nil, resp.StatusCode)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		h.t.Fatalf("events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}

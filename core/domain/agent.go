@@ -18,13 +18,14 @@ type Agent struct {
 // AgentSpec is everything a client writes about an agent. The JSON tags are
 // both the wire shape and the stored shape: each group is one JSON column,
 // so a new knob needs no schema change. An agent carries no model-API
-// credential; it names a provider.
+// credential; it names a provider. The API document marks a field
+// `required:"true"` only when Validate refuses a spec without it.
 type AgentSpec struct {
-	Name          string `json:"name"`
+	Name          string `json:"name" required:"true"`
 	Avatar        string `json:"avatar" doc:"A picture from the UI's catalog, /avatars/<name>.svg; empty renders an initial"`
 	Description   string `json:"description" doc:"What the agent is for, in a sentence; never sent to the model"`
 	Instructions  string `json:"instructions"`
-	Model         string `json:"model"`
+	Model         string `json:"model" required:"true"`
 	ProviderID    string `json:"provider_id" doc:"The provider whose endpoint and credential the agent uses; empty fails the run's pre-flight"`
 	ContextWindow int    `json:"context_window" doc:"Declared context window in tokens; 0 = unknown"`
 
@@ -75,8 +76,8 @@ type RetryPolicy struct {
 // FallbackModel is a model tried when the primary fails: a provider and a
 // model on it — never a key.
 type FallbackModel struct {
-	ProviderID string `json:"provider_id"`
-	Model      string `json:"model"`
+	ProviderID string `json:"provider_id" required:"true"`
+	Model      string `json:"model" required:"true"`
 }
 
 // AgentGuardrails groups the checks on the agent's runs.
@@ -132,6 +133,6 @@ type ErrorHandlers struct {
 type ErrorHandler struct {
 	// FinalOutput is a string for plain-text agents, or a value matching the
 	// agent's output_schema.
-	FinalOutput        json.RawMessage `json:"final_output"`
+	FinalOutput        json.RawMessage `json:"final_output" required:"true"`
 	ExcludeFromHistory bool            `json:"exclude_from_history"`
 }

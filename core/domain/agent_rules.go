@@ -17,18 +17,31 @@ var AvatarCatalog = []string{
 	"atom", "bear", "cat", "compass", "fox", "lighthouse", "octopus", "owl", "robot", "rocket", "spark", "wizard",
 }
 
-// Agent field bounds.
+// Agent field bounds: Validate checks them, and the API document states
+// them from these same constants (lengths in characters, numbers
+// inclusive; every number's least value is 0 unless said otherwise).
 const (
-	maxAgentName         = 100
-	maxAgentDescription  = 500
-	maxAgentInstructions = 200_000
-	maxContextWindow     = 10_000_000
-	maxTurnsLimit        = 1000
-	maxToolConcurrency   = 64
-	maxRetries           = 10
-	maxBackoffMS         = 10 * 60 * 1000
-	maxFallbacks         = 5
-	maxListLen           = 200
+	MaxAgentName         = 100
+	MaxAgentDescription  = 500
+	MaxAgentInstructions = 200_000
+	MaxContextWindow     = 10_000_000 // also bounds compaction_threshold_tokens
+	MaxTurnsLimit        = 1000
+	MaxToolConcurrency   = 64
+	MaxRetries           = 10
+	MaxBackoffMS         = 10 * 60 * 1000
+	MaxFallbacks         = 5
+	MaxListLen           = 200 // tools, skills, handoffs, guardrails, approve_tools
+	MaxHistoryLimit      = 1_000_000
+	MaxCompactionWindow  = 10_000
+)
+
+// Model setting bounds, for agents and the playground alike: temperature
+// from 0 to MaxTemperature, top_p above 0 up to MaxTopP, max_output_tokens
+// at least MinOutputTokens.
+const (
+	MaxTemperature  = 2.0
+	MaxTopP         = 1.0
+	MinOutputTokens = 1
 )
 
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -45,8 +58,8 @@ func (s AgentSpec) Validate() error {
 	switch name := strings.TrimSpace(s.Name); {
 	case name == "":
 		f.Add("name", "is required")
-	case utf8.RuneCountInString(s.Name) > maxAgentName:
-		f.Add("name", "must be at most %d characters", maxAgentName)
+	case utf8.RuneCountInString(s.Name) > MaxAgentName:
+		f.Add("name", "must be at most %d characters", MaxAgentName)
 	case name != s.Name:
 		f.Add("name", "must not start or end with spaces")
 	case strings.ContainsAny(s.Name, "\r\n"):
@@ -59,20 +72,20 @@ func (s AgentSpec) Validate() error {
 			f.Add("avatar", "must be /avatars/<name>.svg with a name from the catalog (%s)", strings.Join(AvatarCatalog, ", "))
 		}
 	}
-	if utf8.RuneCountInString(s.Description) > maxAgentDescription {
-		f.Add("description", "must be at most %d characters", maxAgentDescription)
+	if utf8.RuneCountInString(s.Description) > MaxAgentDescription {
+		f.Add("description", "must be at most %d characters", MaxAgentDescription)
 	}
-	if utf8.RuneCountInString(s.Instructions) > maxAgentInstructions {
-		f.Add("instructions", "must be at most %d characters", maxAgentInstructions)
+	if utf8.RuneCountInString(s.Instructions) > MaxAgentInstructions {
+		f.Add("instructions", "must be at most %d characters", MaxAgentInstructions)
 	}
 	if strings.TrimSpace(s.Model) == "" {
 		f.Add("model", "is required")
 	}
-	bound(&f, "context_window", s.ContextWindow, 0, maxContextWindow)
+	bound(&f, "context_window", s.ContextWindow, 0, MaxContextWindow)
 
 	b := s.Behavior
-	bound(&f, "behavior.max_turns", b.MaxTurns, 0, maxTurnsLimit)
-	bound(&f, "behavior.max_tool_concurrency", b.MaxToolConcurrency, 0, maxToolConcurrency)
+	bound(&f, "behavior.max_turns", b.MaxTurns, 0, MaxTurnsLimit)
+	bound(&f, "behavior.max_tool_concurrency", b.MaxToolConcurrency, 0, MaxToolConcurrency)
 	oneOf(&f, "behavior.handoff_input_filter", b.HandoffInputFilter, "", "remove_all_tools")
 	oneOf(&f, "behavior.tool_not_found_behavior", b.ToolNotFoundBehavior, "", "error")
 	oneOf(&f, "behavior.reasoning_item_id_policy", b.ReasoningItemIDPolicy, "", "preserve", "omit")
@@ -86,14 +99,14 @@ func (s AgentSpec) Validate() error {
 	}
 
 	r := s.Resilience
-	bound(&f, "resilience.retry_policy.max_retries", r.RetryPolicy.MaxRetries, 0, maxRetries)
-	bound(&f, "resilience.retry_policy.initial_backoff_ms", r.RetryPolicy.InitialBackoffMS, 0, maxBackoffMS)
-	bound(&f, "resilience.retry_policy.max_backoff_ms", r.RetryPolicy.MaxBackoffMS, 0, maxBackoffMS)
+	bound(&f, "resilience.retry_policy.max_retries", r.RetryPolicy.MaxRetries, 0, MaxRetries)
+	bound(&f, "resilience.retry_policy.initial_backoff_ms", r.RetryPolicy.InitialBackoffMS, 0, MaxBackoffMS)
+	bound(&f, "resilience.retry_policy.max_backoff_ms", r.RetryPolicy.MaxBackoffMS, 0, MaxBackoffMS)
 	if p := r.RetryPolicy; p.MaxBackoffMS > 0 && p.InitialBackoffMS > p.MaxBackoffMS {
 		f.Add("resilience.retry_policy.max_backoff_ms", "must not be below initial_backoff_ms")
 	}
-	if len(r.FallbackModels) > maxFallbacks {
-		f.Add("resilience.fallback_models", "at most %d fallbacks", maxFallbacks)
+	if len(r.FallbackModels) > MaxFallbacks {
+		f.Add("resilience.fallback_models", "at most %d fallbacks", MaxFallbacks)
 	}
 	for i, fb := range r.FallbackModels {
 		if fb.ProviderID == "" {
@@ -109,7 +122,7 @@ func (s AgentSpec) Validate() error {
 		f.Add("guardrails.output_schema", "must be a JSON Schema object")
 	}
 
-	bound(&f, "session.history_limit", s.Session.HistoryLimit, 0, 1_000_000)
+	bound(&f, "session.history_limit", s.Session.HistoryLimit, 0, MaxHistoryLimit)
 	if s.Session.PromptVersion != "" && s.Session.PromptID == "" {
 		f.Add("session.prompt_version", "needs session.prompt_id")
 	}
@@ -122,26 +135,11 @@ func (s AgentSpec) Validate() error {
 	}
 
 	c := s.Compaction
-	bound(&f, "compaction.compaction_threshold_tokens", c.ThresholdTokens, 0, maxContextWindow)
-	bound(&f, "compaction.compaction_window", c.Window, 0, 10_000)
+	bound(&f, "compaction.compaction_threshold_tokens", c.ThresholdTokens, 0, MaxContextWindow)
+	bound(&f, "compaction.compaction_window", c.Window, 0, MaxCompactionWindow)
 	oneOf(&f, "compaction.compaction_mode", c.Mode, "", "summary", "reset", "hybrid")
 
-	m := s.ModelSettings
-	if m.Temperature != nil && (*m.Temperature < 0 || *m.Temperature > 2) {
-		f.Add("model_settings.temperature", "must be between 0 and 2")
-	}
-	if m.TopP != nil && (*m.TopP <= 0 || *m.TopP > 1) {
-		f.Add("model_settings.top_p", "must be above 0 and at most 1")
-	}
-	if m.MaxOutputTokens != nil && *m.MaxOutputTokens < 1 {
-		f.Add("model_settings.max_output_tokens", "must be positive")
-	}
-	oneOf(&f, "model_settings.reasoning_effort", m.ReasoningEffort, "", "minimal", "low", "medium", "high")
-	oneOf(&f, "model_settings.reasoning_summary", m.ReasoningSummary, "", "auto", "concise", "detailed")
-	oneOf(&f, "model_settings.verbosity", m.Verbosity, "", "low", "medium", "high")
-	if tc := m.ToolChoice; tc != "" && tc != "auto" && tc != "required" && tc != "none" && !ValidToolName(tc) {
-		f.Add("model_settings.tool_choice", "must be auto, required, none or a tool name")
-	}
+	s.ModelSettings.check(&f, "model_settings.")
 
 	uniqueNames(&f, "tools", s.Tools, ValidToolName)
 	uniqueNames(&f, "skills", s.Skills, nil)
@@ -156,6 +154,33 @@ func (s AgentSpec) Validate() error {
 		}
 	}
 	return f.Err()
+}
+
+// Validate checks the settings' bounds and enums on their own (the
+// playground's edits; an agent's are checked by AgentSpec.Validate).
+// Returns validation naming every offending field under model_settings.
+func (m ModelSettings) Validate() error {
+	var f errs.FieldErrors
+	m.check(&f, "model_settings.")
+	return f.Err()
+}
+
+func (m ModelSettings) check(f *errs.FieldErrors, prefix string) {
+	if m.Temperature != nil && (*m.Temperature < 0 || *m.Temperature > MaxTemperature) {
+		f.Add(prefix+"temperature", "must be between 0 and %g", MaxTemperature)
+	}
+	if m.TopP != nil && (*m.TopP <= 0 || *m.TopP > MaxTopP) {
+		f.Add(prefix+"top_p", "must be above 0 and at most %g", MaxTopP)
+	}
+	if m.MaxOutputTokens != nil && *m.MaxOutputTokens < MinOutputTokens {
+		f.Add(prefix+"max_output_tokens", "must be positive")
+	}
+	oneOf(f, prefix+"reasoning_effort", m.ReasoningEffort, "", "minimal", "low", "medium", "high")
+	oneOf(f, prefix+"reasoning_summary", m.ReasoningSummary, "", "auto", "concise", "detailed")
+	oneOf(f, prefix+"verbosity", m.Verbosity, "", "low", "medium", "high")
+	if tc := m.ToolChoice; tc != "" && tc != "auto" && tc != "required" && tc != "none" && !ValidToolName(tc) {
+		f.Add(prefix+"tool_choice", "must be auto, required, none or a tool name")
+	}
 }
 
 // ErrorHandlerKeys are the failures an error handler can answer.
@@ -188,8 +213,8 @@ func oneOf(f *errs.FieldErrors, field, v string, allowed ...string) {
 // uniqueNames checks a list has no empty, duplicate or (with valid) badly
 // formed entry, and is not absurdly long.
 func uniqueNames(f *errs.FieldErrors, field string, list []string, valid func(string) bool) {
-	if len(list) > maxListLen {
-		f.Add(field, "at most %d entries", maxListLen)
+	if len(list) > MaxListLen {
+		f.Add(field, "at most %d entries", MaxListLen)
 		return
 	}
 	for i, v := range list {

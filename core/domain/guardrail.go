@@ -54,8 +54,10 @@ type Guardrail struct {
 	UpdatedAt time.Time
 }
 
+// Guardrail bounds: the name in characters (the API document states it),
+// the pattern in bytes.
 const (
-	maxGuardrailName    = 100
+	MaxGuardrailName    = 100
 	maxGuardrailPattern = 10_000
 )
 
@@ -79,8 +81,8 @@ func CompileGuardrail(g Guardrail) (*GuardrailCheck, error) {
 	switch {
 	case name == "":
 		f.Add("name", "is required")
-	case utf8.RuneCountInString(name) > maxGuardrailName:
-		f.Add("name", "must be at most %d characters", maxGuardrailName)
+	case utf8.RuneCountInString(name) > MaxGuardrailName:
+		f.Add("name", "must be at most %d characters", MaxGuardrailName)
 	case name != g.Name:
 		f.Add("name", "must not start or end with spaces")
 	}

@@ -36,7 +36,14 @@ type EnvVar struct {
 	Value string
 }
 
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+// EnvNamePattern is what an environment variable name must match: a shell
+// variable name of at most 128 characters.
+const EnvNamePattern = `^[A-Za-z_][A-Za-z0-9_]{0,127}$`
+
+// MaxProjectEnv bounds how many variables a project's environment holds.
+const MaxProjectEnv = 200
+
+var envName = regexp.MustCompile(EnvNamePattern)
 
 // ValidateProject checks a project's name and environment names. Returns
 // validation naming every offending field.
@@ -61,8 +68,8 @@ func ValidateProject(name string, env []EnvVar) error {
 			f.Add(fmt.Sprintf("env[%d].value", i), "must be at most 64 KiB")
 		}
 	}
-	if len(env) > 200 {
-		f.Add("env", "at most 200 variables")
+	if len(env) > MaxProjectEnv {
+		f.Add("env", "at most %d variables", MaxProjectEnv)
 	}
 	return f.Err()
 }

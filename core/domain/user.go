@@ -27,11 +27,13 @@ func (r Role) Valid() bool { return r == RoleAdmin || r == RoleMember }
 // BootstrapUsername is the name of the admin that exists from the first start.
 const BootstrapUsername = "admin"
 
-// Password length bounds; the upper one keeps hashing cost bounded.
+// Sign-in name and password bounds: a username of at most MaxUsernameLen
+// characters, a password of at least MinPasswordLen characters and at most
+// MaxPasswordLen bytes (which keeps hashing cost bounded).
 const (
 	MinPasswordLen = 8
 	MaxPasswordLen = 256
-	maxUsernameLen = 64
+	MaxUsernameLen = 64
 )
 
 // User is a person (or script) who signs in to the workbench.
@@ -61,8 +63,8 @@ func ValidateUsername(name string) error {
 	if name == "" {
 		return errs.Field("username", "is required")
 	}
-	if utf8.RuneCountInString(name) > maxUsernameLen {
-		return errs.Field("username", "must be at most %d characters", maxUsernameLen)
+	if utf8.RuneCountInString(name) > MaxUsernameLen {
+		return errs.Field("username", "must be at most %d characters", MaxUsernameLen)
 	}
 	for _, r := range name {
 		if !(unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("._-@", r)) {

@@ -16,6 +16,9 @@ import (
 
 const what = "provider"
 
+// MaxName bounds a provider's name, in characters.
+const MaxName = 100
+
 // Input is what a client writes about a provider. PUT is a full replace:
 // omitted fields take their defaults, except APIKey, where the mask keeps
 // the stored key.
@@ -141,8 +144,8 @@ func (s *Service) apply(pr *domain.Provider, in Input, storedKey string) error {
 		f.Add("name", "is required")
 	case name != in.Name:
 		f.Add("name", "must not start or end with spaces")
-	case utf8.RuneCountInString(name) > 100 || strings.ContainsAny(name, "\r\n"):
-		f.Add("name", "must be one line of at most 100 characters")
+	case utf8.RuneCountInString(name) > MaxName || strings.ContainsAny(name, "\r\n"):
+		f.Add("name", "must be one line of at most %d characters", MaxName)
 	}
 	typ := in.Type
 	if typ == "" {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -34,9 +35,27 @@ type generationData struct {
 // Playground sends a stored model call again — as it was, or with the
 // caller's edits — to the provider that answered it, and returns the
 // answer. Returns not_found (a span of someone else's session), validation
-// (not a generation, or its request was not stored whole), or the model's
-// failure.
+// (not a generation, its request was not stored whole, or edits an agent
+// could not hold: a tool without a valid name, model settings out of
+// range), or the model's failure.
 func (s *Service) Playground(ctx context.Context, p domain.Principal, req PlaygroundRequest) (ports.ModelResponse, error) {
+	// Edits would otherwise reach the provider and come back as its 400
+	// (or not at all): refuse them here by the agents' rules, naming the
+	// field.
+	var f errs.FieldErrors
+	for i, t := range req.Tools {
+		if !domain.ValidToolName(t.Name) {
+			f.Add(fmt.Sprintf("tools[%d].name", i), "must be a tool name: 1 to 64 letters, digits, _ or -")
+		}
+	}
+	if req.Settings != nil {
+		if err := f.Merge("", req.Settings.Validate()); err != nil {
+			return ports.ModelResponse{}, err
+		}
+	}
+	if err := f.Err(); err != nil {
+		return ports.ModelResponse{}, err
+	}
 	span, err := s.d.Traces.FindSpanByID(ctx, req.SpanID)
 	if errs.Is(err, errs.NotFound) {
 		return ports.ModelResponse{}, errs.Field("span_id", "no such span")

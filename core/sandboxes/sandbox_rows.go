@@ -12,6 +12,9 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
+// MaxPrompt bounds a sandbox's prompt, in characters.
+const MaxPrompt = 20_000
+
 // SandboxInput is what an admin writes about a sandbox. Revision, when
 // set, makes an update a compare-and-set.
 type SandboxInput struct {
@@ -129,8 +132,8 @@ func (s *Service) applySandbox(sb *domain.Sandbox, in SandboxInput, before *doma
 	case utf8.RuneCountInString(name) > 100 || strings.ContainsAny(name, "\r\n"):
 		f.Add("name", "must be one line of at most 100 characters")
 	}
-	if utf8.RuneCountInString(in.Prompt) > 20000 {
-		f.Add("prompt", "must be at most 20000 characters")
+	if utf8.RuneCountInString(in.Prompt) > MaxPrompt {
+		f.Add("prompt", "must be at most %d characters", MaxPrompt)
 	}
 	typ := in.Type
 	if typ == "" && before != nil {

@@ -243,6 +243,29 @@ export const tests = [
       await until(async () => !(await page.locator(`.session-row[data-session-id="${id}"]`).count()), 'the row to go')
     },
   },
+  {
+    name: 'docs: the API reference renders the served document, offline',
+    async fn({ page, stack }) {
+      // Every request the page makes stays on this server (the CSP would
+      // refuse the rest, and a refusal is a console error that fails the
+      // test anyway; this names the address).
+      const outside = []
+      const track = (r) => { if (!r.url().startsWith(stack.baseURL) && !/^(data|blob):/.test(r.url())) outside.push(r.url()) }
+      page.on('request', track)
+      try {
+        await page.goto(`${stack.baseURL}/docs`)
+        // The first tag opens by itself; the others open from the sidebar.
+        await page.getByText('createAgent', { exact: true }).first().waitFor()
+        await page.getByText('sessions', { exact: true }).first().click()
+        await page.getByRole('heading', { name: 'sessions' }).first().waitFor()
+        await page.getByText('createSession', { exact: true }).first().waitFor()
+        await page.getByText('Start a session').first().waitFor()
+      } finally {
+        page.off('request', track)
+      }
+      if (outside.length) throw new Error(`the page reached outside the server: ${outside.join(', ')}`)
+    },
+  },
   // Sandboxes, projects, the composer's project picker, the terminal.
   ...sandboxTests,
   {

@@ -14,7 +14,7 @@ export type Span = Schemas['SpanPayload']
 export type Approval = Schemas['ApprovalView']
 export type Sandbox = Schemas['SandboxView']
 export type Project = Schemas['ProjectView']
-export type EnvVar = Schemas['EnvVarView']
+export type EnvVar = Schemas['EnvVar']
 export type Container = Schemas['ContainerView']
 
 /** What every write-only field reads as; sending it back keeps the stored value. */

@@ -1024,6 +1024,10 @@ export interface components {
             /** @description ["*"] or tool names whose calls wait for a person's decision */
             approve_tools: string[];
         };
+        AgentApprovalInput: {
+            /** @description ["*"] or tool names whose calls wait for a person's decision */
+            approve_tools?: string[];
+        };
         AgentBehavior: {
             disable_tool_choice_reset: boolean;
             /** @description What other agents are told this one is for when they may hand off to it */
@@ -1051,6 +1055,33 @@ export interface components {
             /** @description Gives chat runs get_workflow / save_workflow */
             workflow_authoring: boolean;
         };
+        AgentBehaviorInput: {
+            disable_tool_choice_reset?: boolean;
+            /** @description What other agents are told this one is for when they may hand off to it */
+            handoff_description?: string;
+            /**
+             * @description What the next agent sees of the history on a handoff
+             * @enum {string}
+             */
+            handoff_input_filter?: "" | "remove_all_tools";
+            /** @description Tool calls run at once; 0 = the default */
+            max_tool_concurrency?: number;
+            /** @description Model turns per run; 0 = the default (10) */
+            max_turns?: number;
+            /** @enum {string} */
+            reasoning_item_id_policy?: "" | "preserve" | "omit";
+            /** @description Comma-separated tool names: the run ends after a turn that called any of them */
+            stop_at_tools?: string;
+            /** @description Background task tools on chat runs; absent = on */
+            subagents?: boolean | null;
+            /**
+             * @description Empty feeds an unknown tool name back to the model; error ends the run
+             * @enum {string}
+             */
+            tool_not_found_behavior?: "" | "error";
+            /** @description Gives chat runs get_workflow / save_workflow */
+            workflow_authoring?: boolean;
+        };
         AgentCompaction: {
             compaction_enabled: boolean;
             /** @enum {string} */
@@ -1062,9 +1093,26 @@ export interface components {
             /** @description Recent entries kept intact; 0 = 10 */
             compaction_window: number;
         };
+        AgentCompactionInput: {
+            compaction_enabled?: boolean;
+            /** @enum {string} */
+            compaction_mode?: "" | "summary" | "reset" | "hybrid";
+            compaction_model?: string;
+            compaction_prompt?: string;
+            /** @description Fold when the history passes this many tokens; 0 = 50000 */
+            compaction_threshold_tokens?: number;
+            /** @description Recent entries kept intact; 0 = 10 */
+            compaction_window?: number;
+        };
         AgentGuardrails: {
             /** @description Guardrail names; each carries the stages it inspects */
             guardrails: string[];
+            /** @description A JSON Schema (object) the final output must match */
+            output_schema?: unknown;
+        };
+        AgentGuardrailsInput: {
+            /** @description Guardrail names; each carries the stages it inspects */
+            guardrails?: string[];
             /** @description A JSON Schema (object) the final output must match */
             output_schema?: unknown;
         };
@@ -1074,6 +1122,12 @@ export interface components {
             retry_enabled: boolean;
             retry_policy: components["schemas"]["RetryPolicy"];
         };
+        AgentResilienceInput: {
+            /** @description Tried in order when the primary model keeps failing */
+            fallback_models?: components["schemas"]["FallbackModelInput"][];
+            retry_enabled?: boolean;
+            retry_policy?: components["schemas"]["RetryPolicyInput"];
+        };
         AgentSession: {
             /** @description Recent items sent per turn; 0 = all */
             history_limit: number;
@@ -1081,32 +1135,39 @@ export interface components {
             prompt_id: string;
             prompt_version: string;
         };
+        AgentSessionInput: {
+            /** @description Recent items sent per turn; 0 = all */
+            history_limit?: number;
+            /** @description An OpenAI stored prompt */
+            prompt_id?: string;
+            prompt_version?: string;
+        };
         AgentSpec: {
-            approval: components["schemas"]["AgentApproval"];
+            approval?: components["schemas"]["AgentApprovalInput"];
             /** @description A picture from the UI's catalog, /avatars/<name>.svg; empty renders an initial */
-            avatar: string;
-            behavior: components["schemas"]["AgentBehavior"];
-            compaction: components["schemas"]["AgentCompaction"];
+            avatar?: string;
+            behavior?: components["schemas"]["AgentBehaviorInput"];
+            compaction?: components["schemas"]["AgentCompactionInput"];
             /** @description Declared context window in tokens; 0 = unknown */
-            context_window: number;
+            context_window?: number;
             /** @description What the agent is for, in a sentence; never sent to the model */
-            description: string;
-            error_handlers: components["schemas"]["ErrorHandlers"];
-            guardrails: components["schemas"]["AgentGuardrails"];
+            description?: string;
+            error_handlers?: components["schemas"]["ErrorHandlersInput"];
+            guardrails?: components["schemas"]["AgentGuardrailsInput"];
             /** @description Ids of agents this one may hand the conversation to */
-            handoffs: string[];
-            instructions: string;
+            handoffs?: string[];
+            instructions?: string;
             model: string;
-            model_settings: components["schemas"]["ModelSettings"];
+            model_settings?: components["schemas"]["ModelSettingsInput"];
             name: string;
             /** @description The provider whose endpoint and credential the agent uses; empty fails the run's pre-flight */
-            provider_id: string;
-            resilience: components["schemas"]["AgentResilience"];
-            session: components["schemas"]["AgentSession"];
+            provider_id?: string;
+            resilience?: components["schemas"]["AgentResilienceInput"];
+            session?: components["schemas"]["AgentSessionInput"];
             /** @description Skill ids: null = every visible skill, [] = none */
-            skills: string[] | null;
+            skills?: string[] | null;
             /** @description Built-in tool names the agent may use */
-            tools: string[];
+            tools?: string[];
         };
         AgentView: {
             approval: components["schemas"]["AgentApproval"];
@@ -1213,36 +1274,36 @@ export interface components {
             session_input_tokens: number;
         };
         CreateAgentRequest: {
-            approval: components["schemas"]["AgentApproval"];
+            approval?: components["schemas"]["AgentApprovalInput"];
             /** @description A picture from the UI's catalog, /avatars/<name>.svg; empty renders an initial */
-            avatar: string;
-            behavior: components["schemas"]["AgentBehavior"];
-            compaction: components["schemas"]["AgentCompaction"];
+            avatar?: string;
+            behavior?: components["schemas"]["AgentBehaviorInput"];
+            compaction?: components["schemas"]["AgentCompactionInput"];
             /** @description Declared context window in tokens; 0 = unknown */
-            context_window: number;
+            context_window?: number;
             /** @description What the agent is for, in a sentence; never sent to the model */
-            description: string;
-            error_handlers: components["schemas"]["ErrorHandlers"];
-            guardrails: components["schemas"]["AgentGuardrails"];
+            description?: string;
+            error_handlers?: components["schemas"]["ErrorHandlersInput"];
+            guardrails?: components["schemas"]["AgentGuardrailsInput"];
             /** @description Ids of agents this one may hand the conversation to */
-            handoffs: string[];
-            instructions: string;
+            handoffs?: string[];
+            instructions?: string;
             model: string;
-            model_settings: components["schemas"]["ModelSettings"];
+            model_settings?: components["schemas"]["ModelSettingsInput"];
             name: string;
             /** @description The provider whose endpoint and credential the agent uses; empty fails the run's pre-flight */
-            provider_id: string;
-            resilience: components["schemas"]["AgentResilience"];
+            provider_id?: string;
+            resilience?: components["schemas"]["AgentResilienceInput"];
             /**
              * @description Default private
              * @enum {string}
              */
             scope?: "private" | "global";
-            session: components["schemas"]["AgentSession"];
+            session?: components["schemas"]["AgentSessionInput"];
             /** @description Skill ids: null = every visible skill, [] = none */
-            skills: string[] | null;
+            skills?: string[] | null;
             /** @description Built-in tool names the agent may use */
-            tools: string[];
+            tools?: string[];
         };
         CreateProviderRequest: {
             /** @description The wire protocol; default responses for the official OpenAI endpoint, chat_completions for any other base_url */
@@ -1341,10 +1402,15 @@ export interface components {
             text?: string;
             usage?: components["schemas"]["Usage"];
         };
-        EnvVarView: {
+        EnvVar: {
             name: string;
             /** @description Write-only: reads are ********; sending ******** back keeps the stored value of this name */
             value: string;
+        };
+        EnvVarInput: {
+            name: string;
+            /** @description Write-only: reads are ********; sending ******** back keeps the stored value of this name */
+            value?: string;
         };
         ErrorDetail: {
             /**
@@ -1366,12 +1432,25 @@ export interface components {
             exclude_from_history: boolean;
             final_output: unknown;
         } | null;
+        ErrorHandlerInput: {
+            exclude_from_history?: boolean;
+            final_output: unknown;
+        } | null;
         ErrorHandlers: {
             invalid_final_output?: components["schemas"]["ErrorHandler"];
             max_turns?: components["schemas"]["ErrorHandler"];
             model_refusal?: components["schemas"]["ErrorHandler"];
         };
+        ErrorHandlersInput: {
+            invalid_final_output?: components["schemas"]["ErrorHandlerInput"];
+            max_turns?: components["schemas"]["ErrorHandlerInput"];
+            model_refusal?: components["schemas"]["ErrorHandlerInput"];
+        };
         FallbackModel: {
+            model: string;
+            provider_id: string;
+        };
+        FallbackModelInput: {
             model: string;
             provider_id: string;
         };
@@ -1436,8 +1515,8 @@ export interface components {
             /** @description The agent this memory belongs to; empty = global (admins only). Fixed once created */
             agent_config_id?: string;
             /** @description At most 1,000,000 bytes */
-            content: string;
-            /** @description Unique within its scope; at most 200 characters */
+            content?: string;
+            /** @description Unique within its scope */
             key: string;
         };
         MemoryView: {
@@ -1467,6 +1546,22 @@ export interface components {
             /** @enum {string} */
             verbosity?: "low" | "medium" | "high";
         };
+        ModelSettingsInput: {
+            max_output_tokens?: number | null;
+            parallel_tool_calls?: boolean | null;
+            /** @enum {string} */
+            reasoning_effort?: "minimal" | "low" | "medium" | "high";
+            /** @enum {string} */
+            reasoning_summary?: "auto" | "concise" | "detailed";
+            /** Format: double */
+            temperature?: number | null;
+            /** @description auto, required, none, or a tool name */
+            tool_choice?: string;
+            /** Format: double */
+            top_p?: number | null;
+            /** @enum {string} */
+            verbosity?: "low" | "medium" | "high";
+        };
         PatchSessionRequest: {
             name?: string | null;
             pinned?: boolean | null;
@@ -1476,7 +1571,7 @@ export interface components {
             input?: unknown[];
             instructions?: string | null;
             model?: string | null;
-            model_settings?: components["schemas"]["ModelSettings"];
+            model_settings?: components["schemas"]["ModelSettingsInput"];
             /** @description A generation span of one of the caller's sessions */
             span_id: string;
             tools?: components["schemas"]["PlaygroundTool"][];
@@ -1501,15 +1596,15 @@ export interface components {
         };
         ProjectInput: {
             /** @description The container's environment; absent keeps it. A change replaces the container at the next use and closes its terminals */
-            env?: components["schemas"]["EnvVarView"][] | null;
+            env?: components["schemas"]["EnvVarInput"][] | null;
             name: string;
             /**
              * Format: int64
              * @description The revision the edit was based on: makes the write a compare-and-set (409 when it moved)
              */
             revision?: number | null;
-            /** @description The sandbox it lives on; a move stays at the same destination (409) */
-            sandbox_id: string;
+            /** @description The sandbox it lives on (required to create; an update that leaves it out keeps it); a move stays at the same destination (409) */
+            sandbox_id?: string;
         };
         ProjectSandboxView: {
             /** @enum {string} */
@@ -1522,7 +1617,7 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             /** @description Only GET /projects/{id}, only to the owner: names with masked values */
-            env?: components["schemas"]["EnvVarView"][] | null;
+            env?: components["schemas"]["EnvVar"][] | null;
             /**
              * Format: int64
              * @description The runtime generation: moves when the environment or the sandbox's content changes
@@ -1587,7 +1682,8 @@ export interface components {
             updated_at: string;
         };
         PutSettingRequest: {
-            value: string;
+            /** @description The new value as text; empty or absent returns the key to its default */
+            value?: string;
         };
         RejectRequest: {
             reason?: string;
@@ -1596,6 +1692,11 @@ export interface components {
             initial_backoff_ms: number;
             max_backoff_ms: number;
             max_retries: number;
+        };
+        RetryPolicyInput: {
+            initial_backoff_ms?: number;
+            max_backoff_ms?: number;
+            max_retries?: number;
         };
         RunErrorView: {
             code: string;
@@ -1662,8 +1763,11 @@ export interface components {
              * @description The revision the edit was based on: makes the write a compare-and-set (409 when it moved)
              */
             revision?: number | null;
-            /** @enum {string} */
-            type: "docker" | "e2b";
+            /**
+             * @description Required to create; an update that leaves it out keeps the stored type
+             * @enum {string}
+             */
+            type?: "docker" | "e2b";
         };
         SandboxSupportsView: {
             /** @description Ports are reachable on a public host name */
@@ -1785,7 +1889,7 @@ export interface components {
             /** @description The agent to run; default the session's */
             agent_config_id?: string;
             /** @description The user's message; empty answers the history again (regenerate) */
-            input: string;
+            input?: string;
             /** @description Enter (true) or leave (false) the planning phase; absent leaves it */
             plan?: boolean | null;
             /** @description Binds the session to a project on its first project-carrying run */
@@ -1888,7 +1992,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createAgent: {
@@ -1921,7 +2025,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getAgent: {
@@ -1948,7 +2051,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     updateAgent: {
@@ -1984,7 +2087,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteAgent: {
@@ -2012,7 +2114,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     setAgentScope: {
@@ -2048,7 +2149,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listAgentTools: {
@@ -2075,7 +2175,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listApprovals: {
@@ -2099,7 +2199,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     approveCall: {
@@ -2134,7 +2234,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     rejectCall: {
@@ -2169,7 +2268,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     login: {
@@ -2195,11 +2293,11 @@ export interface operations {
                 };
             };
             400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
             413: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     logout: {
@@ -2222,7 +2320,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getMe: {
@@ -2246,7 +2343,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listTokens: {
@@ -2270,7 +2367,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createToken: {
@@ -2301,7 +2398,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteToken: {
@@ -2327,7 +2423,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listUsers: {
@@ -2352,7 +2447,7 @@ export interface operations {
             403: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createUser: {
@@ -2385,7 +2480,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteUser: {
@@ -2413,7 +2507,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     updateUser: {
@@ -2447,7 +2540,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listGuardrails: {
@@ -2471,7 +2563,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createGuardrail: {
@@ -2504,7 +2596,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getGuardrail: {
@@ -2531,7 +2622,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     updateGuardrail: {
@@ -2567,7 +2658,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteGuardrail: {
@@ -2595,7 +2685,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listMemories: {
@@ -2623,7 +2712,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createMemory: {
@@ -2656,7 +2745,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getMemory: {
@@ -2683,7 +2771,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     updateMemory: {
@@ -2719,7 +2807,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteMemory: {
@@ -2746,7 +2833,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getOpenAPI: {
@@ -2769,7 +2855,6 @@ export interface operations {
             };
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     playgroundGenerate: {
@@ -2801,7 +2886,6 @@ export interface operations {
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listProjects: {
@@ -2825,11 +2909,12 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createProject: {
@@ -2841,7 +2926,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ProjectInput"];
+                "application/json": WithRequired<components["schemas"]["ProjectInput"], "sandbox_id">;
             };
         };
         responses: {
@@ -2861,7 +2946,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getProject: {
@@ -2888,7 +2972,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     updateProject: {
@@ -2923,7 +3007,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteProject: {
@@ -2952,7 +3035,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     exportProject: {
@@ -2975,11 +3057,14 @@ export interface operations {
                     "application/x-tar": string;
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            502: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     getProjectSandbox: {
@@ -3002,12 +3087,14 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectSandboxView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     rebuildProjectSandbox: {
@@ -3030,13 +3117,14 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectSandboxView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     startProjectSandbox: {
@@ -3059,6 +3147,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectSandboxView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
@@ -3066,7 +3155,6 @@ export interface operations {
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     stopProjectSandbox: {
@@ -3089,13 +3177,14 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectStopView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listProviderTypes: {
@@ -3119,7 +3208,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listProviders: {
@@ -3143,7 +3232,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createProvider: {
@@ -3176,7 +3265,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getProvider: {
@@ -3203,7 +3291,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     updateProvider: {
@@ -3239,7 +3327,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteProvider: {
@@ -3267,7 +3354,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     setProviderScope: {
@@ -3303,7 +3389,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getRun: {
@@ -3330,7 +3415,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     cancelRun: {
@@ -3365,7 +3450,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     streamRunEvents: {
@@ -3374,7 +3458,10 @@ export interface operations {
                 /** @description The last sequence already held */
                 from_seq?: number;
             };
-            header?: never;
+            header?: {
+                /** @description The last sequence already held (what an EventSource resends); wins over from_seq */
+                "Last-Event-ID"?: number;
+            };
             path: {
                 id: string;
             };
@@ -3391,11 +3478,12 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     injectRun: {
@@ -3430,7 +3518,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listSandboxTypes: {
@@ -3454,7 +3541,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listSandboxes: {
@@ -3478,7 +3565,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createSandbox: {
@@ -3490,7 +3577,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["SandboxInput"];
+                "application/json": WithRequired<components["schemas"]["SandboxInput"], "type">;
             };
         };
         responses: {
@@ -3511,7 +3598,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getSandbox: {
@@ -3538,7 +3624,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     updateSandbox: {
@@ -3574,7 +3660,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteSandbox: {
@@ -3602,7 +3687,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listSandboxContainers: {
@@ -3625,13 +3709,14 @@ export interface operations {
                     "application/json": components["schemas"]["ContainerView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     removeSandboxContainer: {
@@ -3653,6 +3738,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -3660,7 +3746,6 @@ export interface operations {
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     stopSandboxContainer: {
@@ -3682,6 +3767,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -3689,7 +3775,6 @@ export interface operations {
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     resetSandboxSSHHostKey: {
@@ -3716,7 +3801,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     testSandbox: {
@@ -3739,6 +3823,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxTestView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -3746,7 +3831,6 @@ export interface operations {
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getServer: {
@@ -3770,7 +3854,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listSessions: {
@@ -3794,11 +3878,12 @@ export interface operations {
                     "application/json": components["schemas"]["SessionView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     createSession: {
@@ -3829,7 +3914,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getSession: {
@@ -3856,7 +3940,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     deleteSession: {
@@ -3882,7 +3966,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     patchSession: {
@@ -3916,7 +3999,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listSessionApprovals: {
@@ -3943,7 +4025,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     branchSession: {
@@ -3978,7 +4060,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getSessionContext: {
@@ -4005,7 +4086,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     forkSession: {
@@ -4039,13 +4120,12 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listMessages: {
         parameters: {
             query?: {
-                /** @description Newest N entries (1–1000); omit for all */
+                /** @description Newest N entries; omit for all */
                 limit?: number;
                 /** @description Exclusive upper bound: the smallest row_id received */
                 before_id?: string;
@@ -4067,11 +4147,12 @@ export interface operations {
                     "application/json": components["schemas"]["EntryView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listSessionRuns: {
@@ -4098,7 +4179,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     startRun: {
@@ -4154,7 +4235,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     listTraces: {
@@ -4162,7 +4242,7 @@ export interface operations {
             query?: {
                 /** @description Leave payloads out */
                 summary?: boolean;
-                /** @description Newest N spans (1–1000); omit for all */
+                /** @description Newest N spans; omit for all */
                 limit?: number;
                 /** @description Exclusive upper bound: the span_id of the oldest span received */
                 before_id?: string;
@@ -4184,11 +4264,12 @@ export interface operations {
                     "application/json": components["schemas"]["SpanPayload"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     getTrace: {
@@ -4216,7 +4297,7 @@ export interface operations {
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listSettingDefs: {
@@ -4240,7 +4321,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listSettings: {
@@ -4264,7 +4345,7 @@ export interface operations {
             401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
-            default: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     putSetting: {
@@ -4299,7 +4380,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     deleteSetting: {
@@ -4326,7 +4406,6 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
     getHealth: {
@@ -4350,7 +4429,9 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
-            default: components["responses"]["Error"];
         };
     };
 }
+type WithRequired<T, K extends keyof T> = T & {
+    [P in K]-?: T[P];
+};
