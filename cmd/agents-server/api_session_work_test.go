@@ -113,3 +113,29 @@ func TestBranchDuringALiveRunIsAConflict(t *testing.T) {
 	}
 	h.call("POST", "/api/v1/sessions/"+s.ID+"/branch", tok, map[string]any{"entry_id": first.ID}).want(t, 200)
 }
+
+// Deleting an account stops its live runs before the row goes: no run of
+// a deleted user goes on calling the model.
+func TestDeletingAUserStopsTheirRunsFirst(t *testing.T) {
+	t.Parallel()
+	model, url := startScripted(t)
+	model.SetScript("busy", slowToolScript())
+	h := startServer(t, testConfig(t))
+	id := h.createUser("leaver", "password-of-leaver", "member")
+	tok := h.login("leaver", "password-of-leaver")
+	agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "busy", "model": "busy"})
+	s := h.createSession(tok, map[string]any{"agent_config_id": agent})
+	run := h.startRun(tok, s.ID, map[string]any{"input": "work"})
+	untilType(t, h.openSSE(tok, run, 0), domain.EventStep)
+
+	h.call("DELETE", "/api/v1/auth/users/"+id, h.admin, nil).want(t, 204)
+	if live := h.app.runs.Hub().LiveRuns(id); len(live) != 0 {
+		t.Fatalf("runs still live after the account was deleted: %v", live)
+	}
+	if got := len(modelCalls(model)); got != 1 {
+		t.Fatalf("model calls = %d, want the one in flight", got)
+	}
+	if strings.Contains(h.logs.String(), domain.CodePersistError) {
+		t.Fatalf("the stopped run failed to persist:\n%s", h.logs.String())
+	}
+}

@@ -111,6 +111,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		Hub: runs.NewHub(cfg.Hub, clock), Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
 		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
 	})
+	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first
 	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
 	// Runs a crash left running end before anything is served.
 	if err := runSvc.RecoverOrphans(ctx); err != nil {

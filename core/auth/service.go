@@ -24,6 +24,7 @@ type Service struct {
 	params    PasswordParams
 	dummyHash string // verified against for unknown users, so timing names no one
 	streams   StreamCloser
+	work      UserWork
 }
 
 // New returns a Service. params is the password hashing cost.
@@ -33,7 +34,7 @@ func New(users ports.UserStore, tokens ports.TokenStore, ids ports.IDs, clock po
 		return nil, err
 	}
 	return &Service{users: users, tokens: tokens, ids: ids, clock: clock, log: log, params: params, dummyHash: dummy,
-		streams: noStreams{}}, nil
+		streams: noStreams{}, work: noWork{}}, nil
 }
 
 var errBadToken = errs.E(errs.Unauthorized, "invalid or expired token")

@@ -28,6 +28,24 @@ const (
 	reasonDemoted   = "role changed"
 )
 
+// UserWork stops what a user has running before their account is deleted:
+// their sessions go with the account, and no run of theirs may go on
+// calling a model or a tool after that.
+type UserWork interface {
+	// StopUserWork cancels the user's live work and waits until it has
+	// stopped, or ctx ends (an error then).
+	StopUserWork(ctx context.Context, userID string) error
+}
+
+// StopWorkWith sets who stops a user's work before their account is
+// deleted. The composition root calls it once, before serving.
+func (s *Service) StopWorkWith(w UserWork) { s.work = w }
+
+// noWork is the UserWork until one is set: nothing runs.
+type noWork struct{}
+
+func (noWork) StopUserWork(context.Context, string) error { return nil }
+
 // noStreams is the closer until one is set: nothing is open to close.
 type noStreams struct{}
 

@@ -105,10 +105,12 @@ func (s *Service) UpdateUser(ctx context.Context, p domain.Principal, id string,
 }
 
 // DeleteUser removes a user with their tokens and private configuration,
-// ending every stream they hold open, admin only; the shared configuration
-// they authored passes to the admin deleting them. An admin cannot delete themselves, nor the last active
-// admin or the bootstrap admin.
-// Returns forbidden, not_found or conflict.
+// admin only: their live work is stopped first (no run of theirs calls a
+// model or a tool once the account is gone), then the row goes, then every
+// stream they hold open ends. The shared configuration they authored
+// passes to the admin deleting them. An admin cannot delete themselves,
+// nor the last active admin or the bootstrap admin. Returns forbidden,
+// not_found or conflict.
 func (s *Service) DeleteUser(ctx context.Context, p domain.Principal, id string) error {
 	if err := p.RequireAdmin(); err != nil {
 		return err
@@ -116,7 +118,23 @@ func (s *Service) DeleteUser(ctx context.Context, p domain.Principal, id string)
 	if id == p.User.ID {
 		return errs.E(errs.Conflict, "you cannot delete your own account")
 	}
-	err := s.users.DeleteUser(ctx, id, p.User.ID, func(u domain.User, otherActiveAdmins int) error {
+	// The rules are checked before the work stops, so a refused delete
+	// stops nothing; the store checks them again in its transaction.
+	u, err := s.users.FindUserByID(ctx, id)
+	if err != nil {
+		return err
+	}
+	others, err := s.otherActiveAdmins(ctx, id)
+	if err != nil {
+		return err
+	}
+	if err := domain.CheckAdminRemains(u, nil, others); err != nil {
+		return err
+	}
+	if err := s.work.StopUserWork(ctx, id); err != nil {
+		return err
+	}
+	err = s.users.DeleteUser(ctx, id, p.User.ID, func(u domain.User, otherActiveAdmins int) error {
 		return domain.CheckAdminRemains(u, nil, otherActiveAdmins)
 	})
 	if err != nil {
@@ -124,4 +142,19 @@ func (s *Service) DeleteUser(ctx context.Context, p domain.Principal, id string)
 	}
 	s.closeUser(id, reasonDeleted)
 	return nil
+}
+
+// otherActiveAdmins counts the active admins other than id.
+func (s *Service) otherActiveAdmins(ctx context.Context, id string) (int, error) {
+	users, err := s.users.ListUsers(ctx)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, u := range users {
+		if u.ID != id && u.ActiveAdmin() {
+			n++
+		}
+	}
+	return n, nil
 }

@@ -38,6 +38,7 @@ var cancelReasons = map[string]string{
 	"superseded":      "A new message arrived before a decision on its approvals.",
 	"expired":         "Its approval waited too long without a decision.",
 	"session_deleted": "Its conversation was deleted.",
+	"account_deleted": "Its owner's account was deleted.",
 }
 
 // noteFor is the ending note of a loop's outcome; ok is false for one that

@@ -7,8 +7,12 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 )
 
-// reasonSessionDeleted is how a run ends when its session is deleted under it.
-const reasonSessionDeleted = "session_deleted"
+// Why a run ended when its session, or its owner's account, was deleted
+// under it.
+const (
+	reasonSessionDeleted = "session_deleted"
+	reasonAccountDeleted = "account_deleted"
+)
 
 // DeleteSession stops a session's work and then deletes the session with
 // everything it holds: a live run is cancelled and waited for until its
@@ -85,4 +89,29 @@ func (s *Service) Branch(ctx context.Context, p domain.Principal, sessionID, ent
 	}
 	defer release()
 	return s.d.Sessions.Branch(ctx, p, sessionID, entryID)
+}
+
+// StopUserWork cancels every live run of a user whose account is being
+// deleted, and waits until each has ended, or ctx ends (unavailable). It
+// implements auth.UserWork.
+func (s *Service) StopUserWork(ctx context.Context, userID string) error {
+	why := reasonAccountDeleted
+	s.mu.Lock()
+	var stopping []*liveRun
+	for _, lr := range s.live {
+		if lr.run.OwnerID == userID {
+			lr.stopWhy.Store(&why)
+			lr.cancel()
+			stopping = append(stopping, lr)
+		}
+	}
+	s.mu.Unlock()
+	for _, lr := range stopping {
+		select {
+		case <-s.d.Hub.Freed(lr.run.SessionID, lr.run.ID):
+		case <-ctx.Done():
+			return errs.Wrap(errs.Unavailable, ctx.Err(), "the account's runs are still stopping; retry shortly")
+		}
+	}
+	return nil
 }
