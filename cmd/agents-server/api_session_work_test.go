@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
 )
@@ -17,6 +18,33 @@ func slowToolScript() scripted.Script {
 			ToolCalls: []scripted.ToolCall{{Name: "todo_write", Arguments: `{"todos":[{"content":"x","status":"pending"}]}`}}},
 		{Text: "done"},
 	}}}}
+}
+
+// busyRun is a member's run caught mid-answer: the model is streaming the
+// first step of slowToolScript.
+type busyRun struct {
+	h      *harness
+	model  *scripted.Server
+	token  string
+	sessID string
+	runID  string
+	stream *sseStream
+}
+
+// startBusyRun starts a server, a member called name and a run of theirs,
+// and waits until the model is mid-answer.
+func startBusyRun(t *testing.T, name string) busyRun {
+	t.Helper()
+	model, url := startScripted(t)
+	model.SetScript("busy", slowToolScript())
+	h := startServer(t, testConfig(t))
+	tok := h.member(name)
+	agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "busy", "model": "busy"})
+	s := h.createSession(tok, map[string]any{"agent_config_id": agent})
+	run := h.startRun(tok, s.ID, map[string]any{"input": "work"})
+	stream := h.openSSE(tok, run, 0)
+	untilType(t, stream, domain.EventStep)
+	return busyRun{h: h, model: model, token: tok, sessID: s.ID, runID: run, stream: stream}
 }
 
 // finalOf reads a stream to its end and returns its last event. A stream
@@ -37,17 +65,10 @@ func finalOf(t *testing.T, s *sseStream) sseEvent {
 // follows it.
 func TestDeletingASessionStopsItsLiveRunFirst(t *testing.T) {
 	t.Parallel()
-	model, url := startScripted(t)
-	model.SetScript("busy", slowToolScript())
-	h := startServer(t, testConfig(t))
-	tok := h.member("del")
-	agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "busy", "model": "busy"})
-	s := h.createSession(tok, map[string]any{"agent_config_id": agent})
-	run := h.startRun(tok, s.ID, map[string]any{"input": "work"})
-	stream := h.openSSE(tok, run, 0)
-	untilType(t, stream, domain.EventStep) // the model is mid-answer
+	b := startBusyRun(t, "del")
+	h, model, tok, stream, run, sid := b.h, b.model, b.token, b.stream, b.runID, b.sessID
 
-	h.call("DELETE", "/api/v1/sessions/"+s.ID, tok, nil).want(t, 204)
+	h.call("DELETE", "/api/v1/sessions/"+sid, tok, nil).want(t, 204)
 	calls := len(modelCalls(model))
 	last := finalOf(t, stream)
 	if last.Type != domain.EventCancelled || payload[domain.CancelledPayload](t, last.Event).Reason != "session_deleted" {
@@ -57,7 +78,7 @@ func TestDeletingASessionStopsItsLiveRunFirst(t *testing.T) {
 		t.Fatalf("model calls: %d at the 204, %d once the stream ended; want the one in flight only", calls, got)
 	}
 	h.call("GET", "/api/v1/runs/"+run, tok, nil).wantErr(t, 404, "not_found")
-	h.call("GET", "/api/v1/sessions/"+s.ID, tok, nil).wantErr(t, 404, "not_found")
+	h.call("GET", "/api/v1/sessions/"+sid, tok, nil).wantErr(t, 404, "not_found")
 	if strings.Contains(h.logs.String(), domain.CodePersistError) {
 		t.Fatalf("the stopped run failed to persist:\n%s", h.logs.String())
 	}
@@ -96,37 +117,26 @@ func TestDeletingASessionEndsItsPausedRun(t *testing.T) {
 // Moving the active branch under a live run is refused like a second run.
 func TestBranchDuringALiveRunIsAConflict(t *testing.T) {
 	t.Parallel()
-	model, url := startScripted(t)
-	model.SetScript("busy", slowToolScript())
-	h := startServer(t, testConfig(t))
-	tok := h.member("br")
-	agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "busy", "model": "busy"})
-	s := h.createSession(tok, map[string]any{"agent_config_id": agent})
-	run := h.startRun(tok, s.ID, map[string]any{"input": "work"})
-	stream := h.openSSE(tok, run, 0)
-	untilType(t, stream, domain.EventStep)
-	first := h.messages(tok, s.ID, "")[0]
+	b := startBusyRun(t, "br")
+	h, tok, stream, sid := b.h, b.token, b.stream, b.sessID
+	first := h.messages(tok, sid, "")[0]
 
-	h.call("POST", "/api/v1/sessions/"+s.ID+"/branch", tok, map[string]any{"entry_id": first.ID}).wantErr(t, 409, "conflict")
+	h.call("POST", "/api/v1/sessions/"+sid+"/branch", tok, map[string]any{"entry_id": first.ID}).wantErr(t, 409, "conflict")
 	if last := finalOf(t, stream); last.Type != domain.EventOutput {
 		t.Fatalf("the run ended with %s", last.Type)
 	}
-	h.call("POST", "/api/v1/sessions/"+s.ID+"/branch", tok, map[string]any{"entry_id": first.ID}).want(t, 200)
+	h.call("POST", "/api/v1/sessions/"+sid+"/branch", tok, map[string]any{"entry_id": first.ID}).want(t, 200)
 }
 
 // Deleting an account stops its live runs before the row goes: no run of
 // a deleted user goes on calling the model.
 func TestDeletingAUserStopsTheirRunsFirst(t *testing.T) {
 	t.Parallel()
-	model, url := startScripted(t)
-	model.SetScript("busy", slowToolScript())
-	h := startServer(t, testConfig(t))
-	id := h.createUser("leaver", "password-of-leaver", "member")
-	tok := h.login("leaver", "password-of-leaver")
-	agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "busy", "model": "busy"})
-	s := h.createSession(tok, map[string]any{"agent_config_id": agent})
-	run := h.startRun(tok, s.ID, map[string]any{"input": "work"})
-	untilType(t, h.openSSE(tok, run, 0), domain.EventStep)
+	b := startBusyRun(t, "leaver")
+	h, model := b.h, b.model
+	var me httpapi.UserView
+	h.call("GET", "/api/v1/auth/me", b.token, nil).want(t, 200).decode(t, &me)
+	id := me.ID
 
 	h.call("DELETE", "/api/v1/auth/users/"+id, h.admin, nil).want(t, 204)
 	if live := h.app.runs.Hub().LiveRuns(id); len(live) != 0 {

@@ -184,30 +184,16 @@ func loadSecretBox(cfg config) (*secrets.Box, error) {
 // maintain runs the periodic upkeep until ctx ends: now, then hourly.
 func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *traces.Service, runSvc *runs.Service) {
 	defer a.loops.Done()
-	tick := time.NewTicker(time.Hour)
-	defer tick.Stop()
-	for {
-		if n, err := authSvc.PruneExpiredTokens(ctx); err != nil && ctx.Err() == nil {
-			a.log.Warn("pruning expired tokens failed", "err", err)
-		} else if n > 0 {
-			a.log.Info("pruned expired tokens", "count", n)
-		}
-		if n, err := runSvc.ReapApprovals(ctx); err != nil && ctx.Err() == nil {
-			a.log.Warn("expiring approvals failed", "err", err)
-		} else if n > 0 {
-			a.log.Info("expired approvals", "runs", n)
-		}
-		if n, err := traceSvc.Prune(ctx); err != nil && ctx.Err() == nil {
-			a.log.Warn("pruning old traces failed", "err", err)
-		} else if n > 0 {
-			a.log.Info("pruned old traces", "count", n)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
+	upkeep := func(ctx context.Context) {
+		n, err := authSvc.PruneExpiredTokens(ctx)
+		a.logSweep(ctx, n, err, "pruning expired tokens failed", "pruned expired tokens")
+		n, err = runSvc.ReapApprovals(ctx)
+		a.logSweep(ctx, n, err, "expiring approvals failed", "expired approvals")
+		n, err = traceSvc.Prune(ctx)
+		a.logSweep(ctx, n, err, "pruning old traces failed", "pruned old traces")
 	}
+	upkeep(ctx)
+	a.every(ctx, time.Hour, upkeep)
 }
 
 // expireStreams closes, every livestreams.SweepEvery, the streams whose
@@ -215,20 +201,10 @@ func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *tra
 // but an expiry is a moment nobody announces.
 func (a *app) expireStreams(ctx context.Context) {
 	defer a.loops.Done()
-	tick := time.NewTicker(livestreams.SweepEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		if n, err := a.streams.Sweep(ctx); err != nil && ctx.Err() == nil {
-			a.log.Warn("closing streams of expired tokens failed", "err", err)
-		} else if n > 0 {
-			a.log.Info("closed streams of expired tokens", "count", n)
-		}
-	}
+	a.every(ctx, livestreams.SweepEvery, func(ctx context.Context) {
+		n, err := a.streams.Sweep(ctx)
+		a.logSweep(ctx, n, err, "closing streams of expired tokens failed", "closed streams of expired tokens")
+	})
 }
 
 // idleStops stops the project instances nobody used for
@@ -239,7 +215,15 @@ func (a *app) idleStops(ctx context.Context) {
 	if err := a.sandboxes.Adopt(ctx); err != nil && ctx.Err() == nil {
 		a.log.Warn("noting running sandbox instances failed", "err", err)
 	}
-	tick := time.NewTicker(time.Minute)
+	a.every(ctx, time.Minute, func(ctx context.Context) {
+		n, err := a.sandboxes.SweepIdle(ctx)
+		a.logSweep(ctx, n, err, "idle sandbox stop failed", "stopped idle sandbox instances")
+	})
+}
+
+// every calls sweep once per interval until ctx ends.
+func (a *app) every(ctx context.Context, interval time.Duration, sweep func(context.Context)) {
+	tick := time.NewTicker(interval)
 	defer tick.Stop()
 	for {
 		select {
@@ -247,11 +231,17 @@ func (a *app) idleStops(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		if n, err := a.sandboxes.SweepIdle(ctx); err != nil && ctx.Err() == nil {
-			a.log.Warn("idle sandbox stop failed", "err", err)
-		} else if n > 0 {
-			a.log.Info("stopped idle sandbox instances", "count", n)
-		}
+		sweep(ctx)
+	}
+}
+
+// logSweep logs how an upkeep pass went: a failure (unless the process is
+// stopping) or how many things it handled.
+func (a *app) logSweep(ctx context.Context, n int, err error, failed, done string) {
+	if err != nil && ctx.Err() == nil {
+		a.log.Warn(failed, "err", err)
+	} else if err == nil && n > 0 {
+		a.log.Info(done, "count", n)
 	}
 }
 
