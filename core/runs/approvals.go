@@ -238,9 +238,15 @@ func (s *Service) endPause(ctx context.Context, run domain.Run, reason, note str
 	if err != nil {
 		return err
 	}
+	s.pausedRunEnded(run, reason)
+	return nil
+}
+
+// pausedRunEnded tells the watchers of a paused run's stream (reopened
+// first: after a restart the hub starts empty) that the run is over.
+func (s *Service) pausedRunEnded(run domain.Run, reason string) {
 	s.d.Hub.Reopen(run.ID, run.SessionID, run.OwnerID, run.LastSeq)
 	s.d.Hub.Publish(run.ID, domain.NewEvent(domain.EventCancelled, domain.CancelledPayload{RunID: run.ID, Reason: reason}))
-	return nil
 }
 
 // supersede ends a session's paused run, if any, before a new run starts.

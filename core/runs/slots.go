@@ -2,6 +2,7 @@ package runs
 
 import (
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/agents-server/agents-server/core/errs"
@@ -59,7 +60,7 @@ func (h *Hub) refuseBusyLocked(sessionID string) error {
 	switch {
 	case !busy:
 		return nil
-	case len(live) > len(holdPrefix) && live[:len(holdPrefix)] == holdPrefix:
+	case strings.HasPrefix(live, holdPrefix):
 		return errs.E(errs.Conflict, "the session is being changed; retry shortly")
 	}
 	return errs.E(errs.Conflict, "the session already has an active run (%s)", live)
