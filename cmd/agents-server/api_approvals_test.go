@@ -62,14 +62,8 @@ func untilType(t *testing.T, s *sseStream, typ string) []sseEvent {
 
 func TestApprovalPausesAndTheSameRunContinues(t *testing.T) {
 	t.Parallel()
-	model, url := startScripted(t)
-	model.SetScript("gated", gatedScript())
-	h := startServer(t, testConfig(t))
-	tok := h.member("appr")
-	s := h.gatedSession(tok, url)
-	run := h.startRun(tok, s.ID, map[string]any{"input": "note it"})
-	sse := h.openSSE(tok, run, 0)
-	before := untilType(t, sse, domain.EventInterrupted)
+	w := startPausedRun(t, "appr")
+	h, tok, run, sse, before, sid := w.h, w.token, w.runID, w.stream, w.seen, w.sessID
 	var call domain.ToolCallPayload
 	for _, ev := range before {
 		if ev.Type == domain.EventToolCall {
@@ -84,12 +78,12 @@ func TestApprovalPausesAndTheSameRunContinues(t *testing.T) {
 	if r.Status != "interrupted" {
 		t.Fatalf("paused run = %+v", r)
 	}
-	pending := h.approvals(tok, s.ID)
+	pending := h.approvals(tok, sid)
 	if len(pending) != 1 || pending[0].ToolCallID != call.ToolCallID || pending[0].RunID != run || h.approvals(tok, "")[0].ID != pending[0].ID {
 		t.Fatalf("pending = %+v", pending)
 	}
 	// The transcript already shows the assistant's turn while it waits.
-	if msgs := h.messages(tok, s.ID, ""); len(msgs) != 3 {
+	if msgs := h.messages(tok, sid, ""); len(msgs) != 3 {
 		t.Fatalf("%d entries while paused", len(msgs))
 	}
 	var d httpapi.DecisionView
@@ -113,11 +107,11 @@ func TestApprovalPausesAndTheSameRunContinues(t *testing.T) {
 	if p := payload[domain.OutputPayload](t, lastEvent(after).Event); p.FinalOutput != "all done" || p.RunID != run {
 		t.Fatalf("final = %+v", p)
 	}
-	if got := h.approvals(tok, s.ID); len(got) != 0 {
+	if got := h.approvals(tok, sid); len(got) != 0 {
 		t.Fatalf("approvals left: %+v", got)
 	}
 	h.call("POST", "/api/v1/approvals/"+pending[0].ID+"/approve", tok, nil).wantErr(t, 404, "not_found")
-	msgs := h.messages(tok, s.ID, "")
+	msgs := h.messages(tok, sid, "")
 	if len(msgs) != 5 || domain.ParseItem(msgs[3].Item).Kind() != "function_call_output" || msgs[3].Display.Renderer != "todo" {
 		t.Fatalf("transcript after resume: %d entries", len(msgs))
 	}
@@ -158,32 +152,26 @@ func TestRejectionReasonReachesTheModelAndTwoCallsAreDecidedOneByOne(t *testing.
 
 func TestADecisionWaitsForAnActiveRunAndANewMessageSupersedesThePause(t *testing.T) {
 	t.Parallel()
-	model, url := startScripted(t)
-	model.SetScript("gated", gatedScript())
-	h := startServer(t, testConfig(t))
-	tok := h.member("sup")
+	w := startPausedRun(t, "sup")
+	h, tok, run, sse, sid := w.h, w.token, w.runID, w.stream, w.sessID
 	var me httpapi.UserView
 	h.call("GET", "/api/v1/auth/me", tok, nil).want(t, 200).decode(t, &me)
-	s := h.gatedSession(tok, url)
-	run := h.startRun(tok, s.ID, map[string]any{"input": "note it"})
-	sse := h.openSSE(tok, run, 0)
-	untilType(t, sse, domain.EventInterrupted)
-	pending := h.approvals(tok, s.ID)[0]
+	pending := h.approvals(tok, sid)[0]
 
 	// While another run holds the session (as a background task's would),
 	// a decision is refused and changes nothing.
 	hub := h.app.runs.Hub()
-	if err := hub.Claim(s.ID, "other-run", me.ID); err != nil {
+	if err := hub.Claim(sid, "other-run", me.ID); err != nil {
 		t.Fatal(err)
 	}
 	h.call("POST", "/api/v1/approvals/"+pending.ID+"/approve", tok, nil).wantErr(t, 409, "conflict")
-	hub.Release(s.ID, "other-run")
-	if len(h.approvals(tok, s.ID)) != 1 {
+	hub.Release(sid, "other-run")
+	if len(h.approvals(tok, sid)) != 1 {
 		t.Fatal("a refused decision was recorded")
 	}
 
 	// A new message supersedes the pause (the new run pauses in turn).
-	run2 := h.startRun(tok, s.ID, map[string]any{"input": "never mind, something else"})
+	run2 := h.startRun(tok, sid, map[string]any{"input": "never mind, something else"})
 	sse2 := h.openSSE(tok, run2, 0)
 	ended := sse.all(t)
 	if last := lastEvent(ended); last.Type != domain.EventCancelled || payload[domain.CancelledPayload](t, last.Event).Reason != "superseded" {
@@ -196,7 +184,7 @@ func TestADecisionWaitsForAnActiveRunAndANewMessageSupersedesThePause(t *testing
 		t.Fatalf("superseded run = %+v", r)
 	}
 	var notRun bool
-	for _, m := range h.messages(tok, s.ID, "") {
+	for _, m := range h.messages(tok, sid, "") {
 		if m.Display != nil && m.Display.Kind == "not_run" && domain.ParseItem(m.Item).Kind() == "function_call_output" {
 			notRun = true
 		}
@@ -207,19 +195,19 @@ func TestADecisionWaitsForAnActiveRunAndANewMessageSupersedesThePause(t *testing
 
 	// A cancel stops a pause too.
 	untilType(t, sse2, domain.EventInterrupted)
-	p2 := h.approvals(tok, s.ID)[0]
+	p2 := h.approvals(tok, sid)[0]
 	h.call("POST", "/api/v1/runs/"+run2+"/cancel", tok, nil).want(t, 200)
 	if last := lastEvent(sse2.all(t)); payload[domain.CancelledPayload](t, last.Event).Reason != "stopped" {
 		t.Fatalf("cancelled pause ended with %s", last.Event.Payload)
 	}
 	h.call("POST", "/api/v1/approvals/"+p2.ID+"/reject", tok, nil).wantErr(t, 404, "not_found")
 	// Someone else cannot see or decide it.
-	run3 := h.startRun(tok, s.ID, map[string]any{"input": "note it"})
+	run3 := h.startRun(tok, sid, map[string]any{"input": "note it"})
 	untilType(t, h.openSSE(tok, run3, 0), domain.EventInterrupted)
-	p3 := h.approvals(tok, s.ID)[0]
+	p3 := h.approvals(tok, sid)[0]
 	other := h.member("other")
 	h.call("POST", "/api/v1/approvals/"+p3.ID+"/approve", other, nil).wantErr(t, 404, "not_found")
-	h.call("GET", "/api/v1/sessions/"+s.ID+"/approvals", other, nil).wantErr(t, 404, "not_found")
+	h.call("GET", "/api/v1/sessions/"+sid+"/approvals", other, nil).wantErr(t, 404, "not_found")
 	if len(h.approvals(other, "")) != 0 {
 		t.Fatal("another user lists the approval")
 	}

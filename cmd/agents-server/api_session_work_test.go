@@ -20,38 +20,58 @@ func slowToolScript() scripted.Script {
 	}}}}
 }
 
-// busyRun is a member's run caught mid-answer: the model is streaming the
-// first step of slowToolScript.
-type busyRun struct {
+// watchedRun is a member's run followed over SSE up to an event of
+// interest: seen holds the events read so far.
+type watchedRun struct {
 	h      *harness
 	model  *scripted.Server
 	token  string
 	sessID string
 	runID  string
 	stream *sseStream
+	seen   []sseEvent
 }
 
-// startBusyRun starts a server, a member called name and a run of theirs,
-// and waits until the model is mid-answer.
-func startBusyRun(t *testing.T, name string) busyRun {
+// watchRun starts a server, the scripted model serving script as
+// modelName, a member called name with a session from newSession, and a
+// run of theirs ("note it"), then reads its events until one of type until.
+func watchRun(t *testing.T, name, modelName string, script scripted.Script,
+	newSession func(h *harness, tok, url string) string, until string) watchedRun {
 	t.Helper()
 	model, url := startScripted(t)
-	model.SetScript("busy", slowToolScript())
+	model.SetScript(modelName, script)
 	h := startServer(t, testConfig(t))
 	tok := h.member(name)
-	agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "busy", "model": "busy"})
-	s := h.createSession(tok, map[string]any{"agent_config_id": agent})
-	run := h.startRun(tok, s.ID, map[string]any{"input": "work"})
+	sid := newSession(h, tok, url)
+	run := h.startRun(tok, sid, map[string]any{"input": "note it"})
 	stream := h.openSSE(tok, run, 0)
-	untilType(t, stream, domain.EventStep)
-	return busyRun{h: h, model: model, token: tok, sessID: s.ID, runID: run, stream: stream}
+	seen := untilType(t, stream, until)
+	return watchedRun{h: h, model: model, token: tok, sessID: sid, runID: run, stream: stream, seen: seen}
+}
+
+// startBusyRun is a member's run caught mid-answer: the model is streaming
+// the first step of slowToolScript.
+func startBusyRun(t *testing.T, name string) watchedRun {
+	t.Helper()
+	return watchRun(t, name, "busy", slowToolScript(), func(h *harness, tok, url string) string {
+		agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "busy", "model": "busy"})
+		return h.createSession(tok, map[string]any{"agent_config_id": agent}).ID
+	}, domain.EventStep)
+}
+
+// startPausedRun is a member's run paused for approval of its todo_write.
+func startPausedRun(t *testing.T, name string) watchedRun {
+	t.Helper()
+	return watchRun(t, name, "gated", gatedScript(), func(h *harness, tok, url string) string {
+		return h.gatedSession(tok, url).ID
+	}, domain.EventInterrupted)
 }
 
 // finalOf reads a stream to its end and returns its last event. A stream
 // still open after a generous bound fails the test rather than hang it.
 func finalOf(t *testing.T, s *sseStream) sseEvent {
 	t.Helper()
-	timer := time.AfterFunc(30*time.Second, s.close)
+	timer := time.AfterFunc(streamDeadline, s.close)
 	defer timer.Stop()
 	evs := s.all(t)
 	if len(evs) == 0 || !evs[len(evs)-1].Event.Final() {
@@ -69,12 +89,12 @@ func TestDeletingASessionStopsItsLiveRunFirst(t *testing.T) {
 	h, model, tok, stream, run, sid := b.h, b.model, b.token, b.stream, b.runID, b.sessID
 
 	h.call("DELETE", "/api/v1/sessions/"+sid, tok, nil).want(t, 204)
-	calls := len(modelCalls(model))
+	calls, all := len(modelCalls(model)), len(model.Requests()) // the run's, and its title's
 	last := finalOf(t, stream)
 	if last.Type != domain.EventCancelled || payload[domain.CancelledPayload](t, last.Event).Reason != "session_deleted" {
 		t.Fatalf("the run's stream ended with %s %s, want run.cancelled (session_deleted)", last.Type, last.Event.Payload)
 	}
-	if got := len(modelCalls(model)); got != 1 || got != calls {
+	if got := len(modelCalls(model)); got != 1 || got != calls || len(model.Requests()) != all {
 		t.Fatalf("model calls: %d at the 204, %d once the stream ended; want the one in flight only", calls, got)
 	}
 	h.call("GET", "/api/v1/runs/"+run, tok, nil).wantErr(t, 404, "not_found")
@@ -88,20 +108,14 @@ func TestDeletingASessionStopsItsLiveRunFirst(t *testing.T) {
 // says it was cancelled and the approval is gone.
 func TestDeletingASessionEndsItsPausedRun(t *testing.T) {
 	t.Parallel()
-	model, url := startScripted(t)
-	model.SetScript("gated", gatedScript())
-	h := startServer(t, testConfig(t))
-	tok := h.member("delp")
-	s := h.gatedSession(tok, url)
-	run := h.startRun(tok, s.ID, map[string]any{"input": "note it"})
-	stream := h.openSSE(tok, run, 0)
-	untilType(t, stream, domain.EventInterrupted)
+	b := startPausedRun(t, "delp")
+	h, model, tok, stream, sid := b.h, b.model, b.token, b.stream, b.sessID
 	pending := h.approvals(tok, "")
 	if len(pending) != 1 {
 		t.Fatalf("approvals = %+v", pending)
 	}
 
-	h.call("DELETE", "/api/v1/sessions/"+s.ID, tok, nil).want(t, 204)
+	h.call("DELETE", "/api/v1/sessions/"+sid, tok, nil).want(t, 204)
 	if last := finalOf(t, stream); last.Type != domain.EventCancelled {
 		t.Fatalf("the paused run's stream ended with %s, want run.cancelled", last.Type)
 	}

@@ -181,7 +181,7 @@ func (s *Service) loop(lr *liveRun) outcome {
 		}
 	}
 	if lr.titleIt {
-		defer waitTitle(lr.ctx, s.titleSession(rc))
+		defer waitTitle(lr, s.titleSession(rc))
 	}
 	history, err := s.d.Sessions.History(ctx, lr.run.SessionID)
 	if err != nil {
@@ -271,11 +271,16 @@ func (s *Service) loop(lr *liveRun) outcome {
 }
 
 // waitTitle holds a run's end for its title — unless the run was cancelled:
-// a stop answers at once, and the title lands on the session anyway.
-func waitTitle(ctx context.Context, done <-chan struct{}) {
+// an owner's stop answers at once, and the title lands on the session
+// anyway; a stop because the session or owner is going away (liveRun.stop)
+// cancels the title call too, and waits for it to let go.
+func waitTitle(lr *liveRun, done <-chan struct{}) {
 	select {
 	case <-done:
-	case <-ctx.Done():
+	case <-lr.ctx.Done():
+		if lr.gone.Err() != nil {
+			<-done // stopped with the run: wait until the call has let go
+		}
 	}
 }
 

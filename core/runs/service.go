@@ -61,6 +61,10 @@ type liveRun struct {
 	graceful atomic.Bool
 	pausing  atomic.Bool            // run.interrupted is out; the session is about to be free
 	stopWhy  atomic.Pointer[string] // why it was cancelled, when not by its owner
+	// gone ends even what outlives a cancel (the session's title call)
+	// when the run's session or owner is being deleted; see stop.
+	gone     context.Context
+	goneStop context.CancelFunc
 	mu       sync.Mutex
 	queue    []injection
 	injected int
@@ -211,6 +215,9 @@ func (s *Service) launchResumed(lr *liveRun) {
 
 func (s *Service) track(lr *liveRun) {
 	lr.ctx, lr.cancel = context.WithCancel(s.root)
+	// Not a child of root: nothing need cancel it, and a title it bounds is
+	// bounded by titleBudget anyway.
+	lr.gone, lr.goneStop = context.WithCancel(context.Background())
 	s.mu.Lock()
 	s.live[lr.run.ID] = lr
 	s.wg.Add(1)

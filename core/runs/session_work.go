@@ -41,9 +41,7 @@ func (s *Service) DeleteSession(ctx context.Context, p domain.Principal, session
 	if isPaused {
 		// The row went with the session; watchers of the paused run's
 		// stream are told it is over.
-		s.d.Hub.Reopen(paused.ID, paused.SessionID, paused.OwnerID, paused.LastSeq)
-		s.d.Hub.Publish(paused.ID, domain.NewEvent(domain.EventCancelled,
-			domain.CancelledPayload{RunID: paused.ID, Reason: reasonSessionDeleted}))
+		s.pausedRunEnded(paused, reasonSessionDeleted)
 	}
 	return nil
 }
@@ -64,8 +62,7 @@ func (s *Service) stopAndHold(ctx context.Context, sessionID, why string) (func(
 		lr := s.live[live]
 		s.mu.Unlock()
 		if lr != nil {
-			lr.stopWhy.Store(&why)
-			lr.cancel()
+			lr.stop(why)
 		}
 		select {
 		case <-s.d.Hub.Freed(sessionID, live):
@@ -95,13 +92,11 @@ func (s *Service) Branch(ctx context.Context, p domain.Principal, sessionID, ent
 // deleted, and waits until each has ended, or ctx ends (unavailable). It
 // implements auth.UserWork.
 func (s *Service) StopUserWork(ctx context.Context, userID string) error {
-	why := reasonAccountDeleted
 	s.mu.Lock()
 	var stopping []*liveRun
 	for _, lr := range s.live {
 		if lr.run.OwnerID == userID {
-			lr.stopWhy.Store(&why)
-			lr.cancel()
+			lr.stop(reasonAccountDeleted)
 			stopping = append(stopping, lr)
 		}
 	}
@@ -114,4 +109,14 @@ func (s *Service) StopUserWork(ctx context.Context, userID string) error {
 		}
 	}
 	return nil
+}
+
+// stop cancels a live run for why, the reason its ending will carry
+// instead of its owner's "stopped" — and, unlike an owner's cancel, its
+// session's title call too: the run's end then waits for that call to let
+// go, so nothing of the run calls a model once its end is out.
+func (lr *liveRun) stop(why string) {
+	lr.stopWhy.Store(&why)
+	lr.goneStop()
+	lr.cancel()
 }

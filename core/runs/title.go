@@ -35,7 +35,9 @@ func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 	endpoint, model := rc.agent.endpoint, rc.agent.agent.Model
 	go func() {
 		defer close(done)
-		ctx, cancel := context.WithTimeout(context.WithoutCancel(rc.lr.ctx), titleBudget)
+		// A cancelled run still gets its title; a run stopped because its
+		// session or owner is going away does not (liveRun.stop).
+		ctx, cancel := context.WithTimeout(rc.lr.gone, titleBudget)
 		defer cancel()
 		sp := rc.tr.span(domain.SpanTitle, "title", "").meta("model", model)
 		resp, err := s.d.LLM.Generate(ctx, ports.ModelRequest{
