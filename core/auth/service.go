@@ -11,6 +11,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -139,7 +140,7 @@ func (s *Service) Logout(ctx context.Context, p domain.Principal) error {
 	if err := s.tokens.DeleteToken(ctx, p.User.ID, p.TokenID); err != nil {
 		return err
 	}
-	s.closeToken(p.User.ID, p.TokenID, reasonSignedOut)
+	s.closeToken(p.User.ID, p.TokenID, livestreams.ReasonSignedOut)
 	return nil
 }
 
@@ -174,7 +175,7 @@ func (s *Service) RevokeToken(ctx context.Context, p domain.Principal, id string
 	if err := s.tokens.DeleteToken(ctx, p.User.ID, id); err != nil {
 		return err
 	}
-	s.closeToken(p.User.ID, id, reasonRevoked)
+	s.closeToken(p.User.ID, id, livestreams.ReasonRevoked)
 	return nil
 }
 

@@ -19,15 +19,6 @@ type StreamCloser interface {
 	CloseUser(userID, reason string) int
 }
 
-// Close reasons, short enough for a WebSocket close frame.
-const (
-	reasonSignedOut = "signed out"
-	reasonRevoked   = "token revoked"
-	reasonDisabled  = "account disabled"
-	reasonDeleted   = "account deleted"
-	reasonDemoted   = "role changed"
-)
-
 // UserWork stops what a user has running before their account is deleted:
 // their sessions go with the account, and no run of theirs may go on
 // calling a model or a tool after that.

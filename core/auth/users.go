@@ -5,6 +5,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/livestreams"
 )
 
 // ListUsers returns every user, admin only. Returns forbidden.
@@ -97,9 +98,9 @@ func (s *Service) UpdateUser(ctx context.Context, p domain.Principal, id string,
 	}
 	switch {
 	case domain.RevokesTokens(before, after):
-		s.closeUser(id, reasonDisabled)
+		s.closeUser(id, livestreams.ReasonDisabled)
 	case before.IsAdmin() && !after.IsAdmin():
-		s.closeUser(id, reasonDemoted)
+		s.closeUser(id, livestreams.ReasonRoleChanged)
 	}
 	return nil
 }
@@ -140,7 +141,7 @@ func (s *Service) DeleteUser(ctx context.Context, p domain.Principal, id string)
 	if err != nil {
 		return err
 	}
-	s.closeUser(id, reasonDeleted)
+	s.closeUser(id, livestreams.ReasonDeleted)
 	return nil
 }
 

@@ -27,13 +27,16 @@ const RetryAfter = 10 * time.Second
 // fixed expiry loses its streams at most this long after it expires.
 const SweepEvery = 15 * time.Second
 
-// ReasonTokenExpired is the close reason of a stream whose token expired
-// while it was open.
-const ReasonTokenExpired = "token expired"
-
-// ReasonRoleChanged is the close reason of a stream whose admin was
-// demoted: what it may see has changed.
-const ReasonRoleChanged = "role changed"
+// Why the register closed a stream: short enough for a WebSocket close
+// frame, and what an SSE stream's closing comment names.
+const (
+	ReasonSignedOut    = "signed out"
+	ReasonRevoked      = "token revoked"
+	ReasonDisabled     = "account disabled"
+	ReasonDeleted      = "account deleted"
+	ReasonRoleChanged  = "role changed" // an admin demoted: what it may see has changed
+	ReasonTokenExpired = "token expired"
+)
 
 // Credentials re-reads a token's standing from the store.
 type Credentials interface {
