@@ -218,7 +218,7 @@ func (s *Server) handleDeleteSession(c echo.Context, _ *NoBody) (NoBody, error) 
 func (s *Server) handleMessages(c echo.Context, _ *NoBody) (Encoded[[]EntryView], error) {
 	page := sessions.Page{BeforeRowID: c.QueryParam("before_id")}
 	var err error
-	if page.Limit, err = limitQuery(c, sessions.MaxPageLimit); err != nil {
+	if page.Limit, err = limitQuery(c); err != nil {
 		return Encoded[[]EntryView]{}, err
 	}
 	list, err := s.deps.Sessions.Messages(c.Request().Context(), caller(c), c.Param("id"), page)
@@ -271,15 +271,16 @@ func boolQuery(c echo.Context, name string) (bool, error) {
 }
 
 // limitQuery reads an optional ?limit= page size: 0 when absent, else a
-// whole number from 1 to max. Returns validation.
-func limitQuery(c echo.Context, max int) (int, error) {
+// positive whole number. How large a page may be is the core service's
+// rule. Returns validation.
+func limitQuery(c echo.Context) (int, error) {
 	raw := c.QueryParam("limit")
 	if raw == "" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(raw)
-	if err != nil || n < 1 || n > max {
-		return 0, errs.Field("limit", "must be a whole number from 1 to %d", max)
+	if err != nil || n < 1 {
+		return 0, errs.Field("limit", "must be a whole number of at least 1")
 	}
 	return n, nil
 }

@@ -74,7 +74,7 @@ func (s *Server) handleListTraces(c echo.Context, _ *NoBody) ([]runs.SpanPayload
 		return nil, err
 	}
 	page := ports.SpanPage{BeforeID: c.QueryParam("before_id")}
-	if page.Limit, err = limitQuery(c, traces.MaxPageLimit); err != nil {
+	if page.Limit, err = limitQuery(c); err != nil {
 		return nil, err
 	}
 	list, err := s.deps.Traces.List(c.Request().Context(), caller(c), c.Param("id"), summary, page)

@@ -40,7 +40,7 @@ type Listed struct {
 // not counted. Returns not_found, or validation for a foreign cursor.
 func (s *Service) Messages(ctx context.Context, p domain.Principal, id string, page Page) ([]Listed, error) {
 	if page.Limit < 0 || page.Limit > MaxPageLimit {
-		return nil, errs.Field("limit", "must be between 1 and %d", MaxPageLimit)
+		return nil, errs.Field("limit", "must be a whole number from 1 to %d", MaxPageLimit)
 	}
 	var out []Listed
 	err := s.store.ReadSession(ctx, id, func(r ports.SessionReader) error {
