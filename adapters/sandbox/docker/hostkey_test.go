@@ -14,6 +14,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/internal/sshdtest"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -79,9 +80,9 @@ func startFakeDockerAPI(t *testing.T) string {
 
 func TestSSHHostKeyPinOutlivesTheRuntimeAndResets(t *testing.T) {
 	t.Parallel()
-	sshd := startFakeSSHD(t, "tester", "s3cret-pw", startFakeDockerAPI(t))
-	firstKey := sshd.signer.PublicKey()
-	target := ports.DockerTarget{SandboxID: "sb-1", Host: "ssh://tester@" + sshd.addr, SSHPassword: "s3cret-pw"}
+	sshd := sshdtest.Start(t, "tester", "s3cret-pw", startFakeDockerAPI(t))
+	firstKey := sshd.HostKey()
+	target := ports.DockerTarget{SandboxID: "sb-1", Host: "ssh://tester@" + sshd.Addr, SSHPassword: "s3cret-pw"}
 	store := &pinStore{pins: map[string]domain.SSHHostKey{}, hosts: map[string]string{"sb-1": target.Host}}
 	met := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	runtime := func() *Runtime {
@@ -104,9 +105,9 @@ func TestSSHHostKeyPinOutlivesTheRuntimeAndResets(t *testing.T) {
 	// A restart: a new Runtime, and the host now presents another key. It
 	// is refused before a password is offered, naming both fingerprints
 	// and the way to reset.
-	sshd.setHostKey(newHostKey(t))
-	secondKey := sshd.signer.PublicKey()
-	logins := sshd.loginAttempts()
+	sshd.SetHostKey(sshdtest.NewHostKey(t))
+	secondKey := sshd.HostKey()
+	logins := sshd.LoginAttempts()
 	restarted := runtime()
 	_, err := restarted.Containers(ctx, target)
 	msg := errs.MessageOf(err)
@@ -114,7 +115,7 @@ func TestSSHHostKeyPinOutlivesTheRuntimeAndResets(t *testing.T) {
 		!strings.Contains(msg, ssh.FingerprintSHA256(secondKey)) || !strings.Contains(msg, "/api/v1/sandboxes/sb-1/ssh-host-key") {
 		t.Fatalf("a changed host key after a restart: %v; want upstream naming both fingerprints and the reset", err)
 	}
-	if sshd.loginAttempts() != logins {
+	if sshd.LoginAttempts() != logins {
 		t.Error("the password was offered to a host whose key was refused")
 	}
 	if store.pinned("sb-1") != pin {
@@ -141,16 +142,16 @@ func TestSSHHostKeyPinOutlivesTheRuntimeAndResets(t *testing.T) {
 
 func TestWithoutAStoreHostKeysArePinnedForTheProcess(t *testing.T) {
 	t.Parallel()
-	sshd := startFakeSSHD(t, "tester", "pw", startFakeDockerAPI(t))
+	sshd := sshdtest.Start(t, "tester", "pw", startFakeDockerAPI(t))
 	rt := New(Options{})
 	defer rt.Close()
-	target := ports.DockerTarget{SandboxID: "sb", Host: "ssh://tester@" + sshd.addr, SSHPassword: "pw"}
+	target := ports.DockerTarget{SandboxID: "sb", Host: "ssh://tester@" + sshd.Addr, SSHPassword: "pw"}
 	ctx := context.Background()
 	if _, err := rt.Containers(ctx, target); err != nil {
 		t.Fatalf("first connection: %v", err)
 	}
 	// A new connection (the old one dropped) meets another key: refused.
-	sshd.setHostKey(newHostKey(t))
+	sshd.SetHostKey(sshdtest.NewHostKey(t))
 	_ = rt.Close()
 	if _, err := rt.Containers(ctx, target); !errs.Is(err, errs.Upstream) || !strings.Contains(errs.MessageOf(err), "not the one pinned") {
 		t.Fatalf("a changed key: %v", err)
