@@ -34,8 +34,8 @@ type SandboxSupportsView struct {
 	PublicHost bool `json:"public_host" doc:"Ports are reachable on a public host name"`
 }
 
-func supportsView(typ string) SandboxSupportsView {
-	sup := domain.SandboxTypes[typ].Supports
+func (s *Server) supportsView(typ string) SandboxSupportsView {
+	sup := s.deps.Sandboxes.Supports(typ)
 	return SandboxSupportsView{Runs: sup.Runs, Rebuild: sup.Rebuild, PublicHost: sup.PublicHost}
 }
 
@@ -71,10 +71,10 @@ type SSHHostKeyView struct {
 	PinnedAt    time.Time `json:"pinned_at" doc:"When the key was first met"`
 }
 
-func sandboxView(sb domain.Sandbox, projects int) SandboxView {
+func (s *Server) sandboxView(sb domain.Sandbox, projects int) SandboxView {
 	config, _ := json.Marshal(sandboxes.ConfigView(sb))
 	v := SandboxView{ID: sb.ID, Name: sb.Name, Type: sb.Type, Config: config, Prompt: sb.Prompt,
-		Supports: supportsView(sb.Type), Revision: sb.Revision,
+		Supports: s.supportsView(sb.Type), Revision: sb.Revision,
 		ProjectCount: projects, CreatedAt: sb.CreatedAt, UpdatedAt: sb.UpdatedAt}
 	if k := sb.SSHHostKey; !k.IsZero() {
 		v.SSHHostKey = &SSHHostKeyView{Type: k.Type(), Fingerprint: k.Fingerprint(), PublicKey: k.Key, PinnedAt: k.PinnedAt}
@@ -132,7 +132,7 @@ func (s *Server) sandboxRoutes() []Route {
 func (s *Server) handleSandboxTypes(_ echo.Context, _ *NoBody) ([]SandboxTypeView, error) {
 	out := make([]SandboxTypeView, 0, len(domain.SandboxTypes))
 	for name := range domain.SandboxTypes {
-		out = append(out, SandboxTypeView{Type: name, Supports: supportsView(name)})
+		out = append(out, SandboxTypeView{Type: name, Supports: s.supportsView(name)})
 	}
 	slices.SortFunc(out, func(a, b SandboxTypeView) int { return strings.Compare(a.Type, b.Type) })
 	return out, nil
@@ -150,7 +150,7 @@ func (s *Server) handleListSandboxes(c echo.Context, _ *NoBody) ([]SandboxView, 
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, sandboxView(sb, n))
+		out = append(out, s.sandboxView(sb, n))
 	}
 	return out, nil
 }
@@ -160,7 +160,7 @@ func (s *Server) sandboxAnswer(c echo.Context, sb domain.Sandbox, err error) (Sa
 		return SandboxView{}, err
 	}
 	n, err := s.deps.Sandboxes.ProjectCount(c.Request().Context(), sb.ID)
-	return sandboxView(sb, n), err
+	return s.sandboxView(sb, n), err
 }
 
 func (s *Server) handleCreateSandbox(c echo.Context, req *SandboxInput) (SandboxView, error) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/core/runs"
 )
@@ -64,7 +65,7 @@ func (b *Bus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return // the upgrader answered the client
 	}
-	c := &conn{bus: b, ws: ws, subs: map[string]*runs.Subscription{}}
+	c := &conn{bus: b, ws: ws, subs: map[string]*hub.Subscription{}}
 	c.ctx, c.cancel = context.WithCancel(context.Background())
 	b.open.add(c)
 	defer b.open.remove(c)
@@ -97,7 +98,7 @@ type conn struct {
 
 	writeMu sync.Mutex
 	mu      sync.Mutex
-	subs    map[string]*runs.Subscription
+	subs    map[string]*hub.Subscription
 	closed  bool
 }
 
@@ -226,7 +227,7 @@ func (c *conn) attach(runID string, from int64, replace bool) error {
 
 // pump forwards one subscription's events until its run ends or the
 // connection goes; a slow socket makes the subscription gap, not the run wait.
-func (c *conn) pump(sub *runs.Subscription) {
+func (c *conn) pump(sub *hub.Subscription) {
 	defer func() {
 		c.mu.Lock()
 		if c.subs[sub.RunID()] == sub {

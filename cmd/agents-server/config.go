@@ -13,7 +13,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/auth"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -30,7 +30,7 @@ type config struct {
 
 	// Not flags: tuned by tests.
 	HTTP           httpapi.Config
-	Hub            runs.HubOptions
+	Hub            hub.Options
 	Clock          ports.Clock // nil: the system clock
 	PasswordParams auth.PasswordParams
 	DrainTimeout   time.Duration

@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	dockersandbox "github.com/agents-server/agents-server/adapters/sandbox/docker"
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/internal/testenv"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -35,7 +36,7 @@ func needDocker(t testing.TB) {
 		defer rt.Close()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		ok, out, err := rt.Test(ctx, ports.DockerTarget{Image: sandboxImage, MemoryMB: 256, CPUs: 1})
+		ok, out, err := rt.Test(ctx, ports.SandboxTarget{Type: domain.SandboxDocker, Config: &domain.DockerConfig{Image: sandboxImage, MemoryMB: 256, CPUs: 1}})
 		switch {
 		case err != nil:
 			dockerReason = "no docker daemon answers: " + err.Error()

@@ -22,6 +22,7 @@ import (
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/guardrails"
+	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
@@ -106,9 +107,12 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	// The store keeps ssh:// daemons' pinned host keys, so a restart does
 	// not trust a changed key on first use again.
 	docker := dockersandbox.New(dockersandbox.Options{HostKeys: db, Clock: clock})
-	sandboxSvc := sandboxes.New(sandboxes.Deps{Store: db, Box: box, Settings: settingsSvc, Docker: docker, IDs: idGen, Clock: clock, Log: log})
+	sandboxSvc := sandboxes.New(sandboxes.Deps{Store: db, Box: box, Settings: settingsSvc,
+		Backends:        map[string]ports.SandboxBackend{docker.Type(): docker},
+		ContainerAdmins: map[string]ports.ContainerAdmin{docker.Type(): docker},
+		IDs:             idGen, Clock: clock, Log: log})
 	runSvc := runs.New(runs.Deps{
-		Hub: runs.NewHub(cfg.Hub, clock), Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
+		Hub: hub.New(cfg.Hub, clock), Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
 		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
 	})
 	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first

@@ -101,8 +101,10 @@ func (p Project) tail() string {
 	return id
 }
 
-// ContainerName is the project's one persistent container.
-func (p Project) ContainerName() string { return "agents-" + p.tail() }
+// InstanceName is the name of the project's one persistent instance on its
+// sandbox (a docker container's name).
+func (p Project) InstanceName() string { return "agents-" + p.tail() }
 
-// VolumeName is the named volume holding the project's tree.
-func (p Project) VolumeName() string { return "agents-proj-" + p.tail() }
+// StorageName is the name of the storage holding the project's tree where
+// a backend keeps it apart from the instance (a docker volume).
+func (p Project) StorageName() string { return "agents-proj-" + p.tail() }

@@ -83,10 +83,10 @@ type SandboxType struct {
 	Supports SandboxSupports
 }
 
-// SandboxTypes is every sandbox type. E2B does not run yet: its runtime
-// arrives with its own issue, and sandboxes.Service.runtime refuses it.
+// SandboxTypes is every sandbox type. Runs is never set here: a type runs
+// when the server has a backend for it (sandboxes.Service.Supports).
 var SandboxTypes = map[string]SandboxType{
-	SandboxDocker: {Name: SandboxDocker, Supports: SandboxSupports{Runs: true, Rebuild: true}},
+	SandboxDocker: {Name: SandboxDocker, Supports: SandboxSupports{Rebuild: true}},
 	SandboxE2B:    {Name: SandboxE2B, Supports: SandboxSupports{PublicHost: true}},
 }
 
@@ -98,6 +98,32 @@ func (s *Sandbox) Secrets() map[string]*string {
 		return map[string]*string{"ssh_password": &s.Docker.SSHPassword, "ssh_key": &s.Docker.SSHKey}
 	case s.E2B != nil:
 		return map[string]*string{"api_key": &s.E2B.APIKey}
+	}
+	return nil
+}
+
+// WithOwnConfig returns the sandbox with a copy of its config, so secrets
+// can be opened or masked in place without touching the original.
+func (s Sandbox) WithOwnConfig() Sandbox {
+	if s.Docker != nil {
+		d := *s.Docker
+		s.Docker = &d
+	}
+	if s.E2B != nil {
+		e := *s.E2B
+		s.E2B = &e
+	}
+	return s
+}
+
+// Config is the type's config value (*DockerConfig, *E2BConfig): what the
+// type's backend is handed.
+func (s *Sandbox) Config() any {
+	switch {
+	case s.Docker != nil:
+		return s.Docker
+	case s.E2B != nil:
+		return s.E2B
 	}
 	return nil
 }

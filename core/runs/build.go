@@ -195,7 +195,7 @@ func (s *Service) equip(ctx context.Context, rc *runCtx, b *builtAgent) error {
 	if rc.ws == nil {
 		return nil
 	}
-	prompt, err := s.d.Sandboxes.Prompt(ctx, rc.ws.projectID)
+	prompt, err := s.d.Sandboxes.Prompt(ctx, rc.ws.ProjectID())
 	if errs.Is(err, errs.NotFound) {
 		return configErr("the session's project no longer exists")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/sandboxtools"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -32,7 +33,7 @@ type runCtx struct {
 	planning   bool
 	raceInput  string // what the non-blocking input guardrails check during the first call
 	toolChoice string
-	ws         *workspace // the project's tree; nil without a project
+	ws         *sandboxtools.Workspace // the project's tree; nil without a project
 }
 
 func (rc *runCtx) parentSpan() string {
@@ -157,8 +158,8 @@ func (s *Service) loop(lr *liveRun) outcome {
 		return s.fail(rc, err)
 	}
 	if lr.run.ProjectID != "" && s.d.Sandboxes != nil {
-		rc.ws = newWorkspace(s.d.Sandboxes, lr.run.ProjectID)
-		defer rc.ws.teardown()
+		rc.ws = sandboxtools.New(s.d.Sandboxes, lr.run.ProjectID)
+		defer rc.ws.Teardown()
 	}
 	if err := s.equip(ctx, rc, rc.agent); err != nil {
 		return s.fail(rc, err)

@@ -1,3 +1,7 @@
+// Package runs executes agents server-side: the runner drives the
+// model/tool loop on the hub's root context (so no client connection can
+// cancel a run by going away), with approvals, plans, guardrails and
+// handoffs; every event goes out through the hub.
 package runs
 
 import (
@@ -10,6 +14,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/guardrails"
+	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/sessions"
@@ -19,7 +24,7 @@ import (
 
 // Deps are what the run engine works with.
 type Deps struct {
-	Hub        *Hub
+	Hub        *hub.Hub
 	Sessions   *sessions.Service
 	Runs       ports.RunStore
 	Config     ports.ConfigReader
@@ -83,7 +88,7 @@ func New(d Deps) *Service {
 }
 
 // Hub is the service's event hub.
-func (s *Service) Hub() *Hub { return s.d.Hub }
+func (s *Service) Hub() *hub.Hub { return s.d.Hub }
 
 // StartRequest is what starts a run.
 type StartRequest struct {
@@ -241,7 +246,7 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, runID string) (do
 
 // Subscribe attaches the caller to a run's events after fromSeq. Returns
 // not_found for a run that is not the caller's or has expired.
-func (s *Service) Subscribe(p domain.Principal, runID string, fromSeq int64) (*Subscription, error) {
+func (s *Service) Subscribe(p domain.Principal, runID string, fromSeq int64) (*hub.Subscription, error) {
 	info, ok := s.d.Hub.Info(runID)
 	if !ok || info.OwnerID != p.User.ID {
 		return nil, errs.E(errs.NotFound, "run not found")

@@ -130,7 +130,11 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 	case call.Name == tools.TodoWrite.Name:
 		r = todoWrite(call)
 	case rc.ws != nil && slices.ContainsFunc(tools.Sandbox, func(sp tools.Spec) bool { return sp.Name == call.Name }):
-		r = s.runSandboxTool(ctx, rc, call)
+		res := rc.ws.Run(ctx, call, func(delta string) {
+			s.publish(rc.lr, domain.EventToolProgress, domain.ToolProgressPayload{RunID: rc.lr.run.ID, CallID: call.CallID,
+				ToolName: call.Name, Delta: delta, Renderer: "terminal"})
+		})
+		r = toolResult{callID: call.CallID, name: call.Name, output: res.Output, isError: res.IsError, display: res.Display}
 	}
 	sp.meta("is_error", r.isError).set("output", r.output, true)
 	sp.finish(nil)

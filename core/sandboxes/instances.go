@@ -56,7 +56,7 @@ type Lease struct {
 	project domain.Project
 	sandbox domain.Sandbox
 	inst    ports.ProjectInstance
-	rt      ports.SandboxRuntime
+	rt      ports.SandboxBackend
 	purpose string
 	severed chan struct{}
 	once    sync.Once
@@ -87,7 +87,7 @@ func (s *Service) Acquire(ctx context.Context, projectID, purpose string) (*Leas
 	if err != nil {
 		return nil, err
 	}
-	rt, _ := s.runtime(sb)
+	rt, _ := s.backend(sb)
 	l := &Lease{s: s, project: p, sandbox: sb, inst: in, rt: rt, purpose: purpose, severed: make(chan struct{})}
 	max := 0
 	if purpose == ForTerminal {
@@ -185,6 +185,31 @@ func (l *Lease) Exec(ctx context.Context, req ports.ExecRequest) (int, error) {
 	return l.rt.Exec(ctx, l.inst, req)
 }
 
+// ReadFile reads a whole file of at most the sandbox's read limit (see
+// ports.SandboxBackend.ReadFile).
+func (l *Lease) ReadFile(ctx context.Context, path string) ([]byte, error) {
+	l.touch()
+	return l.rt.ReadFile(ctx, l.inst, path, l.ReadLimit())
+}
+
+// WriteFile writes a file, creating its parent directories.
+func (l *Lease) WriteFile(ctx context.Context, path string, data []byte) error {
+	l.touch()
+	return l.rt.WriteFile(ctx, l.inst, path, data)
+}
+
+// RemoveFile deletes one file.
+func (l *Lease) RemoveFile(ctx context.Context, path string) error {
+	l.touch()
+	return l.rt.RemoveFile(ctx, l.inst, path)
+}
+
+// ListFiles lists a directory's tree to depth levels.
+func (l *Lease) ListFiles(ctx context.Context, dir string, depth int) ([]string, error) {
+	l.touch()
+	return l.rt.ListFiles(ctx, l.inst, dir, depth)
+}
+
 // OpenPTY starts an interactive shell in the instance.
 func (l *Lease) OpenPTY(ctx context.Context, cols, rows uint) (ports.PTY, error) {
 	l.touch()
@@ -225,7 +250,7 @@ func (s *Service) forget(projectID string) {
 	s.mu.Unlock()
 }
 
-func (s *Service) stopNow(projectID string, rt ports.SandboxRuntime, in ports.ProjectInstance) {
+func (s *Service) stopNow(projectID string, rt ports.SandboxBackend, in ports.ProjectInstance) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	if err := rt.Stop(ctx, in); err != nil && !errs.Is(err, errs.NotFound) {
@@ -240,7 +265,7 @@ func (s *Service) stopNow(projectID string, rt ports.SandboxRuntime, in ports.Pr
 }
 
 // managed loads a project for a management act (owner or admin).
-func (s *Service) managed(ctx context.Context, p domain.Principal, id string) (ports.SandboxRuntime, ports.ProjectInstance, domain.Sandbox, error) {
+func (s *Service) managed(ctx context.Context, p domain.Principal, id string) (ports.SandboxBackend, ports.ProjectInstance, domain.Sandbox, error) {
 	pr, err := s.d.Store.FindProject(ctx, id)
 	if err != nil {
 		return nil, ports.ProjectInstance{}, domain.Sandbox{}, err
@@ -252,7 +277,7 @@ func (s *Service) managed(ctx context.Context, p domain.Principal, id string) (p
 	if err != nil {
 		return nil, in, sb, err
 	}
-	rt, err := s.runtime(sb)
+	rt, err := s.backend(sb)
 	return rt, in, sb, err
 }
 
@@ -313,7 +338,7 @@ func (s *Service) Rebuild(ctx context.Context, p domain.Principal, id string) er
 	if err != nil {
 		return err
 	}
-	if !domain.SandboxTypes[sb.Type].Supports.Rebuild {
+	if !s.Supports(sb.Type).Rebuild {
 		return errs.E(errs.Validation, "a %s sandbox is its own storage: export the project and create a new one instead", sb.Type)
 	}
 	s.sever(id)
@@ -374,7 +399,7 @@ func (s *Service) SweepIdle(ctx context.Context) (int, error) {
 			s.d.Log.Warn("idle stop: loading the project failed", "project_id", id, "err", err)
 			continue
 		}
-		rt, _ := s.runtime(sb)
+		rt, _ := s.backend(sb)
 		s.mu.Lock()
 		busy := s.use[id] != nil && s.use[id].users > 0
 		s.mu.Unlock()
@@ -387,24 +412,24 @@ func (s *Service) SweepIdle(ctx context.Context) (int, error) {
 	return n, nil
 }
 
-// Adopt notes the instances already running on the docker sandboxes' daemons
-// (a restart left them), so the idle stop reaches them too.
+// Adopt notes the instances already running on the sandboxes (a restart
+// left them), so the idle stop reaches them too.
 func (s *Service) Adopt(ctx context.Context) error {
 	boxes, err := s.d.Store.ListSandboxes(ctx)
 	if err != nil {
 		return err
 	}
-	byContainer := map[string]string{}
 	projects, err := s.d.Store.ListProjects(ctx, "")
 	if err != nil {
 		return err
 	}
+	known := map[string]bool{}
 	for _, p := range projects {
-		byContainer[p.ContainerName()] = p.ID
+		known[p.ID] = true
 	}
 	now := s.d.Clock.Now()
 	for _, sb := range boxes {
-		rt, err := s.runtime(sb)
+		rt, err := s.backend(sb)
 		if err != nil {
 			continue
 		}
@@ -412,20 +437,21 @@ func (s *Service) Adopt(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		list, err := rt.Containers(ctx, t)
+		running, err := rt.Running(ctx, t)
 		if err != nil {
-			s.d.Log.Warn("listing a sandbox's containers failed", "sandbox", sb.Name, "err", err)
+			s.d.Log.Warn("listing a sandbox's running instances failed", "sandbox", sb.Name, "err", err)
 			continue
 		}
-		for _, c := range list {
-			if id, ok := byContainer[c.Name]; ok && c.State == "running" {
-				u := s.usageOf(id)
-				s.mu.Lock()
-				if u.lastUsed.IsZero() {
-					u.lastUsed = now
-				}
-				s.mu.Unlock()
+		for _, id := range running {
+			if !known[id] {
+				continue
 			}
+			u := s.usageOf(id)
+			s.mu.Lock()
+			if u.lastUsed.IsZero() {
+				u.lastUsed = now
+			}
+			s.mu.Unlock()
 		}
 	}
 	return nil

@@ -69,20 +69,19 @@ func (s *Service) describe(ctx context.Context, p domain.Principal, list []domai
 				}
 				boxes[pr.SandboxID] = sb
 			}
-			l.StorageHint = storageHint(pr, sb)
+			l.StorageHint = s.storageHint(pr, sb)
 		}
 		out = append(out, l)
 	}
 	return out, nil
 }
 
-func storageHint(p domain.Project, sb domain.Sandbox) string {
-	if sb.Docker != nil {
-		host := sb.Docker.Host
-		if host == "" {
-			host = "the local daemon"
+// storageHint says where a project's tree lives, in its backend's words.
+func (s *Service) storageHint(p domain.Project, sb domain.Sandbox) string {
+	if b := s.d.Backends[sb.Type]; b != nil {
+		if in, err := s.instance(p, sb); err == nil {
+			return b.Where(in)
 		}
-		return fmt.Sprintf("docker volume %s on %s", p.VolumeName(), host)
 	}
 	return fmt.Sprintf("%s sandbox %q", sb.Type, sb.Name)
 }
@@ -202,7 +201,7 @@ func (s *Service) applyProject(ctx context.Context, tx ports.ProjectTx, pr *doma
 		f.Add("sandbox_id", "no such sandbox")
 	} else if err != nil {
 		return false, err
-	} else if _, err := s.runtime(sb); err != nil {
+	} else if _, err := s.backend(sb); err != nil {
 		f.Add("sandbox_id", "%s", errs.MessageOf(err))
 	}
 	if err := f.Err(); err != nil {
@@ -308,15 +307,17 @@ func (s *Service) DeleteProject(ctx context.Context, p domain.Principal, id stri
 	s.sever(id)
 	s.forget(id)
 	res := DeleteResult{}
-	rt, err := s.runtime(sb)
+	rt, err := s.backend(sb)
+	where := fmt.Sprintf("the project's tree on %s sandbox %q", sb.Type, sb.Name)
 	if err == nil {
 		var in ports.ProjectInstance
 		if in, err = s.instance(pr, sb); err == nil {
+			where = rt.Where(in)
 			err = rt.Destroy(context.WithoutCancel(ctx), in)
 		}
 	}
 	if err != nil {
-		res.StorageError = fmt.Sprintf("container %s and volume %s were not removed: %s", pr.ContainerName(), pr.VolumeName(), errs.MessageOf(err))
+		res.StorageError = fmt.Sprintf("%s was not removed: %s", where, errs.MessageOf(err))
 		s.d.Log.Warn("project storage left behind", "project_id", id, "err", err)
 	}
 	return res, nil

@@ -213,15 +213,7 @@ func (s *Service) DeleteSandbox(ctx context.Context, p domain.Principal, id stri
 // ConfigView is a sandbox's config as clients read it: canonical, secrets
 // masked.
 func ConfigView(sb domain.Sandbox) map[string]any {
-	masked := sb
-	if sb.Docker != nil {
-		d := *sb.Docker
-		masked.Docker = &d
-	}
-	if sb.E2B != nil {
-		e := *sb.E2B
-		masked.E2B = &e
-	}
+	masked := sb.WithOwnConfig()
 	for _, v := range masked.Secrets() {
 		*v = secrets.Masked(*v)
 	}
@@ -249,7 +241,7 @@ func (s *Service) TestSandbox(ctx context.Context, p domain.Principal, id string
 	if err != nil {
 		return false, "", err
 	}
-	rt, err := s.runtime(sb)
+	rt, err := s.backend(sb)
 	if err != nil {
 		return false, "", err
 	}
@@ -260,50 +252,51 @@ func (s *Service) TestSandbox(ctx context.Context, p domain.Principal, id string
 	return rt.Test(ctx, t)
 }
 
-// dockerOnly resolves a sandbox for the container routes: docker only.
-func (s *Service) dockerOnly(ctx context.Context, p domain.Principal, id string) (ports.SandboxRuntime, ports.DockerTarget, error) {
+// containerAdmin resolves a sandbox for the container routes: only a type
+// whose instances are containers on a daemon has them.
+func (s *Service) containerAdmin(ctx context.Context, p domain.Principal, id string) (ports.ContainerAdmin, ports.SandboxTarget, error) {
 	if err := requireAdmin(p); err != nil {
-		return nil, ports.DockerTarget{}, err
+		return nil, ports.SandboxTarget{}, err
 	}
 	sb, err := s.d.Store.FindSandbox(ctx, id)
 	if err != nil {
-		return nil, ports.DockerTarget{}, err
+		return nil, ports.SandboxTarget{}, err
 	}
-	if sb.Type != domain.SandboxDocker {
-		return nil, ports.DockerTarget{}, errs.E(errs.Validation, "containers are a docker operation: sandbox %q is %s", sb.Name, sb.Type)
+	admin := s.d.ContainerAdmins[sb.Type]
+	if admin == nil {
+		return nil, ports.SandboxTarget{}, errs.E(errs.Validation, "sandbox %q is %s, which has no containers to manage", sb.Name, sb.Type)
 	}
-	rt, err := s.runtime(sb)
-	if err != nil {
-		return nil, ports.DockerTarget{}, err
+	if _, err := s.backend(sb); err != nil {
+		return nil, ports.SandboxTarget{}, err
 	}
 	t, err := s.target(sb)
-	return rt, t, err
+	return admin, t, err
 }
 
-// Containers lists this server's containers on a docker sandbox's daemon.
+// Containers lists this server's containers on a sandbox's daemon.
 func (s *Service) Containers(ctx context.Context, p domain.Principal, id string) ([]ports.ContainerInfo, error) {
-	rt, t, err := s.dockerOnly(ctx, p, id)
+	admin, t, err := s.containerAdmin(ctx, p, id)
 	if err != nil {
 		return nil, err
 	}
-	return rt.Containers(ctx, t)
+	return admin.Containers(ctx, t)
 }
 
 // StopContainer stops one of this server's containers by name.
 func (s *Service) StopContainer(ctx context.Context, p domain.Principal, id, name string) error {
-	rt, t, err := s.dockerOnly(ctx, p, id)
+	admin, t, err := s.containerAdmin(ctx, p, id)
 	if err != nil {
 		return err
 	}
-	return rt.StopContainer(ctx, t, name)
+	return admin.StopContainer(ctx, t, name)
 }
 
-// RemoveContainer removes one of this server's containers by name (its
-// volume stays: deleting the project reclaims that).
+// RemoveContainer removes one of this server's containers by name (the
+// project's tree stays: deleting the project reclaims that).
 func (s *Service) RemoveContainer(ctx context.Context, p domain.Principal, id, name string) error {
-	rt, t, err := s.dockerOnly(ctx, p, id)
+	admin, t, err := s.containerAdmin(ctx, p, id)
 	if err != nil {
 		return err
 	}
-	return rt.RemoveContainer(ctx, t, name)
+	return admin.RemoveContainer(ctx, t, name)
 }

@@ -7,6 +7,8 @@ package sandboxes
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -21,11 +23,15 @@ type Deps struct {
 	Store    ports.ProjectStore
 	Box      *secrets.Box
 	Settings *settings.Service
-	// Docker runs the instances of docker sandboxes.
-	Docker ports.SandboxRuntime
-	IDs    ports.IDs
-	Clock  ports.Clock
-	Log    *slog.Logger
+	// Backends run the instances of each sandbox type they are keyed by;
+	// a type without one is stored and refused wherever it would run.
+	Backends map[string]ports.SandboxBackend
+	// ContainerAdmins are the daemon-level calls of the types whose
+	// instances are containers (the container routes).
+	ContainerAdmins map[string]ports.ContainerAdmin
+	IDs             ports.IDs
+	Clock           ports.Clock
+	Log             *slog.Logger
 }
 
 // Service is the sandbox and project surface.
@@ -41,38 +47,51 @@ func New(d Deps) *Service {
 	return &Service{d: d, use: map[string]*usage{}}
 }
 
-// runtime is the backend running a sandbox's instances: refused by name for
-// a type this build cannot run yet — the one its descriptor does not say
+// backend is the backend running a sandbox's instances: refused by name
+// for a type this server has none for, the same fact Supports reports as
 // runs, so what clients are offered and what is refused agree.
-func (s *Service) runtime(sb domain.Sandbox) (ports.SandboxRuntime, error) {
-	if domain.SandboxTypes[sb.Type].Supports.Runs && sb.Type == domain.SandboxDocker && s.d.Docker != nil {
-		return s.d.Docker, nil
+func (s *Service) backend(sb domain.Sandbox) (ports.SandboxBackend, error) {
+	if b := s.d.Backends[sb.Type]; b != nil {
+		return b, nil
 	}
-	return nil, errs.E(errs.Validation, "sandbox %q is %s, which this server cannot run yet: only docker sandboxes run projects", sb.Name, sb.Type)
+	return nil, errs.E(errs.Validation, "sandbox %q is %s, which this server cannot run yet: only %s sandboxes run projects",
+		sb.Name, sb.Type, strings.Join(s.runnableTypes(), ", "))
 }
 
-// target opens a docker sandbox's secrets into the runtime's form.
-func (s *Service) target(sb domain.Sandbox) (ports.DockerTarget, error) {
-	d := sb.Docker
-	if d == nil {
-		return ports.DockerTarget{}, errs.E(errs.Validation, "sandbox %q is not a docker sandbox", sb.Name)
+// runnableTypes are the types with a backend, sorted.
+func (s *Service) runnableTypes() []string {
+	out := make([]string, 0, len(s.d.Backends))
+	for t := range s.d.Backends {
+		out = append(out, t)
 	}
-	t := ports.DockerTarget{SandboxID: sb.ID, Host: d.Host, Image: d.Image, Runtime: d.Runtime, User: d.User, Network: d.Network,
-		MemoryMB: d.MemoryMB, CPUs: d.CPUs}
-	if t.MemoryMB == 0 {
-		t.MemoryMB = domain.DefaultMemoryMB
+	slices.Sort(out)
+	return out
+}
+
+// Supports are a sandbox type's capability flags: the backend's when the
+// server has one (runs), else the type's descriptor (does not run).
+func (s *Service) Supports(typ string) domain.SandboxSupports {
+	if b := s.d.Backends[typ]; b != nil {
+		sup := b.Supports()
+		sup.Runs = true
+		return sup
 	}
-	if t.CPUs == 0 {
-		t.CPUs = domain.DefaultCPUs
+	sup := domain.SandboxTypes[typ].Supports
+	sup.Runs = false
+	return sup
+}
+
+// target opens a sandbox's secrets into the form its backend is handed.
+func (s *Service) target(sb domain.Sandbox) (ports.SandboxTarget, error) {
+	open := sb.WithOwnConfig()
+	for field, v := range open.Secrets() {
+		plain, err := s.d.Box.Open(secretPlace(sb.ID, field), *v)
+		if err != nil {
+			return ports.SandboxTarget{}, err
+		}
+		*v = plain
 	}
-	var err error
-	if t.SSHPassword, err = s.d.Box.Open(secretPlace(sb.ID, "ssh_password"), d.SSHPassword); err != nil {
-		return t, err
-	}
-	if t.SSHKey, err = s.d.Box.Open(secretPlace(sb.ID, "ssh_key"), d.SSHKey); err != nil {
-		return t, err
-	}
-	return t, nil
+	return ports.SandboxTarget{SandboxID: sb.ID, Type: sb.Type, Config: open.Config()}, nil
 }
 
 // instance is a project's instance on its sandbox, environment opened.
@@ -89,7 +108,7 @@ func (s *Service) instance(p domain.Project, sb domain.Sandbox) (ports.ProjectIn
 		}
 		env[v.Name] = plain
 	}
-	return ports.ProjectInstance{ProjectID: p.ID, Container: p.ContainerName(), Volume: p.VolumeName(), Env: env,
+	return ports.ProjectInstance{ProjectID: p.ID, Name: p.InstanceName(), StorageName: p.StorageName(), Env: env,
 		Generation: p.Generation, Target: t}, nil
 }
 
@@ -103,7 +122,7 @@ func (s *Service) loadInstance(ctx context.Context, projectID string) (domain.Pr
 	if err != nil {
 		return p, sb, ports.ProjectInstance{}, err
 	}
-	if _, err := s.runtime(sb); err != nil {
+	if _, err := s.backend(sb); err != nil {
 		return p, sb, ports.ProjectInstance{}, err
 	}
 	in, err := s.instance(p, sb)

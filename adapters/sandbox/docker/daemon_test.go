@@ -10,6 +10,7 @@ import (
 
 	"github.com/moby/moby/client"
 
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/internal/testenv"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -61,8 +62,38 @@ func newRuntime(t *testing.T) *Runtime {
 	return rt
 }
 
-func testTarget() ports.DockerTarget {
-	return ports.DockerTarget{Image: testImage, MemoryMB: 256, CPUs: 1}
+func testTarget() domain.DockerConfig {
+	return domain.DockerConfig{Image: testImage, MemoryMB: 256, CPUs: 1}
+}
+
+// dockerSandbox is a docker sandbox target of the config (a copy).
+func dockerSandbox(c domain.DockerConfig) ports.SandboxTarget {
+	return ports.SandboxTarget{SandboxID: "sb-test", Type: domain.SandboxDocker, Config: &c}
+}
+
+// mustTarget is the adapter's reading of a target.
+func mustTarget(t *testing.T, pt ports.SandboxTarget) dockerTarget {
+	t.Helper()
+	dt, err := targetOf(pt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dt
+}
+
+// mustResolve is the adapter's reading of an instance.
+func mustResolve(t *testing.T, rt *Runtime, in ports.ProjectInstance) dockerInstance {
+	t.Helper()
+	di, err := rt.resolve(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return di
+}
+
+// configOf is an instance's docker config, to change in place.
+func configOf(in ports.ProjectInstance) *domain.DockerConfig {
+	return in.Target.Config.(*domain.DockerConfig)
 }
 
 // newInstance names a fresh instance with a random project id; it is
@@ -71,17 +102,17 @@ func newInstance(t *testing.T, rt *Runtime) ports.ProjectInstance {
 	t.Helper()
 	tail := randomHex(6)
 	in := ports.ProjectInstance{
-		ProjectID: "proj-" + tail,
-		Container: "agents-t" + tail,
-		Volume:    "agents-proj-t" + tail,
-		Env:       map[string]string{},
-		Target:    testTarget(),
+		ProjectID:   "proj-" + tail,
+		Name:        "agents-t" + tail,
+		StorageName: "agents-proj-t" + tail,
+		Env:         map[string]string{},
+		Target:      dockerSandbox(testTarget()),
 	}
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		if err := rt.Destroy(ctx, in); err != nil {
-			t.Errorf("cleanup: destroy %s: %v", in.Container, err)
+			t.Errorf("cleanup: destroy %s: %v", in.Name, err)
 		}
 	})
 	return in
@@ -125,13 +156,13 @@ func sh(t *testing.T, rt *Runtime, in ports.ProjectInstance, script string) stri
 // inspect returns the daemon's view of the instance's container.
 func inspect(t *testing.T, rt *Runtime, in ports.ProjectInstance) client.ContainerInspectResult {
 	t.Helper()
-	d, err := rt.daemonFor(in.Target)
+	d, err := rt.daemonFor(mustTarget(t, in.Target))
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := d.api.ContainerInspect(testContext(t), in.Container, client.ContainerInspectOptions{})
+	res, err := d.api.ContainerInspect(testContext(t), in.Name, client.ContainerInspectOptions{})
 	if err != nil {
-		t.Fatalf("inspect %s: %v", in.Container, err)
+		t.Fatalf("inspect %s: %v", in.Name, err)
 	}
 	return res
 }

@@ -45,7 +45,11 @@ type execSpec struct {
 // Exec returns, but a Stdin that blocks may still be read once. An absent
 // container is not_found, a stopped one conflict; the container must have a
 // POSIX sh (the wrapper that makes cancellation possible).
-func (r *Runtime) Exec(ctx context.Context, in ports.ProjectInstance, req ports.ExecRequest) (int, error) {
+func (r *Runtime) Exec(ctx context.Context, pin ports.ProjectInstance, req ports.ExecRequest) (int, error) {
+	in, err := r.resolve(pin)
+	if err != nil {
+		return -1, err
+	}
 	if len(req.Cmd) == 0 {
 		return -1, errs.Field("cmd", "is empty")
 	}
@@ -261,7 +265,11 @@ func (p *pidSniffer) wait(limit time.Duration) int {
 // running tar in the container as root, so files of any owner are included.
 // The container must be running — Ensure it first; a stopped one is
 // conflict. Bytes already written stay written when it fails midway.
-func (r *Runtime) Export(ctx context.Context, in ports.ProjectInstance, w io.Writer) error {
+func (r *Runtime) Export(ctx context.Context, pin ports.ProjectInstance, w io.Writer) error {
+	in, err := r.resolve(pin)
+	if err != nil {
+		return err
+	}
 	d, err := r.daemonFor(in.Target)
 	if err != nil {
 		return err

@@ -54,7 +54,7 @@ func TestExecEnvAndUser(t *testing.T) {
 	rt := newRuntime(t)
 	in := newInstance(t, rt)
 	in.Env = map[string]string{"PROJECT_VAR": "from project", "SHARED": "project"}
-	in.Target.User = "agent"
+	configOf(in).User = "agent"
 	ensure(t, rt, in)
 
 	_, out, _ := run(t, rt, in, ports.ExecRequest{Env: map[string]string{"SHARED": "request", "EXTRA": "x"}},

@@ -82,8 +82,9 @@ func TestSSHHostKeyPinOutlivesTheRuntimeAndResets(t *testing.T) {
 	t.Parallel()
 	sshd := sshdtest.Start(t, "tester", "s3cret-pw", startFakeDockerAPI(t))
 	firstKey := sshd.HostKey()
-	target := ports.DockerTarget{SandboxID: "sb-1", Host: "ssh://tester@" + sshd.Addr, SSHPassword: "s3cret-pw"}
-	store := &pinStore{pins: map[string]domain.SSHHostKey{}, hosts: map[string]string{"sb-1": target.Host}}
+	host := "ssh://tester@" + sshd.Addr
+	target := ports.SandboxTarget{SandboxID: "sb-1", Type: domain.SandboxDocker, Config: &domain.DockerConfig{Host: host, SSHPassword: "s3cret-pw"}}
+	store := &pinStore{pins: map[string]domain.SSHHostKey{}, hosts: map[string]string{"sb-1": host}}
 	met := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	runtime := func() *Runtime {
 		rt := New(Options{HostKeys: store, Clock: ports.ClockFunc(func() time.Time { return met })})
@@ -145,7 +146,7 @@ func TestWithoutAStoreHostKeysArePinnedForTheProcess(t *testing.T) {
 	sshd := sshdtest.Start(t, "tester", "pw", startFakeDockerAPI(t))
 	rt := New(Options{})
 	defer rt.Close()
-	target := ports.DockerTarget{SandboxID: "sb", Host: "ssh://tester@" + sshd.Addr, SSHPassword: "pw"}
+	target := ports.SandboxTarget{SandboxID: "sb", Type: domain.SandboxDocker, Config: &domain.DockerConfig{Host: "ssh://tester@" + sshd.Addr, SSHPassword: "pw"}}
 	ctx := context.Background()
 	if _, err := rt.Containers(ctx, target); err != nil {
 		t.Fatalf("first connection: %v", err)

@@ -23,7 +23,11 @@ const stopTimeout = 10
 // a stopped one started, an absent one created (pulling the image only when
 // the daemon lacks it). A container of the instance's name without our label
 // is conflict; an unreachable daemon or unusable image is upstream.
-func (r *Runtime) Ensure(ctx context.Context, in ports.ProjectInstance) error {
+func (r *Runtime) Ensure(ctx context.Context, pin ports.ProjectInstance) error {
+	in, err := r.resolve(pin)
+	if err != nil {
+		return err
+	}
 	d, unlock, err := r.instance(in)
 	if err != nil {
 		return err
@@ -34,7 +38,11 @@ func (r *Runtime) Ensure(ctx context.Context, in ports.ProjectInstance) error {
 
 // State reports the instance's state: absent with no container, running or
 // stopped otherwise. A foreign container of the name is conflict.
-func (r *Runtime) State(ctx context.Context, in ports.ProjectInstance) (ports.SandboxState, error) {
+func (r *Runtime) State(ctx context.Context, pin ports.ProjectInstance) (ports.SandboxState, error) {
+	in, err := r.resolve(pin)
+	if err != nil {
+		return "", err
+	}
 	d, err := r.daemonFor(in.Target)
 	if err != nil {
 		return "", err
@@ -51,7 +59,11 @@ func (r *Runtime) State(ctx context.Context, in ports.ProjectInstance) (ports.Sa
 
 // Stop stops the container, keeping it and the volume; an absent container
 // is already stopped.
-func (r *Runtime) Stop(ctx context.Context, in ports.ProjectInstance) error {
+func (r *Runtime) Stop(ctx context.Context, pin ports.ProjectInstance) error {
+	in, err := r.resolve(pin)
+	if err != nil {
+		return err
+	}
 	d, unlock, err := r.instance(in)
 	if err != nil {
 		return err
@@ -68,7 +80,11 @@ func (r *Runtime) Stop(ctx context.Context, in ports.ProjectInstance) error {
 
 // Rebuild replaces the container with a fresh one from the current image
 // and settings, keeping the volume, and starts it.
-func (r *Runtime) Rebuild(ctx context.Context, in ports.ProjectInstance) error {
+func (r *Runtime) Rebuild(ctx context.Context, pin ports.ProjectInstance) error {
+	in, err := r.resolve(pin)
+	if err != nil {
+		return err
+	}
 	d, unlock, err := r.instance(in)
 	if err != nil {
 		return err
@@ -79,7 +95,11 @@ func (r *Runtime) Rebuild(ctx context.Context, in ports.ProjectInstance) error {
 
 // Destroy removes the container and the volume; either being absent already
 // is fine. A foreign container of the name is conflict (nothing is removed).
-func (r *Runtime) Destroy(ctx context.Context, in ports.ProjectInstance) error {
+func (r *Runtime) Destroy(ctx context.Context, pin ports.ProjectInstance) error {
+	in, err := r.resolve(pin)
+	if err != nil {
+		return err
+	}
 	d, unlock, err := r.instance(in)
 	if err != nil {
 		return err
@@ -100,7 +120,7 @@ func (r *Runtime) Destroy(ctx context.Context, in ports.ProjectInstance) error {
 
 // instance resolves the daemon and takes this process's lock on the
 // instance's container, so concurrent lifecycle calls do not race.
-func (r *Runtime) instance(in ports.ProjectInstance) (*daemon, func(), error) {
+func (r *Runtime) instance(in dockerInstance) (*daemon, func(), error) {
 	if in.Container == "" || in.Volume == "" {
 		return nil, nil, errs.E(errs.Validation, "sandbox instance needs a container and a volume name")
 	}
@@ -111,7 +131,7 @@ func (r *Runtime) instance(in ports.ProjectInstance) (*daemon, func(), error) {
 	return d, r.locks.lock(d.display + "|" + in.Container), nil
 }
 
-func (d *daemon) ensure(ctx context.Context, in ports.ProjectInstance, rebuild bool) error {
+func (d *daemon) ensure(ctx context.Context, in dockerInstance, rebuild bool) error {
 	if in.Target.Image == "" {
 		return errs.Field("image", "a docker sandbox needs an image")
 	}
@@ -173,7 +193,7 @@ func (d *daemon) giveWorkspace(ctx context.Context, name, user string) {
 
 // ensureVolume creates the instance's volume when missing and reports
 // whether it did.
-func (d *daemon) ensureVolume(ctx context.Context, in ports.ProjectInstance) (bool, error) {
+func (d *daemon) ensureVolume(ctx context.Context, in dockerInstance) (bool, error) {
 	_, err := d.api.VolumeInspect(ctx, in.Volume, client.VolumeInspectOptions{})
 	if err == nil {
 		return false, nil

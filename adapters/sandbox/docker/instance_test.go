@@ -16,8 +16,8 @@ func TestEnsureCreatesVolumeAndContainerOnce(t *testing.T) {
 	t.Parallel()
 	rt := newRuntime(t)
 	in := newInstance(t, rt)
-	in.Target.MemoryMB = 0 // the 4096 MiB default
-	in.Target.CPUs = 0     // the 2-CPU default
+	configOf(in).MemoryMB = 0 // the 4096 MiB default
+	configOf(in).CPUs = 0     // the 2-CPU default
 
 	wantState(t, rt, in, ports.SandboxAbsent)
 	ensure(t, rt, in)
@@ -29,17 +29,17 @@ func TestEnsureCreatesVolumeAndContainerOnce(t *testing.T) {
 		t.Fatalf("a second Ensure replaced the container: %s → %s", first.ID, again.ID)
 	}
 
-	d, _ := rt.daemonFor(in.Target)
-	vol, err := d.api.VolumeInspect(testContext(t), in.Volume, client.VolumeInspectOptions{})
+	d, _ := rt.daemonFor(mustTarget(t, in.Target))
+	vol, err := d.api.VolumeInspect(testContext(t), in.StorageName, client.VolumeInspectOptions{})
 	if err != nil {
-		t.Fatalf("volume %s: %v", in.Volume, err)
+		t.Fatalf("volume %s: %v", in.StorageName, err)
 	}
 	if vol.Volume.Labels[labelProject] != in.ProjectID {
 		t.Errorf("volume labels = %v", vol.Volume.Labels)
 	}
 
 	cfg, host := first.Config, first.HostConfig
-	if !ownedBy(cfg.Labels) || cfg.Labels[labelProject] != in.ProjectID || cfg.Labels[labelFingerprint] != fingerprint(in) {
+	if !ownedBy(cfg.Labels) || cfg.Labels[labelProject] != in.ProjectID || cfg.Labels[labelFingerprint] != fingerprint(mustResolve(t, rt, in)) {
 		t.Errorf("labels = %v", cfg.Labels)
 	}
 	if cfg.WorkingDir != workspaceDir {
@@ -57,7 +57,7 @@ func TestEnsureCreatesVolumeAndContainerOnce(t *testing.T) {
 	if !strings.Contains(host.Tmpfs["/tmp"], "size=1g") {
 		t.Errorf("Tmpfs = %v", host.Tmpfs)
 	}
-	if len(first.Mounts) != 1 || first.Mounts[0].Name != in.Volume || first.Mounts[0].Destination != workspaceDir {
+	if len(first.Mounts) != 1 || first.Mounts[0].Name != in.StorageName || first.Mounts[0].Destination != workspaceDir {
 		t.Errorf("Mounts = %+v", first.Mounts)
 	}
 	// No network at all: only the loopback interface exists.
@@ -124,9 +124,9 @@ func TestDestroyRemovesContainerAndVolume(t *testing.T) {
 		t.Fatalf("Destroy: %v", err)
 	}
 	wantState(t, rt, in, ports.SandboxAbsent)
-	d, _ := rt.daemonFor(in.Target)
-	if _, err := d.api.VolumeInspect(ctx, in.Volume, client.VolumeInspectOptions{}); err == nil {
-		t.Errorf("volume %s survived Destroy", in.Volume)
+	d, _ := rt.daemonFor(mustTarget(t, in.Target))
+	if _, err := d.api.VolumeInspect(ctx, in.StorageName, client.VolumeInspectOptions{}); err == nil {
+		t.Errorf("volume %s survived Destroy", in.StorageName)
 	}
 	if err := rt.Destroy(ctx, in); err != nil {
 		t.Errorf("second Destroy: %v", err)
@@ -139,7 +139,7 @@ func TestDestroyRemovesContainerAndVolume(t *testing.T) {
 // foreignContainer creates a container without our label, removed at the end.
 func foreignContainer(t *testing.T, rt *Runtime, name string) string {
 	t.Helper()
-	d, _ := rt.daemonFor(testTarget())
+	d, _ := rt.daemonFor(mustTarget(t, dockerSandbox(testTarget())))
 	created, err := d.api.ContainerCreate(testContext(t), client.ContainerCreateOptions{
 		Name:       name,
 		Config:     &container.Config{Image: testImage, Cmd: []string{"true"}},
@@ -158,7 +158,7 @@ func TestForeignContainerIsRefused(t *testing.T) {
 	t.Parallel()
 	rt := newRuntime(t)
 	in := newInstance(t, rt)
-	id := foreignContainer(t, rt, in.Container)
+	id := foreignContainer(t, rt, in.Name)
 	ctx := testContext(t)
 
 	for name, err := range map[string]error{
@@ -173,7 +173,7 @@ func TestForeignContainerIsRefused(t *testing.T) {
 	if _, err := rt.State(ctx, in); !errs.Is(err, errs.Conflict) {
 		t.Errorf("State over a foreign container: %v, want conflict", err)
 	}
-	d, _ := rt.daemonFor(in.Target)
+	d, _ := rt.daemonFor(mustTarget(t, in.Target))
 	if _, err := d.api.ContainerInspect(ctx, id, client.ContainerInspectOptions{}); err != nil {
 		t.Errorf("the foreign container was touched: %v", err)
 	}
@@ -197,7 +197,7 @@ func TestContainersListsOursOnly(t *testing.T) {
 		if c.Name == foreign {
 			t.Errorf("Containers lists the foreign %s", foreign)
 		}
-		if c.Name == in.Container {
+		if c.Name == in.Name {
 			mine = &list[i]
 		}
 	}
@@ -213,11 +213,11 @@ func TestContainersListsOursOnly(t *testing.T) {
 			t.Errorf("RemoveContainer(%s): %v, want not_found", name, err)
 		}
 	}
-	if err := rt.StopContainer(ctx, in.Target, in.Container); err != nil {
+	if err := rt.StopContainer(ctx, in.Target, in.Name); err != nil {
 		t.Fatalf("StopContainer: %v", err)
 	}
 	wantState(t, rt, in, ports.SandboxStopped)
-	if err := rt.RemoveContainer(ctx, in.Target, in.Container); err != nil {
+	if err := rt.RemoveContainer(ctx, in.Target, in.Name); err != nil {
 		t.Fatalf("RemoveContainer: %v", err)
 	}
 	wantState(t, rt, in, ports.SandboxAbsent)

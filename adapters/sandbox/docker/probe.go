@@ -28,7 +28,11 @@ const maxTestOutput = 64 << 10
 // daemon's refusal) when the container was made but could not run or failed
 // or timed out; an error — upstream, or validation for a malformed host —
 // when the daemon cannot be reached or the image cannot be had.
-func (r *Runtime) Test(ctx context.Context, t ports.DockerTarget) (bool, string, error) {
+func (r *Runtime) Test(ctx context.Context, pt ports.SandboxTarget) (bool, string, error) {
+	t, err := targetOf(pt)
+	if err != nil {
+		return false, "", err
+	}
 	if t.Image == "" {
 		return false, "", errs.Field("image", "a docker sandbox needs an image")
 	}
@@ -109,7 +113,11 @@ func (d *daemon) testRefused(err error, step string) (bool, string, error) {
 
 // Containers lists this server's containers (those carrying our label) on
 // the target's daemon; upstream when it cannot be reached.
-func (r *Runtime) Containers(ctx context.Context, t ports.DockerTarget) ([]ports.ContainerInfo, error) {
+func (r *Runtime) Containers(ctx context.Context, pt ports.SandboxTarget) ([]ports.ContainerInfo, error) {
+	t, err := targetOf(pt)
+	if err != nil {
+		return nil, err
+	}
 	d, err := r.daemonFor(t)
 	if err != nil {
 		return nil, err
@@ -137,7 +145,11 @@ func (r *Runtime) Containers(ctx context.Context, t ports.DockerTarget) ([]ports
 
 // StopContainer stops one of this server's containers by name, keeping it;
 // a name that is absent or not ours is not_found.
-func (r *Runtime) StopContainer(ctx context.Context, t ports.DockerTarget, name string) error {
+func (r *Runtime) StopContainer(ctx context.Context, pt ports.SandboxTarget, name string) error {
+	t, err := targetOf(pt)
+	if err != nil {
+		return err
+	}
 	d, info, err := r.managedContainer(ctx, t, name)
 	if err != nil {
 		return err
@@ -149,7 +161,11 @@ func (r *Runtime) StopContainer(ctx context.Context, t ports.DockerTarget, name 
 
 // RemoveContainer removes one of this server's containers by name (the
 // project's volume stays); a name that is absent or not ours is not_found.
-func (r *Runtime) RemoveContainer(ctx context.Context, t ports.DockerTarget, name string) error {
+func (r *Runtime) RemoveContainer(ctx context.Context, pt ports.SandboxTarget, name string) error {
+	t, err := targetOf(pt)
+	if err != nil {
+		return err
+	}
 	d, info, err := r.managedContainer(ctx, t, name)
 	if err != nil {
 		return err
@@ -157,7 +173,7 @@ func (r *Runtime) RemoveContainer(ctx context.Context, t ports.DockerTarget, nam
 	return d.remove(ctx, info.ID, name)
 }
 
-func (r *Runtime) managedContainer(ctx context.Context, t ports.DockerTarget, name string) (*daemon, *container.InspectResponse, error) {
+func (r *Runtime) managedContainer(ctx context.Context, t dockerTarget, name string) (*daemon, *container.InspectResponse, error) {
 	d, err := r.daemonFor(t)
 	if err != nil {
 		return nil, nil, err

@@ -17,25 +17,25 @@ func TestTestRunsEchoInThrowAwayContainer(t *testing.T) {
 	ctx := testContext(t)
 
 	before := testContainers(t, rt)
-	ok, out, err := rt.Test(ctx, testTarget())
+	ok, out, err := rt.Test(ctx, dockerSandbox(testTarget()))
 	if err != nil || !ok || out != "ok\n" {
 		t.Fatalf("Test = %v, %q, %v; want true, ok", ok, out, err)
 	}
 	user := testTarget()
 	user.User = "agent"
-	if ok, out, err := rt.Test(ctx, user); err != nil || !ok || out != "ok\n" {
+	if ok, out, err := rt.Test(ctx, dockerSandbox(user)); err != nil || !ok || out != "ok\n" {
 		t.Errorf("Test as agent = %v, %q, %v", ok, out, err)
 	}
 
 	bad := testTarget()
 	bad.User = "no-such-user"
-	ok, out, err = rt.Test(ctx, bad)
+	ok, out, err = rt.Test(ctx, dockerSandbox(bad))
 	if err != nil || ok || !strings.Contains(out, "no-such-user") {
 		t.Errorf("Test with a missing user = %v, %q, %v; want ok false naming the user", ok, out, err)
 	}
 	bad = testTarget()
 	bad.Runtime = "no-such-runtime"
-	if ok, out, err := rt.Test(ctx, bad); err != nil || ok || out == "" {
+	if ok, out, err := rt.Test(ctx, dockerSandbox(bad)); err != nil || ok || out == "" {
 		t.Errorf("Test with a missing runtime = %v, %q, %v; want ok false with the reason", ok, out, err)
 	}
 	if after := testContainers(t, rt); after != before {
@@ -50,24 +50,24 @@ func TestTestErrorsWhenDaemonOrImageIsUnusable(t *testing.T) {
 
 	unreachable := testTarget()
 	unreachable.Host = "tcp://127.0.0.1:1"
-	if _, _, err := rt.Test(ctx, unreachable); !errs.Is(err, errs.Upstream) {
+	if _, _, err := rt.Test(ctx, dockerSandbox(unreachable)); !errs.Is(err, errs.Upstream) {
 		t.Errorf("Test on an unreachable daemon: %v, want upstream", err)
 	}
 	missing := testTarget()
 	missing.Image = "localhost:1/agents-no-such-image:none"
-	_, _, err := rt.Test(ctx, missing)
+	_, _, err := rt.Test(ctx, dockerSandbox(missing))
 	if !errs.Is(err, errs.Upstream) || !strings.Contains(errs.MessageOf(err), "could not be pulled") {
 		t.Errorf("Test with an unpullable image: %v, want upstream naming the pull", err)
 	}
 	in := newInstance(t, rt)
-	in.Target.Image = missing.Image
+	configOf(in).Image = missing.Image
 	if err := rt.Ensure(ctx, in); !errs.Is(err, errs.Upstream) {
 		t.Errorf("Ensure with an unpullable image: %v, want upstream", err)
 	}
-	if _, err := rt.Containers(ctx, unreachable); !errs.Is(err, errs.Upstream) {
+	if _, err := rt.Containers(ctx, dockerSandbox(unreachable)); !errs.Is(err, errs.Upstream) {
 		t.Errorf("Containers on an unreachable daemon: %v, want upstream", err)
 	}
-	if err := rt.Ensure(ctx, ports.ProjectInstance{ProjectID: "p", Container: "agents-x", Volume: "agents-proj-x", Target: unreachable}); !errs.Is(err, errs.Upstream) {
+	if err := rt.Ensure(ctx, ports.ProjectInstance{ProjectID: "p", Name: "agents-x", StorageName: "agents-proj-x", Target: dockerSandbox(unreachable)}); !errs.Is(err, errs.Upstream) {
 		t.Errorf("Ensure on an unreachable daemon: %v, want upstream", err)
 	}
 }
@@ -75,7 +75,7 @@ func TestTestErrorsWhenDaemonOrImageIsUnusable(t *testing.T) {
 // testContainers counts the throw-away containers Test makes.
 func testContainers(t *testing.T, rt *Runtime) int {
 	t.Helper()
-	d, _ := rt.daemonFor(testTarget())
+	d, _ := rt.daemonFor(mustTarget(t, dockerSandbox(testTarget())))
 	res, err := d.api.ContainerList(context.Background(), client.ContainerListOptions{
 		All: true, Filters: make(client.Filters).Add("label", labelTest+"="+rt.probeID),
 	})

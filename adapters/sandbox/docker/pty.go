@@ -25,7 +25,11 @@ const ptyOpenTimeout = 15 * time.Second
 // container, in /workspace, sized cols x rows. ctx bounds the opening only;
 // the shell lives until it exits or the PTY is closed. A stopped container is
 // conflict, an absent one not_found.
-func (r *Runtime) OpenPTY(ctx context.Context, in ports.ProjectInstance, cols, rows uint) (ports.PTY, error) {
+func (r *Runtime) OpenPTY(ctx context.Context, pin ports.ProjectInstance, cols, rows uint) (ports.PTY, error) {
+	in, err := r.resolve(pin)
+	if err != nil {
+		return nil, err
+	}
 	d, err := r.daemonFor(in.Target)
 	if err != nil {
 		return nil, err

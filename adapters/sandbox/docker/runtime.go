@@ -40,7 +40,8 @@ type Options struct {
 	TestTimeout time.Duration
 }
 
-// Runtime implements ports.SandboxRuntime on Docker daemons. It keeps one
+// Runtime implements ports.SandboxBackend and ports.ContainerAdmin on Docker
+// daemons. It keeps one
 // API client per daemon address and is safe for concurrent use.
 type Runtime struct {
 	opts     Options
@@ -55,7 +56,10 @@ type Runtime struct {
 	locks   keyedMutex
 }
 
-var _ ports.SandboxRuntime = (*Runtime)(nil)
+var (
+	_ ports.SandboxBackend = (*Runtime)(nil)
+	_ ports.ContainerAdmin = (*Runtime)(nil)
+)
 
 // New returns a Runtime; daemons are dialled lazily, on first use.
 func New(opts Options) *Runtime {
@@ -108,7 +112,7 @@ func (d *daemon) close() {
 // effect without a restart. An ssh:// client is cached per sandbox as well:
 // its host key is pinned per sandbox, and one sandbox's connection must not
 // carry another whose pin it was never checked against.
-func (r *Runtime) daemonFor(t ports.DockerTarget) (*daemon, error) {
+func (r *Runtime) daemonFor(t dockerTarget) (*daemon, error) {
 	host := strings.TrimSpace(t.Host)
 	if host == "" {
 		host = r.opts.DefaultHost
@@ -136,7 +140,7 @@ func (r *Runtime) daemonFor(t ports.DockerTarget) (*daemon, error) {
 	return d, nil
 }
 
-func credentialHash(t ports.DockerTarget) string {
+func credentialHash(t dockerTarget) string {
 	if t.SSHPassword == "" && t.SSHKey == "" {
 		return ""
 	}
@@ -147,7 +151,7 @@ func credentialHash(t ports.DockerTarget) string {
 // newDaemon builds the API client for host ("" = DOCKER_HOST or the default
 // socket). API version negotiation is the client's default, so Debian's 20.10
 // daemon (API 1.41) and current ones both work.
-func (r *Runtime) newDaemon(host string, t ports.DockerTarget) (*daemon, error) {
+func (r *Runtime) newDaemon(host string, t dockerTarget) (*daemon, error) {
 	d := &daemon{display: displayHost(host)}
 	var opts []client.Opt
 	scheme, _, _ := strings.Cut(host, "://")
@@ -189,7 +193,7 @@ func (r *Runtime) newDaemon(host string, t ports.DockerTarget) (*daemon, error) 
 	return d, nil
 }
 
-func secretsOf(t ports.DockerTarget) []string {
+func secretsOf(t dockerTarget) []string {
 	var out []string
 	if t.SSHPassword != "" {
 		out = append(out, t.SSHPassword)

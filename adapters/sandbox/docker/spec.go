@@ -12,8 +12,6 @@ import (
 	"github.com/moby/moby/api/types/container"
 	"github.com/moby/moby/api/types/mount"
 	"github.com/moby/moby/client"
-
-	"github.com/agents-server/agents-server/ports"
 )
 
 // Labels on everything this package creates. labelManaged is the ownership
@@ -47,21 +45,21 @@ var keepAliveCmd = []string{"sh", "-c", "trap 'exit 0' TERM; while :; do sleep 3
 // stays so root can still install packages inside its own container.
 var droppedCaps = []string{"NET_RAW", "MKNOD", "AUDIT_WRITE"}
 
-func memoryMB(t ports.DockerTarget) int64 {
+func memoryMB(t dockerTarget) int64 {
 	if t.MemoryMB <= 0 {
 		return defaultMemoryMB
 	}
 	return int64(t.MemoryMB)
 }
 
-func cpus(t ports.DockerTarget) float64 {
+func cpus(t dockerTarget) float64 {
 	if t.CPUs <= 0 || math.IsNaN(t.CPUs) {
 		return defaultCPUs
 	}
 	return t.CPUs
 }
 
-func networkMode(t ports.DockerTarget) string {
+func networkMode(t dockerTarget) string {
 	if t.Network == "" {
 		return "none"
 	}
@@ -81,7 +79,7 @@ func envList(env map[string]string) []string {
 
 // fingerprint identifies the configuration a project's container was made
 // from; a different one means the container must be replaced.
-func fingerprint(in ports.ProjectInstance) string {
+func fingerprint(in dockerInstance) string {
 	t := in.Target
 	parts := []string{
 		"v" + specVersion, t.Image, t.Runtime, t.User, networkMode(t),
@@ -103,7 +101,7 @@ type containerSpec struct {
 }
 
 // instanceSpec is a project's persistent container.
-func (d *daemon) instanceSpec(ctx context.Context, in ports.ProjectInstance) containerSpec {
+func (d *daemon) instanceSpec(ctx context.Context, in dockerInstance) containerSpec {
 	cfg, host := d.baseSpec(ctx, in.Target)
 	cfg.Env = envList(in.Env)
 	cfg.Cmd = keepAliveCmd
@@ -119,7 +117,7 @@ func (d *daemon) instanceSpec(ctx context.Context, in ports.ProjectInstance) con
 
 // baseSpec is what every container of a target shares, the throw-away test
 // container included.
-func (d *daemon) baseSpec(ctx context.Context, t ports.DockerTarget) (*container.Config, *container.HostConfig) {
+func (d *daemon) baseSpec(ctx context.Context, t dockerTarget) (*container.Config, *container.HostConfig) {
 	init := true
 	limit := int64(pidsLimit)
 	cfg := &container.Config{

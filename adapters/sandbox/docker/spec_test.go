@@ -8,26 +8,25 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/ports"
 )
 
 func TestFingerprintCoversTheContainerConfig(t *testing.T) {
-	base := ports.ProjectInstance{
+	base := dockerInstance{
 		ProjectID: "p", Generation: 1,
 		Env:    map[string]string{"A": "1", "B": "2"},
-		Target: ports.DockerTarget{Image: "img", MemoryMB: 0, CPUs: 0},
+		Target: dockerTarget{Image: "img", MemoryMB: 0, CPUs: 0},
 	}
 	seen := map[string]string{fingerprint(base): "base"}
-	for name, change := range map[string]func(*ports.ProjectInstance){
-		"image":      func(in *ports.ProjectInstance) { in.Target.Image = "other" },
-		"runtime":    func(in *ports.ProjectInstance) { in.Target.Runtime = "runsc" },
-		"user":       func(in *ports.ProjectInstance) { in.Target.User = "agent" },
-		"network":    func(in *ports.ProjectInstance) { in.Target.Network = "bridge" },
-		"memory":     func(in *ports.ProjectInstance) { in.Target.MemoryMB = 512 },
-		"cpus":       func(in *ports.ProjectInstance) { in.Target.CPUs = 1.5 },
-		"env value":  func(in *ports.ProjectInstance) { in.Env = map[string]string{"A": "1", "B": "3"} },
-		"env name":   func(in *ports.ProjectInstance) { in.Env = map[string]string{"A": "1", "C": "2"} },
-		"generation": func(in *ports.ProjectInstance) { in.Generation = 2 },
+	for name, change := range map[string]func(*dockerInstance){
+		"image":      func(in *dockerInstance) { in.Target.Image = "other" },
+		"runtime":    func(in *dockerInstance) { in.Target.Runtime = "runsc" },
+		"user":       func(in *dockerInstance) { in.Target.User = "agent" },
+		"network":    func(in *dockerInstance) { in.Target.Network = "bridge" },
+		"memory":     func(in *dockerInstance) { in.Target.MemoryMB = 512 },
+		"cpus":       func(in *dockerInstance) { in.Target.CPUs = 1.5 },
+		"env value":  func(in *dockerInstance) { in.Env = map[string]string{"A": "1", "B": "3"} },
+		"env name":   func(in *dockerInstance) { in.Env = map[string]string{"A": "1", "C": "2"} },
+		"generation": func(in *dockerInstance) { in.Generation = 2 },
 	} {
 		in := base
 		change(&in)

@@ -10,7 +10,6 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/ports"
 )
 
 // No OpenSSH server can run here, so the SSH path is covered by these unit
@@ -103,7 +102,7 @@ func TestSSHClientConfig(t *testing.T) {
 func TestDaemonForCachesPerHostAndCredentials(t *testing.T) {
 	rt := New(Options{})
 	defer rt.Close()
-	target := ports.DockerTarget{Host: "ssh://me@192.0.2.1", SSHPassword: "one"}
+	target := dockerTarget{Host: "ssh://me@192.0.2.1", SSHPassword: "one"}
 	a, err := rt.daemonFor(target)
 	if err != nil {
 		t.Fatal(err)
@@ -126,16 +125,16 @@ func TestDaemonForCachesPerHostAndCredentials(t *testing.T) {
 	if o, err := rt.daemonFor(other); err != nil || o == c {
 		t.Errorf("another sandbox at the same ssh host shares its client (%v)", err)
 	}
-	local, _ := rt.daemonFor(ports.DockerTarget{SandboxID: "a", Host: "tcp://127.0.0.1:2375"})
-	if shared, _ := rt.daemonFor(ports.DockerTarget{SandboxID: "b", Host: "tcp://127.0.0.1:2375"}); shared != local {
+	local, _ := rt.daemonFor(dockerTarget{SandboxID: "a", Host: "tcp://127.0.0.1:2375"})
+	if shared, _ := rt.daemonFor(dockerTarget{SandboxID: "b", Host: "tcp://127.0.0.1:2375"}); shared != local {
 		t.Error("two sandboxes on one tcp daemon built two clients")
 	}
 	for host, field := range map[string]string{"ftp://x": "host", "ssh://me@h": "ssh_password", "ssh://h": "host"} {
-		if _, err := rt.daemonFor(ports.DockerTarget{Host: host}); errs.FieldsOf(err)[field] == "" {
+		if _, err := rt.daemonFor(dockerTarget{Host: host}); errs.FieldsOf(err)[field] == "" {
 			t.Errorf("host %s: %v, want a validation error on %s", host, err, field)
 		}
 	}
-	if tcp, err := rt.daemonFor(ports.DockerTarget{Host: "tcp://u:secret@127.0.0.1:2375"}); err != nil || strings.Contains(tcp.display, "secret") {
+	if tcp, err := rt.daemonFor(dockerTarget{Host: "tcp://u:secret@127.0.0.1:2375"}); err != nil || strings.Contains(tcp.display, "secret") {
 		t.Errorf("tcp host display = %q, %v", tcp.display, err)
 	}
 }

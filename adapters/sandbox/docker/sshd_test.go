@@ -32,7 +32,7 @@ func TestSSHHostReachesDaemonThroughStreamlocal(t *testing.T) {
 	target.SSHPassword = "s3cret-pw"
 	ctx := testContext(t)
 
-	ok, out, err := rt.Test(ctx, target)
+	ok, out, err := rt.Test(ctx, dockerSandbox(target))
 	if err != nil || !ok || out != "ok\n" {
 		t.Fatalf("Test over ssh = %v, %q, %v", ok, out, err)
 	}
@@ -42,7 +42,7 @@ func TestSSHHostReachesDaemonThroughStreamlocal(t *testing.T) {
 
 	// Exec and its stdin half-close ride hijacked connections over the channel.
 	in := newInstance(t, rt)
-	in.Target = target
+	in.Target = dockerSandbox(target)
 	ensure(t, rt, in)
 	if _, out, _ := run(t, rt, in, ports.ExecRequest{Stdin: strings.NewReader("through ssh\n")}, "cat"); out != "through ssh\n" {
 		t.Errorf("cat over ssh = %q", out)
@@ -50,7 +50,7 @@ func TestSSHHostReachesDaemonThroughStreamlocal(t *testing.T) {
 
 	wrong := target
 	wrong.SSHPassword = "not-the-password"
-	_, _, err = rt.Test(ctx, wrong)
+	_, _, err = rt.Test(ctx, dockerSandbox(wrong))
 	if !errs.Is(err, errs.Upstream) || strings.Contains(errs.MessageOf(err), "not-the-password") {
 		t.Errorf("Test with a wrong password: %v, want upstream without the password", err)
 	}

@@ -1,4 +1,4 @@
-package runs
+package hub
 
 import (
 	"context"
@@ -30,7 +30,7 @@ func BenchmarkHubFanOut(b *testing.B) {
 func fanOut(b *testing.B, pace time.Duration) {
 	const runs, subs, deltas = 100, 10, 1000
 	for b.Loop() {
-		h := NewHub(HubOptions{}, ports.SystemClock)
+		h := New(Options{}, ports.SystemClock)
 		published := make([][]atomic.Int64, runs) // per run, publish time by seq
 		for i := range published {
 			published[i] = make([]atomic.Int64, deltas+3)

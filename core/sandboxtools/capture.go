@@ -1,4 +1,4 @@
-package runs
+package sandboxtools
 
 import (
 	"fmt"

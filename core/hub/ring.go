@@ -1,4 +1,4 @@
-package runs
+package hub
 
 import "github.com/agents-server/agents-server/core/domain"
 

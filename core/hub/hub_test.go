@@ -1,4 +1,4 @@
-package runs
+package hub
 
 import (
 	"context"
@@ -26,9 +26,9 @@ func (c *fakeClock) Add(d time.Duration) {
 	c.mu.Unlock()
 }
 
-func newTestHub(opts HubOptions) (*Hub, *fakeClock) {
+func newTestHub(opts Options) (*Hub, *fakeClock) {
 	c := &fakeClock{now: time.Unix(1_700_000_000, 0)}
-	return NewHub(opts, c), c
+	return New(opts, c), c
 }
 
 func step(n int) domain.Event {
@@ -65,7 +65,7 @@ func gapOf(t *testing.T, ev domain.Event) domain.GapPayload {
 var final = domain.NewEvent(domain.EventOutput, domain.OutputPayload{RunID: "r", FinalOutput: "done"})
 
 func TestClaimIsOneRunPerSession(t *testing.T) {
-	h, _ := newTestHub(HubOptions{})
+	h, _ := newTestHub(Options{})
 	if err := h.Claim("s", "r1", "u"); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestClaimIsOneRunPerSession(t *testing.T) {
 // A client that saw a run's final event may start the next run at once,
 // before the finished run's goroutine gets round to Release.
 func TestFinalEventFreesTheSession(t *testing.T) {
-	h, _ := newTestHub(HubOptions{})
+	h, _ := newTestHub(Options{})
 	h.Claim("s", "r1", "u")
 	h.Publish("r1", domain.NewEvent(domain.EventRunStarted, domain.RunStartedPayload{RunID: "r1", SessionID: "s"}))
 	if live, busy := h.Busy("s"); !busy || live != "r1" {
@@ -108,7 +108,7 @@ func TestFinalEventFreesTheSession(t *testing.T) {
 }
 
 func TestReplayRingPinsRunStarted(t *testing.T) {
-	h, _ := newTestHub(HubOptions{RingSize: 8})
+	h, _ := newTestHub(Options{RingSize: 8})
 	h.Claim("s", "r", "u")
 	h.Publish("r", domain.NewEvent(domain.EventRunStarted, domain.RunStartedPayload{RunID: "r", SessionID: "s", Input: "hi"}))
 	for i := 0; i < 20; i++ {
@@ -145,7 +145,7 @@ func TestReplayRingPinsRunStarted(t *testing.T) {
 }
 
 func TestSlowSubscriberGetsAGapAndTheRunNeverBlocks(t *testing.T) {
-	h, _ := newTestHub(HubOptions{SubscriberBuf: 4})
+	h, _ := newTestHub(Options{SubscriberBuf: 4})
 	h.Claim("s", "r", "u")
 	sub, _ := h.Subscribe("r", 0)
 	done := make(chan struct{})
@@ -176,7 +176,7 @@ func TestSlowSubscriberGetsAGapAndTheRunNeverBlocks(t *testing.T) {
 }
 
 func TestFinalEventIsDeliveredEvenWhenFull(t *testing.T) {
-	h, _ := newTestHub(HubOptions{SubscriberBuf: 2})
+	h, _ := newTestHub(Options{SubscriberBuf: 2})
 	h.Claim("s", "r", "u")
 	sub, _ := h.Subscribe("r", 0)
 	for i := 0; i < 5; i++ {
@@ -191,7 +191,7 @@ func TestFinalEventIsDeliveredEvenWhenFull(t *testing.T) {
 }
 
 func TestFinishedRunsAreKeptForTheRetention(t *testing.T) {
-	h, clock := newTestHub(HubOptions{})
+	h, clock := newTestHub(Options{})
 	h.Claim("s", "r", "u")
 	h.Publish("r", step(0))
 	h.Publish("r", final)
@@ -212,7 +212,7 @@ func TestFinishedRunsAreKeptForTheRetention(t *testing.T) {
 }
 
 func TestWatchersHearEveryRunOfTheirOwner(t *testing.T) {
-	h, _ := newTestHub(HubOptions{})
+	h, _ := newTestHub(Options{})
 	w := h.Watch("u")
 	other := h.Watch("v")
 	defer w.Close()
@@ -240,7 +240,7 @@ var _ ports.Clock = (*fakeClock)(nil)
 // A waiter for a run to let go of its session wakes on the hub's signal:
 // a Release, or the run's final event; a resumed claim waits afresh.
 func TestFreedSignalsWhenTheRunLetsGoOfTheSession(t *testing.T) {
-	h, _ := newTestHub(HubOptions{})
+	h, _ := newTestHub(Options{})
 	closed := func(ch <-chan struct{}) bool {
 		select {
 		case <-ch:
@@ -285,7 +285,7 @@ func TestFreedSignalsWhenTheRunLetsGoOfTheSession(t *testing.T) {
 // A hold keeps runs off a session until released, and is refused while a
 // run has the session.
 func TestHoldKeepsRunsOffTheSession(t *testing.T) {
-	h, _ := newTestHub(HubOptions{})
+	h, _ := newTestHub(Options{})
 	release, err := h.Hold("s")
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package runs
+package sandboxtools
 
 import (
 	"bytes"
@@ -100,31 +100,43 @@ func inTree(p string) string {
 	return path.Clean(p)
 }
 
-// runSandboxTool executes one sandbox tool call. A failure the model can
-// act on is its output (isError); an error stops the run only when the
-// sandbox itself cannot be reached.
-func (s *Service) runSandboxTool(ctx context.Context, rc *runCtx, call domain.Item) toolResult {
-	r := toolResult{callID: call.CallID, name: call.Name}
+// Result is what a sandbox tool call answers: its output for the model,
+// whether that output reports a failure, and how a client shows it.
+type Result struct {
+	Output  string
+	IsError bool
+	Display *domain.Display
+}
+
+// Progress receives a command's output as it streams (terminal text).
+type Progress func(delta string)
+
+// Run executes one sandbox tool call (one of tools.Sandbox). A failure the
+// model can act on — bad arguments, a missing file, a command that failed,
+// the sandbox unreachable — is its output with IsError set, never an error.
+func (w *Workspace) Run(ctx context.Context, call domain.Item, progress Progress) Result {
+	var r Result
 	args, err := parseToolArgs(call.Arguments)
 	if err == nil {
 		switch call.Name {
 		case tools.ExecCommand:
-			r, err = s.execCommand(ctx, rc, call, args)
+			r, err = w.execCommand(ctx, call, args, progress)
 		case tools.ReadFile:
-			r, err = s.readFile(ctx, rc, call, args)
+			r, err = w.readFile(ctx, args)
 		case tools.ListFiles:
-			r, err = s.listFiles(ctx, rc, call, args)
+			r, err = w.listFiles(ctx, args)
 		case tools.WriteFile:
-			r, err = s.writeFile(ctx, rc, call, args)
+			r, err = w.writeFile(ctx, args)
 		case tools.EditFile:
-			r, err = s.editFile(ctx, rc, call, args)
+			r, err = w.editFile(ctx, args)
 		case tools.ApplyPatch:
-			r, err = s.applyPatch(ctx, rc, call, args)
+			r, err = w.applyPatch(ctx, args)
+		default:
+			err = fmt.Errorf("%s is not a sandbox tool", call.Name)
 		}
 	}
 	if err != nil {
-		r.callID, r.name, r.isError = call.CallID, call.Name, true
-		r.output = "Error: " + toolErrorText(err)
+		r = Result{IsError: true, Output: "Error: " + toolErrorText(err)}
 	}
 	return r
 }
@@ -138,8 +150,8 @@ func toolErrorText(err error) string {
 
 // execCommand runs a shell command, one-shot or in a named shell, streaming
 // its output live as run.tool_progress with the terminal renderer.
-func (s *Service) execCommand(ctx context.Context, rc *runCtx, call domain.Item, a toolArgs) (toolResult, error) {
-	r := toolResult{callID: call.CallID, name: call.Name}
+func (w *Workspace) execCommand(ctx context.Context, call domain.Item, a toolArgs, progress Progress) (Result, error) {
+	r := Result{}
 	cmd, err := a.str("cmd", true)
 	if err != nil {
 		return r, err
@@ -157,10 +169,7 @@ func (s *Service) execCommand(ctx context.Context, rc *runCtx, call domain.Item,
 		return r, err
 	}
 	timeout = max(1, min(timeout, execMaxTimeout))
-	live := newProgress(func(delta string) {
-		s.publish(rc.lr, domain.EventToolProgress, domain.ToolProgressPayload{RunID: rc.lr.run.ID, CallID: call.CallID,
-			ToolName: call.Name, Delta: delta, Renderer: "terminal"})
-	})
+	live := newProgress(progress)
 	defer live.Close()
 	stdout, stderr := newHeadTail(execStreamCap), newHeadTail(execStreamCap)
 	outW, errW := teeWriter(stdout, live), teeWriter(stderr, live)
@@ -168,7 +177,7 @@ func (s *Service) execCommand(ctx context.Context, rc *runCtx, call domain.Item,
 	defer cancel()
 	code, note := 0, ""
 	if session == "" {
-		l, err := rc.ws.hold(ctx)
+		l, err := w.hold(ctx)
 		if err != nil {
 			return r, err
 		}
@@ -181,7 +190,7 @@ func (s *Service) execCommand(ctx context.Context, rc *runCtx, call domain.Item,
 			return r, err
 		}
 	} else {
-		sh, err := rc.ws.shell(ctx, session)
+		sh, err := w.shell(ctx, session)
 		if err != nil {
 			return r, err
 		}
@@ -192,7 +201,7 @@ func (s *Service) execCommand(ctx context.Context, rc *runCtx, call domain.Item,
 		var alive bool
 		code, alive, err = sh.run(cctx, cmd, wd, outW, errW)
 		if !alive {
-			rc.ws.drop(session)
+			w.drop(session)
 			if cctx.Err() == nil && ctx.Err() == nil {
 				note = fmt.Sprintf("The shell %q exited; the next call with this session_id opens a fresh one.", session)
 			}
@@ -226,9 +235,9 @@ func (s *Service) execCommand(ctx context.Context, rc *runCtx, call domain.Item,
 	if out := stderr.String(); out != "" {
 		b.WriteString("stderr:\n" + out)
 	}
-	r.output = strings.TrimRight(b.String(), "\n")
-	r.isError = code != 0
-	r.display = &domain.Display{Kind: "command", Title: oneLine(cmd, 120), Summary: "exit " + strconv.Itoa(code), Renderer: "terminal"}
+	r.Output = strings.TrimRight(b.String(), "\n")
+	r.IsError = code != 0
+	r.Display = &domain.Display{Kind: "command", Title: oneLine(cmd, 120), Summary: "exit " + strconv.Itoa(code), Renderer: "terminal"}
 	return r, nil
 }
 
@@ -253,62 +262,23 @@ func (t *tee) Write(p []byte) (int, error) {
 	return t.live.Write(p)
 }
 
-// fileScript runs a small POSIX script over argv in the tree: paths never
-// pass through a shell's parser.
-func fileScript(ctx context.Context, rc *runCtx, script string, stdin []byte, argv ...string) (int, []byte, string, error) {
-	l, err := rc.ws.hold(ctx)
-	if err != nil {
-		return 0, nil, "", err
-	}
-	var out bytes.Buffer
-	errOut := newHeadTail(4 << 10)
-	req := ports.ExecRequest{Cmd: append([]string{"sh", "-c", script, "sh"}, argv...), WorkDir: workspaceRoot, Stdout: &out, Stderr: errOut}
-	if stdin != nil {
-		req.Stdin = bytes.NewReader(stdin)
-	}
-	code, err := l.Exec(ctx, req)
-	return code, out.Bytes(), strings.TrimSpace(errOut.String()), err
-}
-
-// Exit codes of the read script.
-const (
-	readMissing = 3
-	readIsDir   = 4
-	readTooBig  = 5
-)
-
-const readScript = `f="$1"; max="$2"
-[ -e "$f" ] || { echo "no such file: $f" >&2; exit 3; }
-[ -d "$f" ] && { echo "$f is a directory: use list_files" >&2; exit 4; }
-n=$(wc -c < "$f") || exit 1
-[ "$n" -gt "$max" ] && { echo "$n" >&2; exit 5; }
-cat -- "$f"`
-
 // loadFile reads a whole file within the sandbox's read limit.
-func (s *Service) loadFile(ctx context.Context, rc *runCtx, p string) ([]byte, error) {
-	l, err := rc.ws.hold(ctx)
+func (w *Workspace) loadFile(ctx context.Context, p string) ([]byte, error) {
+	l, err := w.hold(ctx)
 	if err != nil {
 		return nil, err
 	}
-	limit := l.ReadLimit()
-	code, out, stderr, err := fileScript(ctx, rc, readScript, nil, p, strconv.FormatInt(limit, 10))
-	if err != nil {
-		return nil, err
+	data, err := l.ReadFile(ctx, p)
+	var big *ports.FileTooLargeError
+	if errors.As(err, &big) {
+		return nil, fmt.Errorf("%s is %d bytes, over this sandbox's read limit of %d bytes (max_read_file_bytes): "+
+			"read parts of it with exec_command (head, sed -n, grep)", p, big.Size, l.ReadLimit())
 	}
-	switch code {
-	case 0:
-		return out, nil
-	case readTooBig:
-		return nil, fmt.Errorf("%s is %s bytes, over this sandbox's read limit of %d bytes (max_read_file_bytes): "+
-			"read parts of it with exec_command (head, sed -n, grep)", p, stderr, limit)
-	case readMissing, readIsDir:
-		return nil, errors.New(stderr)
-	}
-	return nil, fmt.Errorf("reading %s failed (exit %d): %s", p, code, stderr)
+	return data, err
 }
 
-func (s *Service) readFile(ctx context.Context, rc *runCtx, call domain.Item, a toolArgs) (toolResult, error) {
-	r := toolResult{callID: call.CallID, name: call.Name}
+func (w *Workspace) readFile(ctx context.Context, a toolArgs) (Result, error) {
+	r := Result{}
 	raw, err := a.str("path", true)
 	if err != nil {
 		return r, err
@@ -322,7 +292,7 @@ func (s *Service) readFile(ctx context.Context, rc *runCtx, call domain.Item, a 
 		return r, err
 	}
 	p := inTree(raw)
-	data, err := s.loadFile(ctx, rc, p)
+	data, err := w.loadFile(ctx, p)
 	if err != nil {
 		return r, err
 	}
@@ -353,28 +323,22 @@ func (s *Service) readFile(ctx context.Context, rc *runCtx, call domain.Item, a 
 		b.WriteString(line)
 		shown++
 	}
-	r.output = b.String()
+	r.Output = b.String()
 	last := offset + shown - 1
 	if shown < total-(offset-1) {
 		if shown == 0 {
-			r.output = validUTF8(lines[0][:fileShowCap])
+			r.Output = validUTF8(lines[0][:fileShowCap])
 		}
-		r.output += fmt.Sprintf("\n… [showing lines %d-%d of %d; read on with offset %d] …", offset, last, total, last+1)
+		r.Output += fmt.Sprintf("\n… [showing lines %d-%d of %d; read on with offset %d] …", offset, last, total, last+1)
 	}
-	r.display = &domain.Display{Kind: "file", Title: p, Summary: fmt.Sprintf("%d lines", total)}
+	r.Display = &domain.Display{Kind: "file", Title: p, Summary: fmt.Sprintf("%d lines", total)}
 	return r, nil
 }
 
-// listScript lists a tree with what every find has: directories first
-// get a trailing slash.
-const listScript = `p="$1"; d="$2"
-[ -d "$p" ] || { echo "not a directory: $p" >&2; exit 3; }
-cd -- "$p" && find . -mindepth 1 -maxdepth "$d" -type d | sed 's|$|/|' && find . -mindepth 1 -maxdepth "$d" ! -type d`
-
 const listCap = 2000
 
-func (s *Service) listFiles(ctx context.Context, rc *runCtx, call domain.Item, a toolArgs) (toolResult, error) {
-	r := toolResult{callID: call.CallID, name: call.Name}
+func (w *Workspace) listFiles(ctx context.Context, a toolArgs) (Result, error) {
+	r := Result{}
 	raw, err := a.str("path", false)
 	if err != nil {
 		return r, err
@@ -385,16 +349,19 @@ func (s *Service) listFiles(ctx context.Context, rc *runCtx, call domain.Item, a
 	}
 	depth = max(1, min(depth, 10))
 	p := inTree(raw)
-	code, out, stderr, err := fileScript(ctx, rc, listScript, nil, p, strconv.Itoa(depth))
+	l, err := w.hold(ctx)
 	if err != nil {
 		return r, err
 	}
-	if code != 0 {
-		return r, fmt.Errorf("listing %s failed: %s", p, stderr)
+	listed, err := l.ListFiles(ctx, p, depth)
+	if errs.Is(err, errs.NotFound) {
+		return r, fmt.Errorf("listing %s failed: %s", p, errs.MessageOf(err))
+	}
+	if err != nil {
+		return r, err
 	}
 	var entries []string
-	for _, line := range strings.Split(string(out), "\n") {
-		line = strings.TrimPrefix(line, "./")
+	for _, line := range listed {
 		if line == "" || strings.HasPrefix(line, ".git/") && line != ".git/" {
 			continue
 		}
@@ -405,32 +372,27 @@ func (s *Service) listFiles(ctx context.Context, rc *runCtx, call domain.Item, a
 	if total > listCap {
 		entries = entries[:listCap]
 	}
-	r.output = p + ":\n" + strings.Join(entries, "\n")
+	r.Output = p + ":\n" + strings.Join(entries, "\n")
 	if total == 0 {
-		r.output = p + " is empty."
+		r.Output = p + " is empty."
 	}
 	if total > listCap {
-		r.output += fmt.Sprintf("\n… [%d more entries; list a subdirectory or lower the depth] …", total-listCap)
+		r.Output += fmt.Sprintf("\n… [%d more entries; list a subdirectory or lower the depth] …", total-listCap)
 	}
-	r.display = &domain.Display{Kind: "files", Title: p, Summary: fmt.Sprintf("%d entries", total)}
+	r.Display = &domain.Display{Kind: "files", Title: p, Summary: fmt.Sprintf("%d entries", total)}
 	return r, nil
 }
 
-const writeScript = `d=$(dirname -- "$1") && mkdir -p -- "$d" && cat > "$1"`
-
-func (s *Service) storeFile(ctx context.Context, rc *runCtx, p string, content []byte) error {
-	code, _, stderr, err := fileScript(ctx, rc, writeScript, content, p)
+func (w *Workspace) storeFile(ctx context.Context, p string, content []byte) error {
+	l, err := w.hold(ctx)
 	if err != nil {
 		return err
 	}
-	if code != 0 {
-		return fmt.Errorf("writing %s failed: %s", p, stderr)
-	}
-	return nil
+	return l.WriteFile(ctx, p, content)
 }
 
-func (s *Service) writeFile(ctx context.Context, rc *runCtx, call domain.Item, a toolArgs) (toolResult, error) {
-	r := toolResult{callID: call.CallID, name: call.Name}
+func (w *Workspace) writeFile(ctx context.Context, a toolArgs) (Result, error) {
+	r := Result{}
 	raw, err := a.str("path", true)
 	if err != nil {
 		return r, err
@@ -440,16 +402,16 @@ func (s *Service) writeFile(ctx context.Context, rc *runCtx, call domain.Item, a
 		return r, err
 	}
 	p := inTree(raw)
-	if err := s.storeFile(ctx, rc, p, []byte(content)); err != nil {
+	if err := w.storeFile(ctx, p, []byte(content)); err != nil {
 		return r, err
 	}
-	r.output = fmt.Sprintf("Wrote %d bytes to %s.", len(content), p)
-	r.display = &domain.Display{Kind: "file_write", Title: p, Summary: fmt.Sprintf("%d bytes", len(content))}
+	r.Output = fmt.Sprintf("Wrote %d bytes to %s.", len(content), p)
+	r.Display = &domain.Display{Kind: "file_write", Title: p, Summary: fmt.Sprintf("%d bytes", len(content))}
 	return r, nil
 }
 
-func (s *Service) editFile(ctx context.Context, rc *runCtx, call domain.Item, a toolArgs) (toolResult, error) {
-	r := toolResult{callID: call.CallID, name: call.Name}
+func (w *Workspace) editFile(ctx context.Context, a toolArgs) (Result, error) {
+	r := Result{}
 	raw, err := a.str("path", true)
 	if err != nil {
 		return r, err
@@ -466,7 +428,7 @@ func (s *Service) editFile(ctx context.Context, rc *runCtx, call domain.Item, a 
 		return r, errors.New("old_string must not be empty: use write_file to create a file")
 	}
 	p := inTree(raw)
-	data, err := s.loadFile(ctx, rc, p)
+	data, err := w.loadFile(ctx, p)
 	if err != nil {
 		return r, err
 	}
@@ -478,13 +440,13 @@ func (s *Service) editFile(ctx context.Context, rc *runCtx, call domain.Item, a 
 		return r, fmt.Errorf("old_string appears %d times in %s: include more context to make it unique, or set replace_all", n, p)
 	}
 	updated := strings.Replace(string(data), oldS, newS, map[bool]int{true: -1, false: 1}[a.bool("replace_all")])
-	if err := s.storeFile(ctx, rc, p, []byte(updated)); err != nil {
+	if err := w.storeFile(ctx, p, []byte(updated)); err != nil {
 		return r, err
 	}
 	if !a.bool("replace_all") {
 		n = 1
 	}
-	r.output = fmt.Sprintf("Edited %s: %d replacement(s).", p, n)
-	r.display = &domain.Display{Kind: "file_edit", Title: p, Summary: fmt.Sprintf("%d replacement(s)", n)}
+	r.Output = fmt.Sprintf("Edited %s: %d replacement(s).", p, n)
+	r.Display = &domain.Display{Kind: "file_edit", Title: p, Summary: fmt.Sprintf("%d replacement(s)", n)}
 	return r, nil
 }

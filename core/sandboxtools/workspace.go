@@ -1,4 +1,4 @@
-package runs
+package sandboxtools
 
 import (
 	"context"
@@ -13,11 +13,11 @@ type workspaceExec interface {
 	Exec(ctx context.Context, req ports.ExecRequest) (int, error)
 }
 
-// workspace is one run's use of its project's instance: acquired at the
+// Workspace is one run's use of its project's instance: acquired at the
 // first sandbox tool call (a run that never touches the tree starts no
 // container), with the run's named shells, all let go at teardown — an
 // approval pause included, so a resumed run reopens its shells fresh.
-type workspace struct {
+type Workspace struct {
 	svc       *sandboxes.Service
 	projectID string
 
@@ -26,12 +26,13 @@ type workspace struct {
 	shells map[string]*namedShell
 }
 
-func newWorkspace(svc *sandboxes.Service, projectID string) *workspace {
-	return &workspace{svc: svc, projectID: projectID, shells: map[string]*namedShell{}}
+// New returns a run's workspace on a project; nothing is acquired yet.
+func New(svc *sandboxes.Service, projectID string) *Workspace {
+	return &Workspace{svc: svc, projectID: projectID, shells: map[string]*namedShell{}}
 }
 
 // hold returns the lease, acquiring it on first use.
-func (w *workspace) hold(ctx context.Context) (*sandboxes.Lease, error) {
+func (w *Workspace) hold(ctx context.Context) (*sandboxes.Lease, error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.lease != nil {
@@ -47,7 +48,7 @@ func (w *workspace) hold(ctx context.Context) (*sandboxes.Lease, error) {
 
 // shell returns the named shell, opening it on first use; fresh is true
 // when this call opened it.
-func (w *workspace) shell(ctx context.Context, name string) (*namedShell, error) {
+func (w *Workspace) shell(ctx context.Context, name string) (*namedShell, error) {
 	l, err := w.hold(ctx)
 	if err != nil {
 		return nil, err
@@ -71,7 +72,7 @@ func (w *workspace) shell(ctx context.Context, name string) (*namedShell, error)
 }
 
 // drop closes one named shell (it died or was abandoned).
-func (w *workspace) drop(name string) {
+func (w *Workspace) drop(name string) {
 	w.mu.Lock()
 	sh := w.shells[name]
 	delete(w.shells, name)
@@ -81,8 +82,12 @@ func (w *workspace) drop(name string) {
 	}
 }
 
-// teardown closes the shells and releases the instance.
-func (w *workspace) teardown() {
+// ProjectID is the project the workspace works on.
+func (w *Workspace) ProjectID() string { return w.projectID }
+
+// Teardown closes the shells and releases the instance; the workspace can
+// be used again (it acquires anew). A nil workspace is a no-op.
+func (w *Workspace) Teardown() {
 	if w == nil {
 		return
 	}

@@ -1,9 +1,8 @@
-// Package runs executes agents server-side and broadcasts what they do: the
-// hub numbers every event of a run, keeps a replay ring, and fans events out
-// to every watcher without letting a slow one hold the run back; the runner
-// drives the model/tool loop on the hub's root context, so no client
-// connection can cancel a run by going away.
-package runs
+// Package hub broadcasts what runs do: it numbers every event of a run,
+// keeps a replay ring with run.started pinned, fans events out to every
+// subscriber without letting a slow one hold the run back, keeps finished
+// runs for a while, and owns each session's one slot (a live run or a hold).
+package hub
 
 import (
 	"sync"
@@ -21,8 +20,8 @@ const (
 	DefaultRetention     = 15 * time.Minute
 )
 
-// HubOptions tune a Hub; zero values take the defaults.
-type HubOptions struct {
+// Options tune a Hub; zero values take the defaults.
+type Options struct {
 	RingSize      int
 	SubscriberBuf int
 	Retention     time.Duration
@@ -30,7 +29,7 @@ type HubOptions struct {
 
 // Hub holds the event streams of live runs and of finished runs for a while.
 type Hub struct {
-	opts  HubOptions
+	opts  Options
 	clock ports.Clock
 
 	mu        sync.Mutex
@@ -53,8 +52,8 @@ type stream struct {
 	ended   time.Time // zero while live
 }
 
-// NewHub returns an empty hub.
-func NewHub(opts HubOptions, clock ports.Clock) *Hub {
+// New returns an empty hub.
+func New(opts Options, clock ports.Clock) *Hub {
 	if opts.RingSize <= 0 {
 		opts.RingSize = DefaultRingSize
 	}

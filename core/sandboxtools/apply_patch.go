@@ -1,8 +1,7 @@
-package runs
+package sandboxtools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -10,17 +9,11 @@ import (
 	"github.com/agents-server/agents-server/core/patch"
 )
 
-// deleteScript removes one file, never a directory.
-const deleteScript = `f="$1"
-[ -e "$f" ] || { echo "no such file: $f" >&2; exit 3; }
-[ -d "$f" ] && { echo "$f is a directory" >&2; exit 4; }
-rm -f -- "$f"`
-
 // applyPatch applies an apply_patch patch. Every file's new text is worked
 // out before anything is written, so a hunk that does not match leaves
 // the whole tree as it was.
-func (s *Service) applyPatch(ctx context.Context, rc *runCtx, call domain.Item, a toolArgs) (toolResult, error) {
-	r := toolResult{callID: call.CallID, name: call.Name}
+func (w *Workspace) applyPatch(ctx context.Context, a toolArgs) (Result, error) {
+	r := Result{}
 	text, err := a.text("input")
 	if err != nil {
 		return r, err
@@ -40,7 +33,7 @@ func (s *Service) applyPatch(ctx context.Context, rc *runCtx, call domain.Item, 
 			}
 			return *v, nil
 		}
-		data, err := s.loadFile(ctx, rc, p)
+		data, err := w.loadFile(ctx, p)
 		onDisk[p] = err == nil
 		return string(data), err
 	}
@@ -87,29 +80,26 @@ func (s *Service) applyPatch(ctx context.Context, rc *runCtx, call domain.Item, 
 	for _, p := range order {
 		switch v := after[p]; {
 		case v != nil:
-			err = s.storeFile(ctx, rc, p, []byte(*v))
+			err = w.storeFile(ctx, p, []byte(*v))
 		case onDisk[p]:
-			err = s.removeFile(ctx, rc, p)
+			err = w.removeFile(ctx, p)
 		}
 		if err != nil {
 			return r, fmt.Errorf("the patch was applied only in part: %w", err)
 		}
 	}
-	r.output = "Done. The patch changed:\n" + strings.Join(summary, "\n")
-	r.display = &domain.Display{Kind: "file_patch", Title: "apply_patch", Summary: plural(len(order), "file")}
+	r.Output = "Done. The patch changed:\n" + strings.Join(summary, "\n")
+	r.Display = &domain.Display{Kind: "file_patch", Title: "apply_patch", Summary: plural(len(order), "file")}
 	return r, nil
 }
 
 // removeFile deletes one file of the tree.
-func (s *Service) removeFile(ctx context.Context, rc *runCtx, p string) error {
-	code, _, stderr, err := fileScript(ctx, rc, deleteScript, nil, p)
+func (w *Workspace) removeFile(ctx context.Context, p string) error {
+	l, err := w.hold(ctx)
 	if err != nil {
 		return err
 	}
-	if code != 0 {
-		return errors.New(stderr)
-	}
-	return nil
+	return l.RemoveFile(ctx, p)
 }
 
 func plural(n int, noun string) string {
