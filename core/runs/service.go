@@ -44,14 +44,13 @@ type Deps struct {
 
 // Service starts, steers and stops runs.
 type Service struct {
-	d      Deps
-	trust  *TrustStore
-	root   context.Context
-	stop   context.CancelFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	live   map[string]*liveRun
-	closed bool
+	d     Deps
+	trust *TrustStore
+	root  context.Context
+	stop  context.CancelFunc
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	live  map[string]*liveRun
 }
 
 // liveRun is a run executing now.
