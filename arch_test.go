@@ -232,3 +232,28 @@ func TestCoreAllowlistRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestWireWordsLiveAtTheEdge keeps the API document's words out of core:
+// core types carry json tags; descriptions and enum lists belong to the
+// HTTP edge (adapters/httpapi/wire_notes.go), enums' values to core's
+// Values methods.
+func TestWireWordsLiveAtTheEdge(t *testing.T) {
+	err := filepath.WalkDir("core", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, ".go") {
+			return err
+		}
+		src, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for i, line := range strings.Split(string(src), "\n") {
+			if strings.Contains(line, "`json:") && (strings.Contains(line, ` doc:"`) || strings.Contains(line, ` enum:"`)) {
+				t.Errorf("%s:%d: a doc or enum tag in core; describe the field in adapters/httpapi/wire_notes.go", p, i+1)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -23,6 +23,11 @@ const (
 	SandboxRunning SandboxState = "running"
 )
 
+// Values lists the states.
+func (SandboxState) Values() []string {
+	return []string{string(SandboxAbsent), string(SandboxStopped), string(SandboxRunning)}
+}
+
 // SandboxTarget is one sandbox row as its backend needs it: the type's
 // config with its secrets opened. Config is opaque to core: it is the
 // type's config value from the row (a pointer to the domain's config struct

@@ -14,13 +14,13 @@ import (
 // CreateAgentRequest adds an agent; scope global is admin-only.
 type CreateAgentRequest struct {
 	domain.AgentSpec
-	Scope string `json:"scope,omitempty" enum:"private,global" doc:"Default private"`
+	Scope string `json:"scope,omitempty" enum:"scope" doc:"Default private"`
 }
 
 // AgentView is an agent as read.
 type AgentView struct {
 	ID      string `json:"id"`
-	Scope   string `json:"scope" enum:"private,global"`
+	Scope   string `json:"scope" enum:"scope"`
 	OwnerID string `json:"owner_id"`
 	domain.AgentSpec
 	CreatedAt time.Time `json:"created_at"`

@@ -27,7 +27,7 @@ func approvalView(a domain.Approval) ApprovalView {
 
 // ApproveRequest approves a call; the body may be omitted (scope once).
 type ApproveRequest struct {
-	Scope string `json:"scope,omitempty" enum:"once,same,all" doc:"For exec_command: this call (once), this exact command for the rest of the session (same), every command (all)"`
+	Scope string `json:"scope,omitempty" enum:"approval_scope" doc:"For exec_command: this call (once), this exact command for the rest of the session (same), every command (all)"`
 }
 
 // RejectRequest rejects a call; the reason reaches the model.
@@ -39,7 +39,7 @@ type RejectRequest struct {
 // interrupted while other calls still wait.
 type DecisionView struct {
 	RunID  string `json:"run_id"`
-	Status string `json:"status" enum:"running,interrupted,completed,error,cancelled"`
+	Status string `json:"status" enum:"run_status"`
 }
 
 func (s *Server) approvalRoutes() []Route {

@@ -14,7 +14,7 @@ import (
 type UserView struct {
 	ID          string    `json:"id"`
 	Username    string    `json:"username"`
-	Role        string    `json:"role" enum:"admin,member"`
+	Role        string    `json:"role" enum:"role"`
 	Disabled    bool      `json:"disabled"`
 	Bootstrap   bool      `json:"bootstrap" doc:"The admin created on first start; it cannot be disabled, demoted or deleted"`
 	HasPassword bool      `json:"has_password"`
@@ -42,7 +42,7 @@ type LoginResponse struct {
 // TokenView is one of the caller's tokens; the token text is never listed.
 type TokenView struct {
 	ID         string     `json:"id"`
-	Kind       string     `json:"kind" enum:"session,pat,launch,static"`
+	Kind       string     `json:"kind" enum:"token_kind"`
 	Name       string     `json:"name"`
 	Hint       string     `json:"hint" doc:"The token's first characters, to tell tokens apart"`
 	CreatedAt  time.Time  `json:"created_at"`

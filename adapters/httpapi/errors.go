@@ -19,7 +19,7 @@ type ErrorEnvelope struct {
 // ErrorDetail carries the stable code, a human message, and for validation
 // errors the offending fields.
 type ErrorDetail struct {
-	Code    string            `json:"code" enum:"validation,unauthorized,forbidden,not_found,conflict,upstream,internal,unavailable,rate_limited" doc:"Stable, machine-readable error code"`
+	Code    string            `json:"code" enum:"error_code" doc:"Stable, machine-readable error code"`
 	Message string            `json:"message" doc:"Human-readable detail"`
 	Fields  map[string]string `json:"fields,omitempty" doc:"For validation errors: the offending request fields and what is wrong with each"`
 }

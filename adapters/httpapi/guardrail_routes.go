@@ -13,8 +13,8 @@ import (
 type GuardrailInput struct {
 	Name        string   `json:"name" required:"true" doc:"The guardrail's identity: agents reference it by name"`
 	Description string   `json:"description,omitempty"`
-	Stages      []string `json:"stages" required:"true" enum:"input,output,tool_input,tool_output"`
-	Mode        string   `json:"mode" required:"true" enum:"regex,max_length"`
+	Stages      []string `json:"stages" required:"true" enum:"guardrail_stage"`
+	Mode        string   `json:"mode" required:"true" enum:"guardrail_mode"`
 	Pattern     string   `json:"pattern,omitempty" doc:"For regex: an RE2 pattern, compiled at save time"`
 	MaxChars    int      `json:"max_chars,omitempty" doc:"For max_length: the most characters allowed"`
 	Blocking    bool     `json:"blocking,omitempty" doc:"At the input stage: finish before the first model call instead of racing it"`
@@ -34,8 +34,8 @@ type GuardrailView struct {
 	ID          string    `json:"id"`
 	Name        string    `json:"name"`
 	Description string    `json:"description"`
-	Stages      []string  `json:"stages" enum:"input,output,tool_input,tool_output"`
-	Mode        string    `json:"mode" required:"true" enum:"regex,max_length"`
+	Stages      []string  `json:"stages" enum:"guardrail_stage"`
+	Mode        string    `json:"mode" required:"true" enum:"guardrail_mode"`
 	Pattern     string    `json:"pattern"`
 	MaxChars    int       `json:"max_chars"`
 	Blocking    bool      `json:"blocking"`

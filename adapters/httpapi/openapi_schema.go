@@ -93,10 +93,16 @@ func (g *schemaGen) customize(_ string, t reflect.Type, tag reflect.StructTag, s
 	if d := tag.Get("doc"); d != "" && t.Kind() != reflect.Struct {
 		s.Description = d
 	}
-	if e := tag.Get("enum"); e != "" {
-		for _, v := range strings.Split(e, ",") {
-			s.Enum = append(s.Enum, v)
-		}
+	enumType := t
+	if t.Kind() == reflect.Slice || t.Kind() == reflect.Map {
+		enumType = t.Elem()
+	}
+	values, err := enumValues(tag.Get("enum"), enumType)
+	if err != nil {
+		return err
+	}
+	for _, v := range values {
+		s.Enum = append(s.Enum, v)
 	}
 	if s.Nullable || tag.Get("nullable") == "true" {
 		s.Nullable = false
@@ -119,6 +125,13 @@ func (g *schemaGen) customize(_ string, t reflect.Type, tag reflect.StructTag, s
 		if tag.Get("nullable") == "true" && elem.Value.Type != nil {
 			*elem.Value.Type = slices.DeleteFunc(*elem.Value.Type, func(t string) bool { return t == "null" })
 		}
+	}
+	for name, doc := range docsOf(t) {
+		p := s.Properties[name]
+		if p == nil || p.Value == nil {
+			return fmt.Errorf("fieldDocs: %s has no field %q", t, name)
+		}
+		p.Value.Description = doc
 	}
 	if t.Kind() == reflect.Struct && t != timeType {
 		if g.side == responseSide {

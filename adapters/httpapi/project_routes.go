@@ -68,7 +68,7 @@ type ProjectDeletedView struct {
 
 // ProjectSandboxView is where a project's instance stands.
 type ProjectSandboxView struct {
-	State string `json:"state" enum:"absent,stopped,running"`
+	State string `json:"state" enum:"sandbox_state"`
 }
 
 // ProjectStopView answers a stop: false while a run or terminal still uses

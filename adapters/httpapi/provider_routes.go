@@ -30,7 +30,7 @@ func (in ProviderInput) core() providers.Input {
 // CreateProviderRequest adds a provider; scope global is admin-only.
 type CreateProviderRequest struct {
 	ProviderInput
-	Scope string `json:"scope,omitempty" enum:"private,global" doc:"Default private"`
+	Scope string `json:"scope,omitempty" enum:"scope" doc:"Default private"`
 }
 
 // ProviderView is a provider as read: the key only ever masked.
@@ -42,7 +42,7 @@ type ProviderView struct {
 	API             string    `json:"api"`
 	BaseURL         string    `json:"base_url"`
 	APIKey          string    `json:"api_key" doc:"******** when a key is stored, else empty"`
-	Scope           string    `json:"scope" enum:"private,global"`
+	Scope           string    `json:"scope" enum:"scope"`
 	OwnerID         string    `json:"owner_id"`
 	ChatGPTLoggedIn bool      `json:"chatgpt_logged_in" doc:"For chatgpt_login providers: whether the login holds a token"`
 	CreatedAt       time.Time `json:"created_at"`
@@ -57,7 +57,7 @@ func providerView(p domain.Provider) ProviderView {
 
 // ScopeRequest publishes (global) or unpublishes (private) a row.
 type ScopeRequest struct {
-	Scope string `json:"scope" required:"true" enum:"private,global"`
+	Scope string `json:"scope" required:"true" enum:"scope"`
 }
 
 // ProviderAPIView is one wire protocol of a provider type.

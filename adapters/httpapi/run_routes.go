@@ -37,7 +37,7 @@ type RunErrorView struct {
 type RunStateView struct {
 	RunID       string        `json:"run_id"`
 	SessionID   string        `json:"session_id"`
-	Status      string        `json:"status" enum:"running,interrupted,completed,error,cancelled"`
+	Status      string        `json:"status" enum:"run_status"`
 	FinalOutput *string       `json:"final_output,omitempty" doc:"With Prefer: wait, when the run completed in time"`
 	Error       *RunErrorView `json:"error,omitempty" doc:"With Prefer: wait, when the run failed in time"`
 }
@@ -46,7 +46,7 @@ type RunStateView struct {
 type RunView struct {
 	RunID         string `json:"run_id"`
 	SessionID     string `json:"session_id"`
-	Status        string `json:"status" enum:"running,interrupted,completed,error,cancelled"`
+	Status        string `json:"status" enum:"run_status"`
 	LastSeq       int64  `json:"last_seq"`
 	AgentConfigID string `json:"agent_config_id,omitempty"`
 	ProjectID     string `json:"project_id,omitempty"`
@@ -54,12 +54,12 @@ type RunView struct {
 
 // CancelRunRequest stops a run; the body may be omitted (abort).
 type CancelRunRequest struct {
-	Mode string `json:"mode,omitempty" enum:"abort,graceful" doc:"abort (default) stops now; graceful finishes the current turn"`
+	Mode string `json:"mode,omitempty" enum:"cancel_mode" doc:"abort (default) stops now; graceful finishes the current turn"`
 }
 
 // InjectRunRequest feeds input into a live run.
 type InjectRunRequest struct {
-	Queue string `json:"queue" required:"true" enum:"steer,next_turn,follow_up"`
+	Queue string `json:"queue" required:"true" enum:"queue"`
 	Input string `json:"input" required:"true"`
 }
 

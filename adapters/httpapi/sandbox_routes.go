@@ -17,7 +17,7 @@ import (
 // whole).
 type SandboxInput struct {
 	Name     string          `json:"name" required:"true"`
-	Type     string          `json:"type" enum:"docker,e2b" doc:"Required to create; an update that leaves it out keeps the stored type"`
+	Type     string          `json:"type" enum:"sandbox_type" doc:"Required to create; an update that leaves it out keeps the stored type"`
 	Config   json.RawMessage `json:"config" required:"true" doc:"The type's config: unknown keys are dropped, a value of the wrong JSON type is a 400; secret fields are write-only (******** keeps the stored value)"`
 	Prompt   string          `json:"prompt,omitempty" doc:"Appended to the instructions of agents in sessions bound to a project here"`
 	Revision *int64          `json:"revision,omitempty" doc:"The revision the edit was based on: makes the write a compare-and-set (409 when it moved)"`
@@ -42,7 +42,7 @@ func (s *Server) supportsView(typ string) SandboxSupportsView {
 // SandboxTypeView is one sandbox type and its capability flags, so a client
 // can tell which types to offer before any sandbox of them exists.
 type SandboxTypeView struct {
-	Type     string              `json:"type" enum:"docker,e2b"`
+	Type     string              `json:"type" enum:"sandbox_type"`
 	Supports SandboxSupportsView `json:"supports"`
 }
 
@@ -50,7 +50,7 @@ type SandboxTypeView struct {
 type SandboxView struct {
 	ID           string              `json:"id"`
 	Name         string              `json:"name"`
-	Type         string              `json:"type" enum:"docker,e2b"`
+	Type         string              `json:"type" enum:"sandbox_type"`
 	Config       json.RawMessage     `json:"config"`
 	Prompt       string              `json:"prompt"`
 	Supports     SandboxSupportsView `json:"supports"`

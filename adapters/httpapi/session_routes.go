@@ -148,7 +148,7 @@ type RunSummaryView struct {
 	Entries       int        `json:"entries"`
 	StartedAt     time.Time  `json:"started_at"`
 	LastAt        time.Time  `json:"last_at"`
-	Status        string     `json:"status,omitempty" enum:"running,interrupted,completed,error,cancelled" doc:"How the run stands; absent for a run recorded in another session (a fork's copied history)"`
+	Status        string     `json:"status,omitempty" enum:"run_status" doc:"How the run stands; absent for a run recorded in another session (a fork's copied history)"`
 	ErrorCode     string     `json:"error_code,omitempty" doc:"Why it failed or stopped"`
 	AgentConfigID string     `json:"agent_config_id,omitempty"`
 	EndedAt       *time.Time `json:"ended_at,omitempty"`

@@ -12,7 +12,7 @@ import (
 // SettingDefView is one registry row, for the settings panel.
 type SettingDefView struct {
 	Key         string   `json:"key"`
-	Kind        string   `json:"kind" enum:"string,text,int,bool,url"`
+	Kind        string   `json:"kind" enum:"setting_kind"`
 	Default     string   `json:"default"`
 	Min         *int64   `json:"min,omitempty"`
 	Max         *int64   `json:"max,omitempty"`

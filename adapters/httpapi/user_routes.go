@@ -13,12 +13,12 @@ import (
 type CreateUserRequest struct {
 	Username string `json:"username" required:"true"`
 	Password string `json:"password" required:"true"`
-	Role     string `json:"role,omitempty" enum:"admin,member" doc:"Defaults to member"`
+	Role     string `json:"role,omitempty" enum:"role" doc:"Defaults to member"`
 }
 
 // UpdateUserRequest changes a user (admin only); absent fields stay.
 type UpdateUserRequest struct {
-	Role     *string `json:"role,omitempty" enum:"admin,member"`
+	Role     *string `json:"role,omitempty" enum:"role"`
 	Password *string `json:"password,omitempty"`
 	Disabled *bool   `json:"disabled,omitempty" doc:"Disabling revokes every token of the user"`
 }

@@ -22,12 +22,12 @@ type Agent struct {
 // `required:"true"` only when Validate refuses a spec without it.
 type AgentSpec struct {
 	Name          string `json:"name" required:"true"`
-	Avatar        string `json:"avatar" doc:"A picture from the UI's catalog, /avatars/<name>.svg; empty renders an initial"`
-	Description   string `json:"description" doc:"What the agent is for, in a sentence; never sent to the model"`
+	Avatar        string `json:"avatar"`
+	Description   string `json:"description"`
 	Instructions  string `json:"instructions"`
 	Model         string `json:"model" required:"true"`
-	ProviderID    string `json:"provider_id" doc:"The provider whose endpoint and credential the agent uses; empty fails the run's pre-flight"`
-	ContextWindow int    `json:"context_window" doc:"Declared context window in tokens; 0 = unknown"`
+	ProviderID    string `json:"provider_id"`
+	ContextWindow int    `json:"context_window"`
 
 	Behavior   AgentBehavior   `json:"behavior"`
 	Resilience AgentResilience `json:"resilience"`
@@ -37,32 +37,32 @@ type AgentSpec struct {
 	Compaction AgentCompaction `json:"compaction"`
 
 	ModelSettings ModelSettings `json:"model_settings"`
-	Tools         []string      `json:"tools" doc:"Built-in tool names the agent may use"`
+	Tools         []string      `json:"tools"`
 	// Skills is tri-state: null = every visible skill, [] = none, else ids.
-	Skills        []string      `json:"skills" nullable:"true" doc:"Skill ids: null = every visible skill, [] = none"`
-	Handoffs      []string      `json:"handoffs" doc:"Ids of agents this one may hand the conversation to"`
+	Skills        []string      `json:"skills" nullable:"true"`
+	Handoffs      []string      `json:"handoffs"`
 	ErrorHandlers ErrorHandlers `json:"error_handlers"`
 }
 
 // AgentBehavior groups how the run loop treats the agent.
 type AgentBehavior struct {
-	MaxTurns               int    `json:"max_turns" doc:"Model turns per run; 0 = the default (10)"`
-	HandoffDescription     string `json:"handoff_description" doc:"What other agents are told this one is for when they may hand off to it"`
-	DisableToolChoiceReset bool   `json:"disable_tool_choice_reset"`
-	StopAtTools            string `json:"stop_at_tools" doc:"Comma-separated tool names: the run ends after a turn that called any of them"`
-	HandoffInputFilter     string `json:"handoff_input_filter" enum:",remove_all_tools" doc:"What the next agent sees of the history on a handoff"`
-	MaxToolConcurrency     int    `json:"max_tool_concurrency" doc:"Tool calls run at once; 0 = the default"`
-	ToolNotFoundBehavior   string `json:"tool_not_found_behavior" enum:",error" doc:"Empty feeds an unknown tool name back to the model; error ends the run"`
-	ReasoningItemIDPolicy  string `json:"reasoning_item_id_policy" enum:",preserve,omit"`
-	WorkflowAuthoring      bool   `json:"workflow_authoring" doc:"Gives chat runs get_workflow / save_workflow"`
-	Subagents              *bool  `json:"subagents,omitempty" doc:"Background task tools on chat runs; absent = on"`
+	MaxTurns               int                   `json:"max_turns"`
+	HandoffDescription     string                `json:"handoff_description"`
+	DisableToolChoiceReset bool                  `json:"disable_tool_choice_reset"`
+	StopAtTools            string                `json:"stop_at_tools"`
+	HandoffInputFilter     HandoffInputFilter    `json:"handoff_input_filter"`
+	MaxToolConcurrency     int                   `json:"max_tool_concurrency"`
+	ToolNotFoundBehavior   ToolNotFoundBehavior  `json:"tool_not_found_behavior"`
+	ReasoningItemIDPolicy  ReasoningItemIDPolicy `json:"reasoning_item_id_policy"`
+	WorkflowAuthoring      bool                  `json:"workflow_authoring"`
+	Subagents              *bool                 `json:"subagents,omitempty"`
 }
 
 // AgentResilience groups retries and fallbacks of model calls.
 type AgentResilience struct {
 	RetryEnabled   bool            `json:"retry_enabled"`
 	RetryPolicy    RetryPolicy     `json:"retry_policy"`
-	FallbackModels []FallbackModel `json:"fallback_models" doc:"Tried in order when the primary model keeps failing"`
+	FallbackModels []FallbackModel `json:"fallback_models"`
 }
 
 // RetryPolicy bounds retries of a failing model call; zero values take the
@@ -82,43 +82,43 @@ type FallbackModel struct {
 
 // AgentGuardrails groups the checks on the agent's runs.
 type AgentGuardrails struct {
-	Guardrails   []string        `json:"guardrails" doc:"Guardrail names; each carries the stages it inspects"`
-	OutputSchema json.RawMessage `json:"output_schema,omitempty" doc:"A JSON Schema (object) the final output must match"`
+	Guardrails   []string        `json:"guardrails"`
+	OutputSchema json.RawMessage `json:"output_schema,omitempty"`
 }
 
 // AgentSession groups what each turn sends of the session.
 type AgentSession struct {
-	PromptID      string `json:"prompt_id" doc:"An OpenAI stored prompt"`
+	PromptID      string `json:"prompt_id"`
 	PromptVersion string `json:"prompt_version"`
-	HistoryLimit  int    `json:"history_limit" doc:"Recent items sent per turn; 0 = all"`
+	HistoryLimit  int    `json:"history_limit"`
 }
 
 // AgentApproval groups the human-in-the-loop gate.
 type AgentApproval struct {
-	ApproveTools []string `json:"approve_tools" doc:"[\"*\"] or tool names whose calls wait for a person's decision"`
+	ApproveTools []string `json:"approve_tools"`
 }
 
 // AgentCompaction groups how a long session is folded.
 type AgentCompaction struct {
-	Enabled         bool   `json:"compaction_enabled"`
-	ThresholdTokens int    `json:"compaction_threshold_tokens" doc:"Fold when the history passes this many tokens; 0 = 50000"`
-	Window          int    `json:"compaction_window" doc:"Recent entries kept intact; 0 = 10"`
-	Model           string `json:"compaction_model"`
-	Prompt          string `json:"compaction_prompt"`
-	Mode            string `json:"compaction_mode" enum:",summary,reset,hybrid"`
+	Enabled         bool           `json:"compaction_enabled"`
+	ThresholdTokens int            `json:"compaction_threshold_tokens"`
+	Window          int            `json:"compaction_window"`
+	Model           string         `json:"compaction_model"`
+	Prompt          string         `json:"compaction_prompt"`
+	Mode            CompactionMode `json:"compaction_mode"`
 }
 
 // ModelSettings pass through to the provider on every call; absent values
 // leave the provider's defaults.
 type ModelSettings struct {
-	Temperature       *float64 `json:"temperature,omitempty"`
-	TopP              *float64 `json:"top_p,omitempty"`
-	MaxOutputTokens   *int     `json:"max_output_tokens,omitempty"`
-	ReasoningEffort   string   `json:"reasoning_effort,omitempty" enum:"minimal,low,medium,high"`
-	ReasoningSummary  string   `json:"reasoning_summary,omitempty" enum:"auto,concise,detailed"`
-	ToolChoice        string   `json:"tool_choice,omitempty" doc:"auto, required, none, or a tool name"`
-	ParallelToolCalls *bool    `json:"parallel_tool_calls,omitempty"`
-	Verbosity         string   `json:"verbosity,omitempty" enum:"low,medium,high"`
+	Temperature       *float64         `json:"temperature,omitempty"`
+	TopP              *float64         `json:"top_p,omitempty"`
+	MaxOutputTokens   *int             `json:"max_output_tokens,omitempty"`
+	ReasoningEffort   ReasoningEffort  `json:"reasoning_effort,omitempty"`
+	ReasoningSummary  ReasoningSummary `json:"reasoning_summary,omitempty"`
+	ToolChoice        string           `json:"tool_choice,omitempty"`
+	ParallelToolCalls *bool            `json:"parallel_tool_calls,omitempty"`
+	Verbosity         Verbosity        `json:"verbosity,omitempty"`
 }
 
 // ErrorHandlers turn a failure into a static final output instead of an

@@ -86,9 +86,9 @@ func (s AgentSpec) Validate() error {
 	b := s.Behavior
 	bound(&f, "behavior.max_turns", b.MaxTurns, 0, MaxTurnsLimit)
 	bound(&f, "behavior.max_tool_concurrency", b.MaxToolConcurrency, 0, MaxToolConcurrency)
-	oneOf(&f, "behavior.handoff_input_filter", b.HandoffInputFilter, "", "remove_all_tools")
-	oneOf(&f, "behavior.tool_not_found_behavior", b.ToolNotFoundBehavior, "", "error")
-	oneOf(&f, "behavior.reasoning_item_id_policy", b.ReasoningItemIDPolicy, "", "preserve", "omit")
+	oneOf(&f, "behavior.handoff_input_filter", b.HandoffInputFilter)
+	oneOf(&f, "behavior.tool_not_found_behavior", b.ToolNotFoundBehavior)
+	oneOf(&f, "behavior.reasoning_item_id_policy", b.ReasoningItemIDPolicy)
 	if b.StopAtTools != "" {
 		for _, name := range strings.Split(b.StopAtTools, ",") {
 			if !ValidToolName(strings.TrimSpace(name)) {
@@ -137,7 +137,7 @@ func (s AgentSpec) Validate() error {
 	c := s.Compaction
 	bound(&f, "compaction.compaction_threshold_tokens", c.ThresholdTokens, 0, MaxContextWindow)
 	bound(&f, "compaction.compaction_window", c.Window, 0, MaxCompactionWindow)
-	oneOf(&f, "compaction.compaction_mode", c.Mode, "", "summary", "reset", "hybrid")
+	oneOf(&f, "compaction.compaction_mode", c.Mode)
 
 	s.ModelSettings.check(&f, "model_settings.")
 
@@ -175,9 +175,9 @@ func (m ModelSettings) check(f *errs.FieldErrors, prefix string) {
 	if m.MaxOutputTokens != nil && *m.MaxOutputTokens < MinOutputTokens {
 		f.Add(prefix+"max_output_tokens", "must be positive")
 	}
-	oneOf(f, prefix+"reasoning_effort", m.ReasoningEffort, "", "minimal", "low", "medium", "high")
-	oneOf(f, prefix+"reasoning_summary", m.ReasoningSummary, "", "auto", "concise", "detailed")
-	oneOf(f, prefix+"verbosity", m.Verbosity, "", "low", "medium", "high")
+	oneOf(f, prefix+"reasoning_effort", m.ReasoningEffort)
+	oneOf(f, prefix+"reasoning_summary", m.ReasoningSummary)
+	oneOf(f, prefix+"verbosity", m.Verbosity)
 	if tc := m.ToolChoice; tc != "" && tc != "auto" && tc != "required" && tc != "none" && !ValidToolName(tc) {
 		f.Add(prefix+"tool_choice", "must be auto, required, none or a tool name")
 	}
@@ -203,9 +203,9 @@ func bound(f *errs.FieldErrors, field string, v, lo, hi int) {
 	}
 }
 
-func oneOf(f *errs.FieldErrors, field, v string, allowed ...string) {
-	if !slices.Contains(allowed, v) {
-		shown := slices.DeleteFunc(slices.Clone(allowed), func(s string) bool { return s == "" })
+func oneOf[T Enum](f *errs.FieldErrors, field string, v T) {
+	if !Known(v) {
+		shown := slices.DeleteFunc(slices.Clone(v.Values()), func(s string) bool { return s == "" })
 		f.Add(field, "must be one of %s (or empty)", strings.Join(shown, ", "))
 	}
 }

@@ -16,9 +16,9 @@ const (
 
 // Decision scopes: how far an approval of exec_command extends.
 const (
-	ScopeOnce = "once" // just this call (default)
-	ScopeSame = "same" // this exact command, for the rest of the session
-	ScopeAll  = "all"  // every command, for the rest of the session
+	ScopeOnce ApprovalScope = "once" // just this call (default)
+	ScopeSame ApprovalScope = "same" // this exact command, for the rest of the session
+	ScopeAll  ApprovalScope = "all"  // every command, for the rest of the session
 )
 
 // Approval is a tool call waiting for a person's decision: persisted before
@@ -50,8 +50,8 @@ func (a Approval) CheckOwner(p Principal) error {
 
 // ValidScope checks a decision scope ("" means once). Returns validation.
 func ValidScope(scope string) error {
-	if scope != "" && scope != ScopeOnce && scope != ScopeSame && scope != ScopeAll {
-		return errs.Field("scope", "must be once, same or all")
+	if scope != "" && !Known(ApprovalScope(scope)) {
+		return errs.Field("scope", "must be %s", OrList(ApprovalScope("").Values()))
 	}
 	return nil
 }

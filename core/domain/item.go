@@ -100,7 +100,7 @@ func AssistantMessage(id, text string) json.RawMessage {
 
 // FunctionCall is a model's call of a tool; id may be "".
 func FunctionCall(id, callID, name, args string) json.RawMessage {
-	m := map[string]any{"type": "function_call", "call_id": callID, "name": name, "arguments": args}
+	m := map[string]any{"type": ItemFunctionCall, "call_id": callID, "name": name, "arguments": args}
 	if id != "" {
 		m["id"] = id
 	}
@@ -109,7 +109,7 @@ func FunctionCall(id, callID, name, args string) json.RawMessage {
 
 // FunctionCallOutput builds the item that answers a function call.
 func FunctionCallOutput(callID, output string) json.RawMessage {
-	return mustJSON(map[string]string{"type": "function_call_output", "call_id": callID, "output": output})
+	return mustJSON(map[string]string{"type": ItemFunctionCallOutput, "call_id": callID, "output": output})
 }
 
 // Reasoning is a reasoning item: a summary, optional reasoning text, and the
@@ -119,7 +119,7 @@ func Reasoning(id, summary, reasoningText, encrypted string) json.RawMessage {
 	if summary != "" {
 		parts = append(parts, map[string]any{"type": "summary_text", "text": summary})
 	}
-	m := map[string]any{"type": "reasoning", "summary": parts}
+	m := map[string]any{"type": ItemReasoning, "summary": parts}
 	if id != "" {
 		m["id"] = id
 	}

@@ -51,13 +51,13 @@ func (r Run) CheckOwner(p Principal) error {
 
 // Inject queues say when injected input reaches the run.
 const (
-	QueueSteer    = "steer"     // at the next save point inside this exchange
-	QueueNextTurn = "next_turn" // at the next turn boundary
-	QueueFollowUp = "follow_up" // a new exchange once this one finishes
+	QueueSteer    QueueMode = "steer"     // at the next save point inside this exchange
+	QueueNextTurn QueueMode = "next_turn" // at the next turn boundary
+	QueueFollowUp QueueMode = "follow_up" // a new exchange once this one finishes
 )
 
 // Cancel modes.
 const (
-	CancelAbort    = "abort"    // stop now
-	CancelGraceful = "graceful" // finish the current turn, then stop
+	CancelAbort    CancelMode = "abort"    // stop now
+	CancelGraceful CancelMode = "graceful" // finish the current turn, then stop
 )

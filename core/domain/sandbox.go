@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -88,6 +89,16 @@ type SandboxType struct {
 var SandboxTypes = map[string]SandboxType{
 	SandboxDocker: {Name: SandboxDocker, Supports: SandboxSupports{Rebuild: true}},
 	SandboxE2B:    {Name: SandboxE2B, Supports: SandboxSupports{PublicHost: true}},
+}
+
+// SandboxTypeNames lists the sandbox types, sorted.
+func SandboxTypeNames() []string {
+	out := make([]string, 0, len(SandboxTypes))
+	for name := range SandboxTypes {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // Secrets are the config's write-only fields by JSON name, as pointers so

@@ -38,6 +38,12 @@ const (
 	RateLimited Code = "rate_limited"
 )
 
+// Values lists the codes.
+func (Code) Values() []string {
+	return []string{string(Validation), string(Unauthorized), string(Forbidden), string(NotFound), string(Conflict),
+		string(Upstream), string(Internal), string(Unavailable), string(RateLimited)}
+}
+
 // Codes lists every code, in the wire table's order.
 var Codes = []Code{Validation, Unauthorized, Forbidden, NotFound, Conflict, Upstream, Internal, Unavailable, RateLimited}
 

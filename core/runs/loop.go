@@ -247,7 +247,7 @@ func (s *Service) loop(lr *liveRun) outcome {
 			if err := s.handOff(rc, *handoff); err != nil {
 				return s.fail(rc, err)
 			}
-			if rc.agent.agent.Behavior.HandoffInputFilter == "remove_all_tools" {
+			if rc.agent.agent.Behavior.HandoffInputFilter == domain.HandoffRemoveAllTools {
 				input = withoutTools(input)
 			}
 			continue
@@ -358,7 +358,7 @@ func limitHistory(input []json.RawMessage, n int) []json.RawMessage {
 		return input
 	}
 	out := input[len(input)-n:]
-	for len(out) > 0 && domain.ParseItem(out[0]).Kind() == "function_call_output" {
+	for len(out) > 0 && domain.ParseItem(out[0]).Kind() == domain.ItemFunctionCallOutput {
 		out = out[1:]
 	}
 	return out
@@ -369,7 +369,7 @@ func withoutReasoningIDs(input []json.RawMessage) []json.RawMessage {
 	out := make([]json.RawMessage, len(input))
 	for i, raw := range input {
 		out[i] = raw
-		if domain.ParseItem(raw).Kind() != "reasoning" {
+		if domain.ParseItem(raw).Kind() != domain.ItemReasoning {
 			continue
 		}
 		var m map[string]any
@@ -386,7 +386,7 @@ func withoutReasoningIDs(input []json.RawMessage) []json.RawMessage {
 func withoutTools(input []json.RawMessage) []json.RawMessage {
 	return slices.DeleteFunc(slices.Clone(input), func(raw json.RawMessage) bool {
 		k := domain.ParseItem(raw).Kind()
-		return k == "function_call" || k == "function_call_output"
+		return k == domain.ItemFunctionCall || k == domain.ItemFunctionCallOutput
 	})
 }
 
@@ -409,11 +409,11 @@ func (s *Service) announce(rc *runCtx, output []json.RawMessage) []domain.Item {
 	for _, raw := range output {
 		it := domain.ParseItem(raw)
 		switch it.Kind() {
-		case "message":
+		case domain.ItemMessage:
 			s.publish(lr, domain.EventMessage, domain.TextPayload{RunID: lr.run.ID, Text: it.Text()})
-		case "reasoning":
+		case domain.ItemReasoning:
 			s.publish(lr, domain.EventReasoningItem, domain.TextPayload{RunID: lr.run.ID, Text: it.ReasoningText()})
-		case "function_call":
+		case domain.ItemFunctionCall:
 			calls = append(calls, it)
 		}
 	}
@@ -428,7 +428,7 @@ func (s *Service) announce(rc *runCtx, output []json.RawMessage) []domain.Item {
 // consume takes the queued injections of the given queues: each passes the
 // blocking input guardrails, is recorded as a user message, and is returned
 // as model input.
-func (s *Service) consume(rc *runCtx, queues ...string) ([]json.RawMessage, error) {
+func (s *Service) consume(rc *runCtx, queues ...domain.QueueMode) ([]json.RawMessage, error) {
 	lr := rc.lr
 	lr.mu.Lock()
 	var take []injection
@@ -505,7 +505,7 @@ func resultDisplay(r toolResult) *domain.Display {
 // finalText is the text of the turn's last assistant message.
 func finalText(output []json.RawMessage) string {
 	for i := len(output) - 1; i >= 0; i-- {
-		if it := domain.ParseItem(output[i]); it.Kind() == "message" {
+		if it := domain.ParseItem(output[i]); it.Kind() == domain.ItemMessage {
 			return it.Text()
 		}
 	}

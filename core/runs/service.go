@@ -75,7 +75,7 @@ type liveRun struct {
 }
 
 type injection struct {
-	queue string
+	queue domain.QueueMode
 	input string
 }
 
@@ -271,8 +271,8 @@ func (s *Service) liveRun(p domain.Principal, runID string) (*liveRun, error) {
 // run); either way it ends cancelled. Returns not_found, validation for an
 // unknown mode, conflict when the run already ended.
 func (s *Service) Cancel(ctx context.Context, p domain.Principal, runID, mode string) error {
-	if mode != "" && mode != domain.CancelAbort && mode != domain.CancelGraceful {
-		return errs.Field("mode", "must be abort or graceful")
+	if m := domain.CancelMode(mode); m != "" && !domain.Known(m) {
+		return errs.Field("mode", "must be %s", domain.OrList(m.Values()))
 	}
 	if run, err := s.d.Runs.FindRun(ctx, runID); err == nil && run.OwnerID == p.User.ID && run.Status == domain.RunInterrupted {
 		return s.endPause(ctx, run, "stopped", "")
@@ -281,7 +281,7 @@ func (s *Service) Cancel(ctx context.Context, p domain.Principal, runID, mode st
 	if err != nil {
 		return err
 	}
-	if mode == domain.CancelGraceful {
+	if domain.CancelMode(mode) == domain.CancelGraceful {
 		lr.graceful.Store(true)
 		return nil
 	}
@@ -293,8 +293,8 @@ func (s *Service) Cancel(ctx context.Context, p domain.Principal, runID, mode st
 // next turn boundary, follow_up starts a new exchange when this one ends.
 // Returns not_found, validation, conflict when the run already ended.
 func (s *Service) Inject(p domain.Principal, runID, queue, input string) error {
-	if queue != domain.QueueSteer && queue != domain.QueueNextTurn && queue != domain.QueueFollowUp {
-		return errs.Field("queue", "must be steer, next_turn or follow_up")
+	if !domain.Known(domain.QueueMode(queue)) {
+		return errs.Field("queue", "must be %s", domain.OrList(domain.QueueMode(queue).Values()))
 	}
 	if strings.TrimSpace(input) == "" {
 		return errs.Field("input", "is required")
@@ -304,7 +304,7 @@ func (s *Service) Inject(p domain.Principal, runID, queue, input string) error {
 		return err
 	}
 	lr.mu.Lock()
-	lr.queue = append(lr.queue, injection{queue: queue, input: input})
+	lr.queue = append(lr.queue, injection{queue: domain.QueueMode(queue), input: input})
 	lr.mu.Unlock()
 	return nil
 }

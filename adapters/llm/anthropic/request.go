@@ -70,16 +70,16 @@ func messageParams(req ports.ModelRequest) anthropic.MessageNewParams {
 // thinkingBudget maps a reasoning effort to a thinking budget: a share of
 // max_tokens (which must exceed it, the rest being the answer), at least
 // Anthropic's minimum of 1024. Zero means no extended thinking.
-func thinkingBudget(effort string, maxTokens int64) int64 {
+func thinkingBudget(effort domain.ReasoningEffort, maxTokens int64) int64 {
 	var budget int64
 	switch effort {
 	case "", "none":
 		return 0
-	case "minimal":
+	case domain.EffortMinimal:
 		budget = 1024
-	case "low":
+	case domain.EffortLow:
 		budget = maxTokens / 4
-	case "medium":
+	case domain.EffortMedium:
 		budget = maxTokens / 2
 	default: // high and above
 		budget = maxTokens * 3 / 4
@@ -165,7 +165,7 @@ func translateInput(req ports.ModelRequest) ([]anthropic.TextBlockParam, []anthr
 	for _, raw := range req.Input {
 		it := domain.ParseItem(raw)
 		switch it.Kind() {
-		case "message":
+		case domain.ItemMessage:
 			text := it.Text()
 			if text == "" {
 				continue // Messages refuses empty text blocks
@@ -178,15 +178,15 @@ func translateInput(req ports.ModelRequest) ([]anthropic.TextBlockParam, []anthr
 			default:
 				add(anthropic.MessageParamRoleUser, anthropic.NewTextBlock(text))
 			}
-		case "function_call":
+		case domain.ItemFunctionCall:
 			add(anthropic.MessageParamRoleAssistant, anthropic.NewToolUseBlock(it.CallID, toolInput(it.Arguments), it.Name))
-		case "function_call_output":
+		case domain.ItemFunctionCallOutput:
 			result := &anthropic.ToolResultBlockParam{ToolUseID: it.CallID}
 			if out := it.OutputText(); out != "" {
 				result.Content = []anthropic.ToolResultBlockParamContentUnion{{OfText: &anthropic.TextBlockParam{Text: out}}}
 			}
 			add(anthropic.MessageParamRoleUser, anthropic.ContentBlockParamUnion{OfToolResult: result})
-		case "reasoning":
+		case domain.ItemReasoning:
 			if it.EncryptedContent != "" && strings.HasPrefix(it.ID, thinkingPrefix) {
 				add(anthropic.MessageParamRoleAssistant, anthropic.NewThinkingBlock(it.EncryptedContent, it.ReasoningText()))
 			}

@@ -109,7 +109,7 @@ func chatMessages(req ports.ModelRequest) []openai.ChatCompletionMessageParamUni
 	for _, raw := range req.Input {
 		it := domain.ParseItem(raw)
 		switch it.Kind() {
-		case "message":
+		case domain.ItemMessage:
 			flush()
 			text := it.Text()
 			switch it.Role {
@@ -125,7 +125,7 @@ func chatMessages(req ports.ModelRequest) []openai.ChatCompletionMessageParamUni
 			default:
 				msgs = append(msgs, openai.UserMessage(text))
 			}
-		case "function_call":
+		case domain.ItemFunctionCall:
 			if pending == nil {
 				pending = &openai.ChatCompletionAssistantMessageParam{}
 			}
@@ -139,7 +139,7 @@ func chatMessages(req ports.ModelRequest) []openai.ChatCompletionMessageParamUni
 					Function: openai.ChatCompletionMessageFunctionToolCallFunctionParam{Name: it.Name, Arguments: args},
 				},
 			})
-		case "function_call_output":
+		case domain.ItemFunctionCallOutput:
 			flush()
 			msgs = append(msgs, openai.ToolMessage(it.OutputText(), it.CallID))
 		}

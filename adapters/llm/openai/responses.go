@@ -32,7 +32,7 @@ func generateResponses(ctx context.Context, svc *responses.ResponseService, req 
 		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 			sink(ports.ModelDelta{Kind: ports.DeltaReasoning, Text: ev.Delta})
 		case "response.output_item.added":
-			if ev.Item.Type == "function_call" {
+			if ev.Item.Type == domain.ItemFunctionCall {
 				calls[ev.Item.ID] = ports.ModelDelta{CallID: ev.Item.CallID, Name: ev.Item.Name}
 			}
 		case "response.function_call_arguments.delta":
@@ -152,9 +152,9 @@ func responsesInput(raws []json.RawMessage) responses.ResponseInputParam {
 	for _, raw := range raws {
 		it := domain.ParseItem(raw)
 		switch it.Kind() {
-		case "message":
+		case domain.ItemMessage:
 			out = append(out, messageParam(it))
-		case "function_call":
+		case domain.ItemFunctionCall:
 			args := it.Arguments
 			if args == "" {
 				args = "{}"
@@ -164,12 +164,12 @@ func responsesInput(raws []json.RawMessage) responses.ResponseInputParam {
 				fc.ID = param.NewOpt(it.ID)
 			}
 			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCall: fc})
-		case "function_call_output":
+		case domain.ItemFunctionCallOutput:
 			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
 				CallID: param.NewOpt(it.CallID),
 				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(it.OutputText())},
 			}})
-		case "reasoning":
+		case domain.ItemReasoning:
 			if !strings.HasPrefix(it.ID, "rs_") {
 				continue
 			}
@@ -210,7 +210,7 @@ func fromResponse(r *responses.Response) ports.ModelResponse {
 	out := ports.ModelResponse{ResponseID: r.ID, Model: string(r.Model)}
 	for _, it := range r.Output {
 		switch it.Type {
-		case "message":
+		case domain.ItemMessage:
 			var text, refusal strings.Builder
 			for _, c := range it.Content {
 				switch c.Type {
@@ -226,9 +226,9 @@ func fromResponse(r *responses.Response) ports.ModelResponse {
 			if text.Len() > 0 {
 				out.Output = append(out.Output, domain.AssistantMessage(it.ID, text.String()))
 			}
-		case "function_call":
+		case domain.ItemFunctionCall:
 			out.Output = append(out.Output, domain.FunctionCall(it.ID, it.CallID, it.Name, it.Arguments.OfString))
-		case "reasoning":
+		case domain.ItemReasoning:
 			var summary, content []string
 			for _, s := range it.Summary {
 				summary = append(summary, s.Text)

@@ -1534,9 +1534,9 @@ export interface components {
             max_output_tokens?: number | null;
             parallel_tool_calls?: boolean | null;
             /** @enum {string} */
-            reasoning_effort?: "minimal" | "low" | "medium" | "high";
+            reasoning_effort?: "" | "minimal" | "low" | "medium" | "high";
             /** @enum {string} */
-            reasoning_summary?: "auto" | "concise" | "detailed";
+            reasoning_summary?: "" | "auto" | "concise" | "detailed";
             /** Format: double */
             temperature?: number | null;
             /** @description auto, required, none, or a tool name */
@@ -1544,15 +1544,15 @@ export interface components {
             /** Format: double */
             top_p?: number | null;
             /** @enum {string} */
-            verbosity?: "low" | "medium" | "high";
+            verbosity?: "" | "low" | "medium" | "high";
         };
         ModelSettingsInput: {
             max_output_tokens?: number | null;
             parallel_tool_calls?: boolean | null;
             /** @enum {string} */
-            reasoning_effort?: "minimal" | "low" | "medium" | "high";
+            reasoning_effort?: "" | "minimal" | "low" | "medium" | "high";
             /** @enum {string} */
-            reasoning_summary?: "auto" | "concise" | "detailed";
+            reasoning_summary?: "" | "auto" | "concise" | "detailed";
             /** Format: double */
             temperature?: number | null;
             /** @description auto, required, none, or a tool name */
@@ -1560,7 +1560,7 @@ export interface components {
             /** Format: double */
             top_p?: number | null;
             /** @enum {string} */
-            verbosity?: "low" | "medium" | "high";
+            verbosity?: "" | "low" | "medium" | "high";
         };
         PatchSessionRequest: {
             name?: string | null;
