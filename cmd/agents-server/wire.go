@@ -42,6 +42,7 @@ type app struct {
 	log       *slog.Logger
 	db        *sqlite.DB
 	api       *httpapi.Server
+	auth      *auth.Service
 	settings  *settings.Service
 	providers *providers.Service
 	sessions  *sessions.Service
@@ -146,7 +147,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, errs.Wrap(errs.Unavailable, err, "cannot listen on %s", cfg.Addr)
 	}
 	a := &app{
-		cfg: cfg, log: log, db: db, api: api, settings: settingsSvc, providers: providerSvc, sessions: sessionSvc,
+		cfg: cfg, log: log, db: db, api: api, auth: authSvc, settings: settingsSvc, providers: providerSvc, sessions: sessionSvc,
 		runs: runSvc, bus: bus, terminal: terminal, streams: streams, sandboxes: sandboxSvc, docker: docker, ln: ln, token: token,
 		http: &http.Server{
 			Handler:           api.BoundBodyReads(routes(api.Handler(), bus, terminal)),

@@ -23,6 +23,9 @@ func (s *Service) Bootstrap(ctx context.Context, fixed string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// The admin's static tokens are about to change; no cached one may
+	// outlive its row.
+	defer s.cache.forgetUser(admin.ID)
 	if fixed == "" {
 		if err := s.tokens.DeleteStaticTokens(ctx, admin.ID); err != nil {
 			return "", err

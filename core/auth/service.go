@@ -26,6 +26,7 @@ type Service struct {
 	dummyHash string // verified against for unknown users, so timing names no one
 	streams   StreamCloser
 	work      UserWork
+	cache     *tokenCache
 }
 
 // New returns a Service. params is the password hashing cost.
@@ -35,7 +36,7 @@ func New(users ports.UserStore, tokens ports.TokenStore, ids ports.IDs, clock po
 		return nil, err
 	}
 	return &Service{users: users, tokens: tokens, ids: ids, clock: clock, log: log, params: params, dummyHash: dummy,
-		streams: noStreams{}, work: noWork{}}, nil
+		streams: noStreams{}, work: noWork{}, cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize)}, nil
 }
 
 var errBadToken = errs.E(errs.Unauthorized, "invalid or expired token")
@@ -51,17 +52,25 @@ func storeDown(err error) error {
 
 // Authenticate resolves a bearer token to its caller. Returns unauthorized for
 // a missing, unknown, expired or disabled-user token, and unavailable when the
-// store cannot answer.
+// store cannot answer. A token verified in the last SetTokenCache ttl is not
+// read again (see tokenCache); its expiry is still checked every time.
 func (s *Service) Authenticate(ctx context.Context, token string) (domain.Principal, error) {
 	if token == "" {
 		return domain.Principal{}, errs.E(errs.Unauthorized, "missing bearer token")
 	}
-	t, u, err := s.tokens.FindTokenByHash(ctx, HashToken(token))
-	if errs.Is(err, errs.NotFound) {
-		return domain.Principal{}, errBadToken
-	}
-	if err != nil {
-		return domain.Principal{}, storeDown(err)
+	hash := HashToken(token)
+	t, u, cached := s.cache.lookup(hash, s.clock.Now())
+	var gen uint64
+	if !cached {
+		gen = s.cache.generation()
+		var err error
+		t, u, err = s.tokens.FindTokenByHash(ctx, hash)
+		if errs.Is(err, errs.NotFound) {
+			return domain.Principal{}, errBadToken
+		}
+		if err != nil {
+			return domain.Principal{}, storeDown(err)
+		}
 	}
 	now := s.clock.Now()
 	if t.Expired(now) || u.Disabled {
@@ -77,7 +86,15 @@ func (s *Service) Authenticate(ctx context.Context, token string) (domain.Princi
 		// request it authenticates must not fail for it.
 		if err := s.tokens.TouchToken(ctx, t.ID, now, exp); err != nil {
 			s.log.Warn("recording token use failed", "token_id", t.ID, "err", err)
+		} else {
+			t.LastUsedAt, t.ExpiresAt = now, exp
+			if cached {
+				s.cache.touched(hash, t)
+			}
 		}
+	}
+	if !cached {
+		s.cache.remember(hash, t, u, now, gen)
 	}
 	return domain.Principal{User: u, TokenID: t.ID}, nil
 }
@@ -137,7 +154,11 @@ func (s *Service) issue(ctx context.Context, userID string, kind domain.TokenKin
 // Logout revokes the token the caller authenticated with, ending the
 // streams it holds open.
 func (s *Service) Logout(ctx context.Context, p domain.Principal) error {
-	if err := s.tokens.DeleteToken(ctx, p.User.ID, p.TokenID); err != nil {
+	err := s.tokens.DeleteToken(ctx, p.User.ID, p.TokenID)
+	// Forgotten whatever the store said: a failed delete may still have
+	// committed, and a needless forget only costs a read.
+	s.cache.forgetToken(p.TokenID)
+	if err != nil {
 		return err
 	}
 	s.closeToken(p.User.ID, p.TokenID, livestreams.ReasonSignedOut)
@@ -172,7 +193,9 @@ func (s *Service) CreatePersonalToken(ctx context.Context, p domain.Principal, n
 // RevokeToken deletes one of the caller's tokens, ending the streams it
 // holds open. Returns not_found for a token that is not the caller's.
 func (s *Service) RevokeToken(ctx context.Context, p domain.Principal, id string) error {
-	if err := s.tokens.DeleteToken(ctx, p.User.ID, id); err != nil {
+	err := s.tokens.DeleteToken(ctx, p.User.ID, id)
+	s.cache.forgetToken(id)
+	if err != nil {
 		return err
 	}
 	s.closeToken(p.User.ID, id, livestreams.ReasonRevoked)
@@ -181,5 +204,11 @@ func (s *Service) RevokeToken(ctx context.Context, p domain.Principal, id string
 
 // PruneExpiredTokens deletes expired tokens; the maintenance loop calls it.
 func (s *Service) PruneExpiredTokens(ctx context.Context) (int, error) {
-	return s.tokens.DeleteExpiredTokens(ctx, s.clock.Now())
+	n, err := s.tokens.DeleteExpiredTokens(ctx, s.clock.Now())
+	if n > 0 {
+		// Cached expiries are checked on every use, so nothing pruned still
+		// authenticates; this only lets the cache shed them.
+		s.cache.forgetAll()
+	}
+	return n, err
 }

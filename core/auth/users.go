@@ -93,6 +93,10 @@ func (s *Service) UpdateUser(ctx context.Context, p domain.Principal, id string,
 		u.UpdatedAt = now
 		return domain.CheckAdminRemains(before, u, otherActiveAdmins)
 	})
+	// Any change to the user (disabled, role, password) makes the principal
+	// a cached token carries stale; a refused one changes nothing but costs
+	// only a read.
+	s.cache.forgetUser(id)
 	if err != nil {
 		return err
 	}
@@ -138,6 +142,7 @@ func (s *Service) DeleteUser(ctx context.Context, p domain.Principal, id string)
 	err = s.users.DeleteUser(ctx, id, p.User.ID, func(u domain.User, otherActiveAdmins int) error {
 		return domain.CheckAdminRemains(u, nil, otherActiveAdmins)
 	})
+	s.cache.forgetUser(id)
 	if err != nil {
 		return err
 	}
