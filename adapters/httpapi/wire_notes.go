@@ -83,19 +83,19 @@ type enumer interface{ Values() []string }
 // wireEnums name the core enums a view's plain string field carries, for
 // its `enum:"<name>"` tag: the values come from core, never from the tag.
 var wireEnums = map[string]enumer{
-	"role":              domain.Role(""),
-	"scope":             domain.Scope(""),
-	"guardrail_stage":   domain.GuardrailStage(""),
-	"guardrail_mode":    domain.GuardrailMode(""),
-	"setting_kind":      domain.SettingKind(""),
-	"run_status":        domain.RunStatus(""),
-	"cancel_mode":       domain.CancelMode(""),
-	"queue":             domain.QueueMode(""),
-	"approval_scope":    domain.ApprovalScope(""),
-	"token_kind":        domain.TokenKind(""),
-	"error_code":        errs.Code(""),
-	"sandbox_state":     ports.SandboxState(""),
-	"sandbox_type":      sandboxTypes{},
+	"role":            domain.Role(""),
+	"scope":           domain.Scope(""),
+	"guardrail_stage": domain.GuardrailStage(""),
+	"guardrail_mode":  domain.GuardrailMode(""),
+	"setting_kind":    domain.SettingKind(""),
+	"run_status":      domain.RunStatus(""),
+	"cancel_mode":     domain.CancelMode(""),
+	"queue":           domain.QueueMode(""),
+	"approval_scope":  domain.ApprovalScope(""),
+	"token_kind":      domain.TokenKind(""),
+	"error_code":      errs.Code(""),
+	"sandbox_state":   ports.SandboxState(""),
+	"sandbox_type":    sandboxTypes{},
 }
 
 // sandboxTypes lists the sandbox types of the type table.

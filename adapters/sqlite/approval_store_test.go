@@ -102,7 +102,7 @@ func pausedRun(t *testing.T, db *DB, sessionID string, n int) (domain.Run, domai
 
 func decisionOf(i int) (status, scope, reason string) {
 	if i%2 == 0 {
-		return domain.ApprovalApproved, domain.ScopeOnce, fmt.Sprintf("yes %d", i)
+		return domain.ApprovalApproved, string(domain.ScopeOnce), fmt.Sprintf("yes %d", i)
 	}
 	return domain.ApprovalRejected, "", fmt.Sprintf("no %d", i)
 }

@@ -144,7 +144,9 @@ func (QueueMode) Values() []string {
 type ApprovalScope string
 
 // Values lists the scopes.
-func (ApprovalScope) Values() []string { return []string{string(ScopeOnce), string(ScopeSame), string(ScopeAll)} }
+func (ApprovalScope) Values() []string {
+	return []string{string(ScopeOnce), string(ScopeSame), string(ScopeAll)}
+}
 
 // Values lists the roles.
 func (Role) Values() []string { return []string{string(RoleAdmin), string(RoleMember)} }
