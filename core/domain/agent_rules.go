@@ -55,6 +55,37 @@ func ValidToolName(s string) bool { return toolNamePattern.MatchString(s) }
 // validation naming every offending field.
 func (s AgentSpec) Validate() error {
 	var f errs.FieldErrors
+	s.checkIdentity(&f)
+	s.Behavior.check(&f)
+	s.Resilience.check(&f)
+	uniqueNames(&f, "guardrails.guardrails", s.Guardrails.Guardrails, nil)
+	if raw := bytes.TrimSpace(s.Guardrails.OutputSchema); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) && raw[0] != '{' {
+		f.Add("guardrails.output_schema", "must be a JSON Schema object")
+	}
+	bound(&f, "session.history_limit", s.Session.HistoryLimit, 0, MaxHistoryLimit)
+	if s.Session.PromptVersion != "" && s.Session.PromptID == "" {
+		f.Add("session.prompt_version", "needs session.prompt_id")
+	}
+	approve := s.Approval.ApproveTools
+	if slices.Contains(approve, "*") && len(approve) > 1 {
+		f.Add("approval.approve_tools", `"*" already covers every tool; list it alone`)
+	} else if !slices.Equal(approve, []string{"*"}) {
+		uniqueNames(&f, "approval.approve_tools", approve, ValidToolName)
+	}
+	c := s.Compaction
+	bound(&f, "compaction.compaction_threshold_tokens", c.ThresholdTokens, 0, MaxContextWindow)
+	bound(&f, "compaction.compaction_window", c.Window, 0, MaxCompactionWindow)
+	oneOf(&f, "compaction.compaction_mode", c.Mode)
+	s.ModelSettings.check(&f, "model_settings.")
+	uniqueNames(&f, "tools", s.Tools, ValidToolName)
+	uniqueNames(&f, "skills", s.Skills, nil)
+	uniqueNames(&f, "handoffs", s.Handoffs, nil)
+	s.ErrorHandlers.check(&f)
+	return f.Err()
+}
+
+// checkIdentity checks what names and presents the agent, and its model.
+func (s AgentSpec) checkIdentity(f *errs.FieldErrors) {
 	switch name := strings.TrimSpace(s.Name); {
 	case name == "":
 		f.Add("name", "is required")
@@ -81,14 +112,15 @@ func (s AgentSpec) Validate() error {
 	if strings.TrimSpace(s.Model) == "" {
 		f.Add("model", "is required")
 	}
-	bound(&f, "context_window", s.ContextWindow, 0, MaxContextWindow)
+	bound(f, "context_window", s.ContextWindow, 0, MaxContextWindow)
+}
 
-	b := s.Behavior
-	bound(&f, "behavior.max_turns", b.MaxTurns, 0, MaxTurnsLimit)
-	bound(&f, "behavior.max_tool_concurrency", b.MaxToolConcurrency, 0, MaxToolConcurrency)
-	oneOf(&f, "behavior.handoff_input_filter", b.HandoffInputFilter)
-	oneOf(&f, "behavior.tool_not_found_behavior", b.ToolNotFoundBehavior)
-	oneOf(&f, "behavior.reasoning_item_id_policy", b.ReasoningItemIDPolicy)
+func (b AgentBehavior) check(f *errs.FieldErrors) {
+	bound(f, "behavior.max_turns", b.MaxTurns, 0, MaxTurnsLimit)
+	bound(f, "behavior.max_tool_concurrency", b.MaxToolConcurrency, 0, MaxToolConcurrency)
+	oneOf(f, "behavior.handoff_input_filter", b.HandoffInputFilter)
+	oneOf(f, "behavior.tool_not_found_behavior", b.ToolNotFoundBehavior)
+	oneOf(f, "behavior.reasoning_item_id_policy", b.ReasoningItemIDPolicy)
 	if b.StopAtTools != "" {
 		for _, name := range strings.Split(b.StopAtTools, ",") {
 			if !ValidToolName(strings.TrimSpace(name)) {
@@ -97,11 +129,12 @@ func (s AgentSpec) Validate() error {
 			}
 		}
 	}
+}
 
-	r := s.Resilience
-	bound(&f, "resilience.retry_policy.max_retries", r.RetryPolicy.MaxRetries, 0, MaxRetries)
-	bound(&f, "resilience.retry_policy.initial_backoff_ms", r.RetryPolicy.InitialBackoffMS, 0, MaxBackoffMS)
-	bound(&f, "resilience.retry_policy.max_backoff_ms", r.RetryPolicy.MaxBackoffMS, 0, MaxBackoffMS)
+func (r AgentResilience) check(f *errs.FieldErrors) {
+	bound(f, "resilience.retry_policy.max_retries", r.RetryPolicy.MaxRetries, 0, MaxRetries)
+	bound(f, "resilience.retry_policy.initial_backoff_ms", r.RetryPolicy.InitialBackoffMS, 0, MaxBackoffMS)
+	bound(f, "resilience.retry_policy.max_backoff_ms", r.RetryPolicy.MaxBackoffMS, 0, MaxBackoffMS)
 	if p := r.RetryPolicy; p.MaxBackoffMS > 0 && p.InitialBackoffMS > p.MaxBackoffMS {
 		f.Add("resilience.retry_policy.max_backoff_ms", "must not be below initial_backoff_ms")
 	}
@@ -116,44 +149,19 @@ func (s AgentSpec) Validate() error {
 			f.Add(fmt.Sprintf("resilience.fallback_models[%d].model", i), "is required")
 		}
 	}
+}
 
-	uniqueNames(&f, "guardrails.guardrails", s.Guardrails.Guardrails, nil)
-	if raw := bytes.TrimSpace(s.Guardrails.OutputSchema); len(raw) > 0 && !bytes.Equal(raw, []byte("null")) && raw[0] != '{' {
-		f.Add("guardrails.output_schema", "must be a JSON Schema object")
-	}
-
-	bound(&f, "session.history_limit", s.Session.HistoryLimit, 0, MaxHistoryLimit)
-	if s.Session.PromptVersion != "" && s.Session.PromptID == "" {
-		f.Add("session.prompt_version", "needs session.prompt_id")
-	}
-
-	approve := s.Approval.ApproveTools
-	if slices.Contains(approve, "*") && len(approve) > 1 {
-		f.Add("approval.approve_tools", `"*" already covers every tool; list it alone`)
-	} else if !slices.Equal(approve, []string{"*"}) {
-		uniqueNames(&f, "approval.approve_tools", approve, ValidToolName)
-	}
-
-	c := s.Compaction
-	bound(&f, "compaction.compaction_threshold_tokens", c.ThresholdTokens, 0, MaxContextWindow)
-	bound(&f, "compaction.compaction_window", c.Window, 0, MaxCompactionWindow)
-	oneOf(&f, "compaction.compaction_mode", c.Mode)
-
-	s.ModelSettings.check(&f, "model_settings.")
-
-	uniqueNames(&f, "tools", s.Tools, ValidToolName)
-	uniqueNames(&f, "skills", s.Skills, nil)
-	uniqueNames(&f, "handoffs", s.Handoffs, nil)
+func (h ErrorHandlers) check(f *errs.FieldErrors) {
+	all := h.All()
 	for _, key := range ErrorHandlerKeys {
-		h, ok := s.ErrorHandlers.All()[key]
+		eh, ok := all[key]
 		if !ok {
 			continue
 		}
-		if raw := bytes.TrimSpace(h.FinalOutput); len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
+		if raw := bytes.TrimSpace(eh.FinalOutput); len(raw) == 0 || bytes.Equal(raw, []byte("null")) {
 			f.Add("error_handlers."+key+".final_output", "is required")
 		}
 	}
-	return f.Err()
 }
 
 // Validate checks the settings' bounds and enums on their own (the

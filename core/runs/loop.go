@@ -34,6 +34,17 @@ type runCtx struct {
 	raceInput  string // what the non-blocking input guardrails check during the first call
 	toolChoice string
 	ws         *sandboxtools.Workspace // the project's tree; nil without a project
+	cleanups   []func()                // run by cleanUp, last first
+}
+
+// onCleanUp has cleanUp run f when the run's loop ends.
+func (rc *runCtx) onCleanUp(f func()) { rc.cleanups = append(rc.cleanups, f) }
+
+// cleanUp closes what setUp opened, in reverse order.
+func (rc *runCtx) cleanUp() {
+	for i := len(rc.cleanups) - 1; i >= 0; i-- {
+		rc.cleanups[i]()
+	}
 }
 
 func (rc *runCtx) parentSpan() string {
@@ -146,8 +157,31 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 // loop drives the agent: model call, tool calls, turn recorded, again —
 // until a final output, a limit, a cancellation or an error.
 func (s *Service) loop(lr *liveRun) outcome {
-	ctx := lr.ctx
-	rc := &runCtx{lr: lr, tr: s.newTracer(ctx, lr), planning: lr.planning, raceInput: lr.run.Input}
+	rc := &runCtx{lr: lr, tr: s.newTracer(lr.ctx, lr), planning: lr.planning, raceInput: lr.run.Input}
+	defer rc.cleanUp()
+	first, err := s.setUp(rc)
+	if err != nil {
+		return s.fail(rc, err)
+	}
+	history, err := s.d.Sessions.History(lr.ctx, lr.run.SessionID)
+	if err != nil {
+		return s.fail(rc, err)
+	}
+	t := &turnState{input: sessions.ModelInput(history), resumed: lr.resume}
+	for t.turn = first; ; t.turn++ {
+		if out, done := s.step(rc, t); done {
+			return out
+		}
+	}
+}
+
+// setUp readies a run for its first turn: the agent built and equipped
+// with its project's workspace, its context profile saved, its span
+// opened, the blocking input guardrails passed, the title started. It
+// returns the turn to start at (a resumed run goes on from its pause).
+// What it opens is closed by rc.cleanUp.
+func (s *Service) setUp(rc *runCtx) (int, error) {
+	lr, ctx := rc.lr, rc.lr.ctx
 	agentID, first := lr.run.AgentConfigID, 1
 	if lr.resume != nil {
 		agentID, first, rc.raceInput = lr.resume.state.AgentConfigID, lr.resume.state.Turn, ""
@@ -155,120 +189,136 @@ func (s *Service) loop(lr *liveRun) outcome {
 	}
 	var err error
 	if rc.agent, err = s.build(ctx, agentID); err != nil {
-		return s.fail(rc, err)
+		return 0, err
 	}
 	if lr.run.ProjectID != "" && s.d.Sandboxes != nil {
 		rc.ws = sandboxtools.New(s.d.Sandboxes, lr.run.ProjectID)
-		defer rc.ws.Teardown()
+		rc.onCleanUp(rc.ws.Teardown)
 	}
 	if err := s.equip(ctx, rc, rc.agent); err != nil {
-		return s.fail(rc, err)
+		return 0, err
 	}
 	rc.toolChoice = rc.agent.agent.ModelSettings.ToolChoice
 	if lr.resume != nil {
 		rc.toolChoice = lr.resume.state.ToolChoice
 	}
 	if err := s.d.Sessions.SaveContextProfile(ctx, lr.run.SessionID, lr.run.ID, rc.agent.profile()); err != nil {
-		return s.fail(rc, err)
+		return 0, err
 	}
 	s.startAgent(rc)
-	defer func() { rc.agentSpan.finish(nil) }()
+	rc.onCleanUp(func() { rc.agentSpan.finish(nil) })
 	// Blocking input guardrails gate every model call — the title's too: a
 	// trip costs no tokens. The others race the first call. A resumed run's
 	// input passed them before its pause.
 	if lr.resume == nil {
 		if err := s.checkStage(rc, domain.StageInput, lr.run.Input, true); err != nil {
-			return s.fail(rc, err)
+			return 0, err
 		}
 	}
 	if lr.titleIt {
-		defer waitTitle(lr, s.titleSession(rc))
+		title := s.titleSession(rc)
+		rc.onCleanUp(func() { waitTitle(lr, title) })
 	}
-	history, err := s.d.Sessions.History(ctx, lr.run.SessionID)
-	if err != nil {
-		return s.fail(rc, err)
-	}
-	input := sessions.ModelInput(history)
-	resumed := lr.resume
-	for turn := first; ; turn++ {
-		var resp ports.ModelResponse
-		var calls []domain.Item
-		rejected := map[string]string{}
-		modelTurn := resumed == nil
-		if resumed != nil {
-			// The paused turn: its model items are already recorded (and in
-			// the history); its calls run now, as decided.
-			calls, rejected, resumed = resumed.state.Calls, resumed.rejections(), nil
-		} else {
-			if lr.graceful.Load() {
-				return s.cancelled(lr, "stopped")
-			}
-			more, err := s.consume(rc, domain.QueueSteer, domain.QueueNextTurn)
-			if err != nil {
-				return s.fail(rc, err)
-			}
-			input = append(input, more...)
-			if turn > rc.agent.maxTurns() {
-				return s.maxTurns(ctx, rc)
-			}
-			if resp, err = s.generate(ctx, rc, s.request(rc, input)); err != nil {
-				return s.fail(rc, err)
-			}
-			calls = s.announce(rc, resp.Output)
-			if gated := s.gates(rc, calls); anyTrue(gated) {
-				return s.pause(ctx, rc, turn, resp, calls, gated)
-			}
-			input = append(input, resp.Output...)
+	return first, nil
+}
+
+// turnState is where the loop stands between turns.
+type turnState struct {
+	turn    int
+	input   []json.RawMessage // what the next model call is sent
+	resumed *resumeData       // the paused turn to finish first, once
+}
+
+// step runs one turn: the model's (or the paused turn's decided calls),
+// its tools, its entries and events. done says the run ended with out.
+func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
+	lr, ctx := rc.lr, rc.lr.ctx
+	var resp ports.ModelResponse
+	var calls []domain.Item
+	rejected := map[string]string{}
+	modelTurn := t.resumed == nil
+	if t.resumed != nil {
+		// The paused turn: its model items are already recorded (and in
+		// the history); its calls run now, as decided.
+		calls, rejected, t.resumed = t.resumed.state.Calls, t.resumed.rejections(), nil
+	} else {
+		if lr.graceful.Load() {
+			return s.cancelled(lr, "stopped"), true
 		}
-		results, handoff, err := s.runTools(ctx, rc, calls, rejected)
+		more, err := s.consume(rc, domain.QueueSteer, domain.QueueNextTurn)
 		if err != nil {
-			return s.fail(rc, err)
+			return s.fail(rc, err), true
 		}
-		// A turn the model completed is recorded even if a cancel arrives now
-		// (a resumed turn's model items were recorded at its pause).
-		entries := outputEntries(lr.run.ID, results)
-		if modelTurn {
-			entries = turnEntries(lr.run.ID, resp, results)
+		t.input = append(t.input, more...)
+		if t.turn > rc.agent.maxTurns() {
+			return s.maxTurns(ctx, rc), true
 		}
-		if _, err := s.d.Sessions.Append(context.WithoutCancel(ctx), lr.run.SessionID, entries); err != nil {
-			return s.fail(rc, err)
+		if resp, err = s.generate(ctx, rc, s.request(rc, t.input)); err != nil {
+			return s.fail(rc, err), true
 		}
-		for _, r := range results {
-			p := domain.ToolResultPayload{RunID: lr.run.ID, ToolCallID: r.callID, Output: r.output, IsError: r.isError}
-			if r.display != nil {
-				p.Title, p.Summary, p.Renderer, p.Extra = r.display.Title, r.display.Summary, r.display.Renderer, r.display.Extra
-			}
-			s.publish(lr, domain.EventToolResult, p)
+		calls = s.announce(rc, resp.Output)
+		if gated := s.gates(rc, calls); anyTrue(gated) {
+			return s.pause(ctx, rc, t.turn, resp, calls, gated), true
 		}
-		for _, r := range results {
-			input = append(input, domain.FunctionCallOutput(r.callID, r.output))
-		}
-		if handoff != nil {
-			if err := s.handOff(rc, *handoff); err != nil {
-				return s.fail(rc, err)
-			}
-			if rc.agent.agent.Behavior.HandoffInputFilter == domain.HandoffRemoveAllTools {
-				input = withoutTools(input)
-			}
-			continue
-		}
-		if stop := s.stopTool(rc, results); stop != nil {
-			return s.finalize(ctx, rc, stop.output, "")
-		}
-		if len(calls) > 0 {
-			s.resetToolChoice(rc)
-			continue
-		}
-		// A final answer. Follow-up input opens a new exchange in this run.
-		if more, err := s.consume(rc, domain.QueueSteer, domain.QueueNextTurn, domain.QueueFollowUp); err != nil {
-			return s.fail(rc, err)
-		} else if len(more) > 0 && !lr.graceful.Load() {
-			input = append(input, more...)
-			turn = 0
-			continue
-		}
-		return s.finalize(ctx, rc, finalText(resp.Output), resp.Refusal)
+		t.input = append(t.input, resp.Output...)
 	}
+	results, handoff, err := s.runTools(ctx, rc, calls, rejected)
+	if err != nil {
+		return s.fail(rc, err), true
+	}
+	if err := s.recordTurn(rc, modelTurn, resp, results); err != nil {
+		return s.fail(rc, err), true
+	}
+	for _, r := range results {
+		t.input = append(t.input, domain.FunctionCallOutput(r.callID, r.output))
+	}
+	if handoff != nil {
+		if err := s.handOff(rc, *handoff); err != nil {
+			return s.fail(rc, err), true
+		}
+		if rc.agent.agent.Behavior.HandoffInputFilter == domain.HandoffRemoveAllTools {
+			t.input = withoutTools(t.input)
+		}
+		return outcome{}, false
+	}
+	if stop := s.stopTool(rc, results); stop != nil {
+		return s.finalize(ctx, rc, stop.output, ""), true
+	}
+	if len(calls) > 0 {
+		s.resetToolChoice(rc)
+		return outcome{}, false
+	}
+	// A final answer. Follow-up input opens a new exchange in this run.
+	if more, err := s.consume(rc, domain.QueueSteer, domain.QueueNextTurn, domain.QueueFollowUp); err != nil {
+		return s.fail(rc, err), true
+	} else if len(more) > 0 && !lr.graceful.Load() {
+		t.input = append(t.input, more...)
+		t.turn = 0
+		return outcome{}, false
+	}
+	return s.finalize(ctx, rc, finalText(resp.Output), resp.Refusal), true
+}
+
+// recordTurn appends a turn's entries and announces its tool results. A
+// turn the model completed is recorded even if a cancel arrives now (a
+// resumed turn's model items were recorded at its pause).
+func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []toolResult) error {
+	lr := rc.lr
+	entries := outputEntries(lr.run.ID, results)
+	if modelTurn {
+		entries = turnEntries(lr.run.ID, resp, results)
+	}
+	if _, err := s.d.Sessions.Append(context.WithoutCancel(lr.ctx), lr.run.SessionID, entries); err != nil {
+		return err
+	}
+	for _, r := range results {
+		p := domain.ToolResultPayload{RunID: lr.run.ID, ToolCallID: r.callID, Output: r.output, IsError: r.isError}
+		if r.display != nil {
+			p.Title, p.Summary, p.Renderer, p.Extra = r.display.Title, r.display.Summary, r.display.Renderer, r.display.Extra
+		}
+		s.publish(lr, domain.EventToolResult, p)
+	}
+	return nil
 }
 
 // waitTitle holds a run's end for its title — unless the run was cancelled:

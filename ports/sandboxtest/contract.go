@@ -330,6 +330,7 @@ func ptyEchoesAndResizes(t *testing.T, ctx context.Context, h Harness, in ports.
 	waitFor := func(want string) {
 		t.Helper()
 		deadline := time.After(30 * time.Second)
+		last := ""
 		for {
 			select {
 			case all, ok := <-seen:
@@ -339,23 +340,24 @@ func ptyEchoesAndResizes(t *testing.T, ctx context.Context, h Harness, in ports.
 				if !ok {
 					t.Fatalf("the PTY closed before %q; it printed %q", want, all)
 				}
+				last = all
 			case <-deadline:
-				t.Fatalf("no %q from the PTY", want)
+				t.Fatalf("no %q from the PTY; it printed %q", want, last)
 			}
 		}
 	}
-	if _, err := io.WriteString(pty, "echo pty-$((40+2))\r"); err != nil {
+	if _, err := io.WriteString(pty, "echo pty-$((40+2))\n"); err != nil {
 		t.Fatalf("write: %v", err)
 	}
 	waitFor("pty-42")
 	if err := pty.Resize(101, 33); err != nil {
 		t.Fatalf("Resize: %v", err)
 	}
-	if _, err := io.WriteString(pty, "stty size\r"); err != nil {
+	if _, err := io.WriteString(pty, "stty size\n"); err != nil {
 		t.Fatalf("write: %v", err)
 	}
 	waitFor("33 101")
-	if _, err := io.WriteString(pty, "exit 7\r"); err != nil {
+	if _, err := io.WriteString(pty, "exit 7\n"); err != nil {
 		t.Fatalf("write: %v", err)
 	}
 	if code, err := pty.Wait(); err != nil || code != 7 {
