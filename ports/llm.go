@@ -14,9 +14,10 @@ import (
 // protocol translates at its edge, both ways.
 type LLM interface {
 	// Generate sends req, calls sink for every delta as it arrives (from the
-	// calling goroutine, in order), and returns the completed output items
-	// and usage once the stream ends. Errors are *ModelError (or a context
-	// error when ctx ends).
+	// calling goroutine, in order; a nil sink takes none), and returns the
+	// completed output items and usage once the stream ends. Errors are
+	// *ModelError (or a context error when ctx ends). Every adapter runs
+	// these promises as adapters/llm/internal/llmtest.Contract.
 	Generate(ctx context.Context, req ModelRequest, sink func(ModelDelta)) (ModelResponse, error)
 }
 

@@ -3,8 +3,6 @@ package anthropic_test
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -17,7 +15,21 @@ import (
 )
 
 // The adapter is tested as it runs: the official SDK talking HTTP to the
-// scripted model server's Messages endpoint.
+// scripted model server's Messages endpoint. What every model adapter
+// promises is llmtest.Contract; the tests below are this vendor's wire
+// specifics.
+
+func endpoint(url string) ports.ProviderEndpoint {
+	return ports.ProviderEndpoint{Name: "test-anthropic", Type: "anthropic", API: "messages", BaseURL: url, APIKey: "sk-ant-test"}
+}
+
+func TestContract(t *testing.T) {
+	llmtest.Contract(t, llmtest.Harness{
+		Format:   scripted.APIMessages,
+		New:      func() ports.LLM { return anthropic.New(anthropic.Options{}) },
+		Endpoint: endpoint,
+	})
+}
 
 type fixture struct {
 	srv *scripted.Server
@@ -33,64 +45,34 @@ func start(t *testing.T, opts scripted.Options) fixture {
 }
 
 func (f fixture) request(model string, input ...json.RawMessage) ports.ModelRequest {
-	return ports.ModelRequest{
-		Endpoint: ports.ProviderEndpoint{Name: "test-anthropic", Type: "anthropic", API: "messages", BaseURL: f.url, APIKey: "sk-ant-test"},
-		Model:    model,
-		Input:    input,
-	}
+	return ports.ModelRequest{Endpoint: endpoint(f.url), Model: model, Input: input}
 }
 
 func (f fixture) script(model string, steps ...scripted.Step) {
 	f.srv.SetScript(model, scripted.Script{Exchanges: []scripted.Exchange{{Steps: steps}}})
 }
 
-func generate(t *testing.T, req ports.ModelRequest, sink func(ports.ModelDelta)) ports.ModelResponse {
+func generate(t *testing.T, req ports.ModelRequest) ports.ModelResponse {
 	t.Helper()
-	resp, err := anthropic.New(anthropic.Options{}).Generate(context.Background(), req, sink)
+	resp, err := anthropic.New(anthropic.Options{}).Generate(context.Background(), req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return resp
 }
 
-func TestStreamedTextAndUsage(t *testing.T) {
-	f := start(t, scripted.Options{})
-	text := "Hello from the Messages stream, in order."
-	f.script("claude", scripted.Step{Text: text, ChunkSize: 4, Usage: &scripted.Usage{InputTokens: 80, OutputTokens: 11, CachedTokens: 30}})
-	var c llmtest.Collector
-	resp := generate(t, f.request("claude", llmtest.User("hi")), c.Sink)
-	got, n := c.Joined(ports.DeltaText)
-	if got != text || n != (len(text)+3)/4 {
-		t.Fatalf("deltas %q in %d pieces", got, n)
-	}
-	if len(resp.Output) != 1 || llmtest.MessageText(t, resp.Output[0]) != text {
-		t.Fatalf("output %s", resp.Output)
-	}
-	want := domain.Usage{InputTokens: 80, OutputTokens: 11, CachedTokens: 30, TotalTokens: 91}
-	if resp.Usage != want {
-		t.Fatalf("usage %+v, want %+v", resp.Usage, want)
-	}
-	if resp.Model != "claude" || !strings.HasPrefix(resp.ResponseID, "msg_") {
-		t.Fatalf("model %q id %q", resp.Model, resp.ResponseID)
-	}
-}
-
-func TestThinkingDeltasAndReasoningItem(t *testing.T) {
+// TestThinking: a reasoning effort turns thinking on with a budget that is
+// a share of max_tokens, and the thinking block comes back as a reasoning
+// item that carries its signature (in encrypted_content) and an id marking
+// it as Anthropic's own.
+func TestThinking(t *testing.T) {
 	f := start(t, scripted.Options{})
 	f.script("claude", scripted.Step{Reasoning: "Weighing the options carefully.", Text: "Done."})
-	var c llmtest.Collector
 	req := f.request("claude", llmtest.User("decide"))
 	req.Settings.ReasoningEffort = "medium"
-	resp := generate(t, req, c.Sink)
-	if got, _ := c.Joined(ports.DeltaReasoning); got != "Weighing the options carefully." {
-		t.Fatalf("thinking deltas %q", got)
-	}
-	if len(resp.Output) != 2 {
-		t.Fatalf("output %s", resp.Output)
-	}
-	r := llmtest.Decode(t, resp.Output[0])
-	if r["type"] != "reasoning" || r["encrypted_content"] == "" ||
-		r["summary"].([]any)[0].(map[string]any)["text"] != "Weighing the options carefully." {
+	resp := generate(t, req)
+	r := domain.ParseItem(resp.Output[0])
+	if r.Kind() != "reasoning" || r.EncryptedContent == "" || !strings.HasPrefix(r.ID, "thinking_") {
 		t.Fatalf("reasoning item %s", resp.Output[0])
 	}
 	var body struct {
@@ -106,15 +88,16 @@ func TestThinkingDeltasAndReasoningItem(t *testing.T) {
 	}
 }
 
-// TestToolRoundTrip runs step 0 (thinking, text, a tool call), sends the
-// items and the tool output back, and gets step 1: the server answers step 1
-// only when it reads one assistant turn after the user's text, so this also
-// proves the input translation (tool_use, tool_result, signed thinking).
-func TestToolRoundTrip(t *testing.T) {
+// TestToolLoopOnTheWire runs a tool turn (thinking, text, a call) and sends
+// it back with the output, checking the Messages shape of the second
+// request: the system prompt, one assistant turn of signed thinking, text
+// and tool_use blocks, a user turn of tool_result, and tool schemas with
+// their extra keywords.
+func TestToolLoopOnTheWire(t *testing.T) {
 	f := start(t, scripted.Options{})
 	args := `{"path":"README.md","limit":10}`
 	f.script("claude",
-		scripted.Step{Reasoning: "Need the file.", Text: "Reading it.", ChunkSize: 5,
+		scripted.Step{Reasoning: "Need the file.", Text: "Reading it.",
 			ToolCalls: []scripted.ToolCall{{Name: "read_file", Arguments: args, CallID: "toolu_1"}}},
 		scripted.Step{Text: "The README says hello."})
 	req := f.request("claude", llmtest.User("what does the readme say?"))
@@ -122,29 +105,9 @@ func TestToolRoundTrip(t *testing.T) {
 	req.Settings.ReasoningEffort = "low"
 	req.Tools = []ports.ToolDef{{Name: "read_file", Description: "Read a file",
 		Parameters: json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}},"required":["path"],"additionalProperties":false}`)}}
-	var c llmtest.Collector
-	first := generate(t, req, c.Sink)
-	if got, _ := c.Joined(ports.DeltaArguments); got != args {
-		t.Fatalf("argument deltas %q", got)
-	}
-	for _, d := range c.Deltas {
-		if d.Kind == ports.DeltaArguments && (d.CallID != "toolu_1" || d.Name != "read_file") {
-			t.Fatalf("arguments delta without its call: %+v", d)
-		}
-	}
-	if len(first.Output) != 3 || llmtest.MessageText(t, first.Output[1]) != "Reading it." {
-		t.Fatalf("output %s", first.Output)
-	}
-	call := llmtest.Decode(t, first.Output[2])
-	if call["type"] != "function_call" || call["call_id"] != "toolu_1" || call["name"] != "read_file" || call["arguments"] != args {
-		t.Fatalf("function call %s", first.Output[2])
-	}
-	out, _ := json.Marshal(map[string]any{"type": "function_call_output", "call_id": "toolu_1", "output": "hello"})
-	req.Input = append(append(req.Input, first.Output...), out)
-	second := generate(t, req, nil)
-	if len(second.Output) != 1 || llmtest.MessageText(t, second.Output[0]) != "The README says hello." {
-		t.Fatalf("second output %s", second.Output)
-	}
+	first := generate(t, req)
+	req.Input = append(append(req.Input, first.Output...), domain.FunctionCallOutput("toolu_1", "hello"))
+	generate(t, req)
 
 	var body struct {
 		System   []map[string]any `json:"system"`
@@ -176,99 +139,6 @@ func TestToolRoundTrip(t *testing.T) {
 	schema := body.Tools[0]["input_schema"].(map[string]any)
 	if schema["type"] != "object" || schema["additionalProperties"] != false || body.Thinking["type"] != "enabled" {
 		t.Fatalf("tool schema %v thinking %v", schema, body.Thinking)
-	}
-}
-
-func TestErrorClasses(t *testing.T) {
-	cases := []struct {
-		name   string
-		fail   scripted.Failure
-		kind   ports.ModelErrorKind
-		status int
-	}{
-		{"rate limited", scripted.Failure{Status: 429}, ports.ModelRateLimited, 429},
-		{"server error", scripted.Failure{Status: 500}, ports.ModelUnavailable, 500},
-		{"overloaded", scripted.Failure{Status: 529}, ports.ModelUnavailable, 529},
-		{"overflow", scripted.Failure{Overflow: true}, ports.ModelOverflow, 400},
-		{"invalid", scripted.Failure{Status: 400, Message: "messages: field required"}, ports.ModelInvalid, 400},
-		{"forbidden", scripted.Failure{Status: 403}, ports.ModelAuth, 403},
-	}
-	f := start(t, scripted.Options{})
-	for _, tc := range cases {
-		t.Run(tc.name, func(t *testing.T) {
-			f.script(tc.name, scripted.Step{Error: &tc.fail})
-			_, err := anthropic.New(anthropic.Options{}).Generate(context.Background(), f.request(tc.name, llmtest.User("x")), nil)
-			me := llmtest.ModelError(t, "test-anthropic", err, tc.kind, tc.status)
-			if tc.name == "overflow" && !strings.Contains(me.Message, "prompt is too long") {
-				t.Fatalf("overflow message %q", me.Message)
-			}
-		})
-	}
-}
-
-func TestAuthFailure(t *testing.T) {
-	f := start(t, scripted.Options{APIKey: "sk-ant-right"})
-	req := f.request("echo", llmtest.User("hi"))
-	req.Endpoint.APIKey = "sk-ant-wrong"
-	_, err := anthropic.New(anthropic.Options{}).Generate(context.Background(), req, nil)
-	llmtest.ModelError(t, "test-anthropic", err, ports.ModelAuth, 401)
-	req.Endpoint.APIKey = "sk-ant-right"
-	if resp := generate(t, req, nil); llmtest.MessageText(t, resp.Output[0]) != "You said: hi" {
-		t.Fatalf("with the right key: %s", resp.Output)
-	}
-}
-
-func TestFailTimesThenSuccess(t *testing.T) {
-	f := start(t, scripted.Options{})
-	f.script("claude", scripted.Step{Text: "finally", FailTimes: 2, Error: &scripted.Failure{Status: 529}})
-	llm := anthropic.New(anthropic.Options{})
-	for range 2 {
-		_, err := llm.Generate(context.Background(), f.request("claude", llmtest.User("x")), nil)
-		if me := llmtest.ModelError(t, "test-anthropic", err, ports.ModelUnavailable, 529); !me.Retryable() {
-			t.Fatal("overloaded is not retryable")
-		}
-	}
-	if resp := generate(t, f.request("claude", llmtest.User("x")), nil); llmtest.MessageText(t, resp.Output[0]) != "finally" {
-		t.Fatalf("third attempt %s", resp.Output)
-	}
-}
-
-func TestCancelMidStream(t *testing.T) {
-	f := start(t, scripted.Options{})
-	f.script("claude", scripted.Step{Text: strings.Repeat("slow text ", 50), ChunkSize: 1, DelayMS: 5})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	n := 0
-	_, err := anthropic.New(anthropic.Options{}).Generate(ctx, f.request("claude", llmtest.User("x")), func(ports.ModelDelta) {
-		if n++; n == 3 {
-			cancel()
-		}
-	})
-	llmtest.Cancelled(t, err)
-}
-
-func TestConnectionRefusedIsUnavailable(t *testing.T) {
-	hs := httptest.NewServer(http.NotFoundHandler())
-	url := hs.URL
-	hs.Close()
-	req := ports.ModelRequest{Endpoint: ports.ProviderEndpoint{Name: "test-anthropic", BaseURL: url}, Model: "m", Input: []json.RawMessage{llmtest.User("x")}}
-	_, err := anthropic.New(anthropic.Options{}).Generate(context.Background(), req, nil)
-	var me *ports.ModelError
-	if !errors.As(err, &me) || me.Kind != ports.ModelUnavailable || me.Status != 0 {
-		t.Fatalf("%v", err)
-	}
-}
-
-// TestForeignReasoningIsDropped: a reasoning item from another provider (no
-// Anthropic signature) must not reach Messages as a thinking block.
-func TestForeignReasoningIsDropped(t *testing.T) {
-	f := start(t, scripted.Options{})
-	foreign, _ := json.Marshal(map[string]any{"type": "reasoning", "id": "rs_openai", "encrypted_content": "gAAAA",
-		"summary": []any{map[string]any{"type": "summary_text", "text": "openai thoughts"}}})
-	answer, _ := json.Marshal(map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": "earlier"}}})
-	generate(t, f.request("echo", llmtest.User("one"), foreign, answer, llmtest.User("two")), nil)
-	if body := string(f.srv.Requests()[0].Body); strings.Contains(body, "thinking") || !strings.Contains(body, "earlier") {
-		t.Fatalf("request %s", body)
 	}
 }
 

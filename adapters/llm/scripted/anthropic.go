@@ -22,7 +22,7 @@ func (s *Server) handleMessages(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := s.resolve(anthropicConversation(req.Model, req.Messages, len(body)))
-	if rep.failure != nil {
+	if rep.failure != nil && !(req.Stream && rep.failure.MidStream) {
 		writeFailure(w, APIMessages, *rep.failure)
 		return
 	}
@@ -57,7 +57,7 @@ func (m anthropicMessage) usage(outputTokens int) map[string]any {
 	u := m.rep.usage
 	return map[string]any{
 		"input_tokens": u.InputTokens, "output_tokens": outputTokens,
-		"cache_read_input_tokens": u.CachedTokens, "cache_creation_input_tokens": 0,
+		"cache_read_input_tokens": u.CachedTokens, "cache_creation_input_tokens": u.CacheWriteTokens,
 	}
 }
 
@@ -143,6 +143,13 @@ func (m anthropicMessage) stream(sse *sseWriter) {
 		}
 		steps = append(steps, ev("content_block_start", map[string]any{"index": i, "content_block": start}), body,
 			ev("content_block_stop", map[string]any{"index": i}))
+	}
+	if m.rep.failure != nil {
+		// Anthropic reports a failure after the stream began (overloaded,
+		// most often) as an error event holding its error body
+		_, body := failureBody(APIMessages, *m.rep.failure)
+		_ = firstErr(append(steps, func() error { return sse.event("error", body) })...)
+		return
 	}
 	steps = append(steps,
 		ev("message_delta", map[string]any{

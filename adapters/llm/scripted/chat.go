@@ -23,7 +23,7 @@ func (s *Server) handleChat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := s.resolve(chatConversation(req.Model, req.Messages, len(body)))
-	if rep.failure != nil {
+	if rep.failure != nil && !(req.Stream && rep.failure.MidStream) {
 		writeFailure(w, APIChatCompletions, *rep.failure)
 		return
 	}
@@ -53,8 +53,8 @@ func (c chatCompletion) usage() map[string]any {
 	u := c.rep.usage
 	return map[string]any{
 		"prompt_tokens": u.InputTokens, "completion_tokens": u.OutputTokens, "total_tokens": u.InputTokens + u.OutputTokens,
-		"prompt_tokens_details":     map[string]any{"cached_tokens": u.CachedTokens},
-		"completion_tokens_details": map[string]any{"reasoning_tokens": 0},
+		"prompt_tokens_details":     map[string]any{"cached_tokens": u.CachedTokens, "cache_write_tokens": u.CacheWriteTokens},
+		"completion_tokens_details": map[string]any{"reasoning_tokens": u.ReasoningTokens},
 	}
 }
 
@@ -119,6 +119,13 @@ func (c chatCompletion) stream(sse *sseWriter, withUsage bool) {
 					return send(map[string]any{"tool_calls": []any{map[string]any{"index": i, "function": map[string]any{"arguments": t}}}})
 				})
 			})
+	}
+	if c.rep.failure != nil {
+		// OpenAI reports a failure after the stream began as a data line
+		// holding its error body, and sends no [DONE]
+		_, body := failureBody(APIChatCompletions, *c.rep.failure)
+		_ = firstErr(append(steps, func() error { return sse.event("", body) })...)
+		return
 	}
 	steps = append(steps, func() error { return sse.event("", c.chunk(map[string]any{}, c.finishReason(), withUsage)) })
 	if withUsage {

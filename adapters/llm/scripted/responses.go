@@ -21,7 +21,7 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rep := s.resolve(responsesConversation(req.Model, req.Input, len(body)))
-	if rep.failure != nil {
+	if rep.failure != nil && !(req.Stream && rep.failure.MidStream) {
 		writeFailure(w, APIResponses, *rep.failure)
 		return
 	}
@@ -46,6 +46,12 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 		if st.item(i, it, rep.chunkSize) != nil {
 			return
 		}
+	}
+	if rep.failure != nil {
+		failed := responseObject(id, req.Model, "failed", []any{}, nil)
+		failed["error"] = responsesFailure(*rep.failure)
+		_ = st.emit("response.failed", map[string]any{"response": failed})
+		return
 	}
 	_ = st.emit("response.completed", map[string]any{"response": responseObject(id, req.Model, "completed", done, &rep.usage)})
 }
@@ -185,7 +191,7 @@ func (st *responsesStream) item(idx int, it responseItem, size int) error {
 }
 
 // responseObject is a Response: status, output and (when known) usage in
-// OpenAI's shape, including input_tokens_details.cached_tokens.
+// OpenAI's shape, with the cache and reasoning details.
 func responseObject(id, model, status string, output []any, u *Usage) map[string]any {
 	obj := map[string]any{
 		"id": id, "object": "response", "created_at": time.Now().Unix(), "status": status, "model": model,
@@ -196,9 +202,9 @@ func responseObject(id, model, status string, output []any, u *Usage) map[string
 	if u != nil {
 		obj["usage"] = map[string]any{
 			"input_tokens":          u.InputTokens,
-			"input_tokens_details":  map[string]any{"cached_tokens": u.CachedTokens},
+			"input_tokens_details":  map[string]any{"cached_tokens": u.CachedTokens, "cache_write_tokens": u.CacheWriteTokens},
 			"output_tokens":         u.OutputTokens,
-			"output_tokens_details": map[string]any{"reasoning_tokens": 0},
+			"output_tokens_details": map[string]any{"reasoning_tokens": u.ReasoningTokens},
 			"total_tokens":          u.InputTokens + u.OutputTokens,
 		}
 	}

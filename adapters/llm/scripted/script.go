@@ -60,20 +60,36 @@ type ToolCall struct {
 	CallID string `json:"call_id,omitempty"`
 }
 
-// Usage is a step's reported token counts.
+// Usage is a step's reported token counts, each sent in the field its
+// vendor reports it in.
 type Usage struct {
 	InputTokens  int `json:"input_tokens"`
 	OutputTokens int `json:"output_tokens"`
 	CachedTokens int `json:"cached_tokens,omitempty"`
+	// CacheWriteTokens are input tokens written to the prompt cache
+	// (Anthropic cache_creation_input_tokens, OpenAI cache_write_tokens).
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+	// ReasoningTokens are the part of OutputTokens spent reasoning; OpenAI
+	// reports them apart, Anthropic only inside output_tokens.
+	ReasoningTokens int `json:"reasoning_tokens,omitempty"`
 }
 
-// Failure is an error answer: an HTTP status and message in the vendor's
-// error shape, or a context-overflow error when Overflow is set.
+// Failure is an error answer in the vendor's error shape: an HTTP status and
+// message, the vendor's context-overflow error when Overflow is set, or its
+// overloaded error when Overloaded is (Overflow wins over both).
 type Failure struct {
 	Status  int    `json:"status,omitempty"`
 	Message string `json:"message,omitempty"`
 	// Overflow answers the vendor's context-window error (400).
 	Overflow bool `json:"overflow,omitempty"`
+	// Overloaded answers the vendor's overloaded error: Anthropic's 529
+	// overloaded_error, OpenAI's 503.
+	Overloaded bool `json:"overloaded,omitempty"`
+	// MidStream, on a streamed request, answers 200 and streams the step's
+	// reasoning, text and tool calls, then reports the failure as the
+	// vendor's error event (Responses response.failed, a Chat Completions
+	// {"error":…} chunk, a Messages error event) instead of finishing.
+	MidStream bool `json:"mid_stream,omitempty"`
 }
 
 // conversation is what the selection reads from a request, whatever its

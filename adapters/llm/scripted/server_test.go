@@ -3,6 +3,7 @@ package scripted_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -113,6 +114,42 @@ func TestAPIKeyIsCheckedWhereEachVendorSendsIt(t *testing.T) {
 	}
 }
 
+// TestOverloadedInEachVendorsShape: the same Failure answers as each vendor
+// says it is overloaded.
+func TestOverloadedInEachVendorsShape(t *testing.T) {
+	s := scripted.New(scripted.Options{})
+	s.SetScript("busy", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{{Error: &scripted.Failure{Overloaded: true}}}}}})
+	url := serve(t, s)
+	post := func(path string) (int, string) {
+		res, err := http.Post(url+path, "application/json", strings.NewReader(`{"model":"busy","input":"x","messages":[{"role":"user","content":"x"}]}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		body, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(body)
+	}
+	if code, body := post("/v1/messages"); code != 529 || !strings.Contains(body, `"type":"overloaded_error"`) {
+		t.Errorf("messages: %d %s", code, body)
+	}
+	for _, path := range []string{"/v1/responses", "/v1/chat/completions"} {
+		if code, body := post(path); code != 503 || !strings.Contains(body, `"type":"server_error"`) {
+			t.Errorf("%s: %d %s", path, code, body)
+		}
+	}
+}
+
+// TestRecordedReadersAskNothingOfAPlainRequest: a request without a schema,
+// calls or reasoning reads back as empty in every protocol.
+func TestRecordedReadersAskNothingOfAPlainRequest(t *testing.T) {
+	for _, api := range []string{scripted.APIResponses, scripted.APIChatCompletions, scripted.APIMessages} {
+		r := scripted.Recorded{API: api, Body: json.RawMessage(`{"model":"m","input":"hi","messages":[{"role":"user","content":"hi"}]}`)}
+		if h := r.History(); r.OutputSchema() != nil || len(h.Calls) != 0 || len(h.Outputs) != 0 || len(h.Reasoning) != 0 {
+			t.Errorf("%s: schema %s history %+v", api, r.OutputSchema(), h)
+		}
+	}
+}
+
 func TestModelsList(t *testing.T) {
 	s := scripted.New(scripted.Options{})
 	for name, sc := range scripted.DefaultScripts() {
@@ -175,7 +212,8 @@ func TestLoadScripts(t *testing.T) {
 		{"when": "weather", "steps": [
 			{"reasoning": "r", "text": "t", "tool_calls": [{"name": "w", "arguments": "{\"city\":\"Oslo\"}", "call_id": "c1"}],
 			 "usage": {"input_tokens": 5, "output_tokens": 6, "cached_tokens": 1}, "chunk_size": 3, "delay_ms": 2},
-			{"echo_input": true, "fail_times": 1, "error": {"status": 429, "message": "slow down", "overflow": false}}
+			{"echo_input": true, "fail_times": 1, "error": {"status": 429, "message": "slow down", "overflow": false, "overloaded": false, "mid_stream": true}},
+			{"text": "t", "usage": {"input_tokens": 1, "output_tokens": 2, "cache_write_tokens": 3, "reasoning_tokens": 4}}
 		]}]}}`)
 	scripts, err := scripted.LoadScripts(good)
 	if err != nil {
@@ -184,7 +222,8 @@ func TestLoadScripts(t *testing.T) {
 	ex := scripts["demo"].Exchanges[0]
 	st := ex.Steps[0]
 	if ex.When != "weather" || st.Reasoning != "r" || st.ToolCalls[0].CallID != "c1" || st.Usage.CachedTokens != 1 ||
-		st.ChunkSize != 3 || st.DelayMS != 2 || !ex.Steps[1].EchoInput || ex.Steps[1].Error.Status != 429 || ex.Steps[1].FailTimes != 1 {
+		st.ChunkSize != 3 || st.DelayMS != 2 || !ex.Steps[1].EchoInput || ex.Steps[1].Error.Status != 429 || ex.Steps[1].FailTimes != 1 ||
+		!ex.Steps[1].Error.MidStream || *ex.Steps[2].Usage != (scripted.Usage{InputTokens: 1, OutputTokens: 2, CacheWriteTokens: 3, ReasoningTokens: 4}) {
 		t.Fatalf("loaded %+v", scripts)
 	}
 	for name, body := range map[string]string{

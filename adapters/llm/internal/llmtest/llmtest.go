@@ -1,5 +1,8 @@
-// Package llmtest holds what the model adapters' tests share: a delta
-// collector and readers of the Responses items an adapter returns.
+// Package llmtest holds what the model adapters' tests share: Contract, the
+// model port's promises as one suite every ports.LLM adapter runs against
+// the scripted model server over real HTTP, and the small helpers it and
+// the adapters' own tests use (a delta collector, readers of the items an
+// adapter returns).
 package llmtest
 
 import (
@@ -35,38 +38,15 @@ func (c *Collector) Joined(kind ports.DeltaKind) (string, int) {
 	return b.String(), n
 }
 
-// Decode parses an output item.
-func Decode(t *testing.T, raw json.RawMessage) map[string]any {
-	t.Helper()
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatalf("output item %s: %v", raw, err)
-	}
-	return m
-}
-
-// MessageText is the first text of an assistant message item.
+// MessageText is the text of an assistant message item, failing t when the
+// item is something else.
 func MessageText(t *testing.T, raw json.RawMessage) string {
 	t.Helper()
-	m := Decode(t, raw)
-	if m["type"] != "message" || m["role"] != "assistant" {
+	it := domain.ParseItem(raw)
+	if it.Kind() != "message" || it.Role != "assistant" {
 		t.Fatalf("not an assistant message: %s", raw)
 	}
-	return m["content"].([]any)[0].(map[string]any)["text"].(string)
-}
-
-// ModelError asserts err is a *ports.ModelError of kind and status from
-// provider, with a message.
-func ModelError(t *testing.T, provider string, err error, kind ports.ModelErrorKind, status int) *ports.ModelError {
-	t.Helper()
-	var me *ports.ModelError
-	if !errors.As(err, &me) {
-		t.Fatalf("error %T %v is not a *ports.ModelError", err, err)
-	}
-	if me.Kind != kind || me.Status != status || me.Provider != provider || me.Message == "" {
-		t.Fatalf("model error = %+v, want kind %s status %d from %s", me, kind, status, provider)
-	}
-	return me
+	return it.Text()
 }
 
 // Cancelled fails t unless err is the caller's own cancellation, never
