@@ -58,6 +58,9 @@ func agentsBinary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	if os.Getenv(benchChildEnv) == "1" {
+		os.Exit(runBenchChild())
+	}
 	code := m.Run()
 	if binaryPath != "" {
 		os.RemoveAll(filepath.Dir(binaryPath))
