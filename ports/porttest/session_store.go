@@ -239,3 +239,41 @@ func (s *SessionStore) SaveContextProfile(_ context.Context, sessionID, runID st
 func (st *sessionState) clone() *sessionState {
 	return &sessionState{row: st.row, entries: slices.Clone(st.entries), profiles: maps.Clone(st.profiles)}
 }
+
+// bindProject sets a session's project when it has none: the session side
+// of ProjectStore.BindSession, applied when its transaction commits.
+func (s *SessionStore) bindProject(_ context.Context, sessionID, projectID string) error {
+	if s == nil {
+		return errs.E(errs.NotFound, "session not found")
+	}
+	s.writer.Lock()
+	defer s.writer.Unlock()
+	st, ok := s.snapshot(sessionID)
+	if !ok {
+		return errs.E(errs.NotFound, "session not found")
+	}
+	if st.row.ProjectID != "" {
+		return nil
+	}
+	next := *st
+	next.row.ProjectID = projectID
+	s.commit(sessionID, &next)
+	return nil
+}
+
+// countByProject counts the sessions (hidden ones too) binding each of
+// projectIDs; a project none binds is absent.
+func (s *SessionStore) countByProject(projectIDs []string) map[string]int {
+	out := map[string]int{}
+	if s == nil {
+		return out
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.sessions {
+		if st.row.ProjectID != "" && slices.Contains(projectIDs, st.row.ProjectID) {
+			out[st.row.ProjectID]++
+		}
+	}
+	return out
+}
