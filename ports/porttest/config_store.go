@@ -141,24 +141,29 @@ func (s *ConfigStore) CountMemories(ctx context.Context, agentID string) (int, e
 // promises documented there.
 type configTx struct{ rows *configRows }
 
+// FindProvider implements ports.ConfigReader.
 func (c configTx) FindProvider(ctx context.Context, id string) (domain.Provider, error) {
 	p, ok := c.rows.providers[id]
 	return p, found(ctx, ok, "provider")
 }
 
+// ListProviders implements ports.ConfigReader.
 func (c configTx) ListProviders(ctx context.Context) ([]domain.Provider, error) {
 	return newestFirst(ctx, c.rows.providers, func(p domain.Provider) bool { return true })
 }
 
+// FindAgent implements ports.ConfigReader.
 func (c configTx) FindAgent(ctx context.Context, id string) (domain.Agent, error) {
 	a, ok := c.rows.agents[id]
 	return copyAgent(a), found(ctx, ok, "agent")
 }
 
+// ListAgents implements ports.ConfigReader.
 func (c configTx) ListAgents(ctx context.Context) ([]domain.Agent, error) {
 	return c.agentsWhere(ctx, true, func(domain.Agent) bool { return true })
 }
 
+// AgentsUsingProvider implements ports.ConfigReader.
 func (c configTx) AgentsUsingProvider(ctx context.Context, providerID string) ([]domain.Agent, error) {
 	return c.agentsWhere(ctx, false, func(a domain.Agent) bool {
 		return a.ProviderID == providerID ||
@@ -166,12 +171,14 @@ func (c configTx) AgentsUsingProvider(ctx context.Context, providerID string) ([
 	})
 }
 
+// AgentsUsingGuardrail implements ports.ConfigReader.
 func (c configTx) AgentsUsingGuardrail(ctx context.Context, name string) ([]domain.Agent, error) {
 	return c.agentsWhere(ctx, false, func(a domain.Agent) bool {
 		return slices.ContainsFunc(a.Guardrails.Guardrails, func(g string) bool { return strings.EqualFold(g, name) })
 	})
 }
 
+// AgentsHandingOffTo implements ports.ConfigReader.
 func (c configTx) AgentsHandingOffTo(ctx context.Context, agentID string) ([]domain.Agent, error) {
 	return c.agentsWhere(ctx, false, func(a domain.Agent) bool { return slices.Contains(a.Handoffs, agentID) })
 }
@@ -189,12 +196,14 @@ func (c configTx) agentsWhere(ctx context.Context, newest bool, keep func(domain
 	return out, err
 }
 
+// FindGuardrail implements ports.ConfigReader.
 func (c configTx) FindGuardrail(ctx context.Context, id string) (domain.Guardrail, error) {
 	g, ok := c.rows.guardrails[id]
 	g.Stages = slices.Clone(g.Stages)
 	return g, found(ctx, ok, "guardrail")
 }
 
+// FindGuardrailByName implements ports.ConfigReader.
 func (c configTx) FindGuardrailByName(ctx context.Context, name string) (domain.Guardrail, error) {
 	for _, g := range c.rows.guardrails {
 		if strings.EqualFold(g.Name, name) {
@@ -205,6 +214,7 @@ func (c configTx) FindGuardrailByName(ctx context.Context, name string) (domain.
 	return domain.Guardrail{}, found(ctx, false, "guardrail")
 }
 
+// ListGuardrails implements ports.ConfigReader.
 func (c configTx) ListGuardrails(ctx context.Context) ([]domain.Guardrail, error) {
 	out := make([]domain.Guardrail, 0, len(c.rows.guardrails))
 	for _, g := range c.rows.guardrails {
@@ -223,11 +233,13 @@ func (c configTx) ListGuardrails(ctx context.Context) ([]domain.Guardrail, error
 	return out, ctx.Err()
 }
 
+// FindMemory implements ports.ConfigReader.
 func (c configTx) FindMemory(ctx context.Context, id string) (domain.Memory, error) {
 	m, ok := c.rows.memories[id]
 	return m, found(ctx, ok, "memory")
 }
 
+// ListMemories implements ports.ConfigReader.
 func (c configTx) ListMemories(ctx context.Context) ([]domain.Memory, error) {
 	out := slices.Collect(maps.Values(c.rows.memories))
 	slices.SortFunc(out, func(a, b domain.Memory) int {
@@ -242,6 +254,7 @@ func (c configTx) ListMemories(ctx context.Context) ([]domain.Memory, error) {
 	return out, ctx.Err()
 }
 
+// CountMemories implements ports.ConfigReader.
 func (c configTx) CountMemories(ctx context.Context, agentID string) (int, error) {
 	n := 0
 	for _, m := range c.rows.memories {
@@ -252,6 +265,7 @@ func (c configTx) CountMemories(ctx context.Context, agentID string) (int, error
 	return n, ctx.Err()
 }
 
+// InsertProvider implements ports.ConfigWriter.
 func (c configTx) InsertProvider(ctx context.Context, p domain.Provider) error {
 	if err := c.checkProvider(ctx, p, true); err != nil {
 		return err
@@ -260,6 +274,7 @@ func (c configTx) InsertProvider(ctx context.Context, p domain.Provider) error {
 	return nil
 }
 
+// UpdateProvider implements ports.ConfigWriter.
 func (c configTx) UpdateProvider(ctx context.Context, p domain.Provider) error {
 	if err := c.checkProvider(ctx, p, false); err != nil {
 		return err
@@ -285,10 +300,12 @@ func (c configTx) checkProvider(ctx context.Context, p domain.Provider, insert b
 	return nil
 }
 
+// DeleteProvider implements ports.ConfigWriter.
 func (c configTx) DeleteProvider(ctx context.Context, id string) error {
 	return deleteRow(ctx, c.rows.providers, id, "provider")
 }
 
+// InsertAgent implements ports.ConfigWriter.
 func (c configTx) InsertAgent(ctx context.Context, a domain.Agent) error {
 	if err := c.checkAgent(ctx, a, true); err != nil {
 		return err
@@ -297,6 +314,7 @@ func (c configTx) InsertAgent(ctx context.Context, a domain.Agent) error {
 	return nil
 }
 
+// UpdateAgent implements ports.ConfigWriter.
 func (c configTx) UpdateAgent(ctx context.Context, a domain.Agent) error {
 	if err := c.checkAgent(ctx, a, false); err != nil {
 		return err
@@ -322,7 +340,8 @@ func (c configTx) checkAgent(ctx context.Context, a domain.Agent, insert bool) e
 	return nil
 }
 
-// DeleteAgent removes the agent and its memories.
+// DeleteAgent implements ports.ConfigWriter: the agent goes with its
+// memories.
 func (c configTx) DeleteAgent(ctx context.Context, id string) error {
 	if err := deleteRow(ctx, c.rows.agents, id, "agent"); err != nil {
 		return err
@@ -331,6 +350,7 @@ func (c configTx) DeleteAgent(ctx context.Context, id string) error {
 	return nil
 }
 
+// InsertGuardrail implements ports.ConfigWriter.
 func (c configTx) InsertGuardrail(ctx context.Context, g domain.Guardrail) error {
 	if err := c.checkGuardrail(ctx, g, true); err != nil {
 		return err
@@ -340,6 +360,7 @@ func (c configTx) InsertGuardrail(ctx context.Context, g domain.Guardrail) error
 	return nil
 }
 
+// UpdateGuardrail implements ports.ConfigWriter.
 func (c configTx) UpdateGuardrail(ctx context.Context, g domain.Guardrail) error {
 	if err := c.checkGuardrail(ctx, g, false); err != nil {
 		return err
@@ -362,10 +383,12 @@ func (c configTx) checkGuardrail(ctx context.Context, g domain.Guardrail, insert
 	return nil
 }
 
+// DeleteGuardrail implements ports.ConfigWriter.
 func (c configTx) DeleteGuardrail(ctx context.Context, id string) error {
 	return deleteRow(ctx, c.rows.guardrails, id, "guardrail")
 }
 
+// InsertMemory implements ports.ConfigWriter.
 func (c configTx) InsertMemory(ctx context.Context, m domain.Memory) error {
 	if err := c.checkMemory(ctx, m, true); err != nil {
 		return err
@@ -377,6 +400,7 @@ func (c configTx) InsertMemory(ctx context.Context, m domain.Memory) error {
 	return nil
 }
 
+// UpdateMemory implements ports.ConfigWriter.
 func (c configTx) UpdateMemory(ctx context.Context, m domain.Memory) error {
 	if err := rowFor(ctx, c.rows.memories, m.ID, false, "memory"); err != nil {
 		return err
@@ -402,6 +426,7 @@ func (c configTx) checkMemory(ctx context.Context, m domain.Memory, insert bool)
 	return nil
 }
 
+// DeleteMemory implements ports.ConfigWriter.
 func (c configTx) DeleteMemory(ctx context.Context, id string) error {
 	return deleteRow(ctx, c.rows.memories, id, "memory")
 }

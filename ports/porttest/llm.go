@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +24,7 @@ type LLM struct {
 	requests []ports.ModelRequest
 	more     chan struct{} // closed and replaced when a request arrives
 	items    int           // numbers the output items and responses
+	open     int           // calls in Generate now
 }
 
 // Reply is one scripted answer. What is set streams in the order a
@@ -60,9 +60,8 @@ type Call struct {
 // Fail is a Reply failing with a ModelError of kind, with the HTTP status
 // a provider would send for it.
 func Fail(kind ports.ModelErrorKind, message string) Reply {
-	status := map[ports.ModelErrorKind]int{ports.ModelAuth: http.StatusUnauthorized, ports.ModelRateLimited: http.StatusTooManyRequests,
-		ports.ModelUnavailable: http.StatusServiceUnavailable, ports.ModelOverflow: http.StatusBadRequest,
-		ports.ModelInvalid: http.StatusBadRequest}[kind]
+	status := map[ports.ModelErrorKind]int{ports.ModelAuth: 401, ports.ModelRateLimited: 429, ports.ModelUnavailable: 503,
+		ports.ModelOverflow: 400, ports.ModelInvalid: 400}[kind]
 	return Reply{Err: &ports.ModelError{Kind: kind, Status: status, Message: message}}
 }
 
@@ -104,6 +103,14 @@ func (m *LLM) Requests() []ports.ModelRequest {
 	return slices.Clone(m.requests)
 }
 
+// Open returns how many calls are in progress now: a test that expects
+// every call of a run to have let go asserts it is 0.
+func (m *LLM) Open() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.open
+}
+
 // Unused returns how many queued replies no call has taken.
 func (m *LLM) Unused() int {
 	m.mu.Lock()
@@ -143,11 +150,16 @@ func (m *LLM) Await(ctx context.Context, n int, match func(ports.ModelRequest) b
 // returns it.
 func (m *LLM) Generate(ctx context.Context, req ports.ModelRequest, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
 	rep, ok, n := m.take(req)
+	defer func() {
+		m.mu.Lock()
+		m.open--
+		m.mu.Unlock()
+	}()
 	if err := ctx.Err(); err != nil {
 		return ports.ModelResponse{}, err
 	}
 	if !ok {
-		return ports.ModelResponse{}, &ports.ModelError{Kind: ports.ModelInvalid, Provider: req.Endpoint.Name, Status: http.StatusBadRequest,
+		return ports.ModelResponse{}, &ports.ModelError{Kind: ports.ModelInvalid, Provider: req.Endpoint.Name, Status: 400,
 			Message: fmt.Sprintf("porttest: no scripted reply for call %d (model %s)", n, req.Model)}
 	}
 	if rep.Block {
@@ -207,6 +219,7 @@ func (m *LLM) take(req ports.ModelRequest) (rep Reply, ok bool, n int) {
 	}
 	m.more = make(chan struct{})
 	m.items++
+	m.open++
 	n = m.items
 	for _, r := range m.routes {
 		if r.match(req) {

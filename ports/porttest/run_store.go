@@ -117,6 +117,16 @@ func (s *RunStore) FailRunningRuns(ctx context.Context, code, message string, at
 	return out, nil
 }
 
+// ForgetSession drops a session's runs and their approvals: what deleting
+// the session cascades to in the real store (a SessionStore's
+// DeleteSession cannot reach this fake; a test wires the cascade).
+func (s *RunStore) ForgetSession(sessionID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	maps.DeleteFunc(s.runs, func(_ string, r storedRun) bool { return r.run.SessionID == sessionID })
+	maps.DeleteFunc(s.approvals, func(_ string, a domain.Approval) bool { return a.SessionID == sessionID })
+}
+
 // Runs returns every run row, oldest first: what a test asserts on.
 func (s *RunStore) Runs() []domain.Run {
 	out, _ := s.runsWhere(context.Background(), func(domain.Run) bool { return true })

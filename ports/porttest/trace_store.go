@@ -144,6 +144,14 @@ func (s *TraceStore) CopySpans(ctx context.Context, fromSession, toSession strin
 	return nil
 }
 
+// ForgetSession drops a session's spans: what deleting the session
+// cascades to in the real store.
+func (s *TraceStore) ForgetSession(sessionID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.spans = slices.DeleteFunc(s.spans, func(sp domain.Span) bool { return sp.SessionID == sessionID })
+}
+
 // Spans returns every stored span, whole, by start then id: what a test
 // asserts on.
 func (s *TraceStore) Spans() []domain.Span {
