@@ -1,0 +1,506 @@
+package porttest
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// ConfigStore is an in-memory ports.ConfigStore. A transaction works on a
+// copy of the rows that replaces them only when it commits, one
+// transaction at a time; reads outside one see the last commit. Names
+// compare case-insensitively, as the real store's do. The zero value is
+// empty and ready (no built-in guardrails: a test adds what it needs).
+type ConfigStore struct {
+	write sync.Mutex // one transaction at a time
+	mu    sync.Mutex // guards rows
+	rows  *configRows
+}
+
+// configRows is one state of the configuration. A committed state is never
+// changed again: a transaction changes its own copy.
+type configRows struct {
+	providers  map[string]domain.Provider
+	agents     map[string]domain.Agent
+	guardrails map[string]domain.Guardrail
+	memories   map[string]domain.Memory
+}
+
+func (r *configRows) clone() *configRows {
+	if r == nil {
+		return &configRows{providers: map[string]domain.Provider{}, agents: map[string]domain.Agent{},
+			guardrails: map[string]domain.Guardrail{}, memories: map[string]domain.Memory{}}
+	}
+	return &configRows{providers: maps.Clone(r.providers), agents: maps.Clone(r.agents),
+		guardrails: maps.Clone(r.guardrails), memories: maps.Clone(r.memories)}
+}
+
+func (s *ConfigStore) committed() configTx {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.rows == nil {
+		s.rows = s.rows.clone()
+	}
+	return configTx{s.rows}
+}
+
+// InConfigTx runs fn in one transaction, committed when fn returns nil and
+// rolled back otherwise.
+func (s *ConfigStore) InConfigTx(ctx context.Context, fn func(tx ports.ConfigTx) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.write.Lock()
+	defer s.write.Unlock()
+	tx := configTx{s.committed().rows.clone()}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.rows = tx.rows
+	s.mu.Unlock()
+	return nil
+}
+
+// FindProvider returns not_found when absent.
+func (s *ConfigStore) FindProvider(ctx context.Context, id string) (domain.Provider, error) {
+	return s.committed().FindProvider(ctx, id)
+}
+
+// ListProviders returns every provider, newest first.
+func (s *ConfigStore) ListProviders(ctx context.Context) ([]domain.Provider, error) {
+	return s.committed().ListProviders(ctx)
+}
+
+// FindAgent returns not_found when absent.
+func (s *ConfigStore) FindAgent(ctx context.Context, id string) (domain.Agent, error) {
+	return s.committed().FindAgent(ctx, id)
+}
+
+// ListAgents returns every agent, newest first.
+func (s *ConfigStore) ListAgents(ctx context.Context) ([]domain.Agent, error) {
+	return s.committed().ListAgents(ctx)
+}
+
+// AgentsUsingProvider returns the agents naming the provider, as their
+// provider or a fallback.
+func (s *ConfigStore) AgentsUsingProvider(ctx context.Context, providerID string) ([]domain.Agent, error) {
+	return s.committed().AgentsUsingProvider(ctx, providerID)
+}
+
+// AgentsUsingGuardrail returns the agents naming the guardrail.
+func (s *ConfigStore) AgentsUsingGuardrail(ctx context.Context, name string) ([]domain.Agent, error) {
+	return s.committed().AgentsUsingGuardrail(ctx, name)
+}
+
+// AgentsHandingOffTo returns the agents listing agentID in handoffs.
+func (s *ConfigStore) AgentsHandingOffTo(ctx context.Context, agentID string) ([]domain.Agent, error) {
+	return s.committed().AgentsHandingOffTo(ctx, agentID)
+}
+
+// FindGuardrail returns not_found when absent.
+func (s *ConfigStore) FindGuardrail(ctx context.Context, id string) (domain.Guardrail, error) {
+	return s.committed().FindGuardrail(ctx, id)
+}
+
+// FindGuardrailByName matches case-insensitively; not_found when absent.
+func (s *ConfigStore) FindGuardrailByName(ctx context.Context, name string) (domain.Guardrail, error) {
+	return s.committed().FindGuardrailByName(ctx, name)
+}
+
+// ListGuardrails returns every guardrail, built-ins first, then by name.
+func (s *ConfigStore) ListGuardrails(ctx context.Context) ([]domain.Guardrail, error) {
+	return s.committed().ListGuardrails(ctx)
+}
+
+// FindMemory returns not_found when absent.
+func (s *ConfigStore) FindMemory(ctx context.Context, id string) (domain.Memory, error) {
+	return s.committed().FindMemory(ctx, id)
+}
+
+// ListMemories returns every memory, global ones first, then by key.
+func (s *ConfigStore) ListMemories(ctx context.Context) ([]domain.Memory, error) {
+	return s.committed().ListMemories(ctx)
+}
+
+// CountMemories counts the memories of a scope ("" = global).
+func (s *ConfigStore) CountMemories(ctx context.Context, agentID string) (int, error) {
+	return s.committed().CountMemories(ctx, agentID)
+}
+
+// configTx reads and writes one state of the rows: a committed one (read
+// only) or a transaction's copy. Its methods keep the ports.ConfigTx
+// promises documented there.
+type configTx struct{ rows *configRows }
+
+// FindProvider implements ports.ConfigReader.
+func (c configTx) FindProvider(ctx context.Context, id string) (domain.Provider, error) {
+	p, ok := c.rows.providers[id]
+	return p, found(ctx, ok, "provider")
+}
+
+// ListProviders implements ports.ConfigReader.
+func (c configTx) ListProviders(ctx context.Context) ([]domain.Provider, error) {
+	return newestFirst(ctx, c.rows.providers, func(p domain.Provider) bool { return true })
+}
+
+// FindAgent implements ports.ConfigReader.
+func (c configTx) FindAgent(ctx context.Context, id string) (domain.Agent, error) {
+	a, ok := c.rows.agents[id]
+	return copyAgent(a), found(ctx, ok, "agent")
+}
+
+// ListAgents implements ports.ConfigReader.
+func (c configTx) ListAgents(ctx context.Context) ([]domain.Agent, error) {
+	return c.agentsWhere(ctx, true, func(domain.Agent) bool { return true })
+}
+
+// AgentsUsingProvider implements ports.ConfigReader.
+func (c configTx) AgentsUsingProvider(ctx context.Context, providerID string) ([]domain.Agent, error) {
+	return c.agentsWhere(ctx, false, func(a domain.Agent) bool {
+		return a.ProviderID == providerID ||
+			slices.ContainsFunc(a.Resilience.FallbackModels, func(f domain.FallbackModel) bool { return f.ProviderID == providerID })
+	})
+}
+
+// AgentsUsingGuardrail implements ports.ConfigReader.
+func (c configTx) AgentsUsingGuardrail(ctx context.Context, name string) ([]domain.Agent, error) {
+	return c.agentsWhere(ctx, false, func(a domain.Agent) bool {
+		return slices.ContainsFunc(a.Guardrails.Guardrails, func(g string) bool { return strings.EqualFold(g, name) })
+	})
+}
+
+// AgentsHandingOffTo implements ports.ConfigReader.
+func (c configTx) AgentsHandingOffTo(ctx context.Context, agentID string) ([]domain.Agent, error) {
+	return c.agentsWhere(ctx, false, func(a domain.Agent) bool { return slices.Contains(a.Handoffs, agentID) })
+}
+
+// agentsWhere lists the agents keep accepts, by id (newest first when
+// newest).
+func (c configTx) agentsWhere(ctx context.Context, newest bool, keep func(domain.Agent) bool) ([]domain.Agent, error) {
+	out, err := newestFirst(ctx, c.rows.agents, keep)
+	if !newest {
+		slices.Reverse(out)
+	}
+	for i := range out {
+		out[i] = copyAgent(out[i])
+	}
+	return out, err
+}
+
+// FindGuardrail implements ports.ConfigReader.
+func (c configTx) FindGuardrail(ctx context.Context, id string) (domain.Guardrail, error) {
+	g, ok := c.rows.guardrails[id]
+	g.Stages = slices.Clone(g.Stages)
+	return g, found(ctx, ok, "guardrail")
+}
+
+// FindGuardrailByName implements ports.ConfigReader.
+func (c configTx) FindGuardrailByName(ctx context.Context, name string) (domain.Guardrail, error) {
+	for _, g := range c.rows.guardrails {
+		if strings.EqualFold(g.Name, name) {
+			g.Stages = slices.Clone(g.Stages)
+			return g, ctx.Err()
+		}
+	}
+	return domain.Guardrail{}, found(ctx, false, "guardrail")
+}
+
+// ListGuardrails implements ports.ConfigReader.
+func (c configTx) ListGuardrails(ctx context.Context) ([]domain.Guardrail, error) {
+	out := make([]domain.Guardrail, 0, len(c.rows.guardrails))
+	for _, g := range c.rows.guardrails {
+		g.Stages = slices.Clone(g.Stages)
+		out = append(out, g)
+	}
+	slices.SortFunc(out, func(a, b domain.Guardrail) int {
+		if a.Builtin != b.Builtin {
+			if a.Builtin {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+	})
+	return out, ctx.Err()
+}
+
+// FindMemory implements ports.ConfigReader.
+func (c configTx) FindMemory(ctx context.Context, id string) (domain.Memory, error) {
+	m, ok := c.rows.memories[id]
+	return m, found(ctx, ok, "memory")
+}
+
+// ListMemories implements ports.ConfigReader.
+func (c configTx) ListMemories(ctx context.Context) ([]domain.Memory, error) {
+	out := slices.Collect(maps.Values(c.rows.memories))
+	slices.SortFunc(out, func(a, b domain.Memory) int {
+		if (a.AgentID == "") != (b.AgentID == "") {
+			if a.AgentID == "" {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(a.AgentID, b.AgentID), cmp.Compare(strings.ToLower(a.Key), strings.ToLower(b.Key)))
+	})
+	return out, ctx.Err()
+}
+
+// CountMemories implements ports.ConfigReader.
+func (c configTx) CountMemories(ctx context.Context, agentID string) (int, error) {
+	n := 0
+	for _, m := range c.rows.memories {
+		if m.AgentID == agentID {
+			n++
+		}
+	}
+	return n, ctx.Err()
+}
+
+// InsertProvider implements ports.ConfigWriter.
+func (c configTx) InsertProvider(ctx context.Context, p domain.Provider) error {
+	if err := c.checkProvider(ctx, p, true); err != nil {
+		return err
+	}
+	c.rows.providers[p.ID] = p
+	return nil
+}
+
+// UpdateProvider implements ports.ConfigWriter.
+func (c configTx) UpdateProvider(ctx context.Context, p domain.Provider) error {
+	if err := c.checkProvider(ctx, p, false); err != nil {
+		return err
+	}
+	cur := c.rows.providers[p.ID]
+	p.OwnerID, p.CreatedAt = cur.OwnerID, cur.CreatedAt // the owner never changes
+	c.rows.providers[p.ID] = p
+	return nil
+}
+
+func (c configTx) checkProvider(ctx context.Context, p domain.Provider, insert bool) error {
+	if err := rowFor(ctx, c.rows.providers, p.ID, insert, "provider"); err != nil {
+		return err
+	}
+	if !insert {
+		p.OwnerID = c.rows.providers[p.ID].OwnerID
+	}
+	for id, o := range c.rows.providers {
+		if id != p.ID && sameScopedName(o.Ownership, o.Name, p.Ownership, p.Name) {
+			return errs.E(errs.Conflict, "a provider named %q already exists in that scope", p.Name)
+		}
+	}
+	return nil
+}
+
+// DeleteProvider implements ports.ConfigWriter.
+func (c configTx) DeleteProvider(ctx context.Context, id string) error {
+	return deleteRow(ctx, c.rows.providers, id, "provider")
+}
+
+// InsertAgent implements ports.ConfigWriter.
+func (c configTx) InsertAgent(ctx context.Context, a domain.Agent) error {
+	if err := c.checkAgent(ctx, a, true); err != nil {
+		return err
+	}
+	c.rows.agents[a.ID] = copyAgent(a)
+	return nil
+}
+
+// UpdateAgent implements ports.ConfigWriter.
+func (c configTx) UpdateAgent(ctx context.Context, a domain.Agent) error {
+	if err := c.checkAgent(ctx, a, false); err != nil {
+		return err
+	}
+	cur := c.rows.agents[a.ID]
+	a.OwnerID, a.CreatedAt = cur.OwnerID, cur.CreatedAt // owner and creation time stay
+	c.rows.agents[a.ID] = copyAgent(a)
+	return nil
+}
+
+func (c configTx) checkAgent(ctx context.Context, a domain.Agent, insert bool) error {
+	if err := rowFor(ctx, c.rows.agents, a.ID, insert, "agent"); err != nil {
+		return err
+	}
+	if !insert {
+		a.OwnerID = c.rows.agents[a.ID].OwnerID
+	}
+	for id, o := range c.rows.agents {
+		if id != a.ID && sameScopedName(o.Ownership, o.Name, a.Ownership, a.Name) {
+			return errs.E(errs.Conflict, "an agent named %q already exists in that scope", a.Name)
+		}
+	}
+	return nil
+}
+
+// DeleteAgent implements ports.ConfigWriter: the agent goes with its
+// memories.
+func (c configTx) DeleteAgent(ctx context.Context, id string) error {
+	if err := deleteRow(ctx, c.rows.agents, id, "agent"); err != nil {
+		return err
+	}
+	maps.DeleteFunc(c.rows.memories, func(_ string, m domain.Memory) bool { return m.AgentID == id })
+	return nil
+}
+
+// InsertGuardrail implements ports.ConfigWriter.
+func (c configTx) InsertGuardrail(ctx context.Context, g domain.Guardrail) error {
+	if err := c.checkGuardrail(ctx, g, true); err != nil {
+		return err
+	}
+	g.Stages = slices.Clone(g.Stages)
+	c.rows.guardrails[g.ID] = g
+	return nil
+}
+
+// UpdateGuardrail implements ports.ConfigWriter.
+func (c configTx) UpdateGuardrail(ctx context.Context, g domain.Guardrail) error {
+	if err := c.checkGuardrail(ctx, g, false); err != nil {
+		return err
+	}
+	cur := c.rows.guardrails[g.ID]
+	g.Builtin, g.CreatedAt, g.Stages = cur.Builtin, cur.CreatedAt, slices.Clone(g.Stages) // builtin never changes
+	c.rows.guardrails[g.ID] = g
+	return nil
+}
+
+func (c configTx) checkGuardrail(ctx context.Context, g domain.Guardrail, insert bool) error {
+	if err := rowFor(ctx, c.rows.guardrails, g.ID, insert, "guardrail"); err != nil {
+		return err
+	}
+	for id, o := range c.rows.guardrails {
+		if id != g.ID && strings.EqualFold(o.Name, g.Name) {
+			return errs.E(errs.Conflict, "a guardrail named %q already exists", g.Name)
+		}
+	}
+	return nil
+}
+
+// DeleteGuardrail implements ports.ConfigWriter.
+func (c configTx) DeleteGuardrail(ctx context.Context, id string) error {
+	return deleteRow(ctx, c.rows.guardrails, id, "guardrail")
+}
+
+// InsertMemory implements ports.ConfigWriter.
+func (c configTx) InsertMemory(ctx context.Context, m domain.Memory) error {
+	if err := c.checkMemory(ctx, m, true); err != nil {
+		return err
+	}
+	if _, ok := c.rows.agents[m.AgentID]; m.AgentID != "" && !ok {
+		return errs.E(errs.Conflict, "the memory's agent %s does not exist", m.AgentID)
+	}
+	c.rows.memories[m.ID] = m
+	return nil
+}
+
+// UpdateMemory implements ports.ConfigWriter.
+func (c configTx) UpdateMemory(ctx context.Context, m domain.Memory) error {
+	if err := rowFor(ctx, c.rows.memories, m.ID, false, "memory"); err != nil {
+		return err
+	}
+	cur := c.rows.memories[m.ID]
+	m.AgentID, m.CreatedAt = cur.AgentID, cur.CreatedAt // the scope never changes
+	if err := c.checkMemory(ctx, m, false); err != nil {
+		return err
+	}
+	c.rows.memories[m.ID] = m
+	return nil
+}
+
+func (c configTx) checkMemory(ctx context.Context, m domain.Memory, insert bool) error {
+	if err := rowFor(ctx, c.rows.memories, m.ID, insert, "memory"); err != nil {
+		return err
+	}
+	for id, o := range c.rows.memories {
+		if id != m.ID && o.AgentID == m.AgentID && strings.EqualFold(o.Key, m.Key) {
+			return errs.E(errs.Conflict, "a memory with the key %q already exists in that scope", m.Key)
+		}
+	}
+	return nil
+}
+
+// DeleteMemory implements ports.ConfigWriter.
+func (c configTx) DeleteMemory(ctx context.Context, id string) error {
+	return deleteRow(ctx, c.rows.memories, id, "memory")
+}
+
+// sameScopedName reports whether two rows' names clash: both global, or
+// both private to one owner, with names equal but for case.
+func sameScopedName(a domain.Ownership, aName string, b domain.Ownership, bName string) bool {
+	if a.Scope != b.Scope || (a.Scope == domain.ScopePrivate && a.OwnerID != b.OwnerID) {
+		return false
+	}
+	return strings.EqualFold(aName, bName)
+}
+
+// copyAgent is a deep copy, by the JSON the real store keeps an agent's
+// knobs in — so a caller changing a returned agent's slices changes nothing
+// stored.
+func copyAgent(a domain.Agent) domain.Agent {
+	b, err := json.Marshal(a.AgentSpec)
+	if err != nil {
+		panic("porttest: encode agent: " + err.Error())
+	}
+	a.AgentSpec = domain.AgentSpec{}
+	if err := json.Unmarshal(b, &a.AgentSpec); err != nil {
+		panic("porttest: decode agent: " + err.Error())
+	}
+	return a
+}
+
+// found is ctx's error, or not_found naming what when ok is false.
+func found(ctx context.Context, ok bool, what string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if !ok {
+		return errs.E(errs.NotFound, "%s not found", what)
+	}
+	return nil
+}
+
+// rowFor checks a write's target: a new id for an insert (conflict
+// otherwise), an existing row for an update (not_found otherwise).
+func rowFor[T any](ctx context.Context, rows map[string]T, id string, insert bool, what string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, exists := rows[id]
+	switch {
+	case insert && exists:
+		return errs.E(errs.Conflict, "%s %s already exists", what, id)
+	case !insert && !exists:
+		return errs.E(errs.NotFound, "%s not found", what)
+	}
+	return nil
+}
+
+func deleteRow[T any](ctx context.Context, rows map[string]T, id, what string) error {
+	if err := rowFor(ctx, rows, id, false, what); err != nil {
+		return err
+	}
+	delete(rows, id)
+	return nil
+}
+
+// newestFirst lists the rows keep accepts by id, newest (largest) first.
+func newestFirst[T any](ctx context.Context, rows map[string]T, keep func(T) bool) ([]T, error) {
+	ids := slices.Sorted(maps.Keys(rows))
+	slices.Reverse(ids)
+	out := []T{}
+	for _, id := range ids {
+		if keep(rows[id]) {
+			out = append(out, rows[id])
+		}
+	}
+	return out, ctx.Err()
+}
+
+var _ ports.ConfigStore = (*ConfigStore)(nil)

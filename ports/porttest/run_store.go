@@ -1,0 +1,160 @@
+package porttest
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// RunStore is an in-memory ports.RunStore and ports.ApprovalStore — and
+// the PauseLedger a SessionStore files pauses through: run rows, their
+// resume states and their approvals live together because pausing,
+// resuming and ending a pause change them in one step. Every method is
+// atomic under one lock. Times are kept as a store keeps them (UTC, whole
+// milliseconds) and a resume state goes through JSON, as it does on disk.
+// The zero value is empty and ready.
+type RunStore struct {
+	mu        sync.Mutex
+	runs      map[string]storedRun
+	approvals map[string]domain.Approval
+}
+
+// storedRun is a run row with its resume state (nil when it has none).
+type storedRun struct {
+	run   domain.Run
+	state json.RawMessage
+}
+
+var (
+	_ ports.RunStore      = (*RunStore)(nil)
+	_ ports.ApprovalStore = (*RunStore)(nil)
+	_ PauseLedger         = (*RunStore)(nil)
+)
+
+// CreateRun inserts a run row; conflict when its id is taken.
+func (s *RunStore) CreateRun(ctx context.Context, r domain.Run) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.runs[r.ID]; ok {
+		return errs.E(errs.Conflict, "run %s already exists", r.ID)
+	}
+	if s.runs == nil {
+		s.runs = map[string]storedRun{}
+	}
+	s.runs[r.ID] = storedRun{run: storedRunRow(r)}
+	return nil
+}
+
+// UpdateRun stores a run's agent, status, sequence, outcome and times (not
+// its session, owner, project, input or creation time); not_found when
+// absent.
+func (s *RunStore) UpdateRun(ctx context.Context, r domain.Run) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	cur, ok := s.runs[r.ID]
+	if !ok {
+		return errs.E(errs.NotFound, "run not found")
+	}
+	r = storedRunRow(r)
+	row := &cur.run
+	row.AgentConfigID, row.Status, row.LastSeq, row.ErrorCode, row.ErrorMessage = r.AgentConfigID, r.Status, r.LastSeq, r.ErrorCode, r.ErrorMessage
+	row.FinalOutput, row.UpdatedAt, row.EndedAt = r.FinalOutput, r.UpdatedAt, r.EndedAt
+	s.runs[r.ID] = cur
+	return nil
+}
+
+// FindRun returns not_found when absent.
+func (s *RunStore) FindRun(ctx context.Context, id string) (domain.Run, error) {
+	if err := ctx.Err(); err != nil {
+		return domain.Run{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r, ok := s.runs[id]
+	if !ok {
+		return domain.Run{}, errs.E(errs.NotFound, "run not found")
+	}
+	return r.run, nil
+}
+
+// ListSessionRuns returns a session's runs, oldest (smallest id) first.
+func (s *RunStore) ListSessionRuns(ctx context.Context, sessionID string) ([]domain.Run, error) {
+	return s.runsWhere(ctx, func(r domain.Run) bool { return r.SessionID == sessionID })
+}
+
+// FailRunningRuns ends every running run as an error with code and
+// message at at, and returns them as they were before — as the SQLite
+// store does, which reads them and then updates them in one transaction.
+func (s *RunStore) FailRunningRuns(ctx context.Context, code, message string, at time.Time) ([]domain.Run, error) {
+	out, err := s.runsWhere(ctx, func(r domain.Run) bool { return r.Status == domain.RunRunning })
+	if err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	at = storedTime(at)
+	for _, r := range out {
+		cur := s.runs[r.ID]
+		if cur.run.Status != domain.RunRunning {
+			continue // changed since the read above
+		}
+		cur.run.Status, cur.run.ErrorCode, cur.run.ErrorMessage, cur.run.UpdatedAt, cur.run.EndedAt = domain.RunError, code, message, at, &at
+		s.runs[r.ID] = cur
+	}
+	return out, nil
+}
+
+// ForgetSession drops a session's runs and their approvals: what deleting
+// the session cascades to in the real store (a SessionStore's
+// DeleteSession cannot reach this fake; a test wires the cascade).
+func (s *RunStore) ForgetSession(sessionID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	maps.DeleteFunc(s.runs, func(_ string, r storedRun) bool { return r.run.SessionID == sessionID })
+	maps.DeleteFunc(s.approvals, func(_ string, a domain.Approval) bool { return a.SessionID == sessionID })
+}
+
+// Runs returns every run row, oldest first: what a test asserts on.
+func (s *RunStore) Runs() []domain.Run {
+	out, _ := s.runsWhere(context.Background(), func(domain.Run) bool { return true })
+	return out
+}
+
+// runsWhere lists the runs keep accepts, oldest (smallest id) first.
+func (s *RunStore) runsWhere(ctx context.Context, keep func(domain.Run) bool) ([]domain.Run, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []domain.Run{}
+	for _, id := range slices.Sorted(maps.Keys(s.runs)) {
+		if r := s.runs[id].run; keep(r) {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// storedRunRow is r with its times as the store keeps them.
+func storedRunRow(r domain.Run) domain.Run {
+	r.CreatedAt, r.UpdatedAt = storedTime(r.CreatedAt), storedTime(r.UpdatedAt)
+	if r.EndedAt != nil {
+		t := storedTime(*r.EndedAt)
+		r.EndedAt = &t
+	}
+	return r
+}

@@ -1,0 +1,279 @@
+package porttest
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"maps"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// PauseLedger is the run-and-approval side of a pause. The SQLite store
+// keeps it in other tables of the same database; a fake run or approval
+// store implements it so that SessionTx.FileApprovals and EndPause reach
+// it. Its changes are its own: a transaction that fails after calling it
+// does not roll them back (the session's own changes are rolled back).
+type PauseLedger interface {
+	// FileApprovals stores the pending approvals and the resume state and
+	// moves run to interrupted; not_found unless the run is running.
+	FileApprovals(ctx context.Context, approvals []domain.Approval, run domain.Run, state domain.PauseState) error
+	// EndPause moves an interrupted run to run's final status and drops
+	// its approvals; false when it was not interrupted (another caller won).
+	EndPause(ctx context.Context, run domain.Run) (bool, error)
+}
+
+// SessionStore is an in-memory ports.SessionStore. Writes are serialised
+// (as SQLite's single writer is) and copy-on-write, so a failing
+// transaction leaves nothing behind and a reader keeps the snapshot it
+// started with. The zero value is empty and ready.
+type SessionStore struct {
+	// Pauses receives FileApprovals and EndPause; without one they fail
+	// with internal.
+	Pauses PauseLedger
+
+	writer sync.Mutex // held by every write, for its whole transaction
+	mu     sync.Mutex // guards sessions (the committed state)
+
+	sessions map[string]*sessionState
+}
+
+// sessionState is one session's committed state; never changed in place
+// once committed.
+type sessionState struct {
+	row      domain.Session
+	entries  []storedEntry // by seq
+	profiles map[string]storedProfile
+}
+
+type storedEntry struct {
+	meta domain.EntryMeta
+	body json.RawMessage
+}
+
+type storedProfile struct {
+	profile json.RawMessage
+	at      time.Time
+}
+
+var _ ports.SessionStore = (*SessionStore)(nil)
+
+// storedTime is t as a store keeps it: UTC, whole milliseconds.
+func storedTime(t time.Time) time.Time { return time.UnixMilli(t.UnixMilli()).UTC() }
+
+func storedSession(s domain.Session) domain.Session {
+	s.CreatedAt, s.UpdatedAt = storedTime(s.CreatedAt), storedTime(s.UpdatedAt)
+	return s
+}
+
+func (s *SessionStore) snapshot(id string) (*sessionState, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.sessions[id]
+	return st, ok
+}
+
+// commit replaces (or with nil removes) a session's state.
+func (s *SessionStore) commit(id string, st *sessionState) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st == nil {
+		delete(s.sessions, id)
+		return
+	}
+	if s.sessions == nil {
+		s.sessions = map[string]*sessionState{}
+	}
+	s.sessions[id] = st
+}
+
+// rowTaken reports whether any session holds an entry with that row id
+// (row ids are a global primary key).
+func (s *SessionStore) rowTaken(rowID string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.sessions {
+		if slices.ContainsFunc(st.entries, func(e storedEntry) bool { return e.meta.RowID == rowID }) {
+			return true
+		}
+	}
+	return false
+}
+
+// CreateSession implements ports.SessionStore; conflict when the id is taken.
+func (s *SessionStore) CreateSession(ctx context.Context, sess domain.Session) error {
+	return s.CreateSessionWithEntries(ctx, sess, nil, nil)
+}
+
+// FindSession implements ports.SessionStore; not_found when absent.
+func (s *SessionStore) FindSession(_ context.Context, id string) (domain.Session, error) {
+	st, ok := s.snapshot(id)
+	if !ok {
+		return domain.Session{}, errs.E(errs.NotFound, "session not found")
+	}
+	return st.row, nil
+}
+
+// ListSessions implements ports.SessionStore.
+func (s *SessionStore) ListSessions(_ context.Context, ownerID string) ([]domain.Session, error) {
+	s.mu.Lock()
+	out := []domain.Session{}
+	for _, st := range s.sessions {
+		if !st.row.Hidden && (ownerID == "" || st.row.OwnerID == ownerID) {
+			out = append(out, st.row)
+		}
+	}
+	s.mu.Unlock()
+	slices.SortFunc(out, func(a, b domain.Session) int {
+		if a.Pinned != b.Pinned {
+			if a.Pinned {
+				return -1
+			}
+			return 1
+		}
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(b.ID, a.ID)
+	})
+	return out, nil
+}
+
+// UpdateSession implements ports.SessionStore: only name, pinned, planning,
+// agent and the update time are stored, whatever else change touched.
+func (s *SessionStore) UpdateSession(_ context.Context, id string, change func(*domain.Session) error) (domain.Session, error) {
+	s.writer.Lock()
+	defer s.writer.Unlock()
+	st, ok := s.snapshot(id)
+	if !ok {
+		return domain.Session{}, errs.E(errs.NotFound, "session not found")
+	}
+	row := st.row
+	if err := change(&row); err != nil {
+		return domain.Session{}, err
+	}
+	next := *st
+	next.row.Name, next.row.Pinned, next.row.Planning, next.row.AgentConfigID = row.Name, row.Pinned, row.Planning, row.AgentConfigID
+	next.row.UpdatedAt = storedTime(row.UpdatedAt)
+	s.commit(id, &next)
+	return row, nil
+}
+
+// DeleteSession implements ports.SessionStore; not_found when absent.
+func (s *SessionStore) DeleteSession(_ context.Context, id string) error {
+	s.writer.Lock()
+	defer s.writer.Unlock()
+	if _, ok := s.snapshot(id); !ok {
+		return errs.E(errs.NotFound, "session not found")
+	}
+	s.commit(id, nil)
+	return nil
+}
+
+// ReadSession implements ports.SessionStore over the committed snapshot.
+func (s *SessionStore) ReadSession(_ context.Context, id string, fn func(r ports.SessionReader) error) error {
+	st, ok := s.snapshot(id)
+	if !ok {
+		return errs.E(errs.NotFound, "session not found")
+	}
+	return fn(&sessionTx{state: st})
+}
+
+// WriteSession implements ports.SessionStore: fn works on a copy that is
+// committed only when it returns nil.
+func (s *SessionStore) WriteSession(_ context.Context, id string, fn func(tx ports.SessionTx) error) error {
+	s.writer.Lock()
+	defer s.writer.Unlock()
+	st, ok := s.snapshot(id)
+	if !ok {
+		return errs.E(errs.NotFound, "session not found")
+	}
+	tx := &sessionTx{store: s, state: st.clone(), writable: true}
+	if err := fn(tx); err != nil {
+		return err
+	}
+	s.commit(id, tx.state)
+	return nil
+}
+
+// CreateSessionWithEntries implements ports.SessionStore; conflict when the
+// session id or an entry's row id, entry id or seq is taken.
+func (s *SessionStore) CreateSessionWithEntries(ctx context.Context, sess domain.Session, entries []domain.Entry, metas []domain.EntryMeta) error {
+	s.writer.Lock()
+	defer s.writer.Unlock()
+	if _, ok := s.snapshot(sess.ID); ok {
+		return errs.E(errs.Conflict, "already exists")
+	}
+	tx := &sessionTx{store: s, state: &sessionState{row: storedSession(sess)}, writable: true}
+	if err := tx.InsertEntries(ctx, entries, metas); err != nil {
+		return err
+	}
+	s.commit(sess.ID, tx.state)
+	return nil
+}
+
+// SaveContextProfile implements ports.SessionStore: one profile per run,
+// the later save winning; conflict when the session does not exist (a
+// foreign key in SQLite).
+func (s *SessionStore) SaveContextProfile(_ context.Context, sessionID, runID string, profile json.RawMessage, at time.Time) error {
+	s.writer.Lock()
+	defer s.writer.Unlock()
+	st, ok := s.snapshot(sessionID)
+	if !ok {
+		return errs.E(errs.Conflict, "still referenced by other rows")
+	}
+	next := st.clone()
+	if next.profiles == nil {
+		next.profiles = map[string]storedProfile{}
+	}
+	next.profiles[runID] = storedProfile{profile: slices.Clone(profile), at: storedTime(at)}
+	s.commit(sessionID, next)
+	return nil
+}
+
+func (st *sessionState) clone() *sessionState {
+	return &sessionState{row: st.row, entries: slices.Clone(st.entries), profiles: maps.Clone(st.profiles)}
+}
+
+// bindProject sets a session's project when it has none: the session side
+// of ProjectStore.BindSession, applied when its transaction commits.
+func (s *SessionStore) bindProject(_ context.Context, sessionID, projectID string) error {
+	if s == nil {
+		return errs.E(errs.NotFound, "session not found")
+	}
+	s.writer.Lock()
+	defer s.writer.Unlock()
+	st, ok := s.snapshot(sessionID)
+	if !ok {
+		return errs.E(errs.NotFound, "session not found")
+	}
+	if st.row.ProjectID != "" {
+		return nil
+	}
+	next := *st
+	next.row.ProjectID = projectID
+	s.commit(sessionID, &next)
+	return nil
+}
+
+// countByProject counts the sessions (hidden ones too) binding each of
+// projectIDs; a project none binds is absent.
+func (s *SessionStore) countByProject(projectIDs []string) map[string]int {
+	out := map[string]int{}
+	if s == nil {
+		return out
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.sessions {
+		if st.row.ProjectID != "" && slices.Contains(projectIDs, st.row.ProjectID) {
+			out[st.row.ProjectID]++
+		}
+	}
+	return out
+}

@@ -1,0 +1,248 @@
+package porttest
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"slices"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+// sessionTx implements ports.SessionTx over one session's state: a
+// committed snapshot for reads, a private copy for a write transaction.
+type sessionTx struct {
+	store    *SessionStore
+	state    *sessionState
+	writable bool
+}
+
+func (t *sessionTx) raw(e storedEntry) domain.RawEntry {
+	m := e.meta
+	if m.Usage != nil {
+		u := *m.Usage
+		m.Usage = &u
+	}
+	return domain.RawEntry{Meta: m, Body: slices.Clone(e.body)}
+}
+
+func (t *sessionTx) decode(e storedEntry) (domain.Entry, error) {
+	out, err := t.raw(e).Decode()
+	if err != nil {
+		return out, errs.Wrap(errs.Internal, err, "entry %s has a malformed body", e.meta.RowID)
+	}
+	return out, nil
+}
+
+// filter returns the entries that pass keep, decoded, oldest first.
+func (t *sessionTx) filter(keep func(domain.EntryMeta) bool) ([]domain.Entry, error) {
+	out := []domain.Entry{}
+	for _, e := range t.state.entries {
+		if keep(e.meta) {
+			d, err := t.decode(e)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+func (t *sessionTx) metas(keep func(domain.EntryMeta) bool) []domain.EntryMeta {
+	out := []domain.EntryMeta{}
+	for _, e := range t.state.entries {
+		if keep(e.meta) {
+			out = append(out, t.raw(e).Meta)
+		}
+	}
+	return out
+}
+
+func (t *sessionTx) find(entryID string) (storedEntry, error) {
+	i := slices.IndexFunc(t.state.entries, func(e storedEntry) bool { return e.meta.ID == entryID })
+	if i < 0 {
+		return storedEntry{}, errs.E(errs.NotFound, "entry not found")
+	}
+	return t.state.entries[i], nil
+}
+
+// Session implements ports.SessionReader.
+func (t *sessionTx) Session(context.Context) (domain.Session, error) { return t.state.row, nil }
+
+// EntryMetas implements ports.SessionReader.
+func (t *sessionTx) EntryMetas(_ context.Context, fromSeq int64) ([]domain.EntryMeta, error) {
+	return t.metas(func(m domain.EntryMeta) bool { return m.Seq >= fromSeq }), nil
+}
+
+// ContentEntries implements ports.SessionReader.
+func (t *sessionTx) ContentEntries(_ context.Context, beforeSeq int64, limit int) ([]domain.RawEntry, error) {
+	out := []domain.RawEntry{}
+	for _, e := range t.state.entries {
+		if domain.IsContentKind(e.meta.Kind) && (beforeSeq <= 0 || e.meta.Seq < beforeSeq) {
+			out = append(out, t.raw(e))
+		}
+	}
+	if limit > 0 && len(out) > limit {
+		out = out[len(out)-limit:]
+	}
+	return out, nil
+}
+
+// Entries implements ports.SessionReader.
+func (t *sessionTx) Entries(_ context.Context, maxSeq int64) ([]domain.Entry, error) {
+	return t.filter(func(m domain.EntryMeta) bool { return maxSeq <= 0 || m.Seq <= maxSeq })
+}
+
+// UpdatesTargeting implements ports.SessionReader.
+func (t *sessionTx) UpdatesTargeting(_ context.Context, targets []string) ([]domain.Entry, error) {
+	return t.filter(func(m domain.EntryMeta) bool {
+		return m.Kind == domain.KindUpdate && slices.Contains(targets, m.Target)
+	})
+}
+
+// FindEntry implements ports.SessionReader.
+func (t *sessionTx) FindEntry(_ context.Context, entryID string) (domain.Entry, error) {
+	e, err := t.find(entryID)
+	if err != nil {
+		return domain.Entry{}, err
+	}
+	return t.decode(e)
+}
+
+// EntriesByID implements ports.SessionReader.
+func (t *sessionTx) EntriesByID(_ context.Context, ids []string) ([]domain.Entry, error) {
+	return t.filter(func(m domain.EntryMeta) bool { return slices.Contains(ids, m.ID) })
+}
+
+// FindMeta implements ports.SessionReader.
+func (t *sessionTx) FindMeta(_ context.Context, entryID string) (domain.EntryMeta, error) {
+	e, err := t.find(entryID)
+	if err != nil {
+		return domain.EntryMeta{}, err
+	}
+	return t.raw(e).Meta, nil
+}
+
+// MetasByBranchParent implements ports.SessionReader.
+func (t *sessionTx) MetasByBranchParent(_ context.Context, parents []string) ([]domain.EntryMeta, error) {
+	return t.metas(func(m domain.EntryMeta) bool {
+		return domain.IsContentKind(m.Kind) && slices.Contains(parents, m.BranchParent)
+	}), nil
+}
+
+// SubtreeTip implements ports.SessionReader.
+func (t *sessionTx) SubtreeTip(_ context.Context, entryID string) (string, error) {
+	in := map[string]bool{entryID: true}
+	tip, tipSeq := entryID, int64(-1)
+	// Children are younger than their parents, so one pass in seq order
+	// meets every parent before its children.
+	for _, e := range t.state.entries {
+		if e.meta.ID != entryID && !in[e.meta.ParentID] {
+			continue
+		}
+		in[e.meta.ID] = true
+		if domain.IsContentKind(e.meta.Kind) && e.meta.Seq > tipSeq {
+			tip, tipSeq = e.meta.ID, e.meta.Seq
+		}
+	}
+	return tip, nil
+}
+
+// SeqOfRow implements ports.SessionReader.
+func (t *sessionTx) SeqOfRow(_ context.Context, rowID string) (int64, error) {
+	for _, e := range t.state.entries {
+		if e.meta.RowID == rowID {
+			return e.meta.Seq, nil
+		}
+	}
+	return 0, errs.E(errs.NotFound, "entry not found")
+}
+
+// LatestContextProfile implements ports.SessionReader.
+func (t *sessionTx) LatestContextProfile(context.Context) (json.RawMessage, bool, error) {
+	var best storedProfile
+	bestRun, found := "", false
+	for run, p := range t.state.profiles {
+		if !found || p.at.After(best.at) || (p.at.Equal(best.at) && run > bestRun) {
+			best, bestRun, found = p, run, true
+		}
+	}
+	return slices.Clone(best.profile), found, nil
+}
+
+func (t *sessionTx) checkWritable() error {
+	if !t.writable {
+		return errs.E(errs.Internal, "a write inside a read snapshot")
+	}
+	return nil
+}
+
+// InsertEntries implements ports.SessionWriter: the entry's own fields
+// (ids, parent, seq, kind, source, run, compacted, time) win over the
+// meta's, as the SQLite columns take them; conflict when a row id, entry
+// id or seq is taken.
+func (t *sessionTx) InsertEntries(_ context.Context, entries []domain.Entry, metas []domain.EntryMeta) error {
+	if err := t.checkWritable(); err != nil {
+		return err
+	}
+	if len(entries) != len(metas) {
+		return errs.E(errs.Internal, "%d entries with %d metas", len(entries), len(metas))
+	}
+	for i, e := range entries {
+		body, err := json.Marshal(e)
+		if err != nil {
+			return errs.Wrap(errs.Internal, err, "encode entry %s", e.ID)
+		}
+		m := metas[i]
+		m.RowID, m.ID, m.ParentID, m.Seq, m.Kind, m.Source, m.RunID, m.Compacted = e.RowID, e.ID, e.ParentID, e.Seq, e.Kind, e.Source, e.RunID, e.Compacted
+		m.CreatedAt = storedTime(e.CreatedAt)
+		if m.Usage != nil {
+			u := *m.Usage
+			m.Usage = &u
+		}
+		taken := slices.ContainsFunc(t.state.entries, func(x storedEntry) bool {
+			return x.meta.RowID == m.RowID || x.meta.ID == m.ID || x.meta.Seq == m.Seq
+		})
+		if taken || t.store.rowTaken(m.RowID) {
+			return errs.E(errs.Conflict, "already exists")
+		}
+		t.state.entries = append(t.state.entries, storedEntry{meta: m, body: body})
+	}
+	slices.SortStableFunc(t.state.entries, func(a, b storedEntry) int { return cmp.Compare(a.meta.Seq, b.meta.Seq) })
+	return nil
+}
+
+// SaveState implements ports.SessionWriter.
+func (t *sessionTx) SaveState(_ context.Context, tipID string, lastSeq int64, totals domain.ContextTotals, at time.Time) error {
+	if err := t.checkWritable(); err != nil {
+		return err
+	}
+	t.state.row.TipID, t.state.row.LastSeq, t.state.row.Totals, t.state.row.UpdatedAt = tipID, lastSeq, totals, storedTime(at)
+	return nil
+}
+
+// FileApprovals implements ports.SessionWriter through the store's
+// PauseLedger.
+func (t *sessionTx) FileApprovals(ctx context.Context, approvals []domain.Approval, run domain.Run, state domain.PauseState) error {
+	if err := t.checkWritable(); err != nil {
+		return err
+	}
+	if t.store.Pauses == nil {
+		return errs.E(errs.Internal, "porttest: SessionStore.Pauses is not set")
+	}
+	return t.store.Pauses.FileApprovals(ctx, approvals, run, state)
+}
+
+// EndPause implements ports.SessionWriter through the store's PauseLedger.
+func (t *sessionTx) EndPause(ctx context.Context, run domain.Run) (bool, error) {
+	if err := t.checkWritable(); err != nil {
+		return false, err
+	}
+	if t.store.Pauses == nil {
+		return false, errs.E(errs.Internal, "porttest: SessionStore.Pauses is not set")
+	}
+	return t.store.Pauses.EndPause(ctx, run)
+}
