@@ -27,7 +27,7 @@ func approvalView(a domain.Approval) ApprovalView {
 
 // ApproveRequest approves a call; the body may be omitted (scope once).
 type ApproveRequest struct {
-	Scope string `json:"scope,omitempty" enum:"approval_scope" doc:"For exec_command: this call (once), this exact command for the rest of the session (same), every command (all)"`
+	Scope domain.ApprovalScope `json:"scope,omitempty" doc:"For exec_command: this call (once), this exact command for the rest of the session (same), every command (all)"`
 }
 
 // RejectRequest rejects a call; the reason reaches the model.

@@ -54,13 +54,13 @@ type RunView struct {
 
 // CancelRunRequest stops a run; the body may be omitted (abort).
 type CancelRunRequest struct {
-	Mode string `json:"mode,omitempty" enum:"cancel_mode" doc:"abort (default) stops now; graceful finishes the current turn"`
+	Mode domain.CancelMode `json:"mode,omitempty" doc:"abort (default) stops now; graceful finishes the current turn"`
 }
 
 // InjectRunRequest feeds input into a live run.
 type InjectRunRequest struct {
-	Queue string `json:"queue" required:"true" enum:"queue"`
-	Input string `json:"input" required:"true"`
+	Queue domain.QueueMode `json:"queue" required:"true"`
+	Input string           `json:"input" required:"true"`
 }
 
 func (s *Server) runRoutes() []Route {

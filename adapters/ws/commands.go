@@ -22,20 +22,20 @@ type subscribePayload struct {
 }
 
 type cancelPayload struct {
-	RunID string `json:"run_id"`
-	Mode  string `json:"mode"`
+	RunID string            `json:"run_id"`
+	Mode  domain.CancelMode `json:"mode"`
 }
 
 type decisionPayload struct {
-	ToolCallID string `json:"tool_call_id"`
-	Scope      string `json:"scope"`
-	Reason     string `json:"reason"`
+	ToolCallID string               `json:"tool_call_id"`
+	Scope      domain.ApprovalScope `json:"scope"`
+	Reason     string               `json:"reason"`
 }
 
 type injectPayload struct {
-	RunID string `json:"run_id"`
-	Queue string `json:"queue"`
-	Input string `json:"input"`
+	RunID string           `json:"run_id"`
+	Queue domain.QueueMode `json:"queue"`
+	Input string           `json:"input"`
 }
 
 // handle runs one client command. Failures answer run.error with a code

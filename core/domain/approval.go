@@ -49,9 +49,9 @@ func (a Approval) CheckOwner(p Principal) error {
 }
 
 // ValidScope checks a decision scope ("" means once). Returns validation.
-func ValidScope(scope string) error {
-	if scope != "" && !Known(ApprovalScope(scope)) {
-		return errs.Field("scope", "must be %s", OrList(ApprovalScope("").Values()))
+func ValidScope(scope ApprovalScope) error {
+	if scope != "" && !Known(scope) {
+		return errs.Field("scope", "must be %s", OrList(scope.Values()))
 	}
 	return nil
 }

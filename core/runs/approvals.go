@@ -114,7 +114,7 @@ func (s *Service) awaitPause(ctx context.Context, sessionID, runID string) {
 // the returned status is running; otherwise it stays interrupted. Returns
 // not_found (unknown, someone else's, or already decided or superseded),
 // validation (scope), conflict (another run is active on the session).
-func (s *Service) Decide(ctx context.Context, p domain.Principal, approvalID string, approve bool, scope, reason string) (domain.Run, error) {
+func (s *Service) Decide(ctx context.Context, p domain.Principal, approvalID string, approve bool, scope domain.ApprovalScope, reason string) (domain.Run, error) {
 	if err := domain.ValidScope(scope); err != nil {
 		return domain.Run{}, err
 	}
@@ -138,7 +138,7 @@ func (s *Service) Decide(ctx context.Context, p domain.Principal, approvalID str
 	if approve {
 		status = domain.ApprovalApproved
 	}
-	all, err := s.d.Approvals.DecideApproval(ctx, a.ID, status, scope, reason, s.d.Clock.Now())
+	all, err := s.d.Approvals.DecideApproval(ctx, a.ID, status, string(scope), reason, s.d.Clock.Now())
 	if err != nil {
 		return domain.Run{}, err
 	}

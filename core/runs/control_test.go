@@ -147,7 +147,7 @@ func TestInjectedInput(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name    string
-		queue   string
+		queue   domain.QueueMode
 		first   porttest.Reply
 		want    string
 		guarded bool   // a blocking input guardrail refuses the injection

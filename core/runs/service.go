@@ -270,9 +270,9 @@ func (s *Service) liveRun(p domain.Principal, runID string) (*liveRun, error) {
 // the current turn, a paused one at once (its waiting calls recorded as not
 // run); either way it ends cancelled. Returns not_found, validation for an
 // unknown mode, conflict when the run already ended.
-func (s *Service) Cancel(ctx context.Context, p domain.Principal, runID, mode string) error {
-	if m := domain.CancelMode(mode); m != "" && !domain.Known(m) {
-		return errs.Field("mode", "must be %s", domain.OrList(m.Values()))
+func (s *Service) Cancel(ctx context.Context, p domain.Principal, runID string, mode domain.CancelMode) error {
+	if mode != "" && !domain.Known(mode) {
+		return errs.Field("mode", "must be %s", domain.OrList(mode.Values()))
 	}
 	if run, err := s.d.Runs.FindRun(ctx, runID); err == nil && run.OwnerID == p.User.ID && run.Status == domain.RunInterrupted {
 		return s.endPause(ctx, run, "stopped", "")
@@ -281,7 +281,7 @@ func (s *Service) Cancel(ctx context.Context, p domain.Principal, runID, mode st
 	if err != nil {
 		return err
 	}
-	if domain.CancelMode(mode) == domain.CancelGraceful {
+	if mode == domain.CancelGraceful {
 		lr.graceful.Store(true)
 		return nil
 	}
@@ -292,9 +292,9 @@ func (s *Service) Cancel(ctx context.Context, p domain.Principal, runID, mode st
 // Inject queues input into a live run: steer and next_turn reach it at the
 // next turn boundary, follow_up starts a new exchange when this one ends.
 // Returns not_found, validation, conflict when the run already ended.
-func (s *Service) Inject(p domain.Principal, runID, queue, input string) error {
-	if !domain.Known(domain.QueueMode(queue)) {
-		return errs.Field("queue", "must be %s", domain.OrList(domain.QueueMode(queue).Values()))
+func (s *Service) Inject(p domain.Principal, runID string, queue domain.QueueMode, input string) error {
+	if !domain.Known(queue) {
+		return errs.Field("queue", "must be %s", domain.OrList(queue.Values()))
 	}
 	if strings.TrimSpace(input) == "" {
 		return errs.Field("input", "is required")
@@ -304,7 +304,7 @@ func (s *Service) Inject(p domain.Principal, runID, queue, input string) error {
 		return err
 	}
 	lr.mu.Lock()
-	lr.queue = append(lr.queue, injection{queue: domain.QueueMode(queue), input: input})
+	lr.queue = append(lr.queue, injection{queue: queue, input: input})
 	lr.mu.Unlock()
 	return nil
 }

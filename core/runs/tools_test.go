@@ -25,10 +25,10 @@ func TestHandoffs(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct {
 		name      string
-		filter    string   // the target's handoff_input_filter
-		calls     []string // what the first agent calls
-		wantInput string   // what the target is sent
-		wantError string   // a tool output that says a call was not taken
+		filter    domain.HandoffInputFilter // the target's handoff_input_filter
+		calls     []string                  // what the first agent calls
+		wantInput string                    // what the target is sent
+		wantError string                    // a tool output that says a call was not taken
 	}{
 		{name: "the target sees the whole history", calls: []string{"transfer_to_bea"},
 			wantInput: "go\ntransfer_to_bea {}\n{\"assistant\": \"Bea\"}\n"},

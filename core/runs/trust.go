@@ -1,6 +1,10 @@
 package runs
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/agents-server/agents-server/core/domain"
+)
 
 // TrustStore remembers, per session, which shell commands a person approved
 // for the rest of the session: one exact command (scope same) or every
@@ -21,8 +25,8 @@ type sessionTrust struct {
 func NewTrustStore() *TrustStore { return &TrustStore{sessions: map[string]*sessionTrust{}} }
 
 // Grant records a decision's scope for a command; scope once records nothing.
-func (t *TrustStore) Grant(sessionID, scope, command string) {
-	if scope != "same" && scope != "all" {
+func (t *TrustStore) Grant(sessionID string, scope domain.ApprovalScope, command string) {
+	if scope != domain.ScopeSame && scope != domain.ScopeAll {
 		return
 	}
 	t.mu.Lock()
@@ -32,7 +36,7 @@ func (t *TrustStore) Grant(sessionID, scope, command string) {
 		st = &sessionTrust{same: map[string]bool{}}
 		t.sessions[sessionID] = st
 	}
-	if scope == "all" {
+	if scope == domain.ScopeAll {
 		st.all = true
 		return
 	}
