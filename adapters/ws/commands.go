@@ -19,7 +19,7 @@ func (c *conn) handle(data []byte) {
 	}
 	switch env.Type {
 	case domain.CommandRunCreate:
-		var p domain.RunCreateCommand
+		var p domain.RunCreatePayload
 		if !c.decode(env, &p) {
 			return
 		}
@@ -31,28 +31,28 @@ func (c *conn) handle(data []byte) {
 			c.runError("", p.SessionID, err, domain.CodeSessionNotFound)
 		}
 	case domain.CommandRunSubscribe:
-		var p domain.RunSubscribeCommand
+		var p domain.RunSubscribePayload
 		if c.decode(env, &p) {
 			if err := c.attach(p.RunID, p.FromSeq, true); err != nil {
 				c.runError(p.RunID, "", err, domain.CodeRunNotFound)
 			}
 		}
 	case domain.CommandRunCancel:
-		var p domain.RunCancelCommand
+		var p domain.RunCancelPayload
 		if c.decode(env, &p) {
 			if err := c.bus.d.Runs.Cancel(c.ctx, c.p, p.RunID, p.Mode); err != nil {
 				c.runError(p.RunID, "", err, domain.CodeRunNotFound)
 			}
 		}
 	case domain.CommandRunInject:
-		var p domain.RunInjectCommand
+		var p domain.RunInjectPayload
 		if c.decode(env, &p) {
 			if err := c.bus.d.Runs.Inject(c.p, p.RunID, p.Queue, p.Input); err != nil {
 				c.runError(p.RunID, "", err, domain.CodeRunNotFound)
 			}
 		}
 	case domain.CommandToolApprove, domain.CommandToolReject:
-		var p domain.ToolDecisionCommand
+		var p domain.ToolDecisionPayload
 		if c.decode(env, &p) {
 			c.decide(p, env.Type == domain.CommandToolApprove)
 		}
@@ -90,7 +90,7 @@ func (c *conn) runError(runID, sessionID string, err error, notFound string) {
 
 // decide answers a pending approval by its tool call; the resumed run's
 // events reach every connection through the bus.
-func (c *conn) decide(p domain.ToolDecisionCommand, approve bool) {
+func (c *conn) decide(p domain.ToolDecisionPayload, approve bool) {
 	a, err := c.bus.d.Runs.ApprovalByCall(c.ctx, c.p, p.ToolCallID)
 	if err == nil {
 		_, err = c.bus.d.Runs.Decide(c.ctx, c.p, a.ID, approve, p.Scope, p.Reason)

@@ -11,9 +11,9 @@ const (
 	CommandToolReject   = "tool.reject"
 )
 
-// RunCreateCommand starts a run in a session, as POST
+// RunCreatePayload starts a run in a session, as POST
 // /sessions/:id/runs does.
-type RunCreateCommand struct {
+type RunCreatePayload struct {
 	SessionID     string `json:"session_id"`
 	Input         string `json:"input"`
 	AgentConfigID string `json:"agent_config_id"`
@@ -21,29 +21,29 @@ type RunCreateCommand struct {
 	Plan          *bool  `json:"plan"`
 }
 
-// RunSubscribeCommand attaches the connection to a run's stream from a
+// RunSubscribePayload attaches the connection to a run's stream from a
 // cursor: events after FromSeq are replayed.
-type RunSubscribeCommand struct {
+type RunSubscribePayload struct {
 	RunID   string `json:"run_id"`
 	FromSeq int64  `json:"from_seq"`
 }
 
-// RunCancelCommand stops a run; Mode is a Cancel mode, empty for abort.
-type RunCancelCommand struct {
+// RunCancelPayload stops a run; Mode is a Cancel mode, empty for abort.
+type RunCancelPayload struct {
 	RunID string `json:"run_id"`
 	Mode  string `json:"mode"`
 }
 
-// RunInjectCommand feeds input into a live run; Queue is an inject queue.
-type RunInjectCommand struct {
+// RunInjectPayload feeds input into a live run; Queue is an inject queue.
+type RunInjectPayload struct {
 	RunID string `json:"run_id"`
 	Queue string `json:"queue"`
 	Input string `json:"input"`
 }
 
-// ToolDecisionCommand approves or rejects a pending tool call: Scope is a
+// ToolDecisionPayload approves or rejects a pending tool call: Scope is a
 // decision scope, Reason reaches the model.
-type ToolDecisionCommand struct {
+type ToolDecisionPayload struct {
 	ToolCallID string `json:"tool_call_id"`
 	Scope      string `json:"scope"`
 	Reason     string `json:"reason"`
