@@ -15,7 +15,9 @@ import (
 
 // BuildOpenAPI describes the route table as an OpenAPI 3.1 document: schemas
 // from the Go request and response types, the error envelope on every
-// refusal, and bearer security except on public routes.
+// refusal, and bearer security except on public routes. Its components
+// also describe the streamed events and the WebSocket bus's commands (the
+// event and command tables), which no operation returns.
 func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 	doc := &openapi3.T{
 		OpenAPI: "3.1.0",
@@ -51,6 +53,14 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 		if answers[i], err = successResponse(r, respGen); err != nil {
 			return nil, err
 		}
+	}
+	// The events the server sends are responses too; the bus commands a
+	// client sends are requests.
+	if err := addServerEvents(doc, respGen); err != nil {
+		return nil, err
+	}
+	if err := addClientCommands(doc, reqGen); err != nil {
+		return nil, err
 	}
 	for i, r := range routes {
 		o := openapi3.NewOperation()

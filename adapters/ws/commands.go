@@ -8,36 +8,6 @@ import (
 	"github.com/agents-server/agents-server/core/runs"
 )
 
-type createPayload struct {
-	SessionID     string `json:"session_id"`
-	Input         string `json:"input"`
-	AgentConfigID string `json:"agent_config_id"`
-	ProjectID     string `json:"project_id"`
-	Plan          *bool  `json:"plan"`
-}
-
-type subscribePayload struct {
-	RunID   string `json:"run_id"`
-	FromSeq int64  `json:"from_seq"`
-}
-
-type cancelPayload struct {
-	RunID string            `json:"run_id"`
-	Mode  domain.CancelMode `json:"mode"`
-}
-
-type decisionPayload struct {
-	ToolCallID string               `json:"tool_call_id"`
-	Scope      domain.ApprovalScope `json:"scope"`
-	Reason     string               `json:"reason"`
-}
-
-type injectPayload struct {
-	RunID string           `json:"run_id"`
-	Queue domain.QueueMode `json:"queue"`
-	Input string           `json:"input"`
-}
-
 // handle runs one client command. Failures answer run.error with a code
 // from the run vocabulary; an unknown message gets an error envelope,
 // never a closed socket.
@@ -48,8 +18,8 @@ func (c *conn) handle(data []byte) {
 		return
 	}
 	switch env.Type {
-	case "run.create":
-		var p createPayload
+	case domain.CommandRunCreate:
+		var p domain.RunCreatePayload
 		if !c.decode(env, &p) {
 			return
 		}
@@ -60,31 +30,31 @@ func (c *conn) handle(data []byte) {
 		if err != nil {
 			c.runError("", p.SessionID, err, domain.CodeSessionNotFound)
 		}
-	case "run.subscribe":
-		var p subscribePayload
+	case domain.CommandRunSubscribe:
+		var p domain.RunSubscribePayload
 		if c.decode(env, &p) {
 			if err := c.attach(p.RunID, p.FromSeq, true); err != nil {
 				c.runError(p.RunID, "", err, domain.CodeRunNotFound)
 			}
 		}
-	case "run.cancel":
-		var p cancelPayload
+	case domain.CommandRunCancel:
+		var p domain.RunCancelPayload
 		if c.decode(env, &p) {
 			if err := c.bus.d.Runs.Cancel(c.ctx, c.p, p.RunID, p.Mode); err != nil {
 				c.runError(p.RunID, "", err, domain.CodeRunNotFound)
 			}
 		}
-	case "run.inject":
-		var p injectPayload
+	case domain.CommandRunInject:
+		var p domain.RunInjectPayload
 		if c.decode(env, &p) {
 			if err := c.bus.d.Runs.Inject(c.p, p.RunID, p.Queue, p.Input); err != nil {
 				c.runError(p.RunID, "", err, domain.CodeRunNotFound)
 			}
 		}
-	case "tool.approve", "tool.reject":
-		var p decisionPayload
+	case domain.CommandToolApprove, domain.CommandToolReject:
+		var p domain.ToolDecisionPayload
 		if c.decode(env, &p) {
-			c.decide(p, env.Type == "tool.approve")
+			c.decide(p, env.Type == domain.CommandToolApprove)
 		}
 	default:
 		c.sendError("validation", "unknown message type "+env.Type)
@@ -120,7 +90,7 @@ func (c *conn) runError(runID, sessionID string, err error, notFound string) {
 
 // decide answers a pending approval by its tool call; the resumed run's
 // events reach every connection through the bus.
-func (c *conn) decide(p decisionPayload, approve bool) {
+func (c *conn) decide(p domain.ToolDecisionPayload, approve bool) {
 	a, err := c.bus.d.Runs.ApprovalByCall(c.ctx, c.p, p.ToolCallID)
 	if err == nil {
 		_, err = c.bus.d.Runs.Decide(c.ctx, c.p, a.ID, approve, p.Scope, p.Reason)

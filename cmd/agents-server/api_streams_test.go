@@ -266,7 +266,7 @@ func (h *harness) trySSE(token, runID string) (*sseStream, reply) {
 	}
 	if resp.StatusCode == http.StatusOK {
 		h.t.Cleanup(func() { resp.Body.Close() })
-		return &sseStream{resp: resp, rd: bufio.NewReaderSize(resp.Body, 1<<16)}, reply{Status: resp.StatusCode, Header: resp.Header}
+		return &sseStream{resp: resp, rd: bufio.NewReaderSize(resp.Body, 1<<16), events: h.eventSchema()}, reply{Status: resp.StatusCode, Header: resp.Header}
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(resp.Body)
@@ -289,6 +289,9 @@ func (h *harness) tryWS(path, token string) (*wsClient, string, int) {
 	}
 	h.t.Cleanup(func() { ws.Close() })
 	c := &wsClient{t: h.t, ws: ws}
+	if path == "/ws" {
+		c.events = h.eventSchema()
+	}
 	c.send("auth", map[string]any{}, "token", token)
 	ev := c.read()
 	if ev.Type == "auth.ok" {

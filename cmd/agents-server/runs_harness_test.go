@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/gorilla/websocket"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
@@ -65,10 +66,12 @@ type sseEvent struct {
 	Event domain.Event
 }
 
-// sseStream reads a run's SSE stream.
+// sseStream reads a run's SSE stream; every event read is checked against
+// the document's ServerEvent.
 type sseStream struct {
-	resp *http.Response
-	rd   *bufio.Reader
+	resp   *http.Response
+	rd     *bufio.Reader
+	events *openapi3.Schema
 }
 
 func (h *harness) openSSE(token, runID string, lastEventID int64) *sseStream {
@@ -89,7 +92,7 @@ func (h *harness) openSSE(token, runID string, lastEventID int64) *sseStream {
 		h.t.Fatalf("events: %d %s", resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 	h.t.Cleanup(func() { resp.Body.Close() })
-	return &sseStream{resp: resp, rd: bufio.NewReaderSize(resp.Body, 1<<16)}
+	return &sseStream{resp: resp, rd: bufio.NewReaderSize(resp.Body, 1<<16), events: h.eventSchema()}
 }
 
 // next reads one event; ok is false at the end of the stream.
@@ -110,6 +113,10 @@ func (s *sseStream) next(t *testing.T) (sseEvent, bool) {
 			}
 			if err := json.Unmarshal([]byte(data), &ev.Event); err != nil {
 				t.Fatalf("bad data %q: %v", data, err)
+			}
+			checkEvent(t, s.events, []byte(data))
+			if ev.Type != ev.Event.Type {
+				t.Errorf("SSE event %q carries a %q envelope", ev.Type, ev.Event.Type)
 			}
 			return ev, true
 		case strings.HasPrefix(line, ":"):
@@ -138,6 +145,34 @@ func (s *sseStream) all(t *testing.T) []sseEvent {
 
 func (s *sseStream) close() { s.resp.Body.Close() }
 
+// eventSchema is the served document's union of every event, which the
+// events the tests read are validated against: the document cannot state a
+// payload the server does not send.
+func (h *harness) eventSchema() *openapi3.Schema {
+	h.t.Helper()
+	u := h.doc.Components.Schemas["ServerEvent"]
+	if u == nil || u.Value == nil {
+		h.t.Fatal("the OpenAPI document has no ServerEvent component")
+	}
+	return u.Value
+}
+
+// checkEvent validates one event frame against events (nil: not checked).
+func checkEvent(t *testing.T, events *openapi3.Schema, frame []byte) {
+	t.Helper()
+	if events == nil {
+		return
+	}
+	var v any
+	if err := json.Unmarshal(frame, &v); err != nil {
+		t.Errorf("event frame %s: %v", frame, err)
+		return
+	}
+	if err := events.VisitJSON(v); err != nil {
+		t.Errorf("an event does not match the OpenAPI document's ServerEvent: %v\nframe: %s", err, frame)
+	}
+}
+
 // payload decodes an event's payload.
 func payload[T any](t *testing.T, ev domain.Event) T {
 	t.Helper()
@@ -148,10 +183,12 @@ func payload[T any](t *testing.T, ev domain.Event) T {
 	return v
 }
 
-// wsClient is an authenticated WebSocket connection.
+// wsClient is an authenticated WebSocket connection. On the bus every
+// event read is checked against the document's ServerEvent.
 type wsClient struct {
-	t  *testing.T
-	ws *websocket.Conn
+	t      *testing.T
+	ws     *websocket.Conn
+	events *openapi3.Schema // nil off the bus (the terminal)
 }
 
 func (h *harness) dialWS(token string) *wsClient {
@@ -162,7 +199,7 @@ func (h *harness) dialWS(token string) *wsClient {
 		h.t.Fatal(err)
 	}
 	h.t.Cleanup(func() { ws.Close() })
-	c := &wsClient{t: h.t, ws: ws}
+	c := &wsClient{t: h.t, ws: ws, events: h.eventSchema()}
 	c.send("auth", map[string]any{}, "token", token)
 	if env := c.read(); env.Type != "auth.ok" {
 		h.t.Fatalf("auth answered %+v", env)
@@ -185,9 +222,17 @@ func (c *wsClient) send(typ string, payload any, extra ...string) {
 func (c *wsClient) read() domain.Event {
 	c.t.Helper()
 	c.ws.SetReadDeadline(time.Now().Add(30 * time.Second))
+	_, frame, err := c.ws.ReadMessage()
 	var ev domain.Event
-	if err := c.ws.ReadJSON(&ev); err != nil {
+	if err == nil {
+		err = json.Unmarshal(frame, &ev)
+	}
+	if err != nil {
 		c.t.Fatalf("ws read: %v", err)
+	}
+	// auth.ok and the error envelope answer the connection, not a run.
+	if ev.Type != "auth.ok" && ev.Type != "error" {
+		checkEvent(c.t, c.events, frame)
 	}
 	return ev
 }

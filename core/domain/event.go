@@ -155,6 +155,27 @@ type HandoffPayload struct {
 	ToID   string `json:"to_id,omitempty"`
 }
 
+// CompactionPayload reports a session compaction at the end of a turn:
+// Phase is started, then finished. It is progress only.
+type CompactionPayload struct {
+	RunID  string `json:"run_id"`
+	Phase  string `json:"phase"`
+	Detail string `json:"detail,omitempty"`
+}
+
+// TitleUpdatedPayload announces a session's new title; RunID is the run
+// whose sequence carries it.
+type TitleUpdatedPayload struct {
+	SessionID string `json:"session_id"`
+	RunID     string `json:"run_id"`
+	Title     string `json:"title"`
+}
+
+// TaskUpdatedPayload is a background task's row as the store has it (its
+// id, status, kind, attempt…): an open object, so a field a task gains
+// needs no new payload type.
+type TaskUpdatedPayload map[string]any
+
 // OutputPayload is a run's final output.
 type OutputPayload struct {
 	RunID       string `json:"run_id"`

@@ -59,15 +59,9 @@ func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 		if err != nil || !ok {
 			return // renamed meanwhile: the person's name wins
 		}
-		s.publish(rc.lr, domain.EventTitleUpdated, titlePayload{SessionID: rc.lr.run.SessionID, RunID: rc.lr.run.ID, Title: title})
+		s.publish(rc.lr, domain.EventTitleUpdated, domain.TitleUpdatedPayload{SessionID: rc.lr.run.SessionID, RunID: rc.lr.run.ID, Title: title})
 	}()
 	return done
-}
-
-type titlePayload struct {
-	SessionID string `json:"session_id"`
-	RunID     string `json:"run_id"` // the run whose sequence carries it
-	Title     string `json:"title"`
 }
 
 type titleError string

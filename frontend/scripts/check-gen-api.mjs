@@ -1,5 +1,8 @@
 // Fails when src/lib/apiTypes.gen.ts is not what `npm run gen:api` would
 // write from openapi/openapi.yaml (the API document changed; regenerate).
+// The document also describes the WebSocket/SSE events and bus commands
+// (ServerEvent, ClientCommand), which src/lib/events.ts derives its types
+// from: a changed event is caught here too.
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -1169,6 +1169,11 @@ export interface components {
             /** @description Built-in tool names the agent may use */
             tools?: string[];
         };
+        AgentStartPayload: {
+            agent_config_id?: string;
+            agent_name: string;
+            run_id: string;
+        };
         AgentView: {
             approval: components["schemas"]["AgentApproval"];
             /** @description A picture from the UI's catalog, /avatars/<name>.svg; empty renders an initial */
@@ -1232,11 +1237,22 @@ export interface components {
              */
             mode?: "abort" | "graceful";
         };
+        CancelledPayload: {
+            reason?: string;
+            run_id: string;
+        };
         Checkpoint: {
             excluded_ids: string[];
             reset?: boolean;
             summary: string;
         } | null;
+        /** @description A command a client sends on the WebSocket bus, once authenticated. Success is seen in the events that follow; a refused command is answered with run.error (no seq). */
+        ClientCommand: components["schemas"]["RunCreateCommand"] | components["schemas"]["RunSubscribeCommand"] | components["schemas"]["RunCancelCommand"] | components["schemas"]["RunInjectCommand"] | components["schemas"]["ToolApproveCommand"] | components["schemas"]["ToolRejectCommand"];
+        CompactionPayload: {
+            detail?: string;
+            phase: string;
+            run_id: string;
+        };
         ContainerView: {
             image: string;
             name: string;
@@ -1365,6 +1381,19 @@ export interface components {
             /** @enum {string} */
             status: "running" | "interrupted" | "completed" | "error" | "cancelled";
         };
+        DeltaPayload: {
+            delta: string;
+            run_id: string;
+        };
+        DiagnosticPayload: {
+            code?: string;
+            details?: {
+                [key: string]: string;
+            };
+            message?: string;
+            run_id: string;
+            type: string;
+        };
         Display: {
             extra?: {
                 [key: string]: string;
@@ -1446,6 +1475,14 @@ export interface components {
             max_turns?: components["schemas"]["ErrorHandlerInput"];
             model_refusal?: components["schemas"]["ErrorHandlerInput"];
         };
+        ErrorPayload: {
+            code: string;
+            guardrail?: string;
+            message: string;
+            run_id?: string;
+            session_id?: string;
+            stage?: string;
+        };
         FallbackModel: {
             model: string;
             provider_id: string;
@@ -1461,6 +1498,15 @@ export interface components {
             label?: string;
             /** @description Copy up to and including this entry; omit for everything */
             message_id?: string;
+        };
+        GapPayload: {
+            /** Format: int64 */
+            dropped: number;
+            /** Format: int64 */
+            last_good: number;
+            /** Format: int64 */
+            next: number;
+            run_id: string;
         };
         GuardrailInput: {
             /** @description At the input stage: finish before the first model call instead of racing it */
@@ -1493,6 +1539,13 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        HandoffPayload: {
+            from: string;
+            from_id?: string;
+            run_id: string;
+            to: string;
+            to_id?: string;
+        };
         Health: {
             /** @description ok once the store answers and requests are accepted */
             status: string;
@@ -1502,6 +1555,11 @@ export interface components {
             input: string;
             /** @enum {string} */
             queue: "steer" | "next_turn" | "follow_up";
+        };
+        InjectedPayload: {
+            index: number;
+            input: string;
+            run_id: string;
         };
         LoginRequest: {
             password: string;
@@ -1562,6 +1620,10 @@ export interface components {
             /** @enum {string} */
             verbosity?: "" | "low" | "medium" | "high";
         };
+        OutputPayload: {
+            final_output: string;
+            run_id: string;
+        };
         PatchSessionRequest: {
             name?: string | null;
             pinned?: boolean | null;
@@ -1589,6 +1651,10 @@ export interface components {
             description?: string;
             name: string;
             parameters?: unknown;
+        };
+        ProjectBoundPayload: {
+            project_id: string;
+            session_id: string;
         };
         ProjectDeletedView: {
             deleted: boolean;
@@ -1698,10 +1764,242 @@ export interface components {
             max_backoff_ms?: number;
             max_retries?: number;
         };
+        RunAgentStartEvent: {
+            payload: components["schemas"]["AgentStartPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.agent_start";
+        };
+        RunCancelCommand: {
+            payload: components["schemas"]["RunCancelPayload"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.cancel";
+        };
+        RunCancelPayload: {
+            /** @enum {string} */
+            mode?: "abort" | "graceful";
+            run_id: string;
+        };
+        RunCancelledEvent: {
+            payload: components["schemas"]["CancelledPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.cancelled";
+        };
+        RunCompactionEvent: {
+            payload: components["schemas"]["CompactionPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.compaction";
+        };
+        RunCreateCommand: {
+            payload: components["schemas"]["RunCreatePayload"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.create";
+        };
+        RunCreatePayload: {
+            agent_config_id?: string;
+            input?: string;
+            plan?: boolean | null;
+            project_id?: string;
+            session_id: string;
+        };
+        RunDiagnosticEvent: {
+            payload: components["schemas"]["DiagnosticPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.diagnostic";
+        };
+        RunErrorEvent: {
+            payload: components["schemas"]["ErrorPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.error";
+        };
         RunErrorView: {
             code: string;
             message: string;
         } | null;
+        RunGapEvent: {
+            payload: components["schemas"]["GapPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.gap";
+        };
+        RunHandoffEvent: {
+            payload: components["schemas"]["HandoffPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.handoff";
+        };
+        RunIDPayload: {
+            run_id: string;
+        };
+        RunInjectCommand: {
+            payload: components["schemas"]["RunInjectPayload"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.inject";
+        };
+        RunInjectPayload: {
+            input: string;
+            /** @enum {string} */
+            queue: "steer" | "next_turn" | "follow_up";
+            run_id: string;
+        };
+        RunInjectedEvent: {
+            payload: components["schemas"]["InjectedPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.injected";
+        };
+        RunInterruptedEvent: {
+            payload: components["schemas"]["RunIDPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.interrupted";
+        };
+        RunMessageEvent: {
+            payload: components["schemas"]["TextPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.message";
+        };
+        RunOutputEvent: {
+            payload: components["schemas"]["OutputPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.output";
+        };
+        RunReasoningEvent: {
+            payload: components["schemas"]["DeltaPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.reasoning";
+        };
+        RunReasoningItemEvent: {
+            payload: components["schemas"]["TextPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.reasoning_item";
+        };
+        RunStartedEvent: {
+            payload: components["schemas"]["RunStartedPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.started";
+        };
+        RunStartedPayload: {
+            input: string;
+            run_id: string;
+            session_id: string;
+        };
         RunStateView: {
             error?: components["schemas"]["RunErrorView"];
             /** @description With Prefer: wait, when the run completed in time */
@@ -1710,6 +2008,32 @@ export interface components {
             session_id: string;
             /** @enum {string} */
             status: "running" | "interrupted" | "completed" | "error" | "cancelled";
+        };
+        RunStepEvent: {
+            payload: components["schemas"]["DeltaPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.step";
+        };
+        RunSubscribeCommand: {
+            payload: components["schemas"]["RunSubscribePayload"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.subscribe";
+        };
+        RunSubscribePayload: {
+            /** Format: int64 */
+            from_seq?: number;
+            run_id: string;
         };
         RunSummaryView: {
             agent_config_id?: string;
@@ -1731,6 +2055,45 @@ export interface components {
              * @enum {string}
              */
             status?: "running" | "interrupted" | "completed" | "error" | "cancelled";
+        };
+        RunToolCallEvent: {
+            payload: components["schemas"]["ToolCallPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.tool_call";
+        };
+        RunToolProgressEvent: {
+            payload: components["schemas"]["ToolProgressPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.tool_progress";
+        };
+        RunToolResultEvent: {
+            payload: components["schemas"]["ToolResultPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "run.tool_result";
         };
         RunView: {
             agent_config_id?: string;
@@ -1809,10 +2172,38 @@ export interface components {
             /** @enum {string} */
             scope: "private" | "global";
         };
+        /** @description A frame the server sends on the WebSocket bus, and the data of a run's SSE event: one envelope per event type, told apart by type. A client shows an event type it does not know generically, never drops it. */
+        ServerEvent: components["schemas"]["RunStartedEvent"] | components["schemas"]["RunAgentStartEvent"] | components["schemas"]["RunStepEvent"] | components["schemas"]["RunReasoningEvent"] | components["schemas"]["RunMessageEvent"] | components["schemas"]["RunReasoningItemEvent"] | components["schemas"]["RunToolCallEvent"] | components["schemas"]["RunToolProgressEvent"] | components["schemas"]["RunToolResultEvent"] | components["schemas"]["RunHandoffEvent"] | components["schemas"]["RunCompactionEvent"] | components["schemas"]["RunOutputEvent"] | components["schemas"]["RunInterruptedEvent"] | components["schemas"]["RunDiagnosticEvent"] | components["schemas"]["RunGapEvent"] | components["schemas"]["RunErrorEvent"] | components["schemas"]["RunCancelledEvent"] | components["schemas"]["RunInjectedEvent"] | components["schemas"]["SessionTitleUpdatedEvent"] | components["schemas"]["SessionProjectBoundEvent"] | components["schemas"]["TaskUpdatedEvent"] | components["schemas"]["TraceSpanEvent"];
         ServerInfo: {
             /** @description IANA name of the server's local time zone (cron schedules run in it) */
             time_zone: string;
             version: string;
+        };
+        SessionProjectBoundEvent: {
+            payload: components["schemas"]["ProjectBoundPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.project_bound";
+        };
+        SessionTitleUpdatedEvent: {
+            payload: components["schemas"]["TitleUpdatedPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "session.title_updated";
         };
         SessionView: {
             agent_config_id?: string;
@@ -1895,6 +2286,31 @@ export interface components {
             /** @description Binds the session to a project on its first project-carrying run */
             project_id?: string;
         };
+        TaskUpdatedEvent: {
+            payload: components["schemas"]["TaskUpdatedPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "task.updated";
+        };
+        TaskUpdatedPayload: {
+            [key: string]: unknown;
+        };
+        TextPayload: {
+            run_id: string;
+            text: string;
+        };
+        TitleUpdatedPayload: {
+            run_id: string;
+            session_id: string;
+            title: string;
+        };
         TokenView: {
             /** Format: date-time */
             created_at: string;
@@ -1911,6 +2327,54 @@ export interface components {
             last_used_at: string;
             name: string;
         };
+        ToolApproveCommand: {
+            payload: components["schemas"]["ToolDecisionPayload"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool.approve";
+        };
+        ToolCallPayload: {
+            arguments: string;
+            needs_approval: boolean;
+            run_id: string;
+            tool_call_id: string;
+            tool_name: string;
+        };
+        ToolDecisionPayload: {
+            reason?: string;
+            /** @enum {string} */
+            scope?: "once" | "same" | "all";
+            tool_call_id: string;
+        };
+        ToolProgressPayload: {
+            call_id: string;
+            delta: string;
+            renderer?: string;
+            run_id: string;
+            tool_name: string;
+        };
+        ToolRejectCommand: {
+            payload: components["schemas"]["ToolDecisionPayload"];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "tool.reject";
+        };
+        ToolResultPayload: {
+            extra?: {
+                [key: string]: string;
+            };
+            is_error?: boolean;
+            output: string;
+            renderer?: string;
+            run_id: string;
+            summary?: string;
+            title?: string;
+            tool_call_id: string;
+        };
         ToolView: {
             description: string;
             name: string;
@@ -1918,6 +2382,19 @@ export interface components {
             origin: string;
             /** @description JSON Schema of the arguments */
             parameters: unknown;
+        };
+        TraceSpanEvent: {
+            payload: components["schemas"]["SpanPayload"];
+            /**
+             * Format: int64
+             * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
+             */
+            seq?: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "trace.span";
         };
         UpdateUserRequest: {
             /** @description Disabling revokes every token of the user */

@@ -1,73 +1,39 @@
-// The /ws and SSE event vocabulary, mirroring core/domain/event.go: one
-// frame {type, seq, payload} per event. Types this build does not know stay
-// representable (UnknownEvent) so they are shown generically, never dropped.
+// The /ws and SSE event vocabulary: one frame {type, seq, payload} per event.
+// The frames are generated from the API document (apiTypes.gen.ts), whose
+// ServerEvent and ClientCommand components the server builds from its event
+// and command tables (core/domain's vocabulary): nothing here copies them.
+// Types this build does not know stay representable (UnknownEvent) so they
+// are shown generically, never dropped.
+import type { components } from './apiTypes.gen'
 
-export interface RunStarted { run_id: string; session_id: string; input: string; task_id?: string; parent_session_id?: string }
-export interface AgentStart { run_id: string; agent_name: string; agent_config_id?: string }
-export interface Delta { run_id: string; delta: string }
-export interface TextDone { run_id: string; text: string }
-export interface ToolCall { run_id: string; tool_call_id: string; tool_name: string; arguments: string; needs_approval: boolean }
-export interface ToolProgress { run_id: string; call_id: string; tool_name: string; delta: string; renderer?: string }
-export interface ToolResult {
-  run_id: string
-  tool_call_id: string
-  output: string
-  title?: string
-  summary?: string
-  renderer?: string
-  is_error?: boolean
-  extra?: Record<string, string>
-}
-export interface Handoff { run_id: string; from: string; to: string; from_id?: string; to_id?: string }
-export interface Compaction { run_id: string; phase: 'started' | 'finished' | string; detail?: string }
-export interface Output { run_id: string; final_output: string }
-export interface RunIdOnly { run_id: string }
-export interface Cancelled { run_id: string; reason?: string }
-export interface Diagnostic { run_id: string; type: string; code?: string; message?: string; details?: Record<string, string> }
-export interface Gap { run_id: string; dropped: number; last_good: number; next: number }
-export interface RunErrorPayload { run_id?: string; session_id?: string; code: string; message: string; guardrail?: string; stage?: string }
-export interface Injected { run_id: string; input: string; index: number }
-export interface TitleUpdated { session_id: string; title: string }
-export interface ProjectBound { session_id: string; project_id: string }
-export interface TraceSpan { run_id: string; trace_id: string; span_id: string; parent_id?: string; kind?: string; name?: string; error?: string }
+type Schemas = components['schemas']
 
-interface Frame<T extends string, P> { type: T; seq?: number; payload: P }
+/** Every event the server documents, told apart by type. */
+export type KnownEvent = Schemas['ServerEvent']
 
-export type KnownEvent =
-  | Frame<'run.started', RunStarted>
-  | Frame<'run.agent_start', AgentStart>
-  | Frame<'run.step', Delta>
-  | Frame<'run.reasoning', Delta>
-  | Frame<'run.message', TextDone>
-  | Frame<'run.reasoning_item', TextDone>
-  | Frame<'run.tool_call', ToolCall>
-  | Frame<'run.tool_progress', ToolProgress>
-  | Frame<'run.tool_result', ToolResult>
-  | Frame<'run.handoff', Handoff>
-  | Frame<'run.compaction', Compaction>
-  | Frame<'run.output', Output>
-  | Frame<'run.interrupted', RunIdOnly>
-  | Frame<'run.diagnostic', Diagnostic>
-  | Frame<'run.gap', Gap>
-  | Frame<'run.error', RunErrorPayload>
-  | Frame<'run.cancelled', Cancelled>
-  | Frame<'run.injected', Injected>
-  | Frame<'session.title_updated', TitleUpdated>
-  | Frame<'session.project_bound', ProjectBound>
-  | Frame<'task.updated', Record<string, unknown>>
-  | Frame<'trace.span', TraceSpan>
+/** The type of an event the server documents. */
+export type KnownEventType = KnownEvent['type']
+
+/** The payload of one event type, e.g. EventPayload<'run.tool_call'>. */
+export type EventPayload<T extends KnownEventType> = Extract<KnownEvent, { type: T }>['payload']
 
 /** An event type this build does not know: kept with its raw payload. */
 export interface UnknownEvent { type: string; seq?: number; payload: unknown; unknown: true }
 
 export type ServerEvent = KnownEvent | UnknownEvent
 
-export const KNOWN_EVENT_TYPES = new Set<string>([
-  'run.started', 'run.agent_start', 'run.step', 'run.reasoning', 'run.message', 'run.reasoning_item',
-  'run.tool_call', 'run.tool_progress', 'run.tool_result', 'run.handoff', 'run.compaction', 'run.output',
-  'run.interrupted', 'run.diagnostic', 'run.gap', 'run.error', 'run.cancelled', 'run.injected',
-  'session.title_updated', 'session.project_bound', 'task.updated', 'trace.span',
-])
+// Every documented type, at run time: a Record over the generated union, so
+// the type check fails when the document gains (or loses) an event type this
+// list does not follow.
+const KNOWN: Record<KnownEventType, true> = {
+  'run.started': true, 'run.agent_start': true, 'run.step': true, 'run.reasoning': true, 'run.message': true,
+  'run.reasoning_item': true, 'run.tool_call': true, 'run.tool_progress': true, 'run.tool_result': true,
+  'run.handoff': true, 'run.compaction': true, 'run.output': true, 'run.interrupted': true, 'run.diagnostic': true,
+  'run.gap': true, 'run.error': true, 'run.cancelled': true, 'run.injected': true, 'session.title_updated': true,
+  'session.project_bound': true, 'task.updated': true, 'trace.span': true,
+}
+
+export const KNOWN_EVENT_TYPES: ReadonlySet<string> = new Set(Object.keys(KNOWN))
 
 /** Final events end a run's stream; run.interrupted does not (a decision resumes the same run). */
 export function isFinal(type: string): boolean {
@@ -92,11 +58,5 @@ export function runIdOf(ev: ServerEvent): string | undefined {
   return p && typeof p.run_id === 'string' && p.run_id ? p.run_id : undefined
 }
 
-// Client → server commands.
-export type ClientCommand =
-  | { type: 'run.create'; payload: { session_id: string; input: string; agent_config_id?: string; plan?: boolean } }
-  | { type: 'run.subscribe'; payload: { run_id: string; from_seq: number } }
-  | { type: 'run.cancel'; payload: { run_id: string; mode?: 'abort' | 'graceful' } }
-  | { type: 'run.inject'; payload: { run_id: string; queue: 'steer' | 'next_turn' | 'follow_up'; input: string } }
-  | { type: 'tool.approve'; payload: { tool_call_id: string; scope?: 'once' | 'same' | 'all' } }
-  | { type: 'tool.reject'; payload: { tool_call_id: string; reason?: string } }
+/** A client → server command of the bus. */
+export type ClientCommand = Schemas['ClientCommand']
