@@ -18,26 +18,8 @@ import (
 // refusal, and bearer security except on public routes. Its components
 // also describe the streamed events and the WebSocket bus's commands (the
 // event and command tables), which no operation returns.
-func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
-	doc := &openapi3.T{
-		OpenAPI: "3.1.0",
-		Info: &openapi3.Info{
-			Title:   "agents-server",
-			Version: "v1",
-			Description: "The REST surface of agents-server, a self-hosted AI agent workbench. " +
-				"Every non-2xx response carries the error envelope. Generated from the server's route table; never hand-edited.",
-		},
-		Servers: openapi3.Servers{{URL: "/"}},
-		Paths:   openapi3.NewPaths(),
-		Components: &openapi3.Components{
-			Schemas:   openapi3.Schemas{},
-			Responses: openapi3.ResponseBodies{},
-			SecuritySchemes: openapi3.SecuritySchemes{
-				"bearer": &openapi3.SecuritySchemeRef{Value: openapi3.NewSecurityScheme().WithType("http").WithScheme("bearer")},
-			},
-		},
-		Security: openapi3.SecurityRequirements{{"bearer": []string{}}},
-	}
+func BuildOpenAPI(routes []Route) (*openapi3.T, error) {
+	doc := newDocument()
 	respGen, reqGen := newSchemaGens(doc.Components.Schemas)
 	envelope, err := respGen.schemaOf(reflect.TypeFor[ErrorEnvelope]())
 	if err != nil {
@@ -63,44 +45,82 @@ func BuildOpenAPI(routes []Route, serverVersion string) (*openapi3.T, error) {
 		return nil, err
 	}
 	for i, r := range routes {
-		o := openapi3.NewOperation()
-		o.OperationID, o.Summary, o.Tags = r.OperationID, r.Summary, []string{r.Tag}
-		o.Responses = openapi3.NewResponses()
-		if r.Access == Public {
-			o.Security = &openapi3.SecurityRequirements{}
-		}
-		for _, name := range r.PathParams() {
-			p := openapi3.NewPathParameter(name).WithSchema(openapi3.NewStringSchema())
-			o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: p})
-		}
-		for _, hd := range r.Headers {
-			o.Parameters = append(o.Parameters, parameter(openapi3.NewHeaderParameter(hd.Name), hd))
-		}
-		for _, q := range r.Query {
-			o.Parameters = append(o.Parameters, parameter(openapi3.NewQueryParameter(q.Name), q))
-		}
-		if r.HasBody() {
-			ref, err := requestSchema(r, reqGen)
-			if err != nil {
-				return nil, err
-			}
-			o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(!r.OptionalBody).WithJSONSchemaRef(ref)}
-		}
-		ok := answers[i]
-		o.AddResponse(r.Status, ok)
-		for _, alt := range r.AltStatuses {
-			o.AddResponse(alt, &openapi3.Response{Description: ptr(http.StatusText(alt)), Content: ok.Content})
-		}
-		// Every status the operation answers is listed and nothing else: no
-		// `default`, which would let a client (and the API tests) accept a
-		// status the table forgot.
-		for _, status := range refusals(r) {
-			o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
+		o, err := operation(r, answers[i], reqGen)
+		if err != nil {
+			return nil, err
 		}
 		doc.AddOperation(r.OpenAPIPath(), r.Method, o)
 	}
-	// Refs are resolved by loading, as any consumer would: validating the
-	// loaded document proves what is served is usable, not just well-typed.
+	return loadedAndValid(doc)
+}
+
+// newDocument is the document's frame: info, bearer security, empty
+// components.
+func newDocument() *openapi3.T {
+	return &openapi3.T{
+		OpenAPI: "3.1.0",
+		Info: &openapi3.Info{
+			Title:   "agents-server",
+			Version: "v1",
+			Description: "The REST surface of agents-server, a self-hosted AI agent workbench. " +
+				"Every non-2xx response carries the error envelope. Generated from the server's route table; never hand-edited.",
+		},
+		Servers: openapi3.Servers{{URL: "/"}},
+		Paths:   openapi3.NewPaths(),
+		Components: &openapi3.Components{
+			Schemas:   openapi3.Schemas{},
+			Responses: openapi3.ResponseBodies{},
+			SecuritySchemes: openapi3.SecuritySchemes{
+				"bearer": &openapi3.SecuritySchemeRef{Value: openapi3.NewSecurityScheme().WithType("http").WithScheme("bearer")},
+			},
+		},
+		Security: openapi3.SecurityRequirements{{"bearer": []string{}}},
+	}
+}
+
+// operation is one route's operation: parameters, body, the success
+// answer and every refusal.
+func operation(r Route, ok *openapi3.Response, reqGen *schemaGen) (*openapi3.Operation, error) {
+	o := openapi3.NewOperation()
+	o.OperationID, o.Summary, o.Tags = r.OperationID, r.Summary, []string{r.Tag}
+	o.Responses = openapi3.NewResponses()
+	if r.Access == Public {
+		o.Security = &openapi3.SecurityRequirements{}
+	}
+	for _, name := range r.PathParams() {
+		p := openapi3.NewPathParameter(name).WithSchema(openapi3.NewStringSchema())
+		o.Parameters = append(o.Parameters, &openapi3.ParameterRef{Value: p})
+	}
+	for _, hd := range r.Headers {
+		o.Parameters = append(o.Parameters, parameter(openapi3.NewHeaderParameter(hd.Name), hd))
+	}
+	for _, q := range r.Query {
+		o.Parameters = append(o.Parameters, parameter(openapi3.NewQueryParameter(q.Name), q))
+	}
+	if r.HasBody() {
+		ref, err := requestSchema(r, reqGen)
+		if err != nil {
+			return nil, err
+		}
+		o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(!r.OptionalBody).WithJSONSchemaRef(ref)}
+	}
+	o.AddResponse(r.Status, ok)
+	for _, alt := range r.AltStatuses {
+		o.AddResponse(alt, &openapi3.Response{Description: ptr(http.StatusText(alt)), Content: ok.Content})
+	}
+	// Every status the operation answers is listed and nothing else: no
+	// `default`, which would let a client (and the API tests) accept a
+	// status the table forgot.
+	for _, status := range refusals(r) {
+		o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
+	}
+	return o, nil
+}
+
+// loadedAndValid resolves the document's refs by loading it, as any
+// consumer would, and validates it: what is served is usable, not just
+// well-typed.
+func loadedAndValid(doc *openapi3.T) (*openapi3.T, error) {
 	data, err := MarshalOpenAPI(doc)
 	if err != nil {
 		return nil, err
@@ -214,7 +234,7 @@ func MarshalOpenAPI(doc *openapi3.T) ([]byte, error) {
 // server (handlers are never called while documenting).
 func Document() ([]byte, error) {
 	s := &Server{}
-	doc, err := BuildOpenAPI(s.table(), "")
+	doc, err := BuildOpenAPI(s.table())
 	if err != nil {
 		return nil, err
 	}

@@ -100,7 +100,7 @@ func TestEveryEventAndCommandHasARow(t *testing.T) {
 // TestEveryEventIsAnEnvelopeOfTheUnion: each row is a member of its union,
 // mapped by its type, with the payload's component.
 func TestEveryEventIsAnEnvelopeOfTheUnion(t *testing.T) {
-	doc, err := BuildOpenAPI(testServer(t).Routes(), "")
+	doc, err := BuildOpenAPI(testServer(t).Routes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestEveryEventIsAnEnvelopeOfTheUnion(t *testing.T) {
 // TestTheUnionsTellFramesApart validates frames as the server encodes them
 // (and a client's commands) against the document, both ways.
 func TestTheUnionsTellFramesApart(t *testing.T) {
-	doc, err := BuildOpenAPI(testServer(t).Routes(), "")
+	doc, err := BuildOpenAPI(testServer(t).Routes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -182,7 +182,7 @@ func TestTheUnionsTellFramesApart(t *testing.T) {
 // on a type no command carries, refuses to build the document.
 func TestEveryCommandRuleNamesAField(t *testing.T) {
 	build := func() error {
-		_, err := BuildOpenAPI(nil, "")
+		_, err := BuildOpenAPI(nil)
 		return err
 	}
 	if err := build(); err != nil {

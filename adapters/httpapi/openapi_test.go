@@ -86,7 +86,7 @@ func TestOperationIDsAreUniqueAndEveryRouteIsDocumented(t *testing.T) {
 		}
 		ids[r.OperationID] = true
 	}
-	doc, err := BuildOpenAPI(s.Routes(), "")
+	doc, err := BuildOpenAPI(s.Routes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,7 +101,7 @@ func TestOperationIDsAreUniqueAndEveryRouteIsDocumented(t *testing.T) {
 // TestEveryStatusIsListedNotDefaulted keeps `default` out of the document: a
 // catch-all response would let an operation answer a status nobody listed.
 func TestEveryStatusIsListedNotDefaulted(t *testing.T) {
-	doc, err := BuildOpenAPI(testServer(t).Routes(), "")
+	doc, err := BuildOpenAPI(testServer(t).Routes())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestRequestAndResponseSchemasDifferInRequired(t *testing.T) {
 		op(http.MethodGet, "/probe", "getProbe", "probe", "read", http.StatusOK, probeHandler[NoBody, probeRow]),
 		op(http.MethodPut, "/probe", "putProbe", "probe", "write", http.StatusOK, probeHandler[probeRow, NoBody]),
 	}
-	doc, err := BuildOpenAPI(routes, "")
+	doc, err := BuildOpenAPI(routes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestRequestAndResponseSchemasDifferInRequired(t *testing.T) {
 	}
 
 	routes = append(routes, op(http.MethodPost, "/probe", "postProbe", "probe", "other", http.StatusOK, probeHandler[probeRowInput, NoBody]))
-	if _, err := BuildOpenAPI(routes, ""); err == nil || !strings.Contains(err.Error(), "probeRowInput") {
+	if _, err := BuildOpenAPI(routes); err == nil || !strings.Contains(err.Error(), "probeRowInput") {
 		t.Fatalf("two types named probeRowInput: err = %v", err)
 	}
 }
@@ -164,7 +164,7 @@ func TestWithRequiredAddsToTheTypesRequired(t *testing.T) {
 		op(http.MethodPost, "/probe", "createProbe", "probe", "create", http.StatusCreated, probeHandler[probeRow, NoBody]).WithRequired("note"),
 		op(http.MethodPut, "/probe", "putProbe", "probe", "update", http.StatusOK, probeHandler[probeRow, NoBody]),
 	}
-	doc, err := BuildOpenAPI(routes, "")
+	doc, err := BuildOpenAPI(routes)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,7 +176,7 @@ func TestWithRequiredAddsToTheTypesRequired(t *testing.T) {
 		t.Fatalf("the shared type requires %v", got)
 	}
 	routes[0] = routes[0].WithRequired("nonesuch")
-	if _, err := BuildOpenAPI(routes, ""); err == nil {
+	if _, err := BuildOpenAPI(routes); err == nil {
 		t.Fatal("a required field the type lacks was documented")
 	}
 }
@@ -198,7 +198,7 @@ func TestEveryBoundNamesAField(t *testing.T) {
 // the document with the validators' numbers (every one is proved against
 // the server by the API suite's TestDocumentedBoundsAreEnforced).
 func TestTheDocumentStatesTheServersBounds(t *testing.T) {
-	doc, err := BuildOpenAPI(testServer(t).Routes(), "")
+	doc, err := BuildOpenAPI(testServer(t).Routes())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -98,7 +98,7 @@ func New(deps Deps, cfg Config) (*Server, error) {
 	for _, r := range s.routes {
 		e.Add(r.Method, r.Path, r.handler(r), s.routeMiddleware(r)...)
 	}
-	doc, err := BuildOpenAPI(s.routes, deps.Version)
+	doc, err := BuildOpenAPI(s.routes)
 	if err != nil {
 		return nil, err
 	}

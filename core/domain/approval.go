@@ -72,4 +72,13 @@ type PauseState struct {
 	Injected      int    `json:"injected"`
 	Calls         []Item `json:"calls"` // the paused turn's function calls, in order
 	Gated         []bool `json:"gated"` // which of them wait for a decision
+	// Queued is input injected while the turn ran and not yet read: the
+	// resumed run reads it as if it had never paused.
+	Queued []QueuedInput `json:"queued,omitempty"`
+}
+
+// QueuedInput is one injected input waiting for its queue's moment.
+type QueuedInput struct {
+	Queue QueueMode `json:"queue"`
+	Input string    `json:"input"`
 }

@@ -64,8 +64,18 @@ func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.Mo
 				OwnerID: lr.run.OwnerID, ToolCallID: c.CallID, ToolName: c.Name, Arguments: c.Arguments, CreatedAt: now})
 		}
 	}
+	// From here on the run takes no injection (Inject refuses while it
+	// pauses); what it took and has not read travels with the pause.
+	lr.mu.Lock()
+	lr.pausing.Store(true)
+	var queued []domain.QueuedInput
+	for _, in := range lr.queue {
+		queued = append(queued, domain.QueuedInput{Queue: in.queue, Input: in.input})
+	}
+	lr.queue = nil
+	lr.mu.Unlock()
 	state := domain.PauseState{Turn: turn, AgentConfigID: rc.agent.agent.ID, ToolChoice: rc.toolChoice, Planning: rc.planning,
-		Injected: lr.injected, Calls: calls, Gated: gated}
+		Injected: lr.injected, Calls: calls, Gated: gated, Queued: queued}
 	run := lr.run
 	run.AgentConfigID, run.UpdatedAt = rc.agent.agent.ID, now
 	if info, ok := s.d.Hub.Info(run.ID); ok {
@@ -77,7 +87,6 @@ func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.Mo
 		s.d.Log.Error("recording a pause failed", "run_id", run.ID, "err", err)
 		return s.failed(lr, domain.CodePersistError, "the pause for approval could not be recorded: "+errs.MessageOf(err))
 	}
-	lr.pausing.Store(true)
 	s.publish(lr, domain.EventInterrupted, domain.RunIDPayload{RunID: run.ID})
 	return outcome{status: domain.RunInterrupted, paused: true}
 }

@@ -312,3 +312,51 @@ func TestARestartKeepsPausesAndEndsRunningRuns(t *testing.T) {
 		t.Fatalf("Get after the restart: %v", err)
 	}
 }
+
+// Input injected while a turn runs is not lost when that turn pauses for a
+// decision: it travels with the pause and the resumed run reads it. Once
+// the pause is announced, an injection is refused rather than dropped.
+func TestInputInjectedBeforeAPauseReachesTheResumedRun(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := t.Context()
+	hold := make(chan struct{})
+	run := h.started(domain.AgentSpec{Approval: domain.AgentApproval{ApproveTools: []string{"*"}}},
+		porttest.Reply{Hold: hold, Calls: []porttest.Call{{ID: "a", Name: "todo_write", Arguments: todo("a")}}})
+	if err := h.svc.Inject(h.user, run.ID, domain.QueueSteer, "also check the README"); err != nil {
+		t.Fatalf("inject during the turn: %v", err)
+	}
+	close(hold)
+	events := h.events(run.ID, 0)
+	if last(events).Type != domain.EventInterrupted {
+		t.Fatalf("the run did not pause: %s", ending(t, events))
+	}
+	wantCode(t, h.svc.Inject(h.user, run.ID, domain.QueueSteer, "too late"), errs.Conflict)
+	select {
+	case <-h.hub.Freed(run.SessionID, run.ID):
+	case <-time.After(wait):
+		t.Fatal("the paused run never let go of its session")
+	}
+	approvals, err := h.svc.Approvals(ctx, h.user, run.SessionID)
+	if err != nil || len(approvals) != 1 {
+		t.Fatalf("approvals = %+v, %v", approvals, err)
+	}
+	h.llm.Queue(porttest.Reply{Text: "done"})
+	if _, err := h.svc.Decide(ctx, h.user, approvals[0].ID, true, domain.ScopeOnce, ""); err != nil {
+		t.Fatal(err)
+	}
+	rest := h.events(run.ID, last(events).Seq)
+	if last(rest).Type != domain.EventOutput {
+		t.Fatalf("the resumed run ended with %s", story(rest))
+	}
+	if got := ofType(rest, domain.EventInjected); len(got) != 1 {
+		t.Fatalf("%d run.injected events after the resume, want 1: %s", len(got), story(rest))
+	}
+	reqs := conversation(h.llm.Requests())
+	if len(reqs) != 2 || !strings.Contains(porttest.InputText(reqs[1]), "also check the README") {
+		t.Fatalf("the resumed model call did not read the injected input: %q", porttest.InputText(reqs[len(reqs)-1]))
+	}
+	if strings.Contains(porttest.InputText(reqs[1]), "too late") {
+		t.Fatal("a refused injection reached the model")
+	}
+}

@@ -186,6 +186,11 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 	if lr.resume != nil {
 		agentID, first, rc.raceInput = lr.resume.state.AgentConfigID, lr.resume.state.Turn, ""
 		lr.injected = lr.resume.state.Injected
+		lr.mu.Lock()
+		for _, q := range lr.resume.state.Queued {
+			lr.queue = append(lr.queue, injection{queue: q.Queue, input: q.Input})
+		}
+		lr.mu.Unlock()
 	}
 	var err error
 	if rc.agent, err = s.build(ctx, agentID); err != nil {

@@ -304,8 +304,11 @@ func (s *Service) Inject(p domain.Principal, runID string, queue domain.QueueMod
 		return err
 	}
 	lr.mu.Lock()
+	defer lr.mu.Unlock()
+	if lr.pausing.Load() {
+		return errs.E(errs.Conflict, "the run is pausing for a decision: decide its tool calls, then send this input again")
+	}
 	lr.queue = append(lr.queue, injection{queue: queue, input: input})
-	lr.mu.Unlock()
 	return nil
 }
 
