@@ -55,7 +55,7 @@ func (db *DB) FindApprovalByCall(ctx context.Context, ownerID, toolCallID string
 // DecideApproval implements ports.ApprovalStore.
 func (db *DB) DecideApproval(ctx context.Context, id, status, scope, reason string, at time.Time) ([]domain.Approval, error) {
 	var out []domain.Approval
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx txQ) error {
 		r, err := tx.ExecContext(ctx, `UPDATE approvals SET status = ?, scope = ?, reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'`,
 			status, scope, reason, ms(at), id)
 		if err := affected(r, err, "approval"); err != nil {
@@ -82,7 +82,7 @@ func (db *DB) ResumeRun(ctx context.Context, runID string, at time.Time) (domain
 	var state domain.PauseState
 	var decided []domain.Approval
 	won := false
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx txQ) error {
 		r, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'running', updated_at = ? WHERE id = ? AND status = 'interrupted'`, ms(at), runID)
 		if err != nil {
 			return translate(err)

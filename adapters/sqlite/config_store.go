@@ -21,7 +21,7 @@ type configQ struct{ q querier }
 
 // InConfigTx implements ports.ConfigStore.
 func (db *DB) InConfigTx(ctx context.Context, fn func(tx ports.ConfigTx) error) error {
-	return db.tx(ctx, func(tx *sql.Tx) error { return fn(configQ{tx}) })
+	return db.tx(ctx, func(tx txQ) error { return fn(configQ{tx}) })
 }
 
 func (db *DB) reader() configQ { return configQ{db.read} }

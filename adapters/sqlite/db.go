@@ -27,8 +27,8 @@ const FileName = "agents.db"
 // DB is the open store: read queries go to a pool, every write goes through
 // one connection, so writers never fight over SQLite's single write lock.
 type DB struct {
-	read  *sql.DB
-	write *sql.DB
+	read  pool
+	write pool
 	path  string
 	log   *slog.Logger
 
@@ -69,7 +69,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	write.SetMaxOpenConns(1)
 	write.SetMaxIdleConns(1)
 	write.SetConnMaxLifetime(0)
-	db := &DB{write: write, path: path, log: log}
+	db := &DB{write: pool{DB: write}, path: path, log: log}
 	if err := db.migrate(ctx); err != nil {
 		write.Close()
 		return nil, err
@@ -82,7 +82,8 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	n := max(4, runtime.NumCPU())
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
-	db.read = read
+	// Statements are prepared from here on: the schema is final.
+	db.read, db.write = newPool(read), newPool(write)
 	if err := read.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, errs.Wrap(errs.Unavailable, err, "open %s", path)
@@ -93,7 +94,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 // migrate applies pending migrations, after checking the database is not
 // from a newer build: running old code on a newer schema would corrupt it.
 func (db *DB) migrate(ctx context.Context) error {
-	p, err := goose.NewProvider(goose.DialectSQLite3, db.write, migrations.FS,
+	p, err := goose.NewProvider(goose.DialectSQLite3, db.write.DB, migrations.FS,
 		goose.WithDisableGlobalRegistry(true), goose.WithGoMigrations(usernameKeysMigration(db.log)))
 	if err != nil {
 		return errs.Wrap(errs.Internal, err, "load migrations")
@@ -137,8 +138,12 @@ func (db *DB) Ping(ctx context.Context) error {
 // calls return the first call's result.
 func (db *DB) Close() error {
 	db.closeOnce.Do(func() {
-		if db.read != nil {
+		if db.read.DB != nil {
+			db.read.stmts.close()
 			db.closeErr = db.read.Close()
+		}
+		if db.write.stmts != nil {
+			db.write.stmts.close()
 		}
 		if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil && db.closeErr == nil {
 			db.closeErr = err
@@ -151,27 +156,39 @@ func (db *DB) Close() error {
 }
 
 // tx runs fn in one write transaction, committing when it returns nil.
-func (db *DB) tx(ctx context.Context, fn func(*sql.Tx) error) error {
-	t, err := db.write.BeginTx(ctx, nil)
-	if err != nil {
-		return translate(err)
-	}
-	if err := fn(t); err != nil {
-		_ = t.Rollback()
-		return err
-	}
-	return translate(t.Commit())
+func (db *DB) tx(ctx context.Context, fn func(txQ) error) error {
+	return db.write.run(ctx, nil, func(t txQ) error {
+		if err := fn(t); err != nil {
+			_ = t.Rollback()
+			return err
+		}
+		return translate(t.Commit())
+	})
 }
 
 // snapshot runs fn in a read transaction: WAL gives it a snapshot no
 // concurrent write can tear.
-func (db *DB) snapshot(ctx context.Context, fn func(*sql.Tx) error) error {
-	t, err := db.read.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+func (db *DB) snapshot(ctx context.Context, fn func(txQ) error) error {
+	return db.read.run(ctx, &sql.TxOptions{ReadOnly: true}, func(t txQ) error {
+		defer t.Rollback()
+		return fn(t)
+	})
+}
+
+// run begins a transaction on the pool and hands it to fn, which ends it;
+// then the statements it met for the first time are prepared, now that
+// its connection is back in the pool.
+func (p pool) run(ctx context.Context, opts *sql.TxOptions, fn func(txQ) error) error {
+	t, err := p.BeginTx(ctx, opts)
 	if err != nil {
 		return translate(err)
 	}
-	defer t.Rollback()
-	return fn(t)
+	var missed []string
+	err = fn(txQ{Tx: t, stmts: p.stmts, missed: &missed})
+	for _, q := range missed {
+		p.stmts.prepare(ctx, q)
+	}
+	return err
 }
 
 // scanString reads a one-column text row.

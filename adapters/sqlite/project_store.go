@@ -17,7 +17,7 @@ type projectQ struct{ q querier }
 
 // InProjectTx implements ports.ProjectStore.
 func (db *DB) InProjectTx(ctx context.Context, fn func(tx ports.ProjectTx) error) error {
-	return db.tx(ctx, func(tx *sql.Tx) error { return fn(projectQ{tx}) })
+	return db.tx(ctx, func(tx txQ) error { return fn(projectQ{tx}) })
 }
 
 // FindSandbox implements ports.ProjectReader.

@@ -60,7 +60,7 @@ func (db *DB) ListSessionRuns(ctx context.Context, sessionID string) ([]domain.R
 // FailRunningRuns implements ports.RunStore.
 func (db *DB) FailRunningRuns(ctx context.Context, code, message string, at time.Time) ([]domain.Run, error) {
 	var out []domain.Run
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx txQ) error {
 		var err error
 		if out, err = collect(ctx, tx, runRow, `SELECT `+runColumns+` FROM runs WHERE status = 'running' ORDER BY id`); err != nil {
 			return err

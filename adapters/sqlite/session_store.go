@@ -78,7 +78,7 @@ func (db *DB) ListSessions(ctx context.Context, ownerID string) ([]domain.Sessio
 // UpdateSession implements ports.SessionStore.
 func (db *DB) UpdateSession(ctx context.Context, id string, change func(*domain.Session) error) (domain.Session, error) {
 	var out domain.Session
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx txQ) error {
 		s, err := findSession(ctx, tx, id)
 		if err != nil {
 			return err
@@ -105,7 +105,7 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 // ReadSession implements ports.SessionStore with a read transaction: WAL
 // gives it a snapshot no concurrent append can tear.
 func (db *DB) ReadSession(ctx context.Context, id string, fn func(r ports.SessionReader) error) error {
-	return db.snapshot(ctx, func(t *sql.Tx) error {
+	return db.snapshot(ctx, func(t txQ) error {
 		if _, err := findSession(ctx, t, id); err != nil {
 			return err
 		}
@@ -115,7 +115,7 @@ func (db *DB) ReadSession(ctx context.Context, id string, fn func(r ports.Sessio
 
 // WriteSession implements ports.SessionStore.
 func (db *DB) WriteSession(ctx context.Context, id string, fn func(tx ports.SessionTx) error) error {
-	return db.tx(ctx, func(t *sql.Tx) error {
+	return db.tx(ctx, func(t txQ) error {
 		if _, err := findSession(ctx, t, id); err != nil {
 			return err
 		}
@@ -125,7 +125,7 @@ func (db *DB) WriteSession(ctx context.Context, id string, fn func(tx ports.Sess
 
 // CreateSessionWithEntries implements ports.SessionStore.
 func (db *DB) CreateSessionWithEntries(ctx context.Context, s domain.Session, entries []domain.Entry, metas []domain.EntryMeta) error {
-	return db.tx(ctx, func(t *sql.Tx) error {
+	return db.tx(ctx, func(t txQ) error {
 		if err := insertSession(ctx, t, s); err != nil {
 			return err
 		}

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -17,7 +16,7 @@ import (
 // stores presented unless a key is pinned already.
 func (db *DB) PinSSHHostKey(ctx context.Context, sandboxID, host string, presented domain.SSHHostKey) (domain.SSHHostKey, error) {
 	var pinned domain.SSHHostKey
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx txQ) error {
 		q := projectQ{tx}
 		sb, err := q.FindSandbox(ctx, sandboxID)
 		if err != nil {

@@ -108,7 +108,7 @@ func (db *DB) DeleteToken(ctx context.Context, userID, id string) error {
 
 // ReplaceStaticTokens implements ports.TokenStore.
 func (db *DB) ReplaceStaticTokens(ctx context.Context, t domain.Token) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
+	return db.tx(ctx, func(tx txQ) error {
 		if _, err := tx.ExecContext(ctx, `DELETE FROM auth_tokens WHERE user_id = ? AND kind = 'static' AND hash <> ?`, t.UserID, t.Hash); err != nil {
 			return translate(err)
 		}

@@ -73,7 +73,7 @@ func (db *DB) SaveSpan(ctx context.Context, s domain.Span) error {
 	if err != nil || s.Meta == nil {
 		meta = []byte("{}")
 	}
-	return db.tx(ctx, func(tx *sql.Tx) error {
+	return db.tx(ctx, func(tx txQ) error {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO trace_spans (id, session_id, run_id, parent_id, kind, name, started_at,
 			ended_at, error, meta, data_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			s.ID, s.SessionID, s.RunID, s.ParentID, s.Kind, s.Name, ms(s.StartedAt), ms(s.EndedAt), s.Error, string(meta), len(s.Data)); err != nil {
@@ -90,7 +90,7 @@ func (db *DB) SaveSpan(ctx context.Context, s domain.Span) error {
 // spans name are read once for all of them.
 func (db *DB) ListSpans(ctx context.Context, sessionID string, withData bool, page ports.SpanPage) ([]domain.Span, error) {
 	var out []domain.Span
-	err := db.snapshot(ctx, func(tx *sql.Tx) error {
+	err := db.snapshot(ctx, func(tx txQ) error {
 		where, args, err := spanPageWhere(ctx, tx, sessionID, page)
 		if err != nil {
 			return err
@@ -134,7 +134,7 @@ func (db *DB) ListSpans(ctx context.Context, sessionID string, withData bool, pa
 
 // spanPageWhere is the condition selecting a page's spans: the session's,
 // and those before the cursor span in listing order.
-func spanPageWhere(ctx context.Context, tx *sql.Tx, sessionID string, page ports.SpanPage) (string, []any, error) {
+func spanPageWhere(ctx context.Context, tx txQ, sessionID string, page ports.SpanPage) (string, []any, error) {
 	if page.BeforeID == "" {
 		return `s.session_id = ?`, []any{sessionID}, nil
 	}
@@ -152,7 +152,7 @@ func spanPageWhere(ctx context.Context, tx *sql.Tx, sessionID string, page ports
 
 // blobsOfSpans reads the payload elements the listed spans name: the
 // session's whole set for a full listing, only the page's for a page.
-func blobsOfSpans(ctx context.Context, tx *sql.Tx, sessionID string, spans []storedSpan, page ports.SpanPage) (map[string]string, error) {
+func blobsOfSpans(ctx context.Context, tx txQ, sessionID string, spans []storedSpan, page ports.SpanPage) (map[string]string, error) {
 	if page.Limit == 0 && page.BeforeID == "" {
 		return blobsOf(ctx, tx, `SELECT hash, data FROM trace_blobs WHERE session_id = ?`, sessionID)
 	}
@@ -174,7 +174,7 @@ func blobsOfSpans(ctx context.Context, tx *sql.Tx, sessionID string, spans []sto
 // findSpan reads one span whole: its row, and the blobs its payload names.
 func (db *DB) findSpan(ctx context.Context, where string, args ...any) (domain.Span, error) {
 	var s domain.Span
-	err := db.snapshot(ctx, func(tx *sql.Tx) error {
+	err := db.snapshot(ctx, func(tx txQ) error {
 		st, err := spanWithData(tx.QueryRowContext(ctx, `SELECT `+spanColumns+`, p.data, p.packed FROM trace_spans s
 			LEFT JOIN trace_payloads p ON p.span_id = s.id WHERE `+where, args...))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -208,7 +208,7 @@ func (db *DB) FindSpanByID(ctx context.Context, spanID string) (domain.Span, err
 // references cascade, and the blobs no span uses any more go with them.
 func (db *DB) DeleteSpansBefore(ctx context.Context, cutoff time.Time) (int, error) {
 	var n int64
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx txQ) error {
 		sessions, err := collect(ctx, tx, scanString, `SELECT DISTINCT session_id FROM trace_spans WHERE started_at < ?`, ms(cutoff))
 		if err != nil {
 			return err

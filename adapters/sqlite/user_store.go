@@ -83,7 +83,7 @@ func (db *DB) ListUsers(ctx context.Context) ([]domain.User, error) {
 	return out, translate(rows.Err())
 }
 
-func otherActiveAdmins(ctx context.Context, tx *sql.Tx, id string) (int, error) {
+func otherActiveAdmins(ctx context.Context, tx txQ, id string) (int, error) {
 	var n int
 	err := tx.QueryRowContext(ctx, `SELECT count(*) FROM users WHERE role = 'admin' AND disabled = 0 AND id <> ?`, id).Scan(&n)
 	return n, translate(err)
@@ -92,7 +92,7 @@ func otherActiveAdmins(ctx context.Context, tx *sql.Tx, id string) (int, error) 
 // UpdateUser implements ports.UserStore.
 func (db *DB) UpdateUser(ctx context.Context, id string, change func(u *domain.User, otherActiveAdmins int) error) (domain.User, error) {
 	var out domain.User
-	err := db.tx(ctx, func(tx *sql.Tx) error {
+	err := db.tx(ctx, func(tx txQ) error {
 		before, err := db.findUser(ctx, tx, "id = ?", id)
 		if err != nil {
 			return err
@@ -122,7 +122,7 @@ func (db *DB) UpdateUser(ctx context.Context, id string, change func(u *domain.U
 
 // DeleteUser implements ports.UserStore. Tokens go with the user (cascade).
 func (db *DB) DeleteUser(ctx context.Context, id, heirID string, check func(u domain.User, otherActiveAdmins int) error) error {
-	return db.tx(ctx, func(tx *sql.Tx) error {
+	return db.tx(ctx, func(tx txQ) error {
 		u, err := db.findUser(ctx, tx, "id = ?", id)
 		if err != nil {
 			return err
