@@ -3,6 +3,7 @@ package settings
 import (
 	"context"
 	"strconv"
+	"sync"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -19,12 +20,20 @@ type Setting struct {
 	Unknown bool // stored, but no longer defined by the registry
 }
 
-// Service reads and writes global settings through the registry.
+// Service reads and writes global settings through the registry. It keeps
+// the effective values it has read, since runs and requests read settings
+// far more often than admins write them; its own writes drop them. It
+// assumes it is the only writer of the store (another process writing the
+// same settings would be seen after a restart).
 type Service struct {
 	store ports.SettingStore
 	box   *secrets.Box
 	clock ports.Clock
 	defs  map[string]domain.SettingDef
+
+	mu     sync.RWMutex
+	values map[string]string // key → effective plaintext value
+	gen    uint64            // moved by every write: a read that raced one is not kept
 }
 
 // New returns a Service over store, sealing secret values with box.
@@ -33,7 +42,7 @@ func New(store ports.SettingStore, box *secrets.Box, clock ports.Clock) *Service
 	for _, d := range Registry {
 		defs[d.Key] = d
 	}
-	return &Service{store: store, box: box, clock: clock, defs: defs}
+	return &Service{store: store, box: box, clock: clock, defs: defs, values: map[string]string{}}
 }
 
 // Defs returns the registry, for /setting-defs.
@@ -100,6 +109,7 @@ func (s *Service) Put(ctx context.Context, p domain.Principal, key, value string
 	if err != nil {
 		return Setting{}, err
 	}
+	defer s.forget()
 	if norm == "" {
 		if _, err := s.store.DeleteSetting(ctx, key); err != nil {
 			return Setting{}, err
@@ -125,6 +135,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, key string) er
 	if err := p.RequireAdmin(); err != nil {
 		return err
 	}
+	defer s.forget()
 	existed, err := s.store.DeleteSetting(ctx, key)
 	if err != nil {
 		return err
@@ -143,14 +154,43 @@ func (s *Service) String(ctx context.Context, key string) (string, error) {
 	if !ok {
 		return "", errs.E(errs.Internal, "setting %q is not in the registry", key)
 	}
-	row, ok, err := s.store.GetSetting(ctx, key)
+	s.mu.RLock()
+	v, ok := s.values[key]
+	gen := s.gen
+	s.mu.RUnlock()
+	if ok {
+		return v, nil
+	}
+	v, err := s.read(ctx, d)
+	if err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	if s.gen == gen {
+		s.values[key] = v
+	}
+	s.mu.Unlock()
+	return v, nil
+}
+
+// read is a key's effective value from the store.
+func (s *Service) read(ctx context.Context, d domain.SettingDef) (string, error) {
+	row, ok, err := s.store.GetSetting(ctx, d.Key)
 	if err != nil || !ok {
 		return d.Default, err
 	}
 	if d.Secret {
-		return s.box.Open(place(key), row.Value)
+		return s.box.Open(place(d.Key), row.Value)
 	}
 	return row.Value, nil
+}
+
+// forget drops the kept values after a write (whatever its outcome).
+func (s *Service) forget() {
+	s.mu.Lock()
+	s.gen++
+	clear(s.values)
+	s.mu.Unlock()
 }
 
 // Int returns an int setting's effective value, falling back to the default

@@ -99,6 +99,7 @@ func TestReadersFallBackToDefaults(t *testing.T) {
 		t.Fatalf("default = %d", n)
 	}
 	// A value an older build stored that no longer parses reads as default.
+	s, store = newService(t)
 	store[KeyMaxTasksPerSession] = ports.StoredSetting{Key: KeyMaxTasksPerSession, Value: "many"}
 	if n, _ := s.Int(ctx, KeyMaxTasksPerSession); n != 6 {
 		t.Fatalf("stale value read as %d", n)
@@ -112,4 +113,56 @@ func TestReadersFallBackToDefaults(t *testing.T) {
 	if len(list) != len(Registry)+1 || last.Key != "gone" || !last.Unknown || last.Value != secrets.Mask {
 		t.Fatalf("list tail = %+v", last)
 	}
+}
+
+// countingStore counts the reads that reach the store.
+type countingStore struct {
+	memStore
+	reads int
+}
+
+func (c *countingStore) GetSetting(ctx context.Context, k string) (ports.StoredSetting, bool, error) {
+	c.reads++
+	return c.memStore.GetSetting(ctx, k)
+}
+
+func TestReadsAreKeptUntilAWrite(t *testing.T) {
+	k := make([]byte, 32)
+	rand.Read(k)
+	box, _ := secrets.NewBox(k)
+	store := &countingStore{memStore: memStore{}}
+	s := New(store, box, clock)
+	ctx := context.Background()
+	read := func(want int) {
+		t.Helper()
+		if n, err := s.Int(ctx, KeyMaxTasksPerSession); err != nil || n != want {
+			t.Fatalf("read %d, %v; want %d", n, err, want)
+		}
+	}
+	read(6)
+	read(6)
+	if store.reads != 1 {
+		t.Fatalf("%d store reads for two reads of one key, want 1", store.reads)
+	}
+	if _, err := s.Put(ctx, admin, KeyMaxTasksPerSession, "9"); err != nil {
+		t.Fatal(err)
+	}
+	read(9)
+	if _, err := s.Put(ctx, admin, KeyMaxTasksPerSession, ""); err != nil {
+		t.Fatal(err)
+	}
+	read(6)
+	if _, err := s.Put(ctx, admin, KeyMaxTasksPerSession, "4"); err != nil {
+		t.Fatal(err)
+	}
+	read(4)
+	if err := s.Delete(ctx, admin, KeyMaxTasksPerSession); err != nil {
+		t.Fatal(err)
+	}
+	read(6)
+	// A refused write changes nothing kept.
+	if _, err := s.Put(ctx, member, KeyMaxTasksPerSession, "7"); errs.CodeOf(err) != errs.Forbidden {
+		t.Fatalf("a member's write: %v", err)
+	}
+	read(6)
 }
