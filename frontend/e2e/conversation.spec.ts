@@ -8,7 +8,7 @@ test('chat: streamed answer, reasoning, checklist tool card, highlighted code', 
   await newConversation(page, agent.name, 'Plan the release')
   await expect(page.locator('.msg-user .bubble', { hasText: 'Plan the release' })).toBeVisible()
   // Mid-stream: some text, still growing.
-  await expect.poll(async () => (await assistantTexts(page)).join('').length, { message: 'streamed text' }).toBeGreaterThan(0)
+  await expect.poll(async () => (await assistantTexts(page)).join('').length, { message: 'streamed text', intervals: [50] }).toBeGreaterThan(0)
   const card = page.locator('.tool-card[data-tool="todo_write"]')
   await expect(card).toBeVisible()
   await expect(card.locator('.todo', { hasText: 'Stream the answer' })).toBeVisible()
@@ -106,7 +106,8 @@ test('reload mid-run: the stream resumes without lost or doubled text', async ({
   const full = 'one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen twenty END'
   const agent = await agentFor('Slow', 'slow')
   await newConversation(page, agent.name, 'count slowly')
-  await expect.poll(async () => (await assistantTexts(page)).join(''), { message: 'some streamed text' }).toContain('three')
+  // Polled every 50 ms (not with expect's back-off): the reload must land mid-run.
+  await expect.poll(async () => (await assistantTexts(page)).join(''), { message: 'some streamed text', intervals: [50] }).toContain('three')
   await page.reload()
   // Every read of the screen until the answer is whole: one answer, and
   // always a prefix of the full text.
@@ -128,7 +129,7 @@ test('reload mid-run: the stream resumes without lost or doubled text', async ({
 test('stop: cancelling a live run', async ({ page, agentFor }) => {
   const agent = await agentFor('Slow', 'slow')
   await newConversation(page, agent.name, 'count again')
-  await expect.poll(async () => (await assistantTexts(page)).join(''), { message: 'some streamed text' }).toContain('two')
+  await expect.poll(async () => (await assistantTexts(page)).join(''), { message: 'some streamed text', intervals: [50] }).toContain('two')
   await page.getByRole('button', { name: 'Stop' }).click()
   const cancelled = page.locator('.note', { hasText: 'Cancelled' })
   await expect(cancelled).toBeVisible()

@@ -117,10 +117,17 @@ export const test = base.extend<Fixtures, { stack: Stack }>({
     context.pages().forEach(watch)
     context.on('page', watch)
     await use()
-    // Thrown here, the failure still gets its screenshots and trace.
     const allowed = expectedConsole(testInfo)
     const left = errors.filter((e) => !allowed.some((re) => re.test(e)))
-    if (left.length) throw new Error(`console errors:\n  ${left.join('\n  ')}`)
+    if (!left.length) return
+    // A test that failed already (its cleanup may delete what a page still
+    // shows) keeps them as an attachment; one that passed fails on them —
+    // thrown here, it still gets its screenshots and trace.
+    if (testInfo.status !== testInfo.expectedStatus) {
+      await testInfo.attach('console-errors', { body: left.join('\n'), contentType: 'text/plain' })
+      return
+    }
+    throw new Error(`console errors:\n  ${left.join('\n  ')}`)
   }, { auto: true }],
 })
 

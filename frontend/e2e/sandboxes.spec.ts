@@ -223,7 +223,9 @@ test('sandbox (docker): exec_command streams into its card, the terminal runs a 
     const card = page.locator('.tool-card[data-tool="exec_command"]')
     const cmd = 'echo hi-from-sandbox; sleep 2; echo second-line'
     const streamed = card.locator('.terminal-output.running', { hasText: 'hi-from-sandbox' })
-    await expect(streamed).toBeVisible({ timeout: 60_000 })
+    // waitFor, not expect: it notices the state at once rather than polling
+    // with back-off, and the command shows it for only two seconds.
+    await streamed.waitFor({ timeout: 60_000 })
     expect(await streamed.innerText(), 'the output arrived whole, not streamed').not.toContain('second-line')
     const done = card.locator('.terminal-output:not(.running)')
     await expect(done.getByText('second-line')).toBeVisible()
