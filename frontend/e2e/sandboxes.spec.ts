@@ -222,11 +222,14 @@ test('sandbox (docker): exec_command streams into its card, the terminal runs a 
     // Live: the output streams into the card while the command runs, then the result replaces it.
     const card = page.locator('.tool-card[data-tool="exec_command"]')
     const cmd = 'echo hi-from-sandbox; sleep 2; echo second-line'
-    const streamed = card.locator('.terminal-output.running', { hasText: 'hi-from-sandbox' })
-    // waitFor, not expect: it notices the state at once rather than polling
-    // with back-off, and the command shows it for only two seconds.
-    await streamed.waitFor({ timeout: 60_000 })
-    expect(await streamed.innerText(), 'the output arrived whole, not streamed').not.toContain('second-line')
+    // The running card's text, read in the same frame it first shows the
+    // first line: the command shows that state for only two seconds, which a
+    // poll with back-off, or a read after the wait, can miss on a busy machine.
+    const streamed = await page.waitForFunction(() => {
+      const el = [...document.querySelectorAll<HTMLElement>('.tool-card[data-tool="exec_command"] .terminal-output.running')].find((e) => e.innerText.includes('hi-from-sandbox'))
+      return el?.innerText
+    }, undefined, { timeout: 60_000, polling: 'raf' })
+    expect(await streamed.jsonValue(), 'the output arrived whole, not streamed').not.toContain('second-line')
     const done = card.locator('.terminal-output:not(.running)')
     await expect(done.getByText('second-line')).toBeVisible()
     await idle(page)
