@@ -25,5 +25,7 @@ export default defineConfig({
     },
   },
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1500 },
-  test: { include: ['src/**/*.test.ts'], environment: 'node' },
+  // Unit tests run in Node; component tests (*.test.tsx) ask for jsdom with
+  // a `@vitest-environment jsdom` comment.
+  test: { include: ['src/**/*.test.{ts,tsx}'], environment: 'node', setupFiles: ['src/test/setup.ts'] },
 })

@@ -1,15 +1,26 @@
 // Regenerates docs/screenshots/*.png from the real stack: npm run screenshots
-// (after npm run build; AGENTS_BIN may name a prebuilt binary).
+// (after npm run build; AGENTS_BIN may name a prebuilt binary). A plain
+// script, not a test: it shares the suite's stack and Chromium launch
+// (stack.mjs).
+import { chromium } from '@playwright/test'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromiumOrSkip, launchBrowser, repoDir, startStack } from './harness.mjs'
+import { chromiumLaunch, chromiumMissing, repoDir, startStack } from './stack.mjs'
 
-if (!chromiumOrSkip()) process.exit(0)
+const missing = chromiumMissing()
+if (missing) {
+  if (process.env.AGENTS_CI === '1') {
+    console.error(`screenshots: FAIL — ${missing}; AGENTS_CI=1 requires Chromium`)
+    process.exit(1)
+  }
+  console.log(`screenshots: SKIP — ${missing}`)
+  process.exit(0)
+}
 const out = join(repoDir, 'docs/screenshots')
 mkdirSync(out, { recursive: true })
 
 const stack = await startStack()
-const ctx = await launchBrowser(join(stack.tmp, 'profile'), { viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 })
+const ctx = await chromium.launchPersistentContext(join(stack.tmp, 'profile'), { ...chromiumLaunch, viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 })
 ctx.setDefaultTimeout(20_000)
 const page = ctx.pages()[0] ?? (await ctx.newPage())
 const shot = async (name, p = page) => {
