@@ -34,16 +34,18 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// compress gzips responses for clients that accept it: the UI's scripts
-// and the JSON listings shrink several times over a team's network. Event
-// streams stay uncompressed, so every event leaves the moment it is
-// written and no proxy holds it back for a fuller buffer; tar exports are
-// left as they are.
+// compress gzips responses to reads for clients that accept it: the UI's
+// scripts and the JSON listings shrink several times over a team's network.
+// A write's answer is one small object, and readying the compressor costs
+// more than it saves. Event streams stay uncompressed, so every event
+// leaves the moment it is written and no proxy holds it back for a fuller
+// buffer; tar exports are left as they are.
 var compress = middleware.GzipWithConfig(middleware.GzipConfig{
 	MinLength: 1024,
 	Skipper: func(c echo.Context) bool {
-		p := c.Request().URL.Path
-		return strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/export") ||
+		p, m := c.Request().URL.Path, c.Request().Method
+		return m != http.MethodGet && m != http.MethodHead ||
+			strings.HasSuffix(p, "/events") || strings.HasSuffix(p, "/export") ||
 			strings.Contains(c.Request().Header.Get(echo.HeaderAccept), "text/event-stream")
 	},
 })

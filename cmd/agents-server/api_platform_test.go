@@ -75,6 +75,20 @@ func TestResponsesAreCompressedButEventStreamsAreNot(t *testing.T) {
 	if err != nil || !bytes.Contains(body, []byte("openapi:")) {
 		t.Fatalf("the gzipped document does not read back: %v %.80s", err, body)
 	}
+	// A write's answer is never compressed, however long.
+	req, _ := http.NewRequest("POST", h.base+"/api/v1/agents", strings.NewReader(`{"name":"long answer","model":"m","instructions":"`+strings.Repeat("be brief. ", 300)+`"}`))
+	req.Header.Set("Authorization", "Bearer "+h.admin)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept-Encoding", "gzip")
+	created, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, _ := io.ReadAll(created.Body)
+	created.Body.Close()
+	if created.StatusCode != 201 || created.Header.Get("Content-Encoding") != "" || len(answer) < 2048 {
+		t.Fatalf("POST /agents: %d, Content-Encoding %q, %d bytes", created.StatusCode, created.Header.Get("Content-Encoding"), len(answer))
+	}
 	// An error is still a plain envelope.
 	if resp := get("/api/v1/agents/nope"); resp.Header.Get("Content-Encoding") != "" || resp.StatusCode != 404 {
 		t.Fatalf("404: %d, Content-Encoding %q", resp.StatusCode, resp.Header.Get("Content-Encoding"))
