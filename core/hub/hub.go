@@ -37,6 +37,7 @@ type Hub struct {
 	bySession map[string]slot // session → the run (or hold) in its slot
 	watchers  map[*Watcher]struct{}
 	draining  bool
+	nextSweep time.Time // when sweepLocked next walks the streams
 }
 
 // stream is one run's sequence: a ring of its latest events with its
@@ -152,8 +153,7 @@ func (h *Hub) Resume(runID string) {
 // not_found for an unknown (or expired) run.
 func (h *Hub) Subscribe(runID string, fromSeq int64) (*Subscription, error) {
 	h.mu.Lock()
-	h.sweepLocked()
-	st := h.runs[runID]
+	st := h.streamLocked(runID)
 	h.mu.Unlock()
 	if st == nil {
 		return nil, errs.E(errs.NotFound, "run not found")
@@ -212,8 +212,7 @@ type RunInfo struct {
 // run.
 func (h *Hub) Info(runID string) (RunInfo, bool) {
 	h.mu.Lock()
-	h.sweepLocked()
-	st := h.runs[runID]
+	st := h.streamLocked(runID)
 	h.mu.Unlock()
 	if st == nil {
 		return RunInfo{}, false
@@ -239,17 +238,43 @@ func (h *Hub) LiveRuns(ownerID string) []string {
 	return out
 }
 
-// sweepLocked forgets runs that ended more than the retention ago.
+// sweepEvery is how often, as a share of the retention, the hub walks its
+// streams to forget expired ones: every lookup walking them all made a
+// run's cost grow with the runs of the last quarter hour.
+const sweepEvery = 64
+
+// sweepLocked forgets runs that ended more than the retention ago; it
+// walks the streams at most once per Retention/sweepEvery.
 func (h *Hub) sweepLocked() {
 	now := h.clock.Now()
+	if now.Before(h.nextSweep) {
+		return
+	}
+	h.nextSweep = now.Add(h.opts.Retention / sweepEvery)
 	for id, st := range h.runs {
-		st.mu.Lock()
-		expired := !st.ended.IsZero() && now.Sub(st.ended) > h.opts.Retention
-		st.mu.Unlock()
-		if expired {
+		if h.expired(st, now) {
 			delete(h.runs, id)
 		}
 	}
+}
+
+// expired reports whether a stream ended more than the retention ago.
+func (h *Hub) expired(st *stream, now time.Time) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return !st.ended.IsZero() && now.Sub(st.ended) > h.opts.Retention
+}
+
+// streamLocked is a run's stream, nil when unknown or expired (an expired
+// one is forgotten on the spot, whenever the next sweep is due).
+func (h *Hub) streamLocked(runID string) *stream {
+	h.sweepLocked()
+	st := h.runs[runID]
+	if st != nil && h.expired(st, h.clock.Now()) {
+		delete(h.runs, runID)
+		return nil
+	}
+	return st
 }
 
 // Drain refuses new claims; live runs go on until they end.

@@ -209,6 +209,17 @@ func TestFinishedRunsAreKeptForTheRetention(t *testing.T) {
 	if _, ok := h.Info("r"); ok {
 		t.Fatal("kept past the retention")
 	}
+	// Runs nobody asks about are forgotten by the periodic sweep.
+	h.Claim("s2", "r2", "u")
+	h.Publish("r2", final)
+	clock.Add(DefaultRetention + DefaultRetention/sweepEvery + time.Second)
+	h.Claim("s3", "r3", "u")
+	h.mu.Lock()
+	_, kept := h.runs["r2"]
+	h.mu.Unlock()
+	if kept {
+		t.Fatal("an expired run nobody looked up is still held")
+	}
 }
 
 func TestWatchersHearEveryRunOfTheirOwner(t *testing.T) {
