@@ -133,12 +133,14 @@ func (s *benchServer) call(b *testing.B, method, path, body string) map[string]a
 }
 
 // BenchmarkServerCPU reports the two figures the hot paths are held to:
+//
 //   - per-delta: the server's CPU per streamed delta over answers of 2,000
 //     deltas (model adapter, hub, the WebSocket bus), in µs;
+//
 //   - per-run: a run of 10 deltas end to end — the wall time from the start
 //     request to the final event on the bus, and the server's CPU for it.
 //
-//	go test -run '^$' -bench ServerCPU ./cmd/agents-server
+//     go test -run '^$' -bench ServerCPU ./cmd/agents-server
 func BenchmarkServerCPU(b *testing.B) {
 	model := scripted.New(scripted.Options{})
 	model.SetScript("long", oneStep(scripted.Step{Text: strings.Repeat("tok", 2000), ChunkSize: 3}))

@@ -21,10 +21,8 @@ func TestMessagesPagesFoldAndNeverComeUpShort(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	s := f.session(t, ann, "")
-	var content []domain.Entry
 	for i := range 12 {
 		e := f.appendAll(t, s.ID, userMsg(fmt.Sprintf("m%02d", i), "r"))[0]
-		content = append(content, e)
 		if i%3 == 0 {
 			f.appendAll(t, s.ID, update(e.ID, "", fmt.Sprintf("t%02d", i)))
 		}
@@ -32,7 +30,6 @@ func TestMessagesPagesFoldAndNeverComeUpShort(t *testing.T) {
 	// An update stored before its target (by call id) still folds.
 	f.appendAll(t, s.ID, update("", "call_late", "late card"))
 	call := f.appendAll(t, s.ID, toolCall("call_late", "r"))[0]
-	content = append(content, call)
 
 	all, err := f.svc.Messages(ctx, ann, s.ID, sessionsPage(0, ""))
 	if err != nil {

@@ -93,13 +93,13 @@ func TestSecretSettingsSealMaskAndKeep(t *testing.T) {
 }
 
 func TestReadersFallBackToDefaults(t *testing.T) {
-	s, store := newService(t)
+	s, _ := newService(t)
 	ctx := context.Background()
 	if n, _ := s.Int(ctx, KeyMaxTasksPerSession); n != 6 {
 		t.Fatalf("default = %d", n)
 	}
 	// A value an older build stored that no longer parses reads as default.
-	s, store = newService(t)
+	s, store := newService(t)
 	store[KeyMaxTasksPerSession] = ports.StoredSetting{Key: KeyMaxTasksPerSession, Value: "many"}
 	if n, _ := s.Int(ctx, KeyMaxTasksPerSession); n != 6 {
 		t.Fatalf("stale value read as %d", n)
