@@ -36,6 +36,7 @@ const benchChildEnv = "AGENTS_BENCH_SERVER_CHILD"
 // runBenchChild serves the app until stdin closes; TestMain calls it in
 // the child. It prints "<url> <token>" once ready.
 func runBenchChild() int {
+	tuneGC() // as main does: the benchmark measures the binary
 	unlimited := httpapi.Budget{PerSecond: 1e9, Burst: 1e9}
 	dir, err := os.MkdirTemp("", "agents-bench-")
 	if err != nil {
