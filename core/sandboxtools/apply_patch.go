@@ -2,6 +2,7 @@ package sandboxtools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -85,7 +86,9 @@ func (w *Workspace) applyPatch(ctx context.Context, a toolArgs) (Result, error) 
 			err = w.removeFile(ctx, p)
 		}
 		if err != nil {
-			return r, fmt.Errorf("the patch was applied only in part: %w", err)
+			// Not wrapped: Run shows a coded error by its message alone,
+			// which would hide that the tree is now half patched.
+			return r, errors.New("the patch was applied only in part: " + toolErrorText(err))
 		}
 	}
 	r.Output = "Done. The patch changed:\n" + strings.Join(summary, "\n")

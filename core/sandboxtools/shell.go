@@ -70,8 +70,13 @@ func (sh *namedShell) run(ctx context.Context, cmd, workdir string, stdout, stde
 	script += fmt.Sprintf("\n__agents_rc=$?; printf '\\n%s %%d\\n' \"$__agents_rc\"; printf '\\n%s\\n' >&2\n", sh.marker, sh.marker)
 	sh.out.attach(stdout)
 	sh.errs.attach(stderr)
+	// The caller reads its writers as soon as this returns; what the shell
+	// prints later (a timed-out command still running, the bytes held back
+	// when the shell ends) must not reach them.
+	defer sh.out.attach(nil)
+	defer sh.errs.attach(nil)
 	if _, err := io.WriteString(sh.stdin, script); err != nil {
-		return -1, false, nil
+		return -1, false, sh.exitErr(ctx)
 	}
 	outLine, okOut := sh.out.wait(ctx)
 	_, okErr := sh.errs.wait(ctx)
@@ -79,13 +84,24 @@ func (sh *namedShell) run(ctx context.Context, cmd, workdir string, stdout, stde
 		return -1, false, ctx.Err()
 	}
 	if !okOut || !okErr {
-		return -1, false, nil
+		return -1, false, sh.exitErr(ctx)
 	}
 	code, convErr := strconv.Atoi(outLine)
 	if convErr != nil {
 		code = -1
 	}
 	return code, true, nil
+}
+
+// exitErr is why the ended shell's process could not run (the instance
+// unreachable, say); nil when it just exited.
+func (sh *namedShell) exitErr(ctx context.Context) error {
+	select {
+	case <-sh.done:
+		return sh.err
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 // close ends the shell and its process.
