@@ -107,6 +107,7 @@ func (s *Service) Acquire(ctx context.Context, projectID, purpose string) (*Leas
 	u.users++
 	u.leases[l] = struct{}{}
 	join := u.gen != 0 && u.gen != in.Generation && u.heldByOthers(l)
+	wasUsed := u.lastUsed
 	s.mu.Unlock()
 	if !join {
 		u.ensure.Lock()
@@ -119,6 +120,13 @@ func (s *Service) Acquire(ctx context.Context, projectID, purpose string) (*Leas
 		u.ensure.Unlock()
 		if err != nil {
 			l.Release()
+			// An instance that did not start was not used: the idle
+			// stop must not count it as running.
+			s.mu.Lock()
+			if u.users == 0 {
+				u.lastUsed = wasUsed
+			}
+			s.mu.Unlock()
 			return nil, err
 		}
 	}

@@ -422,3 +422,29 @@ func TestStartStateRebuildExport(t *testing.T) {
 		t.Errorf("the deferred stop did not follow the export: %s", st)
 	}
 }
+
+// An instance that failed to start is not taken for a running one: the idle
+// stop leaves it alone.
+func TestAFailedStartIsNotIdleWork(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	f := newFixture(t)
+	sb := f.dockerBox(t, "local")
+	p := f.project(t, ann, "broken", sb)
+	f.docker.Fail = func(op string, in ports.ProjectInstance) error {
+		if op == "Ensure" {
+			return errs.E(errs.Upstream, "the daemon is away")
+		}
+		return nil
+	}
+	if _, err := f.svc.Acquire(ctx, p.ID, sandboxes.ForRun); !errs.Is(err, errs.Upstream) {
+		t.Fatalf("Acquire = %v, want upstream", err)
+	}
+	f.clock.Advance(31 * time.Minute)
+	if n, err := f.svc.SweepIdle(ctx); n != 0 || err != nil {
+		t.Fatalf("the idle stop counted %d instance(s) (%v) that never started", n, err)
+	}
+	if calls := f.docker.Calls("Stop"); len(calls) != 0 {
+		t.Fatalf("stopped an instance that never started: %+v", calls)
+	}
+}

@@ -80,19 +80,18 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, id string) (domai
 // Patch renames and/or pins a session; nil leaves a field. Returns
 // not_found or validation.
 func (s *Service) Patch(ctx context.Context, p domain.Principal, id string, name *string, pinned *bool) (domain.Session, error) {
-	if name != nil {
-		trimmed := strings.TrimSpace(*name)
-		if err := domain.ValidateSessionName(trimmed); err != nil {
-			return domain.Session{}, err
-		}
-		name = &trimmed
-	}
+	// Whose session it is comes first: a stranger learns nothing from
+	// which of their fields would have been refused.
 	return s.store.UpdateSession(ctx, id, func(sess *domain.Session) error {
 		if err := sess.CheckContent(p); err != nil {
 			return err
 		}
 		if name != nil {
-			sess.Name = *name
+			trimmed := strings.TrimSpace(*name)
+			if err := domain.ValidateSessionName(trimmed); err != nil {
+				return err
+			}
+			sess.Name = trimmed
 		}
 		if pinned != nil {
 			sess.Pinned = *pinned

@@ -90,6 +90,10 @@ func TestListGetPatchDelete(t *testing.T) {
 		wantErr(t, err, errs.NotFound, "")
 		_, err = f.svc.Patch(ctx, p, old.ID, nil, nil)
 		wantErr(t, err, errs.NotFound, "")
+		// An invalid name tells a stranger nothing either.
+		invalid := "two\nlines"
+		_, err = f.svc.Patch(ctx, p, old.ID, &invalid, nil)
+		wantErr(t, err, errs.NotFound, "")
 	}
 	_, err = f.svc.Get(ctx, ann, "missing")
 	wantErr(t, err, errs.NotFound, "")
