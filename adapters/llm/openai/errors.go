@@ -35,11 +35,19 @@ func classify(ctx context.Context, provider string, err error) error {
 		var body struct {
 			Error struct {
 				Code    string `json:"code"`
+				Type    string `json:"type"`
 				Message string `json:"message"`
 			} `json:"error"`
 		}
 		_ = json.Unmarshal(streamErr.Event.Data, &body)
-		return streamFailure(provider, body.Error.Code, body.Error.Message, err)
+		// Chat Completions may send a refusal of the request with its type
+		// and a null code: it is no passing failure, so it must not read
+		// as one (an error with neither still does).
+		code := body.Error.Code
+		if code == "" && body.Error.Type == "invalid_request_error" {
+			code = body.Error.Type
+		}
+		return streamFailure(provider, code, body.Error.Message, err)
 	}
 	return &ports.ModelError{Kind: ports.ModelUnavailable, Provider: provider, Message: "connection failed: " + err.Error(), Err: err}
 }
