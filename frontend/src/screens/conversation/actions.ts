@@ -4,6 +4,7 @@ import type { QueryClient } from '@tanstack/react-query'
 import { api, ok } from '../../lib/api'
 import { bus } from '../../lib/bus'
 import { keys } from '../../lib/queries'
+import { liveStore } from '../../live/store'
 
 /** The WebSocket frame limit: a bigger prompt would close the socket, so the composer refuses it. */
 export const MAX_INPUT_BYTES = (1 << 20) - 1024
@@ -11,14 +12,30 @@ export const MAX_INPUT_BYTES = (1 << 20) - 1024
 /** projectId binds an unbound session on this run (the server ignores it once bound). */
 export interface RunOptions { agentId?: string; plan?: boolean; projectId?: string }
 
-export function startRun(sessionId: string, input: string, o: RunOptions = {}) {
-  return ok(api.POST('/api/v1/sessions/{id}/runs', {
+export async function startRun(sessionId: string, input: string, o: RunOptions = {}) {
+  const run = await ok(api.POST('/api/v1/sessions/{id}/runs', {
     params: { path: { id: sessionId } },
     body: {
       input, ...(o.agentId ? { agent_config_id: o.agentId } : {}), ...(o.plan !== undefined ? { plan: o.plan } : {}),
       ...(o.projectId ? { project_id: o.projectId } : {}),
     },
   }))
+  followRun(run.run_id, sessionId)
+  return run
+}
+
+/**
+ * Makes sure this tab hears a run it started. The bus follows the user's
+ * live runs once its socket is signed in, but a run that ends before then
+ * (a page just loaded, a short answer) is live no more and would never
+ * reach the tab. Subscribing replays what the tab has not heard; what it
+ * has is skipped by sequence number.
+ */
+export function followRun(runId: string, sessionId: string) {
+  liveStore.adopt(runId, sessionId)
+  const run = liveStore.get().runs[runId]
+  if (!run) return // already handed over to the transcript
+  bus.send({ type: 'run.subscribe', payload: { run_id: runId, from_seq: run.lastSeq } })
 }
 
 async function branchTo(qc: QueryClient, sessionId: string, entryId: string) {
