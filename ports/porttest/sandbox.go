@@ -211,6 +211,20 @@ func (b *Sandbox) Destroy(_ context.Context, in ports.ProjectInstance) error {
 	return nil
 }
 
+// files logs op, asks Fail and returns the running instance's files with
+// b.mu held until unlock is called (only when err is nil).
+func (b *Sandbox) files(op string, in ports.ProjectInstance) (tree map[string][]byte, unlock func(), err error) {
+	if err := b.begin(op, in); err != nil {
+		return nil, nil, err
+	}
+	b.mu.Lock()
+	if tree, err = b.running(in); err != nil {
+		b.mu.Unlock()
+		return nil, nil, err
+	}
+	return tree, b.mu.Unlock, nil
+}
+
 // running returns the instance's tree when it runs: not_found when it is
 // absent, conflict when it is stopped (as docker answers an exec). b.mu is
 // held.
@@ -283,15 +297,11 @@ func isDir(tree map[string][]byte, dir string) bool {
 
 // ReadFile implements ports.SandboxBackend.
 func (b *Sandbox) ReadFile(_ context.Context, in ports.ProjectInstance, p string, limit int64) ([]byte, error) {
-	if err := b.begin("ReadFile", in); err != nil {
-		return nil, err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	tree, err := b.running(in)
+	tree, unlock, err := b.files("ReadFile", in)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	p = abs(p)
 	data, ok := tree[p]
 	switch {
@@ -307,15 +317,11 @@ func (b *Sandbox) ReadFile(_ context.Context, in ports.ProjectInstance, p string
 
 // WriteFile implements ports.SandboxBackend.
 func (b *Sandbox) WriteFile(_ context.Context, in ports.ProjectInstance, p string, data []byte) error {
-	if err := b.begin("WriteFile", in); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	tree, err := b.running(in)
+	tree, unlock, err := b.files("WriteFile", in)
 	if err != nil {
 		return err
 	}
+	defer unlock()
 	p = abs(p)
 	if isDir(tree, p) {
 		return errs.E(errs.Validation, "%s is a directory", p)
@@ -326,15 +332,11 @@ func (b *Sandbox) WriteFile(_ context.Context, in ports.ProjectInstance, p strin
 
 // RemoveFile implements ports.SandboxBackend.
 func (b *Sandbox) RemoveFile(_ context.Context, in ports.ProjectInstance, p string) error {
-	if err := b.begin("RemoveFile", in); err != nil {
-		return err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	tree, err := b.running(in)
+	tree, unlock, err := b.files("RemoveFile", in)
 	if err != nil {
 		return err
 	}
+	defer unlock()
 	p = abs(p)
 	if _, ok := tree[p]; !ok {
 		if isDir(tree, p) {
@@ -349,15 +351,11 @@ func (b *Sandbox) RemoveFile(_ context.Context, in ports.ProjectInstance, p stri
 // ListFiles implements ports.SandboxBackend: directories first, each group
 // sorted.
 func (b *Sandbox) ListFiles(_ context.Context, in ports.ProjectInstance, dir string, depth int) ([]string, error) {
-	if err := b.begin("ListFiles", in); err != nil {
-		return nil, err
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	tree, err := b.running(in)
+	tree, unlock, err := b.files("ListFiles", in)
 	if err != nil {
 		return nil, err
 	}
+	defer unlock()
 	dir = abs(dir)
 	if !isDir(tree, dir) {
 		return nil, errs.E(errs.NotFound, "not a directory: %s", dir)
