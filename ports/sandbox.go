@@ -137,7 +137,9 @@ type SandboxBackend interface {
 	// the output when it ran (ok false: it ran but failed); an error when
 	// the host could not be reached.
 	Test(ctx context.Context, t SandboxTarget) (ok bool, output string, err error)
-	// Where describes where the project's tree lives, for admins.
+	// Where describes where the project's tree lives, for admins; it is
+	// handed the instance without its environment and with the config's
+	// secrets as stored (it must not need them).
 	Where(in ProjectInstance) string
 }
 

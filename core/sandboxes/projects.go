@@ -79,9 +79,10 @@ func (s *Service) describe(ctx context.Context, p domain.Principal, list []domai
 // storageHint says where a project's tree lives, in its backend's words.
 func (s *Service) storageHint(p domain.Project, sb domain.Sandbox) string {
 	if b := s.d.Backends[sb.Type]; b != nil {
-		if in, err := s.instance(p, sb); err == nil {
-			return b.Where(in)
-		}
+		// A description needs no secret: the config is passed as stored.
+		own := sb.WithOwnConfig()
+		return b.Where(ports.ProjectInstance{ProjectID: p.ID, Name: p.InstanceName(), StorageName: p.StorageName(),
+			Generation: p.Generation, Target: ports.SandboxTarget{SandboxID: sb.ID, Type: sb.Type, Config: own.Config()}})
 	}
 	return fmt.Sprintf("%s sandbox %q", sb.Type, sb.Name)
 }
