@@ -161,6 +161,13 @@ func TestADecisionWaitsForAnActiveRunAndANewMessageSupersedesThePause(t *testing
 	// While another run holds the session (as a background task's would),
 	// a decision is refused and changes nothing.
 	hub := h.app.runs.Hub()
+	// run.interrupted is out; the paused run lets go of the session right
+	// after (its last span is stored first).
+	select {
+	case <-hub.Freed(sid, run):
+	case <-time.After(streamDeadline):
+		t.Fatal("the paused run never let go of its session")
+	}
 	if err := hub.Claim(sid, "other-run", me.ID); err != nil {
 		t.Fatal(err)
 	}
