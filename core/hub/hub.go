@@ -78,16 +78,25 @@ func (h *Hub) Publish(runID string, ev domain.Event) int64 {
 	if st == nil {
 		return 0
 	}
+	// Whoever sees the final event may start the next run at once: the
+	// session is let go before any subscriber can see it.
+	if ev.Final() && st.live() {
+		h.Release(st.sessionID, runID)
+	}
 	seq := st.publish(ev, h.clock)
 	// Lock order is hub before stream: announce only once the stream's lock
 	// is released.
 	if seq > 0 && ev.Type == domain.EventRunStarted {
 		h.announce(st.ownerID, st.id)
 	}
-	if seq > 0 && ev.Final() {
-		h.Release(st.sessionID, runID) // whoever saw the final event may start the next run
-	}
 	return seq
+}
+
+// live reports whether the stream still takes events.
+func (st *stream) live() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.ended.IsZero()
 }
 
 func (st *stream) publish(ev domain.Event, clock ports.Clock) int64 {
