@@ -1,6 +1,6 @@
 // Server state: one query per resource, keyed so the live layer can refresh
 // exactly what a run changed.
-import { useInfiniteQuery, useQuery } from '@tanstack/react-query'
+import { useInfiniteQuery, useQuery, type QueryClient, type QueryKey } from '@tanstack/react-query'
 import { api, ok, type Entry } from './api'
 
 export const keys = {
@@ -23,6 +23,19 @@ export const keys = {
 }
 
 export const PAGE = 200
+
+/**
+ * Marks the queries under queryKey stale and refetches them (the active
+ * ones, or with 'all' every one), so that what they show is asked for after
+ * this call. TanStack folds a refetch into a first fetch still in flight,
+ * whose answer may predate the change: a conversation that opens while its
+ * run files an approval would show no approval until something else
+ * refetched. Such a fetch is cancelled and asked again.
+ */
+export async function refresh(qc: QueryClient, queryKey: QueryKey, which: 'active' | 'all' = 'active') {
+  await qc.cancelQueries({ queryKey, predicate: (q) => q.state.fetchStatus === 'fetching' && q.state.data === undefined })
+  return which === 'all' ? qc.refetchQueries({ queryKey }) : qc.invalidateQueries({ queryKey })
+}
 
 export const useMe = () => useQuery({ queryKey: keys.me, queryFn: () => ok(api.GET('/api/v1/auth/me')), staleTime: 60_000 })
 export const useSessions = () => useQuery({ queryKey: keys.sessions, queryFn: () => ok(api.GET('/api/v1/sessions')) })

@@ -5,7 +5,7 @@ import type { QueryClient } from '@tanstack/react-query'
 import { api, ok, type Session } from '../lib/api'
 import { bus } from '../lib/bus'
 import { notify } from '../lib/notices'
-import { keys } from '../lib/queries'
+import { keys, refresh } from '../lib/queries'
 import type { Effect } from '../timeline/reduce'
 import { liveStore } from './store'
 
@@ -14,12 +14,12 @@ export function wireLive(qc: QueryClient): () => void {
   const traceTimers = new Map<string, ReturnType<typeof setTimeout>>()
 
   async function ended(runId: string, sessionId: string) {
-    await qc.refetchQueries({ queryKey: keys.messages(sessionId) }).catch(() => {})
+    await refresh(qc, keys.messages(sessionId), 'all').catch(() => {})
     // Hand over only to a transcript that holds the run; a failed refetch
     // keeps the live items on screen instead (for a whole run they are the same).
     if (qc.getQueryState(keys.messages(sessionId))?.status !== 'error') liveStore.settle(runId)
     for (const k of [keys.context(sessionId), keys.traces(sessionId), keys.runs(sessionId), keys.approvals(sessionId), keys.session(sessionId), keys.sessions])
-      qc.invalidateQueries({ queryKey: k })
+      void refresh(qc, k)
   }
 
   liveStore.setEffectHandler((e: Effect) => {
@@ -28,7 +28,7 @@ export function wireLive(qc: QueryClient): () => void {
         bus.send({ type: 'run.subscribe', payload: { run_id: e.runId, from_seq: e.fromSeq } })
         return
       case 'refetchMessages':
-        qc.invalidateQueries({ queryKey: keys.messages(e.sessionId) })
+        void refresh(qc, keys.messages(e.sessionId))
         return
       case 'ended':
         void ended(e.runId, e.sessionId)
@@ -36,11 +36,11 @@ export function wireLive(qc: QueryClient): () => void {
       case 'started':
       case 'interrupted':
       case 'toolResult':
-        qc.invalidateQueries({ queryKey: keys.approvals(e.sessionId) })
+        void refresh(qc, keys.approvals(e.sessionId))
         if (e.type === 'started') {
-          qc.invalidateQueries({ queryKey: keys.sessions })
+          void refresh(qc, keys.sessions)
           // The run may have changed the session's planning phase.
-          qc.invalidateQueries({ queryKey: keys.session(e.sessionId) })
+          void refresh(qc, keys.session(e.sessionId))
         }
         return
       case 'title':
@@ -48,15 +48,15 @@ export function wireLive(qc: QueryClient): () => void {
         qc.setQueryData<Session>(keys.session(e.sessionId), (s) => (s ? { ...s, name: e.title } : s))
         return
       case 'sessionChanged':
-        qc.invalidateQueries({ queryKey: keys.session(e.sessionId) })
+        void refresh(qc, keys.session(e.sessionId))
         // A project bind moves the project's session count.
-        qc.invalidateQueries({ queryKey: keys.projects })
+        void refresh(qc, keys.projects)
         return
       case 'traces': {
         if (traceTimers.has(e.sessionId)) return
         traceTimers.set(e.sessionId, setTimeout(() => {
           traceTimers.delete(e.sessionId)
-          qc.invalidateQueries({ queryKey: keys.traces(e.sessionId) })
+          void refresh(qc, keys.traces(e.sessionId))
         }, 1500))
         return
       }
@@ -85,7 +85,7 @@ export function wireLive(qc: QueryClient): () => void {
     for (const r of Object.values(liveStore.get().runs)) {
       if (r.status === 'running' || r.status === 'interrupted') bus.send({ type: 'run.subscribe', payload: { run_id: r.runId, from_seq: r.lastSeq } })
     }
-    qc.invalidateQueries({ queryKey: keys.sessions })
+    void refresh(qc, keys.sessions)
   })
   return () => {
     offEvent()

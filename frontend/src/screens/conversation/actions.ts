@@ -3,7 +3,7 @@
 import type { QueryClient } from '@tanstack/react-query'
 import { api, ok } from '../../lib/api'
 import { bus } from '../../lib/bus'
-import { keys } from '../../lib/queries'
+import { keys, refresh } from '../../lib/queries'
 import { liveStore } from '../../live/store'
 
 /** The WebSocket frame limit: a bigger prompt would close the socket, so the composer refuses it. */
@@ -72,10 +72,10 @@ export function steer(runId: string, input: string) {
 
 export async function approve(qc: QueryClient, sessionId: string, approvalId: string, scope: 'once' | 'same' | 'all' = 'once') {
   await ok(api.POST('/api/v1/approvals/{id}/approve', { params: { path: { id: approvalId } }, body: { scope } }))
-  await qc.invalidateQueries({ queryKey: keys.approvals(sessionId) })
+  await refresh(qc, keys.approvals(sessionId))
 }
 
 export async function reject(qc: QueryClient, sessionId: string, approvalId: string, reason: string) {
   await ok(api.POST('/api/v1/approvals/{id}/reject', { params: { path: { id: approvalId } }, body: reason ? { reason } : {} }))
-  await qc.invalidateQueries({ queryKey: keys.approvals(sessionId) })
+  await refresh(qc, keys.approvals(sessionId))
 }
