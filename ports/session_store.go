@@ -59,6 +59,16 @@ type SessionWriter interface {
 	// EndPause ends a paused run for good (superseded, stopped, expired):
 	// only one caller wins (false for the others); its approvals go.
 	EndPause(ctx context.Context, run domain.Run) (bool, error)
+	// SetRunContext records on the session row the agent a run uses and
+	// the planning phase it works in.
+	SetRunContext(ctx context.Context, agentID string, planning bool, at time.Time) error
+	// CreateRun inserts one of the session's run rows; conflict when its id
+	// is taken. A run starts in the transaction that files its input, so a
+	// crash keeps both or neither.
+	CreateRun(ctx context.Context, run domain.Run) error
+	// EndRun stores how a run ended (as RunStore.UpdateRun does), in the
+	// transaction that files its closing entries; not_found when absent.
+	EndRun(ctx context.Context, run domain.Run) error
 }
 
 // SessionTx is a write transaction over one session.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
 )
 
 const runColumns = `id, session_id, owner_id, agent_config_id, project_id, input, status, last_seq, error_code, error_message,
@@ -28,16 +29,31 @@ func scanRun(r rowScanner, extra ...any) (domain.Run, error) {
 }
 
 // CreateRun implements ports.RunStore.
-func (db *DB) CreateRun(ctx context.Context, r domain.Run) error {
-	_, err := db.exec(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		r.ID, r.SessionID, r.OwnerID, r.AgentConfigID, r.ProjectID, r.Input, string(r.Status), r.LastSeq, r.ErrorCode,
-		r.ErrorMessage, r.FinalOutput, ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.EndedAt))
-	return err
-}
+func (db *DB) CreateRun(ctx context.Context, r domain.Run) error { return insertRun(ctx, db.write, r) }
 
 // UpdateRun implements ports.RunStore.
-func (db *DB) UpdateRun(ctx context.Context, r domain.Run) error {
-	res, err := db.exec(ctx, `UPDATE runs SET agent_config_id = ?, status = ?, last_seq = ?, error_code = ?, error_message = ?,
+func (db *DB) UpdateRun(ctx context.Context, r domain.Run) error { return updateRun(ctx, db.write, r) }
+
+// CreateRun implements ports.SessionWriter.
+func (s sessionQ) CreateRun(ctx context.Context, r domain.Run) error {
+	if r.SessionID != s.id {
+		return errs.E(errs.Internal, "run %s is not of session %s", r.ID, s.id)
+	}
+	return insertRun(ctx, s.q, r)
+}
+
+// EndRun implements ports.SessionWriter.
+func (s sessionQ) EndRun(ctx context.Context, r domain.Run) error { return updateRun(ctx, s.q, r) }
+
+func insertRun(ctx context.Context, q querier, r domain.Run) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.SessionID, r.OwnerID, r.AgentConfigID, r.ProjectID, r.Input, string(r.Status), r.LastSeq, r.ErrorCode,
+		r.ErrorMessage, r.FinalOutput, ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.EndedAt))
+	return translate(err)
+}
+
+func updateRun(ctx context.Context, q querier, r domain.Run) error {
+	res, err := q.ExecContext(ctx, `UPDATE runs SET agent_config_id = ?, status = ?, last_seq = ?, error_code = ?, error_message = ?,
 		final_output = ?, updated_at = ?, ended_at = ? WHERE id = ?`,
 		r.AgentConfigID, string(r.Status), r.LastSeq, r.ErrorCode, r.ErrorMessage, r.FinalOutput, ms(r.UpdatedAt), msPtr(r.EndedAt), r.ID)
 	return affected(res, err, "run")

@@ -96,6 +96,13 @@ func (db *DB) UpdateSession(ctx context.Context, id string, change func(*domain.
 	return out, err
 }
 
+// SetRunContext implements ports.SessionWriter.
+func (s sessionQ) SetRunContext(ctx context.Context, agentID string, planning bool, at time.Time) error {
+	r, err := s.q.ExecContext(ctx, `UPDATE sessions SET planning = ?, agent_config_id = ?, updated_at = ? WHERE id = ?`,
+		planning, agentID, ms(at), s.id)
+	return affected(r, err, "session")
+}
+
 // DeleteSession implements ports.SessionStore; entries and profiles cascade.
 func (db *DB) DeleteSession(ctx context.Context, id string) error {
 	r, err := db.exec(ctx, `DELETE FROM sessions WHERE id = ?`, id)

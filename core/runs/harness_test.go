@@ -64,7 +64,7 @@ func newHarness(t *testing.T) *harness {
 	}
 	h := &harness{t: t, llm: &porttest.LLM{}, clock: porttest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)), ids: &porttest.IDs{},
 		runStore: &porttest.RunStore{}, config: &porttest.ConfigStore{}, traces: &porttest.TraceStore{}}
-	h.sessStore = &porttest.SessionStore{Pauses: h.runStore}
+	h.sessStore = &porttest.SessionStore{Runs: h.runStore}
 	h.settings = settings.New(&porttest.SettingStore{}, box, h.clock)
 	h.providers = providers.New(h.config, box, h.ids, h.clock)
 	h.sessions = sessions.New(cascade{h.sessStore, h.runStore, h.traces}, h.config, h.traces, h.runStore, h.ids, h.clock)

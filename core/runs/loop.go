@@ -93,12 +93,12 @@ func (s *Service) execute(lr *liveRun) {
 	}
 	// The row and the session must say how the run ended even if the root
 	// context is gone.
+	var notes []domain.Entry
 	if note, ok := noteFor(run.ID, out); ok {
-		if _, err := s.d.Sessions.Append(context.WithoutCancel(lr.ctx), run.SessionID, []domain.Entry{note}); err != nil && !errs.Is(err, errs.NotFound) {
-			s.d.Log.Error("recording how a run ended failed", "run_id", run.ID, "err", err)
-		}
+		notes = append(notes, note)
 	}
-	if err := s.d.Runs.UpdateRun(context.WithoutCancel(lr.ctx), run); err != nil {
+	// A deleted session took the run row with it: nothing is left to record.
+	if err := s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes); err != nil && !errs.Is(err, errs.NotFound) {
 		s.d.Log.Error("recording a run's end failed", "run_id", run.ID, "err", err)
 	}
 	s.d.Hub.Publish(run.ID, out.event)

@@ -176,20 +176,15 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 	return run, nil
 }
 
-// begin records the run before anything is announced: the session's agent
-// and planning phase, the user's message, the run row. It returns the
-// planning phase the run works in.
+// begin records the run before anything is announced, in one
+// transaction: the session's agent and planning phase, the user's message,
+// the run row. It returns the planning phase the run works in.
 func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool) (bool, error) {
-	sess, err := s.d.Sessions.SetRunContext(ctx, run.SessionID, run.AgentConfigID, plan)
-	if err != nil {
-		return false, err
-	}
+	var entries []domain.Entry
 	if strings.TrimSpace(run.Input) != "" {
-		if _, err := s.d.Sessions.Append(ctx, run.SessionID, []domain.Entry{userEntry(run.Input, run.ID)}); err != nil {
-			return false, err
-		}
+		entries = []domain.Entry{userEntry(run.Input, run.ID)}
 	}
-	return sess.Planning, s.d.Runs.CreateRun(ctx, run)
+	return s.d.Sessions.BeginRun(ctx, run, plan, entries)
 }
 
 func userEntry(text, runID string) domain.Entry {

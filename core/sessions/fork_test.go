@@ -21,9 +21,7 @@ func TestForkCopiesAndRewrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	plan := true
-	if _, err := f.svc.SetRunContext(ctx, s.ID, agent, &plan); err != nil {
-		t.Fatal(err)
-	}
+	f.beginRun(t, s.ID, "r0", agent, &plan)
 	e := f.appendAll(t, s.ID, userMsg("one", "r1"), toolCall("c1", "r1"), reply("two", "r1", nil), userMsg("three", "r2"))
 	f.appendAll(t, s.ID, update(e[2].ID, "", "folded"))
 	for _, sp := range []domain.Span{{ID: "sp1", SessionID: s.ID, RunID: "r1", Kind: "run", StartedAt: t0},

@@ -34,7 +34,7 @@ func newFixture(t *testing.T) *fixture {
 	t.Helper()
 	f := &fixture{store: &porttest.SessionStore{}, config: &porttest.ConfigStore{}, traces: &porttest.TraceStore{},
 		runs: &porttest.RunStore{}, clock: porttest.NewClock(t0)}
-	f.store.Pauses = f.runs
+	f.store.Runs = f.runs
 	f.svc = sessions.New(f.store, f.config, f.traces, f.runs, &porttest.IDs{}, f.clock)
 	return f
 }
@@ -68,6 +68,23 @@ func (f *fixture) appendAll(t *testing.T, sessionID string, entries ...domain.En
 		t.Fatal(err)
 	}
 	return out
+}
+
+// beginRun starts run id on the session with agent (and plan, when set)
+// or fails the test; it returns the planning phase the run works in.
+func (f *fixture) beginRun(t *testing.T, sessionID, id, agent string, plan *bool, entries ...domain.Entry) bool {
+	t.Helper()
+	planning, err := f.svc.BeginRun(context.Background(), f.run(sessionID, id, agent), plan, entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return planning
+}
+
+// run is a running run of ann's on the session.
+func (f *fixture) run(sessionID, id, agent string) domain.Run {
+	return domain.Run{ID: id, SessionID: sessionID, OwnerID: ann.User.ID, AgentConfigID: agent, Status: domain.RunRunning,
+		CreatedAt: f.clock.Now(), UpdatedAt: f.clock.Now()}
 }
 
 func userMsg(text, run string) domain.Entry {

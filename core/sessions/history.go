@@ -51,20 +51,36 @@ func ModelInput(entries []domain.Entry) []json.RawMessage {
 	return out
 }
 
-// SetRunContext records the agent a run uses and, when plan is set, the
-// session's planning phase. Returns not_found.
-func (s *Service) SetRunContext(ctx context.Context, sessionID, agentID string, plan *bool) (domain.Session, error) {
-	return s.store.UpdateSession(ctx, sessionID, func(sess *domain.Session) error {
-		if agentID == "" {
-			return errs.E(errs.Internal, "a run without an agent")
+// BeginRun files a run's start in one transaction: the session's agent
+// and, when plan is set, its planning phase; entries (the user's message);
+// the run row. A crash keeps all of it or none of it. It returns the
+// planning phase the run works in. Returns not_found.
+func (s *Service) BeginRun(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry) (planning bool, err error) {
+	if run.AgentConfigID == "" {
+		return false, errs.E(errs.Internal, "a run without an agent")
+	}
+	_, err = s.AppendWith(ctx, run.SessionID, entries, func(tx ports.SessionTx) error {
+		sess, err := tx.Session(ctx)
+		if err != nil {
+			return err
 		}
-		sess.AgentConfigID = agentID
+		planning = sess.Planning
 		if plan != nil {
-			sess.Planning = *plan
+			planning = *plan
 		}
-		sess.UpdatedAt = s.clock.Now()
-		return nil
+		if err := tx.SetRunContext(ctx, run.AgentConfigID, planning, s.clock.Now()); err != nil {
+			return err
+		}
+		return tx.CreateRun(ctx, run)
 	})
+	return planning, err
+}
+
+// EndRun files how a run ended in one transaction: entries (a note of the
+// ending, if any) and the run row's status. Returns not_found.
+func (s *Service) EndRun(ctx context.Context, run domain.Run, entries []domain.Entry) error {
+	_, err := s.AppendWith(ctx, run.SessionID, entries, func(tx ports.SessionTx) error { return tx.EndRun(ctx, run) })
+	return err
 }
 
 // LeavePlanning ends a session's planning phase: its plan was approved.

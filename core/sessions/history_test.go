@@ -74,16 +74,49 @@ func TestRunContextPlanningAndTitle(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
 	s := f.session(t, ann, "")
-	_, err := f.svc.SetRunContext(ctx, s.ID, "", nil)
+	_, err := f.svc.BeginRun(ctx, f.run(s.ID, "r0", ""), nil, nil)
 	wantErr(t, err, errs.Internal, "")
 	plan := true
 	f.clock.Advance(time.Minute)
-	got, err := f.svc.SetRunContext(ctx, s.ID, "agent", &plan)
-	if err != nil || got.AgentConfigID != "agent" || !got.Planning || !got.UpdatedAt.Equal(f.clock.Now()) {
-		t.Fatalf("run context = %+v, %v", got, err)
+	planning := f.beginRun(t, s.ID, "r1", "agent", &plan, userMsg("plan it", "r1"))
+	got, _ := f.svc.Get(ctx, ann, s.ID)
+	if !planning || got.AgentConfigID != "agent" || !got.Planning || !got.UpdatedAt.Equal(f.clock.Now()) || got.LastSeq != 1 {
+		t.Fatalf("after a planning run began: %v, %+v", planning, got)
 	}
-	if got, _ = f.svc.SetRunContext(ctx, s.ID, "other", nil); !got.Planning || got.AgentConfigID != "other" {
+	if r, err := f.runs.FindRun(ctx, "r1"); err != nil || r.Status != domain.RunRunning {
+		t.Fatalf("run row = %+v, %v", r, err)
+	}
+	if planning = f.beginRun(t, s.ID, "r2", "other", nil); !planning {
+		t.Error("a nil plan left planning")
+	}
+	if got, _ = f.svc.Get(ctx, ann, s.ID); !got.Planning || got.AgentConfigID != "other" {
 		t.Errorf("a nil plan changed planning: %+v", got)
+	}
+	// A run that cannot be filed files nothing: no message, no agent change.
+	off := false
+	_, err = f.svc.BeginRun(ctx, f.run(s.ID, "r1", "third"), &off, []domain.Entry{userMsg("lost", "r1")})
+	wantErr(t, err, errs.Conflict, "")
+	if after, _ := f.svc.Get(ctx, ann, s.ID); after.LastSeq != got.LastSeq || after.AgentConfigID != "other" || !after.Planning {
+		t.Errorf("a refused begin changed the session: %+v", after)
+	}
+	_, err = f.svc.BeginRun(ctx, f.run("missing", "r9", "agent"), nil, nil)
+	wantErr(t, err, errs.NotFound, "")
+	// The end: the note and the row's status together.
+	ended := f.run(s.ID, "r1", "agent")
+	ended.Status, ended.ErrorCode = domain.RunError, "upstream"
+	if err := f.svc.EndRun(ctx, ended, []domain.Entry{note("Run failed")}); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := f.runs.FindRun(ctx, "r1"); r.Status != domain.RunError || r.ErrorCode != "upstream" {
+		t.Errorf("ended row = %+v", r)
+	}
+	if after, _ := f.svc.Get(ctx, ann, s.ID); after.LastSeq != got.LastSeq+1 {
+		t.Errorf("the note was not filed: last seq %d, want %d", after.LastSeq, got.LastSeq+1)
+	}
+	missing := f.run(s.ID, "r-none", "agent")
+	wantErr(t, f.svc.EndRun(ctx, missing, []domain.Entry{note("lost")}), errs.NotFound, "")
+	if after, _ := f.svc.Get(ctx, ann, s.ID); after.LastSeq != got.LastSeq+1 {
+		t.Error("an end that could not be filed kept its note")
 	}
 	if err := f.svc.LeavePlanning(ctx, s.ID); err != nil {
 		t.Fatal(err)

@@ -196,8 +196,8 @@ func TestContextReport(t *testing.T) {
 	_, err = f.svc.Context(ctx, admin, s.ID)
 	wantErr(t, err, errs.NotFound, "")
 	// A deleted agent leaves the window unknown, no error.
-	gone, _ := f.svc.SetRunContext(ctx, s.ID, "deleted-agent", nil)
-	if gone.AgentConfigID != "deleted-agent" {
+	f.beginRun(t, s.ID, "r-gone", "deleted-agent", nil)
+	if gone, _ := f.svc.Get(ctx, ann, s.ID); gone.AgentConfigID != "deleted-agent" {
 		t.Fatalf("run context = %+v", gone)
 	}
 	if rep, err := f.svc.Context(ctx, ann, s.ID); err != nil || rep.ContextWindow != 0 {

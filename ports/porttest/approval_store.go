@@ -11,7 +11,7 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 )
 
-// The ports.ApprovalStore and PauseLedger side of RunStore.
+// The ports.ApprovalStore and RunLedger side of RunStore.
 
 // ListApprovals returns an owner's pending approvals, oldest first, of one
 // session or (sessionID "") of all.

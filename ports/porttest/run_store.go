@@ -14,7 +14,7 @@ import (
 )
 
 // RunStore is an in-memory ports.RunStore and ports.ApprovalStore — and
-// the PauseLedger a SessionStore files pauses through: run rows, their
+// the RunLedger a SessionStore files pauses through: run rows, their
 // resume states and their approvals live together because pausing,
 // resuming and ending a pause change them in one step. Every method is
 // atomic under one lock. Times are kept as a store keeps them (UTC, whole
@@ -35,7 +35,7 @@ type storedRun struct {
 var (
 	_ ports.RunStore      = (*RunStore)(nil)
 	_ ports.ApprovalStore = (*RunStore)(nil)
-	_ PauseLedger         = (*RunStore)(nil)
+	_ RunLedger           = (*RunStore)(nil)
 )
 
 // CreateRun inserts a run row; conflict when its id is taken.

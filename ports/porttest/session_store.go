@@ -14,18 +14,23 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// PauseLedger is the run-and-approval side of a pause. The SQLite store
-// keeps it in other tables of the same database; a fake run or approval
-// store implements it so that SessionTx.FileApprovals and EndPause reach
-// it. Its changes are its own: a transaction that fails after calling it
-// does not roll them back (the session's own changes are rolled back).
-type PauseLedger interface {
+// RunLedger is the run-and-approval side of a session write. The SQLite
+// store keeps it in other tables of the same database; a fake run store
+// implements it so that SessionTx's run methods (FileApprovals, EndPause,
+// CreateRun, EndRun) reach it. Its changes are its own: a transaction that
+// fails after calling it does not roll them back (the session's own
+// changes are rolled back).
+type RunLedger interface {
 	// FileApprovals stores the pending approvals and the resume state and
 	// moves run to interrupted; not_found unless the run is running.
 	FileApprovals(ctx context.Context, approvals []domain.Approval, run domain.Run, state domain.PauseState) error
 	// EndPause moves an interrupted run to run's final status and drops
 	// its approvals; false when it was not interrupted (another caller won).
 	EndPause(ctx context.Context, run domain.Run) (bool, error)
+	// CreateRun inserts a run row; conflict when its id is taken.
+	CreateRun(ctx context.Context, r domain.Run) error
+	// UpdateRun stores a run's ending fields; not_found when absent.
+	UpdateRun(ctx context.Context, r domain.Run) error
 }
 
 // SessionStore is an in-memory ports.SessionStore. Writes are serialised
@@ -33,9 +38,9 @@ type PauseLedger interface {
 // transaction leaves nothing behind and a reader keeps the snapshot it
 // started with. The zero value is empty and ready.
 type SessionStore struct {
-	// Pauses receives FileApprovals and EndPause; without one they fail
+	// Runs receives the run methods of SessionTx; without it they fail
 	// with internal.
-	Pauses PauseLedger
+	Runs RunLedger
 
 	writer sync.Mutex // held by every write, for its whole transaction
 	mu     sync.Mutex // guards sessions (the committed state)

@@ -224,25 +224,61 @@ func (t *sessionTx) SaveState(_ context.Context, tipID string, lastSeq int64, to
 	return nil
 }
 
-// FileApprovals implements ports.SessionWriter through the store's
-// PauseLedger.
+// ledger is the store's RunLedger; internal when it is not set.
+func (t *sessionTx) ledger() (RunLedger, error) {
+	if err := t.checkWritable(); err != nil {
+		return nil, err
+	}
+	if t.store.Runs == nil {
+		return nil, errs.E(errs.Internal, "porttest: SessionStore.Runs is not set")
+	}
+	return t.store.Runs, nil
+}
+
+// FileApprovals implements ports.SessionWriter through the store's RunLedger.
 func (t *sessionTx) FileApprovals(ctx context.Context, approvals []domain.Approval, run domain.Run, state domain.PauseState) error {
+	l, err := t.ledger()
+	if err != nil {
+		return err
+	}
+	return l.FileApprovals(ctx, approvals, run, state)
+}
+
+// EndPause implements ports.SessionWriter through the store's RunLedger.
+func (t *sessionTx) EndPause(ctx context.Context, run domain.Run) (bool, error) {
+	l, err := t.ledger()
+	if err != nil {
+		return false, err
+	}
+	return l.EndPause(ctx, run)
+}
+
+// CreateRun implements ports.SessionWriter through the store's RunLedger.
+func (t *sessionTx) CreateRun(ctx context.Context, run domain.Run) error {
+	l, err := t.ledger()
+	if err != nil {
+		return err
+	}
+	if run.SessionID != t.state.row.ID {
+		return errs.E(errs.Internal, "run %s is not of session %s", run.ID, t.state.row.ID)
+	}
+	return l.CreateRun(ctx, run)
+}
+
+// EndRun implements ports.SessionWriter through the store's RunLedger.
+func (t *sessionTx) EndRun(ctx context.Context, run domain.Run) error {
+	l, err := t.ledger()
+	if err != nil {
+		return err
+	}
+	return l.UpdateRun(ctx, run)
+}
+
+// SetRunContext implements ports.SessionWriter.
+func (t *sessionTx) SetRunContext(_ context.Context, agentID string, planning bool, at time.Time) error {
 	if err := t.checkWritable(); err != nil {
 		return err
 	}
-	if t.store.Pauses == nil {
-		return errs.E(errs.Internal, "porttest: SessionStore.Pauses is not set")
-	}
-	return t.store.Pauses.FileApprovals(ctx, approvals, run, state)
-}
-
-// EndPause implements ports.SessionWriter through the store's PauseLedger.
-func (t *sessionTx) EndPause(ctx context.Context, run domain.Run) (bool, error) {
-	if err := t.checkWritable(); err != nil {
-		return false, err
-	}
-	if t.store.Pauses == nil {
-		return false, errs.E(errs.Internal, "porttest: SessionStore.Pauses is not set")
-	}
-	return t.store.Pauses.EndPause(ctx, run)
+	t.state.row.AgentConfigID, t.state.row.Planning, t.state.row.UpdatedAt = agentID, planning, storedTime(at)
+	return nil
 }
