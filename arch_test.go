@@ -87,7 +87,9 @@ func layer(path string) string {
 		return "adapters"
 	case strings.HasPrefix(rel, "cmd/"):
 		return "cmd"
-	case rel == "migrations", rel == "frontend":
+	case rel == "migrations", rel == "frontend", rel == "internal/testenv":
+		// Self-contained packages the layers may use (testenv: how a test
+		// helper such as adapters/mcp/mcptest treats a missing peer).
 		return "leaf"
 	}
 	return ""

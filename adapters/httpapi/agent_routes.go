@@ -9,6 +9,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/tools"
+	"github.com/agents-server/agents-server/ports"
 )
 
 // CreateAgentRequest adds an agent; scope global is admin-only.
@@ -33,14 +34,16 @@ func agentView(a domain.Agent) AgentView {
 
 // ToolView is one tool of an agent's surface, as the model would see it.
 type ToolView struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	Parameters  json.RawMessage `json:"parameters" doc:"JSON Schema of the arguments"`
-	Origin      string          `json:"origin" doc:"Where the tool comes from: builtin, handoff, …"`
+	Name        string                `json:"name"`
+	Description string                `json:"description"`
+	Parameters  json.RawMessage       `json:"parameters" doc:"JSON Schema of the arguments"`
+	Origin      string                `json:"origin" doc:"Where the tool comes from: builtin, handoff, mcp, …"`
+	Server      string                `json:"server,omitempty" doc:"For an MCP tool: the server it comes from"`
+	Annotations *ports.MCPAnnotations `json:"annotations,omitempty" doc:"For an MCP tool: the server's hints, shown but never trusted for approval or planning"`
 }
 
 func toolView(t tools.Spec) ToolView {
-	return ToolView{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Origin: t.Origin}
+	return ToolView{Name: t.Name, Description: t.Description, Parameters: t.Parameters, Origin: t.Origin, Server: t.Server, Annotations: t.Hints}
 }
 
 func (s *Server) agentRoutes() []Route {

@@ -11,6 +11,7 @@ func (s *Server) table() []Route {
 		s.settingRoutes(),
 		s.providerRoutes(),
 		s.agentRoutes(),
+		s.mcpRoutes(),
 		s.memoryRoutes(),
 		s.guardrailRoutes(),
 		s.sessionRoutes(),

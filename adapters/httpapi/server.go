@@ -20,6 +20,7 @@ import (
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/livestreams"
+	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
@@ -41,6 +42,7 @@ type Deps struct {
 	Runs       *runs.Service
 	Traces     *traces.Service
 	Sandboxes  *sandboxes.Service
+	MCP        *mcp.Service
 	// Streams registers every open event stream, so a revoked credential
 	// ends it and the per-user cap bounds them.
 	Streams *livestreams.Registry
@@ -59,6 +61,10 @@ type Config struct {
 	// BoundBodyReads); 0 is DefaultBodyReadTimeout.
 	BodyReadTimeout time.Duration
 	RateLimits      RateLimits
+	// BaseURL is --base-url: the origin people reach the server at, for
+	// links handed to browsers (OAuth redirects). "" uses the request's
+	// own scheme and host — never forwarding headers.
+	BaseURL string
 }
 
 // DefaultConfig is what the binary runs with.

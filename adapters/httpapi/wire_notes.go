@@ -93,6 +93,8 @@ var wireEnums = map[string]enumer{
 	"error_code":      errs.Code(""),
 	"sandbox_state":   ports.SandboxState(""),
 	"sandbox_type":    sandboxTypes{},
+	"mcp_auth_mode":   domain.MCPAuthMode(""),
+	"mcp_status":      domain.MCPStatus(""),
 }
 
 // sandboxTypes lists the sandbox types of the type table.

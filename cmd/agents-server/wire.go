@@ -15,6 +15,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/ids"
+	mcpclient "github.com/agents-server/agents-server/adapters/mcp"
 	dockersandbox "github.com/agents-server/agents-server/adapters/sandbox/docker"
 	"github.com/agents-server/agents-server/adapters/sqlite"
 	"github.com/agents-server/agents-server/adapters/ws"
@@ -24,6 +25,7 @@ import (
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/livestreams"
+	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
@@ -51,6 +53,7 @@ type app struct {
 	terminal  *ws.Terminal
 	streams   *livestreams.Registry
 	sandboxes *sandboxes.Service
+	mcp       *mcp.Service
 	docker    *dockersandbox.Runtime
 	http      *http.Server
 	ln        net.Listener
@@ -112,9 +115,10 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		Backends:        map[string]ports.SandboxBackend{docker.Type(): docker},
 		ContainerAdmins: map[string]ports.ContainerAdmin{docker.Type(): docker},
 		IDs:             idGen, Clock: clock, Log: log})
+	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: version()}, IDs: idGen, Clock: clock, Log: log})
 	runSvc := runs.New(runs.Deps{
 		Hub: hub.New(cfg.Hub, clock), Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
-		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
+		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
 	})
 	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first
 	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
@@ -123,20 +127,23 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, err
 	}
 
+	httpCfg := cfg.HTTP
+	httpCfg.BaseURL = cfg.BaseURL
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: authSvc, Settings: settingsSvc,
 		Providers:  providerSvc,
-		Agents:     agents.New(db, idGen, clock, nil),
+		Agents:     agents.New(db, idGen, clock, nil).WithMCP(mcpSvc),
 		Memories:   memories.New(db, idGen, clock),
 		Guardrails: guardrailSvc,
 		Sessions:   sessionSvc,
 		Runs:       runSvc,
 		Traces:     traceSvc,
 		Sandboxes:  sandboxSvc,
+		MCP:        mcpSvc,
 		Streams:    streams,
 		Ready:      db.Ping,
 		Version:    version(), UI: frontend.Assets(), Log: log,
-	}, cfg.HTTP)
+	}, httpCfg)
 	if err != nil {
 		return nil, err
 	}
@@ -148,13 +155,17 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	}
 	a := &app{
 		cfg: cfg, log: log, db: db, api: api, auth: authSvc, settings: settingsSvc, providers: providerSvc, sessions: sessionSvc,
-		runs: runSvc, bus: bus, terminal: terminal, streams: streams, sandboxes: sandboxSvc, docker: docker, ln: ln, token: token,
+		runs: runSvc, bus: bus, terminal: terminal, streams: streams, sandboxes: sandboxSvc, mcp: mcpSvc, docker: docker, ln: ln, token: token,
 		http: &http.Server{
 			Handler:           api.BoundBodyReads(routes(api.Handler(), bus, terminal)),
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       2 * time.Minute,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 		},
+	}
+	// Enabled MCP servers connect in the background; their status says how.
+	if err := mcpSvc.Start(ctx); err != nil {
+		return nil, err
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stopLoops = cancel
@@ -312,5 +323,6 @@ func (a *app) shutdown() error {
 	a.stopLoops()
 	a.loops.Wait()
 	a.docker.Close()
+	a.mcp.Close()
 	return a.db.Close()
 }

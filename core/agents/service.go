@@ -13,6 +13,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
@@ -24,12 +25,20 @@ const what = "agent"
 // held as holder. Until the skills module is wired, none exists.
 type SkillExists func(ctx context.Context, holder domain.Ownership, id string) (bool, error)
 
+// MCPCatalog is what agents need of MCP servers: whether a selected tool
+// name may be saved, and the live tools behind selected names.
+type MCPCatalog interface {
+	CheckSelectable(ctx context.Context, holder domain.Ownership, name string) error
+	Resolve(ctx context.Context, holder domain.Ownership, names []string) ([]mcp.Tool, []mcp.Unavailable, error)
+}
+
 // Service manages agents.
 type Service struct {
 	store  ports.ConfigStore
 	ids    ports.IDs
 	clock  ports.Clock
 	skills SkillExists
+	mcp    MCPCatalog
 }
 
 // New returns a Service. skills may be nil: then no skill id resolves.
@@ -38,6 +47,13 @@ func New(store ports.ConfigStore, ids ports.IDs, clock ports.Clock, skills Skill
 		skills = func(context.Context, domain.Ownership, string) (bool, error) { return false, nil }
 	}
 	return &Service{store: store, ids: ids, clock: clock, skills: skills}
+}
+
+// WithMCP lets agents select the tools of MCP servers; without it only
+// built-in tool names are accepted.
+func (s *Service) WithMCP(m MCPCatalog) *Service {
+	s.mcp = m
+	return s
 }
 
 // List returns the agents the caller can see: others' shared ones first,
@@ -187,6 +203,18 @@ func (s *Service) Tools(ctx context.Context, p domain.Principal, id string) ([]t
 			out = append(out, spec)
 		}
 	}
+	if s.mcp != nil {
+		// The live MCP tools: a server that is not connected offers none.
+		live, _, err := s.mcp.Resolve(ctx, a.Ownership, a.Tools)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range live {
+			hints := t.Annotations
+			out = append(out, tools.Spec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema, Origin: tools.OriginMCP,
+				Server: t.Server, Hints: &hints})
+		}
+	}
 	for _, target := range a.Handoffs {
 		t, err := s.store.FindAgent(ctx, target)
 		if errs.Is(err, errs.NotFound) || (err == nil && !a.MayReference(t.Ownership)) {
@@ -283,8 +311,18 @@ func (s *Service) validate(ctx context.Context, tx ports.ConfigTx, a domain.Agen
 		}
 	}
 	for i, name := range a.Tools {
-		if _, ok := tools.Lookup(name); !ok {
-			f.Add(fmt.Sprintf("tools[%d]", i), "%q is not a built-in tool", name)
+		if _, ok := tools.Lookup(name); ok {
+			continue
+		}
+		field := fmt.Sprintf("tools[%d]", i)
+		if _, _, isMCP := domain.SplitMCPToolName(name); !isMCP || s.mcp == nil {
+			f.Add(field, "%q is not a built-in tool", name)
+			continue
+		}
+		if err := s.mcp.CheckSelectable(ctx, a.Ownership, name); errs.Is(err, errs.Validation) {
+			f.Add(field, "%s", errs.MessageOf(err))
+		} else if err != nil {
+			return err
 		}
 	}
 	validateOutputs(&f, a.AgentSpec)

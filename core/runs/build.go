@@ -9,6 +9,7 @@ import (
 	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
@@ -28,6 +29,8 @@ type builtAgent struct {
 	handoffs     map[string]domain.Agent
 	checks       []*domain.GuardrailCheck
 	schema       *agents.OutputSchema
+	mcp          map[string]mcp.Tool // the live MCP tools, by the name the model calls
+	unavailable  []mcp.Unavailable   // selected MCP servers that cannot serve this run
 }
 
 func (b *builtAgent) maxTurns() int {
@@ -125,6 +128,9 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 			b.specs = append(b.specs, spec)
 		}
 	}
+	if err := s.mcpTools(ctx, b); err != nil {
+		return nil, err
+	}
 	for _, id := range a.Handoffs {
 		t, err := s.d.Config.FindAgent(ctx, id)
 		if errs.Is(err, errs.NotFound) || (err == nil && !a.MayReference(t.Ownership)) {
@@ -138,6 +144,47 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 		b.specs = append(b.specs, spec)
 	}
 	return b, nil
+}
+
+// mcpTools adds the live MCP tools the agent selects. A selected server
+// that cannot serve the run is noted in the instructions, so the model
+// knows what it lacks, and reported to the person by equip.
+func (s *Service) mcpTools(ctx context.Context, b *builtAgent) error {
+	var names []string
+	for _, n := range b.agent.Tools {
+		if _, _, ok := domain.SplitMCPToolName(n); ok {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return nil
+	}
+	if s.d.MCP == nil {
+		b.unavailable = []mcp.Unavailable{{Server: "MCP", Tools: names, Reason: "this server has no MCP support wired"}}
+	} else {
+		live, unavailable, err := s.d.MCP.Resolve(ctx, b.agent.Ownership, names)
+		if err != nil {
+			return err
+		}
+		b.unavailable = unavailable
+		b.mcp = make(map[string]mcp.Tool, len(live))
+		for _, t := range live {
+			b.mcp[t.Name] = t
+			b.specs = append(b.specs, tools.Spec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema, Origin: tools.OriginMCP})
+		}
+	}
+	if len(b.unavailable) > 0 {
+		var note strings.Builder
+		note.WriteString("Note: some of your tools are unavailable in this run:")
+		for _, u := range b.unavailable {
+			fmt.Fprintf(&note, "\n- %s (%s): %s", u.Server, strings.Join(u.Tools, ", "), u.Reason)
+		}
+		if b.instructions != "" {
+			b.instructions += "\n\n"
+		}
+		b.instructions += note.String()
+	}
+	return nil
 }
 
 // instructions layers the global system prompt, the agent's instructions
@@ -192,6 +239,7 @@ func (b *builtAgent) profile() json.RawMessage {
 // and the sandbox prompt after its instructions and memories. A run with
 // no project gets neither.
 func (s *Service) equip(ctx context.Context, rc *runCtx, b *builtAgent) error {
+	s.reportUnavailable(rc, b)
 	if rc.ws == nil {
 		return nil
 	}
@@ -211,4 +259,13 @@ func (s *Service) equip(ctx context.Context, rc *runCtx, b *builtAgent) error {
 	b.layers["sandbox_prompt"] = len(prompt)
 	b.specs = append(b.specs, tools.Sandbox...)
 	return nil
+}
+
+// reportUnavailable tells the person which selected MCP servers the run
+// goes without, and why.
+func (s *Service) reportUnavailable(rc *runCtx, b *builtAgent) {
+	for _, u := range b.unavailable {
+		s.diagnostic(rc, "mcp_unavailable", "upstream", fmt.Sprintf("The MCP server %s is unavailable: %s", u.Server, u.Reason),
+			map[string]string{"server": u.Server, "tools": strings.Join(u.Tools, ", ")})
+	}
 }

@@ -6,6 +6,7 @@ package runs
 
 import (
 	"context"
+	"encoding/json"
 	"log/slog"
 	"strings"
 	"sync"
@@ -15,6 +16,7 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/sessions"
@@ -36,10 +38,13 @@ type Deps struct {
 	// Sandboxes binds projects and runs the sandbox tools; nil serves no
 	// projects.
 	Sandboxes *sandboxes.Service
-	LLM       ports.LLM
-	IDs       ports.IDs
-	Clock     ports.Clock
-	Log       *slog.Logger
+	// MCP serves the MCP tools agents select; nil offers none (a selected
+	// one is then reported unavailable).
+	MCP   MCPTools
+	LLM   ports.LLM
+	IDs   ports.IDs
+	Clock ports.Clock
+	Log   *slog.Logger
 }
 
 // Service starts, steers and stops runs.
@@ -345,4 +350,14 @@ func (s *Service) RecoverOrphans(ctx context.Context) error {
 		s.d.Log.Warn("run ended by a restart", "run_id", r.ID, "session_id", r.SessionID)
 	}
 	return nil
+}
+
+// MCPTools is the MCP service as the runner uses it: the live tools behind
+// an agent's selected names, and calls of them.
+type MCPTools interface {
+	// Resolve finds the live tools behind the selected names, reporting
+	// each server that cannot serve them.
+	Resolve(ctx context.Context, holder domain.Ownership, names []string) ([]mcp.Tool, []mcp.Unavailable, error)
+	// Call calls one live tool; an error means the call got no answer.
+	Call(ctx context.Context, t mcp.Tool, args json.RawMessage) (ports.MCPResult, error)
 }

@@ -129,6 +129,10 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 		r.display = &domain.Display{Kind: "refused", Title: call.Name + " refused while planning"}
 	case call.Name == tools.TodoWrite.Name:
 		r = todoWrite(call)
+	case rc.agent.mcp[call.Name].Name != "":
+		t := rc.agent.mcp[call.Name]
+		sp.meta("mcp_server", t.Server)
+		r = s.callMCP(ctx, t, call)
 	case rc.ws != nil && slices.ContainsFunc(tools.Sandbox, func(sp tools.Spec) bool { return sp.Name == call.Name }):
 		res := rc.ws.Run(ctx, call, func(delta string) {
 			s.publish(rc.lr, domain.EventToolProgress, domain.ToolProgressPayload{RunID: rc.lr.run.ID, CallID: call.CallID,

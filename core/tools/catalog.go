@@ -4,12 +4,17 @@
 // read, so the two cannot disagree.
 package tools
 
-import "encoding/json"
+import (
+	"encoding/json"
+
+	"github.com/agents-server/agents-server/ports"
+)
 
 // Origins say where a tool comes from, for the context report's buckets.
 const (
 	OriginBuiltin = "builtin"
 	OriginHandoff = "handoff"
+	OriginMCP     = "mcp"
 )
 
 // Spec is a tool as a model sees it.
@@ -18,6 +23,10 @@ type Spec struct {
 	Description string
 	Parameters  json.RawMessage // a JSON Schema object
 	Origin      string
+	// Server and Hints describe an MCP tool: the server it comes from and
+	// the hints it gives (shown, never trusted).
+	Server string
+	Hints  *ports.MCPAnnotations
 }
 
 // Selectable is the registry of built-in tools an agent opts into through

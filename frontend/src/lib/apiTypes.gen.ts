@@ -285,6 +285,94 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mcp-servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** MCP servers the caller can see, with their live status */
+        get: operations["listMCPServers"];
+        put?: never;
+        /** Add an MCP server (private unless an admin asks for global); an enabled one connects in the background */
+        post: operations["createMCPServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp-servers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One MCP server */
+        get: operations["getMCPServer"];
+        /** Replace an MCP server and reconnect it in the background; a new endpoint, auth mode or client id drops the OAuth grant */
+        put: operations["updateMCPServer"];
+        post?: never;
+        /** Delete an MCP server no agent selects tools of */
+        delete: operations["deleteMCPServer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp-servers/{id}/connect": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Connect now; an OAuth server without a usable grant answers an authorize URL (again while authorizing: a fresh one) */
+        post: operations["connectMCPServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp-servers/{id}/oauth-token": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Drop the stored OAuth grant (to sign in again, e.g. with another account) */
+        delete: operations["clearMCPServerToken"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp-servers/oauth/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the authorization server sends the browser back: completes the sign-in, and the popup closes itself */
+        get: operations["mcpOAuthCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memories": {
         parameters: {
             query?: never;
@@ -1321,6 +1409,18 @@ export interface components {
             /** @description Built-in tool names the agent may use */
             tools?: string[];
         };
+        CreateMCPServerRequest: {
+            config: components["schemas"]["MCPConfigInput"];
+            /** @description Default true; a disabled server is disconnected and cannot be connected */
+            enabled?: boolean | null;
+            /** @description Prefixes the server's tool names (name__tool): letters, digits, '-' and single '_', unique across every owner */
+            name: string;
+            /**
+             * @description Default private
+             * @enum {string}
+             */
+            scope?: "private" | "global";
+        };
         CreateProviderRequest: {
             /** @description The wire protocol; default responses for the official OpenAI endpoint, chat_completions for any other base_url */
             api?: string;
@@ -1568,6 +1668,90 @@ export interface components {
         LoginResponse: {
             token: string;
             user: components["schemas"]["UserView"];
+        };
+        MCPAnnotations: {
+            destructiveHint?: boolean | null;
+            idempotentHint?: boolean | null;
+            openWorldHint?: boolean | null;
+            readOnlyHint?: boolean | null;
+        } | null;
+        MCPConfigInput: {
+            /**
+             * @description header (default): the headers alone; oauth: an OAuth sign-in (authorization code + PKCE), headers still sent
+             * @enum {string}
+             */
+            auth_mode?: "header" | "oauth";
+            /** @description The server's streamable HTTP endpoint (http or https) */
+            endpoint: string;
+            /** @description Sent with every request. Write-only values: ******** keeps the stored value, empty drops the header */
+            headers?: {
+                [key: string]: string;
+            };
+            /** @description A pre-registered client; empty registers one dynamically */
+            oauth_client_id?: string;
+            /** @description Write-only: ******** keeps the stored secret, empty clears it */
+            oauth_client_secret?: string;
+            /** @description The scopes to request; empty asks for what the server advertises */
+            oauth_scopes?: string[];
+        };
+        MCPConfigView: {
+            /** @enum {string} */
+            auth_mode: "header" | "oauth";
+            endpoint: string;
+            /** @description Header names, each value ******** (stored) or empty */
+            headers: {
+                [key: string]: string;
+            };
+            oauth_client_id: string;
+            /** @description ******** when a secret is stored, else empty */
+            oauth_client_secret: string;
+            oauth_scopes: string[];
+        };
+        MCPConnectView: {
+            /** @description For an OAuth server without a usable grant: open it (a popup) to sign in; the callback completes the connection */
+            authorize_url?: string;
+            /** @enum {string} */
+            status: "disabled" | "connecting" | "authorizing" | "needs_auth" | "disconnected" | "connected";
+        };
+        MCPServerInput: {
+            config: components["schemas"]["MCPConfigInput"];
+            /** @description Default true; a disabled server is disconnected and cannot be connected */
+            enabled?: boolean | null;
+            /** @description Prefixes the server's tool names (name__tool): letters, digits, '-' and single '_', unique across every owner */
+            name: string;
+        };
+        MCPServerView: {
+            config: components["schemas"]["MCPConfigView"];
+            /** Format: date-time */
+            created_at: string;
+            enabled: boolean;
+            /** @description Whether an OAuth grant is stored */
+            has_oauth_token: boolean;
+            id: string;
+            /** @description Why the last connection attempt failed or ended; empty when connected */
+            last_error: string;
+            name: string;
+            owner_id: string;
+            /** @enum {string} */
+            scope: "private" | "global";
+            /**
+             * @description Derived: disabled, connecting, authorizing, needs_auth, disconnected or connected. Writes reconnect in the background: poll until it settles
+             * @enum {string}
+             */
+            status: "disabled" | "connecting" | "authorizing" | "needs_auth" | "disconnected" | "connected";
+            /** @description The live connection's tools; empty unless connected */
+            tools: components["schemas"]["MCPToolView"][];
+            /** Format: date-time */
+            updated_at: string;
+        };
+        MCPToolView: {
+            annotations: components["schemas"]["MCPAnnotations"];
+            description: string;
+            /** @description What an agent selects in its tools and the model calls: server__tool */
+            name: string;
+            title: string;
+            /** @description The name the server knows the tool by */
+            tool: string;
         };
         MemoryInput: {
             /** @description The agent this memory belongs to; empty = global (admins only). Fixed once created */
@@ -2376,12 +2560,15 @@ export interface components {
             tool_call_id: string;
         };
         ToolView: {
+            annotations?: components["schemas"]["MCPAnnotations"];
             description: string;
             name: string;
-            /** @description Where the tool comes from: builtin, handoff, … */
+            /** @description Where the tool comes from: builtin, handoff, mcp, … */
             origin: string;
             /** @description JSON Schema of the arguments */
             parameters: unknown;
+            /** @description For an MCP tool: the server it comes from */
+            server?: string;
         };
         TraceSpanEvent: {
             payload: components["schemas"]["SpanPayload"];
@@ -3162,6 +3349,242 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+        };
+    };
+    listMCPServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MCPServerView"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    createMCPServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMCPServerRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MCPServerView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getMCPServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MCPServerView"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    updateMCPServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MCPServerInput"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MCPServerView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deleteMCPServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    connectMCPServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MCPConnectView"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            502: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    clearMCPServerToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MCPServerView"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    mcpOAuthCallback: {
+        parameters: {
+            query?: {
+                /** @description The authorization code */
+                code?: string;
+                /** @description The sign-in's state */
+                state?: string;
+                /** @description The issuer (RFC 9207) */
+                iss?: string;
+                /** @description The authorization server's refusal */
+                error?: string;
+                /** @description Its explanation */
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
         };
     };
     listMemories: {

@@ -1,0 +1,211 @@
+package httpapi
+
+import (
+	"html/template"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/mcp"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// MCPConfigInput is how to reach an MCP server (streamable HTTP).
+type MCPConfigInput struct {
+	Endpoint          string            `json:"endpoint" required:"true" doc:"The server's streamable HTTP endpoint (http or https)"`
+	Headers           map[string]string `json:"headers,omitempty" doc:"Sent with every request. Write-only values: ******** keeps the stored value, empty drops the header"`
+	AuthMode          string            `json:"auth_mode,omitempty" enum:"mcp_auth_mode" doc:"header (default): the headers alone; oauth: an OAuth sign-in (authorization code + PKCE), headers still sent"`
+	OAuthClientID     string            `json:"oauth_client_id,omitempty" doc:"A pre-registered client; empty registers one dynamically"`
+	OAuthClientSecret string            `json:"oauth_client_secret,omitempty" doc:"Write-only: ******** keeps the stored secret, empty clears it"`
+	OAuthScopes       []string          `json:"oauth_scopes,omitempty" doc:"The scopes to request; empty asks for what the server advertises"`
+}
+
+// MCPServerInput is what a client writes about an MCP server (PUT replaces
+// it whole).
+type MCPServerInput struct {
+	Name    string         `json:"name" required:"true" doc:"Prefixes the server's tool names (name__tool): letters, digits, '-' and single '_', unique across every owner"`
+	Enabled *bool          `json:"enabled,omitempty" doc:"Default true; a disabled server is disconnected and cannot be connected"`
+	Config  MCPConfigInput `json:"config" required:"true"`
+}
+
+func (in MCPServerInput) core() mcp.Input {
+	c := in.Config
+	return mcp.Input{Name: in.Name, Enabled: in.Enabled, Config: domain.MCPConfig{Endpoint: c.Endpoint, Headers: c.Headers,
+		AuthMode: domain.MCPAuthMode(c.AuthMode), OAuthClientID: c.OAuthClientID, OAuthClientSecret: c.OAuthClientSecret, OAuthScopes: c.OAuthScopes}}
+}
+
+// CreateMCPServerRequest adds a server; scope global is admin-only.
+type CreateMCPServerRequest struct {
+	MCPServerInput
+	Scope string `json:"scope,omitempty" enum:"scope" doc:"Default private"`
+}
+
+// MCPConfigView is a server's config as read: secrets only ever masked.
+type MCPConfigView struct {
+	Endpoint          string            `json:"endpoint"`
+	Headers           map[string]string `json:"headers" doc:"Header names, each value ******** (stored) or empty"`
+	AuthMode          string            `json:"auth_mode" enum:"mcp_auth_mode"`
+	OAuthClientID     string            `json:"oauth_client_id"`
+	OAuthClientSecret string            `json:"oauth_client_secret" doc:"******** when a secret is stored, else empty"`
+	OAuthScopes       []string          `json:"oauth_scopes"`
+}
+
+// MCPToolView is one tool of a connected server.
+type MCPToolView struct {
+	Name        string               `json:"name" doc:"What an agent selects in its tools and the model calls: server__tool"`
+	Tool        string               `json:"tool" doc:"The name the server knows the tool by"`
+	Title       string               `json:"title"`
+	Description string               `json:"description"`
+	Annotations ports.MCPAnnotations `json:"annotations" doc:"The server's hints, shown but never trusted for approval or planning"`
+}
+
+// MCPServerView is an MCP server as read, with its live status.
+type MCPServerView struct {
+	ID            string        `json:"id"`
+	Name          string        `json:"name"`
+	Enabled       bool          `json:"enabled"`
+	Config        MCPConfigView `json:"config"`
+	Scope         string        `json:"scope" enum:"scope"`
+	OwnerID       string        `json:"owner_id"`
+	Status        string        `json:"status" enum:"mcp_status" doc:"Derived: disabled, connecting, authorizing, needs_auth, disconnected or connected. Writes reconnect in the background: poll until it settles"`
+	LastError     string        `json:"last_error" doc:"Why the last connection attempt failed or ended; empty when connected"`
+	HasOAuthToken bool          `json:"has_oauth_token" doc:"Whether an OAuth grant is stored"`
+	Tools         []MCPToolView `json:"tools" doc:"The live connection's tools; empty unless connected"`
+	CreatedAt     time.Time     `json:"created_at"`
+	UpdatedAt     time.Time     `json:"updated_at"`
+}
+
+func mcpServerView(s mcp.Server) MCPServerView {
+	c := s.Config
+	v := MCPServerView{ID: s.ID, Name: s.Name, Enabled: s.Enabled, Scope: string(s.Scope), OwnerID: s.OwnerID,
+		Config: MCPConfigView{Endpoint: c.Endpoint, Headers: c.Headers, AuthMode: string(c.AuthMode), OAuthClientID: c.OAuthClientID,
+			OAuthClientSecret: c.OAuthClientSecret, OAuthScopes: c.OAuthScopes},
+		Status: string(s.Status), LastError: s.LastError, HasOAuthToken: s.HasOAuthToken, Tools: []MCPToolView{},
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
+	for _, t := range s.Tools {
+		v.Tools = append(v.Tools, MCPToolView{Name: t.Name, Tool: t.Tool, Title: t.Title, Description: t.Description, Annotations: t.Annotations})
+	}
+	return v
+}
+
+// MCPConnectView is what connect reports.
+type MCPConnectView struct {
+	Status       string `json:"status" enum:"mcp_status"`
+	AuthorizeURL string `json:"authorize_url,omitempty" doc:"For an OAuth server without a usable grant: open it (a popup) to sign in; the callback completes the connection"`
+}
+
+func (s *Server) mcpRoutes() []Route {
+	p := APIPrefix + "/mcp-servers"
+	return []Route{
+		op(http.MethodGet, p, "listMCPServers", "mcp",
+			"MCP servers the caller can see, with their live status", http.StatusOK, s.handleListMCPServers),
+		op(http.MethodPost, p, "createMCPServer", "mcp",
+			"Add an MCP server (private unless an admin asks for global); an enabled one connects in the background",
+			http.StatusCreated, s.handleCreateMCPServer).WithRefusals(http.StatusForbidden, http.StatusConflict),
+		op(http.MethodGet, p+"/:id", "getMCPServer", "mcp", "One MCP server", http.StatusOK, s.handleGetMCPServer),
+		op(http.MethodPut, p+"/:id", "updateMCPServer", "mcp",
+			"Replace an MCP server and reconnect it in the background; a new endpoint, auth mode or client id drops the OAuth grant",
+			http.StatusOK, s.handleUpdateMCPServer).WithRefusals(http.StatusForbidden, http.StatusConflict),
+		op(http.MethodDelete, p+"/:id", "deleteMCPServer", "mcp",
+			"Delete an MCP server no agent selects tools of", http.StatusNoContent, s.handleDeleteMCPServer).
+			WithRefusals(http.StatusForbidden, http.StatusConflict),
+		op(http.MethodPost, p+"/:id/connect", "connectMCPServer", "mcp",
+			"Connect now; an OAuth server without a usable grant answers an authorize URL (again while authorizing: a fresh one)",
+			http.StatusOK, s.handleConnectMCPServer).WithOptionalBody().
+			WithRefusals(http.StatusForbidden, http.StatusConflict, http.StatusBadGateway),
+		op(http.MethodDelete, p+"/:id/oauth-token", "clearMCPServerToken", "mcp",
+			"Drop the stored OAuth grant (to sign in again, e.g. with another account)", http.StatusOK, s.handleClearMCPToken).
+			WithRefusals(http.StatusForbidden),
+		raw(http.MethodGet, p+"/oauth/callback", "mcpOAuthCallback", "mcp",
+			"Where the authorization server sends the browser back: completes the sign-in, and the popup closes itself",
+			"text/html", s.handleMCPCallback).PublicRoute().
+			WithQuery(QueryParam{Name: "code", Type: "string", Description: "The authorization code"},
+				QueryParam{Name: "state", Type: "string", Description: "The sign-in's state"},
+				QueryParam{Name: "iss", Type: "string", Description: "The issuer (RFC 9207)"},
+				QueryParam{Name: "error", Type: "string", Description: "The authorization server's refusal"},
+				QueryParam{Name: "error_description", Type: "string", Description: "Its explanation"}),
+	}
+}
+
+func (s *Server) handleListMCPServers(c echo.Context, _ *NoBody) ([]MCPServerView, error) {
+	list, err := s.deps.MCP.List(c.Request().Context(), caller(c))
+	return mapAll(list, mcpServerView), err
+}
+
+func (s *Server) handleCreateMCPServer(c echo.Context, req *CreateMCPServerRequest) (MCPServerView, error) {
+	v, err := s.deps.MCP.Create(c.Request().Context(), caller(c), domain.Scope(req.Scope), req.core())
+	return mcpServerView(v), err
+}
+
+func (s *Server) handleGetMCPServer(c echo.Context, _ *NoBody) (MCPServerView, error) {
+	v, err := s.deps.MCP.Get(c.Request().Context(), caller(c), c.Param("id"))
+	return mcpServerView(v), err
+}
+
+func (s *Server) handleUpdateMCPServer(c echo.Context, req *MCPServerInput) (MCPServerView, error) {
+	v, err := s.deps.MCP.Update(c.Request().Context(), caller(c), c.Param("id"), req.core())
+	return mcpServerView(v), err
+}
+
+func (s *Server) handleDeleteMCPServer(c echo.Context, _ *NoBody) (NoBody, error) {
+	return NoBody{}, s.deps.MCP.Delete(c.Request().Context(), caller(c), c.Param("id"))
+}
+
+func (s *Server) handleConnectMCPServer(c echo.Context, _ *NoBody) (MCPConnectView, error) {
+	r, err := s.deps.MCP.Connect(c.Request().Context(), caller(c), c.Param("id"), s.externalOrigin(c)+APIPrefix+"/mcp-servers/oauth/callback")
+	return MCPConnectView{Status: string(r.Status), AuthorizeURL: r.AuthorizeURL}, err
+}
+
+func (s *Server) handleClearMCPToken(c echo.Context, _ *NoBody) (MCPServerView, error) {
+	v, err := s.deps.MCP.ClearGrant(c.Request().Context(), caller(c), c.Param("id"))
+	return mcpServerView(v), err
+}
+
+// callbackPage tells the person how the sign-in went and closes the popup
+// (telling its opener) when it succeeded.
+var callbackPage = template.Must(template.New("cb").Parse(`<!doctype html>
+<html><head><meta charset="utf-8"><title>MCP sign-in</title></head>
+<body style="font-family: system-ui, sans-serif; margin: 3rem">
+<h1>{{if .OK}}Signed in{{else}}Sign-in failed{{end}}</h1>
+<p>{{.Message}}</p>
+<script>{{if .OK}}
+try { if (window.opener) window.opener.postMessage({type: "mcp-oauth", ok: true}, location.origin) } catch (e) {}
+setTimeout(function () { window.close() }, 300)
+{{end}}</script>
+</body></html>`))
+
+func (s *Server) handleMCPCallback(c echo.Context) error {
+	q := c.QueryParams()
+	err := s.deps.MCP.Deliver(mcp.Callback{State: q.Get("state"), Code: q.Get("code"), Iss: q.Get("iss"),
+		Error: q.Get("error"), Description: q.Get("error_description")})
+	data := struct {
+		OK      bool
+		Message string
+	}{true, "The MCP server is connecting. This window closes by itself."}
+	status := http.StatusOK
+	if err != nil {
+		data.OK, data.Message, status = false, errs.MessageOf(err)+" You can close this window.", StatusOf(errs.CodeOf(err))
+	}
+	c.Response().Header().Set(echo.HeaderContentType, "text/html; charset=utf-8")
+	c.Response().Header().Set("Cache-Control", "no-store")
+	c.Response().WriteHeader(status)
+	return callbackPage.Execute(c.Response(), data)
+}
+
+// externalOrigin is where the browser reaches this server: --base-url when
+// set, else the direct request's scheme and host. Forwarded and
+// X-Forwarded-* headers are never consulted: a client could name any
+// origin with them, and a redirect must not follow what a request claims.
+func (s *Server) externalOrigin(c echo.Context) string {
+	if s.cfg.BaseURL != "" {
+		return s.cfg.BaseURL
+	}
+	scheme := "http"
+	if c.Request().TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + c.Request().Host
+}

@@ -1,0 +1,97 @@
+package domain
+
+import (
+	"strings"
+	"time"
+)
+
+// MCPServer is a configured MCP server: a streamable HTTP endpoint whose
+// tools agents may select while it is connected. Scoped like agents.
+type MCPServer struct {
+	ID string
+	Ownership
+	// Name prefixes the server's tools (MCPToolName), so it is unique across
+	// the whole server, not per owner: two servers of one name would give
+	// an agent two tools of one name.
+	Name    string
+	Enabled bool
+	Config  MCPConfig
+	// SealedGrant is the OAuth grant as stored (sealed JSON of MCPGrant);
+	// "" when there is none. Only the MCP service opens it.
+	SealedGrant string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+}
+
+// MCPConfig is how to reach and authenticate to an MCP server. Inside the
+// server, header values and the client secret hold their stored (sealed)
+// form.
+type MCPConfig struct {
+	Endpoint          string            `json:"endpoint"`
+	Headers           map[string]string `json:"headers"`
+	AuthMode          MCPAuthMode       `json:"auth_mode"`
+	OAuthClientID     string            `json:"oauth_client_id"`
+	OAuthClientSecret string            `json:"oauth_client_secret"`
+	OAuthScopes       []string          `json:"oauth_scopes"`
+}
+
+// MCPAuthMode is how requests to an MCP server are authorized.
+type MCPAuthMode string
+
+// The auth modes: the configured headers alone, or an OAuth grant (the
+// headers are still sent).
+const (
+	MCPAuthHeader MCPAuthMode = "header"
+	MCPAuthOAuth  MCPAuthMode = "oauth"
+)
+
+// Values lists the auth modes.
+func (MCPAuthMode) Values() []string { return []string{"header", "oauth"} }
+
+// MCPStatus is a server's one derived connection status.
+type MCPStatus string
+
+// The statuses, derived in one place (core/mcp) from the row and the live
+// connection.
+const (
+	MCPDisabled     MCPStatus = "disabled"     // the row is switched off
+	MCPConnecting   MCPStatus = "connecting"   // a handshake is in flight
+	MCPAuthorizing  MCPStatus = "authorizing"  // an OAuth sign-in waits for the person
+	MCPNeedsAuth    MCPStatus = "needs_auth"   // OAuth without a usable grant: connect returns an authorize URL
+	MCPDisconnected MCPStatus = "disconnected" // enabled, no live connection
+	MCPConnected    MCPStatus = "connected"
+)
+
+// Values lists the statuses.
+func (MCPStatus) Values() []string {
+	return []string{"disabled", "connecting", "authorizing", "needs_auth", "disconnected", "connected"}
+}
+
+// MCPGrant is what an OAuth sign-in leaves: the token, where to refresh it,
+// and the client it was issued to (possibly registered dynamically).
+type MCPGrant struct {
+	AccessToken  string    `json:"access_token"`
+	RefreshToken string    `json:"refresh_token,omitempty"`
+	TokenType    string    `json:"token_type,omitempty"`
+	Expiry       time.Time `json:"expiry,omitzero"`
+	TokenURL     string    `json:"token_url"`
+	ClientID     string    `json:"client_id"`
+	ClientSecret string    `json:"client_secret,omitempty"`
+	// AuthStyle is how the client authenticates at the token endpoint
+	// (golang.org/x/oauth2's AuthStyle numbers; 0 = detect).
+	AuthStyle int `json:"auth_style,omitempty"`
+}
+
+// MCPToolSeparator joins a server's name and its tool's name.
+const MCPToolSeparator = "__"
+
+// MCPToolName is the name an agent selects and a model calls for a server's
+// tool: the server's name, "__", the tool's own name.
+func MCPToolName(server, tool string) string { return server + MCPToolSeparator + tool }
+
+// SplitMCPToolName splits a name made by MCPToolName; ok is false for a
+// name that is not an MCP tool's.
+func SplitMCPToolName(name string) (server, tool string, ok bool) {
+	server, tool, ok = strings.Cut(name, MCPToolSeparator)
+	return server, tool, ok && server != "" && tool != ""
+}

@@ -1,0 +1,285 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// AttemptTTL is how long an interactive sign-in waits for the person.
+const AttemptTTL = 5 * time.Minute
+
+// urlWait bounds how long Connect waits for the authorize URL.
+const urlWait = HandshakeTimeout
+
+// attempt is one interactive sign-in: the dial parks in Authorize until
+// the callback delivers the authorization server's redirect. It is
+// single-shot — the person got one popup — so a second Authorize in the
+// same attempt fails at once.
+type attempt struct {
+	serverID string
+	redirect string                      // the callback URL the browser returns to
+	urlc     chan string                 // the authorize URL, sent once
+	result   chan ports.MCPAuthorization // the redirect, delivered once
+	failed   chan string                 // the redirect carried an error
+	done     chan struct{}               // closed when superseded or over
+	once     sync.Once
+	state    string // the OAuth state, once the URL is issued
+	used     bool   // Authorize was called once already
+}
+
+func newAttempt(serverID, redirect string) *attempt {
+	return &attempt{serverID: serverID, redirect: redirect, urlc: make(chan string, 1), result: make(chan ports.MCPAuthorization, 1),
+		failed: make(chan string, 1), done: make(chan struct{})}
+}
+
+func (a *attempt) abandon() { a.once.Do(func() { close(a.done) }) }
+
+// ConnectResult is what Connect reports: the status it left, and for an
+// OAuth server without a usable grant, the URL the person signs in at.
+type ConnectResult struct {
+	Status       domain.MCPStatus
+	AuthorizeURL string
+}
+
+// Connect (re)connects a server in the background. An OAuth server
+// without a usable grant starts an interactive sign-in instead and returns
+// its authorize URL, whose redirect is callbackURL (the edge builds it from
+// --base-url, else from the request's own scheme and host); connecting
+// again while one waits supersedes it with a fresh URL. Returns not_found, forbidden, conflict for a disabled
+// server, upstream when the sign-in cannot start.
+func (s *Service) Connect(ctx context.Context, p domain.Principal, id, callbackURL string) (ConnectResult, error) {
+	row, err := s.find(ctx, p, id)
+	if err != nil {
+		return ConnectResult{}, err
+	}
+	if err := row.CheckUpdate(p, what); err != nil {
+		return ConnectResult{}, err
+	}
+	if !row.Enabled {
+		return ConnectResult{}, errs.E(errs.Conflict, "the MCP server is disabled: enable it before connecting")
+	}
+	s.mu.Lock()
+	needsAuth := s.conns[id] != nil && s.conns[id].needsAuth
+	s.mu.Unlock()
+	if row.Config.AuthMode != domain.MCPAuthOAuth || (row.SealedGrant != "" && !needsAuth) {
+		s.reconnect(id)
+		st, _, _ := s.live(row)
+		return ConnectResult{Status: st}, nil
+	}
+	return s.authorize(ctx, row, callbackURL)
+}
+
+// authorize starts an interactive sign-in and waits for its URL.
+func (s *Service) authorize(ctx context.Context, row domain.MCPServer, callbackURL string) (ConnectResult, error) {
+	a := newAttempt(row.ID, callbackURL)
+	s.mu.Lock()
+	if s.root.Err() != nil {
+		s.mu.Unlock()
+		return ConnectResult{}, errs.E(errs.Unavailable, "the server is shutting down")
+	}
+	c := s.connLocked(row.ID)
+	var closed []ports.MCPSession
+	gen, dctx := s.supersede(c, authorizing, &closed)
+	c.auth, c.lastErr, c.failures = a, "", 0
+	s.mu.Unlock()
+	closeAll(closed)
+	finished := make(chan struct{})
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		defer close(finished)
+		defer a.abandon()
+		s.dial(dctx, row.ID, gen, a)
+	}()
+	timer := time.NewTimer(urlWait)
+	defer timer.Stop()
+	select {
+	case u := <-a.urlc:
+		return ConnectResult{Status: domain.MCPAuthorizing, AuthorizeURL: u}, nil
+	case <-finished:
+		// The dial ended without asking for a sign-in: the stored grant
+		// worked after all, or the server could not be reached.
+		st, lastErr, _ := s.live(row)
+		if st == domain.MCPConnected {
+			return ConnectResult{Status: st}, nil
+		}
+		return ConnectResult{}, errs.E(errs.Upstream, "the sign-in could not start: %s", lastErr)
+	case <-timer.C:
+		return ConnectResult{}, errs.E(errs.Upstream, "the MCP server gave no authorize URL within %s", urlWait)
+	case <-ctx.Done():
+		return ConnectResult{}, ctx.Err()
+	}
+}
+
+// park is the dial's Authorize during an interactive attempt: it issues
+// the URL to Connect and waits for the callback.
+func (s *Service) park(ctx context.Context, a *attempt, name, authorizeURL string) (ports.MCPAuthorization, error) {
+	s.mu.Lock()
+	if a.used {
+		s.mu.Unlock()
+		s.d.Log.Warn("authorization completed but was not accepted", "server", name, "server_id", a.serverID,
+			"hint", "has_oauth_token false: the authorization response was refused before any token exchange (issuer or metadata mismatch); true: the token was refused by the resource server (scopes or audience)")
+		return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPAuthFailed,
+			Message: "authorization completed but was not accepted by the MCP server; see the server log"}
+	}
+	a.used = true
+	u, err := url.Parse(authorizeURL)
+	if err != nil || u.Query().Get("state") == "" {
+		s.mu.Unlock()
+		return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the authorize URL carries no state"}
+	}
+	a.state = u.Query().Get("state")
+	if s.attempts == nil {
+		s.attempts = map[string]*attempt{}
+	}
+	s.attempts[a.state] = a
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.attempts[a.state] == a {
+			delete(s.attempts, a.state)
+		}
+		s.mu.Unlock()
+	}()
+	s.d.Log.Info("authorization URL issued", "server", name, "server_id", a.serverID, "redirect_uri", u.Query().Get("redirect_uri"))
+	a.urlc <- authorizeURL
+	timer := time.NewTimer(AttemptTTL)
+	defer timer.Stop()
+	select {
+	case r := <-a.result:
+		return r, nil
+	case msg := <-a.failed:
+		return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the authorization server refused the sign-in: " + msg}
+	case <-a.done:
+		return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPNeedsAuth, Message: "the sign-in was superseded by a newer one"}
+	case <-timer.C:
+		return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPNeedsAuth, Message: "the sign-in expired after 5 minutes without a callback"}
+	case <-ctx.Done():
+		return ports.MCPAuthorization{}, ctx.Err()
+	}
+}
+
+// Callback is what the authorization server's redirect carried.
+type Callback struct {
+	State, Code, Iss   string
+	Error, Description string
+}
+
+// Deliver hands a redirect to the sign-in waiting for its state. Returns
+// not_found when none waits (expired, superseded, or a stale tab).
+func (s *Service) Deliver(cb Callback) error {
+	s.mu.Lock()
+	a := s.attempts[cb.State]
+	s.mu.Unlock()
+	if a == nil || cb.State == "" {
+		s.d.Log.Warn("callback: could not deliver authorization code", "reason", "no sign-in is waiting for this state (expired, superseded or already used)")
+		return errs.E(errs.NotFound, "no sign-in is waiting for this callback: it expired or was superseded; connect again")
+	}
+	if cb.Error != "" {
+		msg := cb.Error
+		if cb.Description != "" {
+			msg += ": " + cb.Description
+		}
+		s.d.Log.Warn("callback: could not deliver authorization code", "server_id", a.serverID, "reason", "the authorization server answered "+msg)
+		select {
+		case a.failed <- msg:
+		default:
+		}
+		return errs.E(errs.Upstream, "the authorization server refused the sign-in: %s", msg)
+	}
+	if cb.Code == "" {
+		s.d.Log.Warn("callback: could not deliver authorization code", "server_id", a.serverID, "reason", "the redirect carried no code")
+		return errs.E(errs.Validation, "the redirect carried no authorization code")
+	}
+	select {
+	case a.result <- ports.MCPAuthorization{Code: cb.Code, State: cb.State, Iss: cb.Iss}:
+		s.d.Log.Info("callback: authorization code delivered", "server_id", a.serverID)
+		return nil
+	default:
+		s.d.Log.Warn("callback: could not deliver authorization code", "server_id", a.serverID, "reason", "a code was already delivered for this sign-in")
+		return errs.E(errs.Conflict, "this sign-in already received its code")
+	}
+}
+
+// ClearGrant drops a server's stored OAuth grant (to sign in again, say
+// with another account) and reconnects it, which then needs a sign-in.
+// Returns not_found, forbidden.
+func (s *Service) ClearGrant(ctx context.Context, p domain.Principal, id string) (Server, error) {
+	row, err := s.d.Store.UpdateMCPServer(ctx, id, func(row *domain.MCPServer) error {
+		if err := row.CheckUpdate(p, what); err != nil {
+			return err
+		}
+		row.SealedGrant = ""
+		return nil
+	})
+	if err != nil {
+		return Server{}, err
+	}
+	s.d.Log.Info("mcp oauth grant cleared", "server", row.Name, "server_id", id)
+	if row.Enabled {
+		s.reconnect(id)
+	} else {
+		s.disconnect(id)
+	}
+	return s.view(row), nil
+}
+
+// oauthFor gives a dial what OAuth needs: the client, the stored grant,
+// the one writer of grants, and — for an interactive attempt — Authorize.
+func (s *Service) oauthFor(row domain.MCPServer, a *attempt) (*ports.MCPOAuth, error) {
+	secret, err := s.box.Open(secretPlace(row.ID), row.Config.OAuthClientSecret)
+	if err != nil {
+		return nil, err
+	}
+	o := &ports.MCPOAuth{ClientID: row.Config.OAuthClientID, ClientSecret: secret, Scopes: row.Config.OAuthScopes}
+	if a != nil {
+		o.RedirectURL = a.redirect
+	}
+	if row.SealedGrant != "" {
+		plain, err := s.box.Open(grantPlace(row.ID), row.SealedGrant)
+		if err != nil {
+			return nil, err
+		}
+		var g domain.MCPGrant
+		if err := json.Unmarshal([]byte(plain), &g); err != nil {
+			return nil, errs.Wrap(errs.Internal, err, "the stored OAuth grant of %s is damaged", row.Name)
+		}
+		o.Grant = &g
+	}
+	var mu sync.Mutex
+	stored := row.SealedGrant
+	o.SaveGrant = func(g domain.MCPGrant) error {
+		mu.Lock()
+		defer mu.Unlock()
+		raw, err := json.Marshal(g)
+		if err != nil {
+			return err
+		}
+		sealed, err := s.box.Seal(grantPlace(row.ID), string(raw))
+		if err != nil {
+			return err
+		}
+		ok, err := s.d.Store.SaveMCPGrant(context.WithoutCancel(s.root), row.ID, stored, sealed)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return &ports.MCPError{Kind: ports.MCPNeedsAuth, Message: "the sign-in was cleared or replaced while this connection used it"}
+		}
+		stored = sealed
+		return nil
+	}
+	if a != nil {
+		o.Authorize = func(ctx context.Context, authorizeURL string) (ports.MCPAuthorization, error) {
+			return s.park(ctx, a, row.Name, authorizeURL)
+		}
+	}
+	return o, nil
+}

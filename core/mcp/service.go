@@ -1,0 +1,223 @@
+// Package mcp manages MCP servers: their scoped configuration with sealed
+// credentials, one live connection per enabled server (connected in the
+// background, redialled after transport failures), the one derived status
+// every read reports, OAuth sign-in and grants, and the tools agents pick
+// from live connections.
+package mcp
+
+import (
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/secrets"
+	"github.com/agents-server/agents-server/ports"
+)
+
+const what = "MCP server"
+
+// Deps are what the service works with.
+type Deps struct {
+	Store  ports.MCPServerStore
+	Config ports.ConfigReader // the agents that select a server's tools
+	Box    *secrets.Box
+	Dialer ports.MCPDialer
+	IDs    ports.IDs
+	Clock  ports.Clock
+	Log    *slog.Logger
+}
+
+// Service manages MCP servers and their connections. Start connects the
+// enabled ones; Close ends every connection.
+type Service struct {
+	d     Deps
+	box   *secrets.Box
+	root  context.Context
+	stop  context.CancelFunc
+	mu    sync.Mutex
+	conns map[string]*conn // by server id
+	// attempts are the interactive sign-ins waiting for their callback,
+	// by OAuth state.
+	attempts map[string]*attempt
+	wg       sync.WaitGroup
+}
+
+// New returns a Service; nothing connects until Start.
+func New(d Deps) *Service {
+	if d.Log == nil {
+		d.Log = slog.New(slog.DiscardHandler)
+	}
+	root, stop := context.WithCancel(context.Background())
+	return &Service{d: d, box: d.Box, root: root, stop: stop, conns: map[string]*conn{}}
+}
+
+// Server is a server as a read reports it: the row with its secrets
+// masked, the derived status, the last connection error, whether an OAuth
+// grant is stored, and the tools of the live connection.
+type Server struct {
+	domain.MCPServer
+	Status        domain.MCPStatus
+	LastError     string
+	HasOAuthToken bool
+	Tools         []Tool
+}
+
+// List returns the servers the caller can see, others' shared ones first.
+func (s *Service) List(ctx context.Context, p domain.Principal) ([]Server, error) {
+	all, err := s.d.Store.ListMCPServers(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows := domain.VisibleOrdered(all, p, func(x domain.MCPServer) domain.Ownership { return x.Ownership })
+	out := make([]Server, len(rows))
+	for i, r := range rows {
+		out[i] = s.view(r)
+	}
+	return out, nil
+}
+
+// Get returns one server; another user's private one is not_found.
+func (s *Service) Get(ctx context.Context, p domain.Principal, id string) (Server, error) {
+	row, err := s.find(ctx, p, id)
+	if err != nil {
+		return Server{}, err
+	}
+	return s.view(row), nil
+}
+
+func (s *Service) find(ctx context.Context, p domain.Principal, id string) (domain.MCPServer, error) {
+	row, err := s.d.Store.FindMCPServer(ctx, id)
+	if err != nil {
+		return row, err
+	}
+	return row, row.CheckRead(p, what)
+}
+
+// Create adds a server owned by the caller, private unless an admin asks
+// for global, and connects it in the background when enabled. Returns
+// validation, forbidden, or conflict for a taken name.
+func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.Scope, in Input) (Server, error) {
+	if scope == "" {
+		scope = domain.ScopePrivate
+	}
+	if err := domain.CheckCreate(p, scope, what); err != nil {
+		return Server{}, err
+	}
+	now := s.d.Clock.Now()
+	row := domain.MCPServer{ID: s.d.IDs.NewID(), Ownership: domain.Ownership{Scope: scope, OwnerID: p.User.ID}, CreatedAt: now, UpdatedAt: now}
+	if _, err := s.applyInput(&row, in, domain.MCPServer{}); err != nil {
+		return Server{}, err
+	}
+	if err := s.d.Store.InsertMCPServer(ctx, row); err != nil {
+		return Server{}, nameTaken(err)
+	}
+	s.d.Log.Info("mcp server created", "server", row.Name, "server_id", row.ID, "enabled", row.Enabled)
+	s.reconnect(row.ID)
+	return s.view(row), nil
+}
+
+// Update replaces a server's fields and reconnects it in the background.
+// A changed endpoint, auth mode or client id drops the OAuth grant in the
+// same transaction; a rename is refused while agents select the server's
+// tools by the old name. Returns not_found, forbidden, validation, conflict.
+func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in Input) (Server, error) {
+	row, err := s.d.Store.UpdateMCPServer(ctx, id, func(row *domain.MCPServer) error {
+		if err := row.CheckUpdate(p, what); err != nil {
+			return err
+		}
+		before := *row
+		drop, err := s.applyInput(row, in, before)
+		if err != nil {
+			return err
+		}
+		if row.Name != before.Name {
+			if err := s.checkUnused(ctx, before, "renamed"); err != nil {
+				return err
+			}
+		}
+		if drop {
+			row.SealedGrant = ""
+		}
+		row.UpdatedAt = s.d.Clock.Now()
+		return nil
+	})
+	if err != nil {
+		return Server{}, nameTaken(err)
+	}
+	s.d.Log.Info("mcp server updated", "server", row.Name, "server_id", row.ID, "enabled", row.Enabled)
+	s.reconnect(row.ID)
+	return s.view(row), nil
+}
+
+// Delete removes a server and ends its connection; refused (conflict)
+// while an agent selects its tools. Returns not_found, forbidden, conflict.
+func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
+	row, err := s.find(ctx, p, id)
+	if err != nil {
+		return err
+	}
+	if err := row.CheckDelete(p, what); err != nil {
+		return err
+	}
+	if err := s.checkUnused(ctx, row, "deleted"); err != nil {
+		return err
+	}
+	if err := s.d.Store.DeleteMCPServer(ctx, id); err != nil {
+		return err
+	}
+	s.d.Log.Info("mcp server deleted", "server", row.Name, "server_id", row.ID)
+	s.disconnect(id)
+	return nil
+}
+
+// checkUnused refuses to delete or rename a server whose tools agents
+// select: they name its tools by the server's name.
+func (s *Service) checkUnused(ctx context.Context, row domain.MCPServer, change string) error {
+	agents, err := s.d.Config.ListAgents(ctx)
+	if err != nil {
+		return err
+	}
+	var users []string
+	for _, a := range agents {
+		if slices.ContainsFunc(a.Tools, func(t string) bool {
+			srv, _, ok := domain.SplitMCPToolName(t)
+			return ok && strings.EqualFold(srv, row.Name)
+		}) {
+			users = append(users, a.Name)
+		}
+	}
+	if len(users) == 0 {
+		return nil
+	}
+	slices.Sort(users)
+	return errs.E(errs.Conflict, "the server cannot be %s while agents select its tools: %s", change, strings.Join(users, ", "))
+}
+
+// nameTaken words a store conflict as the name rule it is.
+func nameTaken(err error) error {
+	if errs.Is(err, errs.Conflict) && errs.FieldsOf(err) == nil {
+		return errs.Field("name", "is taken: an MCP server's name prefixes its tools, so names are unique across every owner")
+	}
+	return err
+}
+
+// view masks a row's secrets and adds the live facts.
+func (s *Service) view(row domain.MCPServer) Server {
+	out := Server{MCPServer: row, HasOAuthToken: row.SealedGrant != ""}
+	out.SealedGrant = ""
+	masked := make(map[string]string, len(row.Config.Headers))
+	for k, v := range row.Config.Headers {
+		masked[k] = secrets.Masked(v)
+	}
+	out.Config.Headers = masked
+	out.Config.OAuthClientSecret = secrets.Masked(row.Config.OAuthClientSecret)
+	if out.Config.OAuthScopes == nil {
+		out.Config.OAuthScopes = []string{}
+	}
+	out.Status, out.LastError, out.Tools = s.live(row)
+	return out
+}

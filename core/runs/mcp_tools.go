@@ -1,0 +1,93 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/mcp"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// maxKeptMedia bounds the images and audio one MCP result keeps for its
+// card; past it a part keeps its type and size, not its data.
+const maxKeptMedia = 2 << 20
+
+// callMCP answers a call of a live MCP tool. The model reads the text
+// parts (or the structured content when there is no text) and a line per
+// image, audio or resource; the card keeps every part, images included.
+// A call that got no answer is an error result naming the server's state.
+func (s *Service) callMCP(ctx context.Context, t mcp.Tool, call domain.Item) toolResult {
+	r := toolResult{callID: call.CallID, name: call.Name}
+	display := &domain.Display{Kind: "mcp", Title: t.Server + " · " + t.Tool, Extra: map[string]string{"server": t.Server, "tool": t.Tool}}
+	r.display = display
+	res, err := s.d.MCP.Call(ctx, t, json.RawMessage(call.Arguments))
+	if err != nil {
+		r.isError, display.IsError = true, true
+		r.output = "Error: " + errs.MessageOf(err)
+		display.Summary = errs.MessageOf(err)
+		return r
+	}
+	r.isError, display.IsError = res.IsError, res.IsError
+	r.output = mcpOutput(res)
+	if kept, err := json.Marshal(keptParts(res.Content)); err == nil {
+		display.Extra["content"] = string(kept)
+	}
+	if len(res.Structured) > 0 {
+		display.Extra["structured"] = string(res.Structured)
+	}
+	return r
+}
+
+// mcpOutput is what the model reads of a result.
+func mcpOutput(res ports.MCPResult) string {
+	var parts []string
+	hasText := false
+	for _, c := range res.Content {
+		switch c.Type {
+		case "text":
+			hasText = true
+			parts = append(parts, c.Text)
+		case "image", "audio":
+			parts = append(parts, fmt.Sprintf("[%s: %s, %d bytes, shown to the person]", c.Type, c.MIMEType, len(c.Data)*3/4))
+		case "resource", "resource_link":
+			line := fmt.Sprintf("[%s: %s]", c.Type, c.URI)
+			if c.Text != "" {
+				line += "\n" + c.Text
+			}
+			parts = append(parts, line)
+		default:
+			parts = append(parts, c.Text)
+		}
+	}
+	if !hasText && len(res.Structured) > 0 {
+		parts = append(parts, string(res.Structured))
+	}
+	out := strings.Join(parts, "\n")
+	if res.IsError && !strings.HasPrefix(out, "Error") {
+		out = "Error: " + out
+	}
+	return out
+}
+
+// keptParts are the parts a card keeps: media past maxKeptMedia lose their
+// data (the card says how big they were).
+func keptParts(content []ports.MCPContent) []ports.MCPContent {
+	out := make([]ports.MCPContent, len(content))
+	budget := maxKeptMedia
+	for i, c := range content {
+		if c.Data != "" {
+			if len(c.Data) > budget {
+				c.Text = fmt.Sprintf("(%d bytes, too large to keep)", len(c.Data)*3/4)
+				c.Data = ""
+			} else {
+				budget -= len(c.Data)
+			}
+		}
+		out[i] = c
+	}
+	return out
+}
