@@ -30,8 +30,14 @@ func oauthHandler(target ports.MCPTarget, base *http.Client) (auth.OAuthHandler,
 		// or discovering anything.
 		return nil, &ports.MCPError{Kind: ports.MCPNeedsAuth, Message: "the server needs an OAuth sign-in: connect it to sign in"}
 	}
+	redirect := o.RedirectURL
+	if redirect == "" {
+		// A dial that cannot sign in (Authorize is nil) never sends anyone
+		// to a redirect, but the SDK wants one configured.
+		redirect = "http://localhost/no-interactive-sign-in"
+	}
 	cfg := &auth.AuthorizationCodeHandlerConfig{
-		RedirectURL:         o.RedirectURL,
+		RedirectURL:         redirect,
 		Client:              base,
 		RequestRefreshToken: true,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
@@ -74,7 +80,7 @@ func oauthHandler(target ports.MCPTarget, base *http.Client) (auth.OAuthHandler,
 		}
 	default:
 		cfg.DynamicClientRegistrationConfig = &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
-			ClientName: "agents-server", RedirectURIs: []string{o.RedirectURL}, GrantTypes: []string{"authorization_code", "refresh_token"},
+			ClientName: "agents-server", RedirectURIs: []string{redirect}, GrantTypes: []string{"authorization_code", "refresh_token"},
 			ResponseTypes: []string{"code"}, TokenEndpointAuthMethod: "none",
 		}}
 	}
@@ -84,7 +90,7 @@ func oauthHandler(target ports.MCPTarget, base *http.Client) (auth.OAuthHandler,
 		t := &oauth2.Token{AccessToken: g.AccessToken, RefreshToken: g.RefreshToken, TokenType: g.TokenType, Expiry: g.Expiry}
 		// Refreshes outlive the dial: a background context carrying the client.
 		rctx := context.WithValue(context.Background(), oauth2.HTTPClient, base)
-		cfg.InitialTokenSource = &savingSource{base: c.TokenSource(rctx, t), grant: *g, save: o.SaveGrant, last: g.AccessToken}
+		cfg.InitialTokenSource = &savingSource{base: c.TokenSource(rctx, t), grant: *g, save: o.SaveGrant}
 	}
 	h, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
@@ -107,7 +113,6 @@ type savingSource struct {
 	base  oauth2.TokenSource
 	grant domain.MCPGrant
 	save  func(domain.MCPGrant) error
-	last  string // the access token last saved
 }
 
 func (s *savingSource) Token() (*oauth2.Token, error) {
@@ -123,7 +128,9 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 		}
 		return nil, &ports.MCPError{Kind: ports.MCPUnreachable, Message: "refreshing the OAuth token failed: " + err.Error(), Err: err}
 	}
-	if t.AccessToken != s.last {
+	// A refresh may hand back an identical access token (a JWT minted in
+	// the same second) with a rotated refresh token: any change is saved.
+	if t.AccessToken != s.grant.AccessToken || (t.RefreshToken != "" && t.RefreshToken != s.grant.RefreshToken) || !t.Expiry.Equal(s.grant.Expiry) {
 		if err := s.saveLocked(t); err != nil {
 			return nil, err
 		}
@@ -143,6 +150,6 @@ func (s *savingSource) saveLocked(t *oauth2.Token) error {
 			return err
 		}
 	}
-	s.grant, s.last = g, t.AccessToken
+	s.grant = g
 	return nil
 }

@@ -203,6 +203,9 @@ func (s *Service) dial(ctx context.Context, id string, gen uint64, auth *attempt
 	defer cancel()
 	session, err := s.d.Dialer.Dial(hctx, target)
 	if err != nil {
+		if auth != nil && ctx.Err() == nil && s.codeDelivered(auth) {
+			err = s.notAccepted(id, row.Name, err)
+		}
 		s.fail(id, gen, row.Name, err)
 		return
 	}
@@ -272,7 +275,7 @@ func (s *Service) fail(id string, gen uint64, name string, err error) {
 	}
 	c.phase, c.lastErr, c.auth = idle, err.Error(), nil
 	switch kind {
-	case ports.MCPNeedsAuth:
+	case ports.MCPNeedsAuth, ports.MCPAuthFailed:
 		c.needsAuth = true
 	case ports.MCPUnreachable:
 		s.scheduleLocked(id, c)
@@ -347,4 +350,11 @@ func (s *Service) target(row domain.MCPServer, auth *attempt) (ports.MCPTarget, 
 		t.OAuth = o
 	}
 	return t, nil
+}
+
+// codeDelivered reports whether an interactive attempt got its code.
+func (s *Service) codeDelivered(a *attempt) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return a.delivered
 }

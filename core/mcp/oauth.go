@@ -23,15 +23,16 @@ const urlWait = HandshakeTimeout
 // single-shot — the person got one popup — so a second Authorize in the
 // same attempt fails at once.
 type attempt struct {
-	serverID string
-	redirect string                      // the callback URL the browser returns to
-	urlc     chan string                 // the authorize URL, sent once
-	result   chan ports.MCPAuthorization // the redirect, delivered once
-	failed   chan string                 // the redirect carried an error
-	done     chan struct{}               // closed when superseded or over
-	once     sync.Once
-	state    string // the OAuth state, once the URL is issued
-	used     bool   // Authorize was called once already
+	serverID  string
+	redirect  string                      // the callback URL the browser returns to
+	urlc      chan string                 // the authorize URL, sent once
+	result    chan ports.MCPAuthorization // the redirect, delivered once
+	failed    chan string                 // the redirect carried an error
+	done      chan struct{}               // closed when superseded or over
+	once      sync.Once
+	state     string // the OAuth state, once the URL is issued
+	used      bool   // Authorize was called once already
+	delivered bool   // the callback delivered a code
 }
 
 func newAttempt(serverID, redirect string) *attempt {
@@ -124,10 +125,8 @@ func (s *Service) park(ctx context.Context, a *attempt, name, authorizeURL strin
 	s.mu.Lock()
 	if a.used {
 		s.mu.Unlock()
-		s.d.Log.Warn("authorization completed but was not accepted", "server", name, "server_id", a.serverID,
-			"hint", "has_oauth_token false: the authorization response was refused before any token exchange (issuer or metadata mismatch); true: the token was refused by the resource server (scopes or audience)")
 		return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPAuthFailed,
-			Message: "authorization completed but was not accepted by the MCP server; see the server log"}
+			Message: "the MCP server asked for a second sign-in right after the first: the authorization it got did not give it a working session"}
 	}
 	a.used = true
 	u, err := url.Parse(authorizeURL)
@@ -200,6 +199,9 @@ func (s *Service) Deliver(cb Callback) error {
 	}
 	select {
 	case a.result <- ports.MCPAuthorization{Code: cb.Code, State: cb.State, Iss: cb.Iss}:
+		s.mu.Lock()
+		a.delivered = true
+		s.mu.Unlock()
 		s.d.Log.Info("callback: authorization code delivered", "server_id", a.serverID)
 		return nil
 	default:
@@ -282,4 +284,22 @@ func (s *Service) oauthFor(row domain.MCPServer, a *attempt) (*ports.MCPOAuth, e
 		}
 	}
 	return o, nil
+}
+
+// notAccepted is how a dial that had its code fails: the sign-in went
+// through in the browser, but it did not yield a working session. The log
+// line and whether a token was stored tell the two causes apart.
+func (s *Service) notAccepted(id, name string, err error) error {
+	hasToken := false
+	if row, ferr := s.d.Store.FindMCPServer(context.WithoutCancel(s.root), id); ferr == nil {
+		hasToken = row.SealedGrant != ""
+	}
+	hint := "the authorization response was refused before any token exchange: check the authorization server's metadata " +
+		"(RFC 9207 iss and authorization_response_iss_parameter_supported, issuer)"
+	if hasToken {
+		hint = "a token was issued and stored but the MCP server refused it: set oauth_scopes to what it requires, or check the token's audience"
+	}
+	s.d.Log.Warn("authorization completed but was not accepted", "server", name, "server_id", id, "has_oauth_token", hasToken,
+		"err", err, "hint", hint)
+	return &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the sign-in completed but was not accepted: " + err.Error() + " (" + hint + ")", Err: err}
 }

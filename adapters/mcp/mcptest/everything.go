@@ -63,30 +63,37 @@ type Server struct {
 // otherwise (see testenv.Require).
 func Everything(t testing.TB) *Server {
 	t.Helper()
+	return launch(t, "everything", []string{"node_modules/@modelcontextprotocol/server-everything/dist/index.js", "streamableHttp"},
+		func(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp" })
+}
+
+// launch runs one of the node peers of testdata/<dir> (args are node's,
+// relative to that folder) on a free port, as Everything describes.
+func launch(t testing.TB, dir string, args []string, urlOf func(port int) string) *Server {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		testenv.Require(t, suite, "node is not on PATH (install Node.js 20+)", enable)
 	}
-	entry := filepath.Join(packageDir(), "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	if _, err := os.Stat(entry); err != nil {
-		testenv.Require(t, suite, "the pinned server is not installed: "+err.Error(), enable)
+	folder := filepath.Join(testdata(), dir)
+	if _, err := os.Stat(filepath.Join(folder, args[0])); err != nil {
+		testenv.Require(t, suite, "the pinned peer is not installed: "+err.Error(), enable)
 	}
-
 	var lastErr error
 	for range startAttempts {
-		s, err := start(node, entry)
+		s, err := start(node, folder, args, urlOf)
 		if err == nil {
 			t.Cleanup(func() {
 				s.Stop()
 				if t.Failed() {
-					t.Logf("server-everything output:\n%s", s.output.Bytes())
+					t.Logf("%s output:\n%s", dir, s.output.Bytes())
 				}
 			})
 			return s
 		}
 		lastErr = err
 	}
-	t.Fatalf("starting server-everything: %v", lastErr)
+	t.Fatalf("starting the %s peer: %v", dir, lastErr)
 	return nil
 }
 
@@ -107,25 +114,22 @@ func (s *Server) Stop() {
 	})
 }
 
-// start runs one attempt: node on a fresh port, then waits for the endpoint.
-// On failure the process is already stopped and the error carries its output.
-func start(node, entry string) (*Server, error) {
+// start runs one attempt: node on a fresh port, then waits for the URL to
+// answer. On failure the process is already stopped and the error carries
+// its output.
+func start(node, dir string, args []string, urlOf func(port int) string) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(node, entry, "streamableHttp")
-	cmd.Dir = filepath.Dir(entry)
+	cmd := exec.Command(node, args...)
+	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
 	// Its own process group, so Stop kills node and anything it forks with
-	// one signal and nothing outlives the test. (The server has no host
-	// setting and listens on every interface; the URL uses loopback.)
+	// one signal and nothing outlives the test. (server-everything has no
+	// host setting and listens on every interface; the URL uses loopback.)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	s := &Server{
-		URL:    "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp",
-		cmd:    cmd,
-		exited: make(chan struct{}),
-	}
+	s := &Server{URL: urlOf(port), cmd: cmd, exited: make(chan struct{})}
 	// One writer for both streams: os/exec then serialises the writes.
 	cmd.Stdout = &s.output
 	cmd.Stderr = &s.output
@@ -153,7 +157,7 @@ func (s *Server) waitReady() error {
 	for {
 		select {
 		case <-s.exited:
-			return errors.New("server-everything exited before it was ready")
+			return errors.New("the peer exited before it was ready")
 		default:
 		}
 		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.URL, nil)
@@ -166,9 +170,9 @@ func (s *Server) waitReady() error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("server-everything did not answer at %s within %s", s.URL, startTimeout)
+			return fmt.Errorf("the peer did not answer at %s within %s", s.URL, startTimeout)
 		case <-s.exited:
-			return errors.New("server-everything exited before it was ready")
+			return errors.New("the peer exited before it was ready")
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -185,10 +189,10 @@ func freePort() (int, error) {
 	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
-// packageDir is adapters/mcp/testdata/everything, found from this source
-// file rather than the working directory, which go test sets to the
-// package under test — so any package's test can call Everything.
-func packageDir() string {
+// testdata is adapters/mcp/testdata, found from this source file rather
+// than the working directory, which go test sets to the package under
+// test — so any package's test can start the peers.
+func testdata() string {
 	_, file, _, _ := runtime.Caller(0)
-	return filepath.Join(filepath.Dir(file), "..", "testdata", "everything")
+	return filepath.Join(filepath.Dir(file), "..", "testdata")
 }

@@ -1,0 +1,346 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"crypto"
+	"crypto/rsa"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/agents-server/agents-server/adapters/httpapi"
+	"github.com/agents-server/agents-server/adapters/llm/scripted"
+	"github.com/agents-server/agents-server/adapters/mcp/mcptest"
+	"github.com/agents-server/agents-server/core/domain"
+)
+
+// protectedServer is an MCP server (the official SDK's) that only answers
+// bearer tokens the authorization server signed: it serves its protected
+// resource metadata (RFC 9728) naming that server, and a whoami tool that
+// tells whose token called it.
+type protectedServer struct {
+	*httptest.Server
+	endpoint string
+	accepted atomic.Int64 // requests with a valid token
+}
+
+func startProtected(t *testing.T, issuer string) *protectedServer {
+	t.Helper()
+	ps := &protectedServer{}
+	srv := sdk.NewServer(&sdk.Implementation{Name: "secure", Version: "1"}, nil)
+	sdk.AddTool(srv, &sdk.Tool{Name: "whoami", Description: "Tells whose token called"},
+		func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
+			who := "nobody"
+			if info := req.Extra.TokenInfo; info != nil {
+				who = info.UserID
+			}
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "you are " + who}}}, nil, nil
+		})
+	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
+	keys := &jwks{url: issuer + "/jwks"}
+	mux := http.NewServeMux()
+	ps.Server = httptest.NewServer(mux)
+	ps.endpoint = ps.URL + "/mcp"
+	prmURL := ps.URL + "/.well-known/oauth-protected-resource/mcp"
+	mux.Handle("/.well-known/oauth-protected-resource/mcp", auth.ProtectedResourceMetadataHandler(&oauthex.ProtectedResourceMetadata{
+		Resource: ps.endpoint, AuthorizationServers: []string{issuer}, ScopesSupported: []string{"mcp"}}))
+	verify := func(ctx context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
+		info, err := keys.verify(ctx, token, issuer)
+		if err == nil {
+			ps.accepted.Add(1)
+		}
+		return info, err
+	}
+	mux.Handle("/mcp", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(mcpHandler))
+	t.Cleanup(ps.Close)
+	return ps
+}
+
+// jwks verifies RS256 tokens against an issuer's published keys.
+type jwks struct {
+	url  string
+	mu   sync.Mutex
+	keys map[string]*rsa.PublicKey
+}
+
+func (j *jwks) key(ctx context.Context, kid string) (*rsa.PublicKey, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.keys == nil {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, j.url, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		var set struct {
+			Keys []struct{ Kid, N, E string } `json:"keys"`
+		}
+		if err := json.NewDecoder(resp.Body).Decode(&set); err != nil {
+			return nil, err
+		}
+		j.keys = map[string]*rsa.PublicKey{}
+		for _, k := range set.Keys {
+			n, err1 := base64.RawURLEncoding.DecodeString(k.N)
+			e, err2 := base64.RawURLEncoding.DecodeString(k.E)
+			if err1 != nil || err2 != nil {
+				return nil, fmt.Errorf("bad key %s", k.Kid)
+			}
+			j.keys[k.Kid] = &rsa.PublicKey{N: new(big.Int).SetBytes(n), E: int(new(big.Int).SetBytes(e).Int64())}
+		}
+	}
+	k, ok := j.keys[kid]
+	if !ok {
+		return nil, fmt.Errorf("no key %q", kid)
+	}
+	return k, nil
+}
+
+func (j *jwks) verify(ctx context.Context, token, issuer string) (*auth.TokenInfo, error) {
+	parts := strings.Split(token, ".")
+	if len(parts) != 3 {
+		return nil, fmt.Errorf("%w: not a JWT", auth.ErrInvalidToken)
+	}
+	var header struct{ Alg, Kid string }
+	var claims struct {
+		Iss   string `json:"iss"`
+		Sub   string `json:"sub"`
+		Exp   int64  `json:"exp"`
+		Scope string `json:"scope"`
+	}
+	raw, err1 := base64.RawURLEncoding.DecodeString(parts[0])
+	body, err2 := base64.RawURLEncoding.DecodeString(parts[1])
+	sig, err3 := base64.RawURLEncoding.DecodeString(parts[2])
+	if err := errors.Join(err1, err2, err3, json.Unmarshal(raw, &header), json.Unmarshal(body, &claims)); err != nil || header.Alg != "RS256" {
+		return nil, fmt.Errorf("%w: malformed", auth.ErrInvalidToken)
+	}
+	key, err := j.key(ctx, header.Kid)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", auth.ErrInvalidToken, err)
+	}
+	sum := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if err := rsa.VerifyPKCS1v15(key, crypto.SHA256, sum[:], sig); err != nil || claims.Iss != issuer {
+		return nil, fmt.Errorf("%w: bad signature or issuer", auth.ErrInvalidToken)
+	}
+	return &auth.TokenInfo{Scopes: strings.Fields(claims.Scope), Expiration: time.Unix(claims.Exp, 0), UserID: claims.Sub}, nil
+}
+
+// signIn follows an authorize URL as the person's browser would: the
+// authorization server redirects straight back to the workbench's
+// callback, whose page must say the sign-in went through.
+func signIn(t *testing.T, authorizeURL string) {
+	t.Helper()
+	resp, err := http.Get(authorizeURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	page, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || !strings.Contains(string(page), "Signed in") {
+		t.Fatalf("the callback answered %d: %s", resp.StatusCode, page)
+	}
+}
+
+// connectOAuth asks for a sign-in and checks the authorize URL.
+func (h *harness) connectOAuth(token, id string) string {
+	h.t.Helper()
+	var c httpapi.MCPConnectView
+	h.call("POST", "/api/v1/mcp-servers/"+id+"/connect", token, nil).want(h.t, 200).decode(h.t, &c)
+	u, err := url.Parse(c.AuthorizeURL)
+	if err != nil || c.Status != "authorizing" {
+		h.t.Fatalf("connect = %+v", c)
+	}
+	q := u.Query()
+	if q.Get("redirect_uri") != h.base+"/api/v1/mcp-servers/oauth/callback" || q.Get("code_challenge_method") != "S256" || q.Get("state") == "" {
+		h.t.Fatalf("authorize URL %s", c.AuthorizeURL)
+	}
+	return c.AuthorizeURL
+}
+
+// storedGrant reads a server's grant from the store (the tests run without
+// a secret key, so it is the plain JSON).
+func (h *harness) storedGrant(id string) domain.MCPGrant {
+	h.t.Helper()
+	row, err := h.app.db.FindMCPServer(context.Background(), id)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var g domain.MCPGrant
+	if row.SealedGrant != "" {
+		if err := json.Unmarshal([]byte(row.SealedGrant), &g); err != nil {
+			h.t.Fatalf("grant %q: %v", row.SealedGrant, err)
+		}
+	}
+	return g
+}
+
+// whoami runs the agent once and returns the tool's result.
+func (h *harness) whoami(token, sessionID string) domain.ToolResultPayload {
+	h.t.Helper()
+	var result domain.ToolResultPayload
+	for _, ev := range h.openSSE(token, h.startRun(token, sessionID, map[string]any{"input": "who am I"}), 0).all(h.t) {
+		if ev.Type == domain.EventToolResult {
+			result = payload[domain.ToolResultPayload](h.t, ev.Event)
+		}
+	}
+	return result
+}
+
+// TestMCPOAuthEndToEnd signs a server in against a real authorization
+// server (registering a client dynamically), refreshes silently, survives
+// a restart, fails fast once the refresh token is revoked, signs in again,
+// and clears the grant.
+func TestMCPOAuthEndToEnd(t *testing.T) {
+	t.Parallel()
+	as := mcptest.OAuth(t)
+	as.SetExpiresIn(t, 1) // every use of a token finds it expired: each one refreshes
+	ps := startProtected(t, as.URL)
+	model, murl := startScripted(t)
+	model.SetScript("who", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{
+		{ToolCalls: []scripted.ToolCall{{Name: "secure__whoami", Arguments: `{}`}}}, {Text: "done"}}}}})
+	cfg := testConfig(t)
+	h := startServer(t, cfg)
+	tok := h.member("olga")
+	var srv httpapi.MCPServerView
+	h.call("POST", "/api/v1/mcp-servers", tok, map[string]any{"name": "secure",
+		"config": map[string]any{"endpoint": ps.endpoint, "auth_mode": "oauth"}}).want(t, 201).decode(t, &srv)
+	if v := h.waitMCP(tok, srv.ID, "needs_auth"); v.HasOAuthToken {
+		t.Fatalf("a new server has a token: %+v", v)
+	}
+
+	// Sign in: a dynamically registered client, PKCE, the callback.
+	stale := h.connectOAuth(tok, srv.ID)
+	// Connecting again while authorizing supersedes the first attempt.
+	fresh := h.connectOAuth(tok, srv.ID)
+	resp, err := http.Get(stale)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 404 {
+		t.Fatalf("a superseded sign-in's callback answered %d", resp.StatusCode)
+	}
+	signIn(t, fresh)
+	v := h.waitMCP(tok, srv.ID, "connected")
+	st := as.State(t)
+	// Each attempt registered its client (the superseded one too).
+	if !v.HasOAuthToken || len(v.Tools) != 1 || len(st.Registrations) != 2 || st.CodeGrants != 1 {
+		t.Fatalf("after the sign-in: %+v, authorization server %+v", v, st)
+	}
+	if g := h.storedGrant(srv.ID); g.ClientID != st.Registrations[1].ClientID || g.RefreshToken == "" || g.TokenURL != as.URL+"/token" {
+		t.Fatalf("stored grant = %+v", g)
+	}
+	for _, line := range []string{"authorization URL issued", "callback: authorization code delivered", "interactive connect established"} {
+		if !strings.Contains(h.logs.String(), line) {
+			t.Errorf("the log lacks %q", line)
+		}
+	}
+
+	// The tool works, on refreshed tokens whose rotations are written back.
+	prov := h.createProvider(tok, protocols(murl)["openai-chat"])
+	agent := h.createAgent(tok, map[string]any{"name": "who", "model": "who", "provider_id": prov.ID, "tools": []string{"secure__whoami"}})
+	s := h.createSession(tok, map[string]any{"agent_config_id": agent.ID})
+	before := h.storedGrant(srv.ID)
+	if r := h.whoami(tok, s.ID); r.IsError || !strings.Contains(r.Output, "you are johndoe") {
+		t.Fatalf("whoami = %+v", r)
+	}
+	after := h.storedGrant(srv.ID)
+	if as.State(t).RefreshGrants == 0 || after.RefreshToken == before.RefreshToken || !after.Expiry.After(before.Expiry) {
+		t.Fatalf("no silent refresh written back: %+v; before %v %q, after %v %q", as.State(t), before.Expiry, before.RefreshToken, after.Expiry, after.RefreshToken)
+	}
+
+	// A restart reconnects on the stored grant, without a new sign-in.
+	h.stop()
+	h = startServer(t, cfg)
+	h.waitMCP(tok, srv.ID, "connected")
+	if st := as.State(t); st.CodeGrants != 1 {
+		t.Fatalf("the restart signed in again: %+v", st)
+	}
+
+	// The refresh token revoked: the call fails fast, asking for a new sign-in.
+	as.RevokeRefreshTokens(t)
+	start := time.Now()
+	r := h.whoami(tok, s.ID)
+	if !r.IsError || !strings.Contains(r.Output, "connect") || time.Since(start) > 15*time.Second {
+		t.Fatalf("after the revocation (%s): %+v", time.Since(start), r)
+	}
+	h.waitMCP(tok, srv.ID, "needs_auth")
+
+	// Signing in again reuses the registered client.
+	signIn(t, h.connectOAuth(tok, srv.ID))
+	h.waitMCP(tok, srv.ID, "connected")
+	if st := as.State(t); len(st.Registrations) != 2 || st.CodeGrants != 2 {
+		t.Fatalf("the second sign-in: %+v", st)
+	}
+	if r := h.whoami(tok, s.ID); r.IsError {
+		t.Fatalf("whoami after signing in again: %+v", r)
+	}
+
+	// Clear sign-in drops the grant.
+	var cleared httpapi.MCPServerView
+	h.call("DELETE", "/api/v1/mcp-servers/"+srv.ID+"/oauth-token", tok, nil).want(t, 200).decode(t, &cleared)
+	if cleared.HasOAuthToken {
+		t.Fatalf("cleared = %+v", cleared)
+	}
+	h.waitMCP(tok, srv.ID, "needs_auth")
+
+	// A pre-registered client id is used as it is: no registration.
+	var preset httpapi.MCPServerView
+	h.call("POST", "/api/v1/mcp-servers", tok, map[string]any{"name": "secure-preset",
+		"config": map[string]any{"endpoint": ps.endpoint, "auth_mode": "oauth", "oauth_client_id": "preset-client", "oauth_scopes": []string{"mcp"}}}).
+		want(t, 201).decode(t, &preset)
+	u := h.connectOAuth(tok, preset.ID)
+	if q, _ := url.Parse(u); q.Query().Get("client_id") != "preset-client" || !slices.Contains(strings.Fields(q.Query().Get("scope")), "mcp") {
+		t.Fatalf("preset authorize URL %s", u)
+	}
+	signIn(t, u)
+	h.waitMCP(tok, preset.ID, "connected")
+	if st := as.State(t); len(st.Registrations) != 2 {
+		t.Fatalf("a preset client registered: %+v", st)
+	}
+	if ps.accepted.Load() == 0 {
+		t.Fatal("the resource server never accepted a token")
+	}
+
+	// RFC 9207: an iss the metadata does not advertise is refused after the
+	// browser round trip, and the log says which half failed; advertised,
+	// the same sign-in goes through.
+	as.SetIss(t, true, false)
+	var strict httpapi.MCPServerView
+	h.call("POST", "/api/v1/mcp-servers", tok, map[string]any{"name": "secure-iss",
+		"config": map[string]any{"endpoint": ps.endpoint, "auth_mode": "oauth", "oauth_client_id": "iss-client"}}).want(t, 201).decode(t, &strict)
+	signIn(t, h.connectOAuth(tok, strict.ID))
+	deadline := time.Now().Add(20 * time.Second)
+	v = h.mcpServer(tok, strict.ID)
+	for ; v.Status != "needs_auth" || !strings.Contains(v.LastError, "iss"); v = h.mcpServer(tok, strict.ID) {
+		if time.Now().After(deadline) {
+			t.Fatalf("an unadvertised iss: %+v", v)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if v.HasOAuthToken || !strings.Contains(h.logs.String(), "authorization completed but was not accepted") {
+		t.Fatalf("an unadvertised iss left a token (%+v) or no log line", v)
+	}
+	as.SetIss(t, true, true)
+	signIn(t, h.connectOAuth(tok, strict.ID))
+	h.waitMCP(tok, strict.ID, "connected")
+}
