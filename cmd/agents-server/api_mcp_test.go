@@ -111,6 +111,25 @@ func (h *harness) waitMCP(token, id, want string) httpapi.MCPServerView {
 	}
 }
 
+// mcpBucket is one server's line of the context report's prompt.mcp.
+type mcpBucket struct {
+	Server      string `json:"server"`
+	Chars       int    `json:"chars"`
+	Unavailable bool   `json:"unavailable"`
+}
+
+// contextMCP reads the session's context report's MCP lines.
+func (h *harness) contextMCP(token, sessionID string) []mcpBucket {
+	h.t.Helper()
+	var rep struct {
+		Prompt struct {
+			MCP []mcpBucket `json:"mcp"`
+		} `json:"prompt"`
+	}
+	h.call("GET", "/api/v1/sessions/"+sessionID+"/context", token, nil).want(h.t, 200).decode(h.t, &rep)
+	return rep.Prompt.MCP
+}
+
 func TestMCPServerToolsInARun(t *testing.T) {
 	t.Parallel()
 	calc := startCalc(t, "s3cret")
@@ -184,6 +203,10 @@ func TestMCPServerToolsInARun(t *testing.T) {
 	if last := string(reqs[len(reqs)-1].Body); !strings.Contains(last, "function_call_output") || !strings.Contains(last, `\"sum\":5`) {
 		t.Fatalf("the model did not read the result: %s", last)
 	}
+	// The context report counts the MCP tools live, per server.
+	if mcp := h.contextMCP(tok, s.ID); len(mcp) != 1 || mcp[0].Server != "calc" || mcp[0].Chars == 0 || mcp[0].Unavailable {
+		t.Fatalf("context report mcp = %+v", mcp)
+	}
 	// An image result keeps its image for the card, and the model reads a line about it.
 	events = h.openSSE(tok, h.startRun(tok, s.ID, map[string]any{"input": "draw a chart"}), 0).all(t)
 	for _, ev := range events {
@@ -227,6 +250,9 @@ func TestMCPServerToolsInARun(t *testing.T) {
 	reqs = modelCalls(model)
 	if last := string(reqs[len(reqs)-1].Body); !strings.Contains(last, "unavailable in this run") {
 		t.Fatalf("the model was not told: %s", last)
+	}
+	if mcp := h.contextMCP(tok, s.ID); len(mcp) != 1 || !mcp[0].Unavailable {
+		t.Fatalf("context report mcp of a disabled server = %+v", mcp)
 	}
 	h.call("PUT", "/api/v1/mcp-servers/"+created.ID, tok, map[string]any{"name": "calc",
 		"config": map[string]any{"endpoint": calc.URL, "headers": map[string]string{"X-Api-Key": "********"}}}).want(t, 200)
@@ -300,4 +326,81 @@ func TestMCPServerKilledMidCallAndRestart(t *testing.T) {
 	h2.waitMCP(tok, srv.ID, "connected")
 	var raw json.RawMessage
 	h2.call("GET", "/api/v1/mcp-servers", tok, nil).want(t, 200).decode(t, &raw)
+}
+
+// An MCP tool goes through the approval gate like any tool, whatever its
+// readOnlyHint says: the call waits, and runs only once approved.
+func TestMCPToolsWaitForApproval(t *testing.T) {
+	t.Parallel()
+	calc := startCalc(t, "k")
+	model, url := startScripted(t)
+	model.SetScript("gated-mcp", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{
+		{ToolCalls: []scripted.ToolCall{{Name: "calc__add", Arguments: `{"a":20,"b":22}`}}}, {Text: "42"}}}}})
+	h := startServer(t, testConfig(t))
+	tok := h.member("gail")
+	var srv httpapi.MCPServerView
+	h.call("POST", "/api/v1/mcp-servers", tok, map[string]any{"name": "calc",
+		"config": map[string]any{"endpoint": calc.URL, "headers": map[string]string{"X-Api-Key": "k"}}}).want(t, 201).decode(t, &srv)
+	h.waitMCP(tok, srv.ID, "connected")
+	agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "gated", "model": "gated-mcp",
+		"tools": []string{"calc__add"}, "approval": map[string]any{"approve_tools": []string{"calc__add"}}})
+	s := h.createSession(tok, map[string]any{"agent_config_id": agent})
+	stream := h.openSSE(tok, h.startRun(tok, s.ID, map[string]any{"input": "add"}), 0)
+	untilType(t, stream, domain.EventInterrupted)
+	calc.mu.Lock()
+	early := len(calc.calls)
+	calc.mu.Unlock()
+	pending := h.approvals(tok, s.ID)
+	if early != 0 || len(pending) != 1 || pending[0].ToolName != "calc__add" {
+		t.Fatalf("before the decision: %d calls, pending %+v", early, pending)
+	}
+	h.call("POST", "/api/v1/approvals/"+pending[0].ID+"/approve", tok, nil).want(t, 200)
+	var result domain.ToolResultPayload
+	for _, ev := range stream.all(t) {
+		if ev.Type == domain.EventToolResult {
+			result = payload[domain.ToolResultPayload](t, ev.Event)
+		}
+	}
+	if result.IsError || !strings.Contains(result.Output, `"sum":42`) {
+		t.Fatalf("after approving: %+v", result)
+	}
+}
+
+// With a secret key, an MCP server's header values and client secret are
+// sealed at rest and never come back in a response or the log; the
+// connection still sends the opened value.
+func TestMCPSecretsSealedAtRest(t *testing.T) {
+	t.Parallel()
+	const plant = "hdr-PLANTED-4b8c2f"
+	calc := startCalc(t, plant)
+	cfg := testConfig(t)
+	cfg.SecretKey = newKey(t)
+	h := startServer(t, cfg)
+	tok := h.member("sam")
+	var srv httpapi.MCPServerView
+	h.call("POST", "/api/v1/mcp-servers", tok, map[string]any{"name": "calc",
+		"config": map[string]any{"endpoint": calc.URL, "headers": map[string]string{"X-Api-Key": plant}}}).want(t, 201).decode(t, &srv)
+	h.waitMCP(tok, srv.ID, "connected") // the sealed value opened for the request
+	const secret = "cs-PLANTED-91ad3e"
+	var oauth httpapi.MCPServerView
+	h.call("POST", "/api/v1/mcp-servers", tok, map[string]any{"name": "other", "enabled": false,
+		"config": map[string]any{"endpoint": calc.URL, "auth_mode": "oauth", "oauth_client_id": "c", "oauth_client_secret": secret}}).
+		want(t, 201).decode(t, &oauth)
+	if oauth.Config.OAuthClientSecret != "********" {
+		t.Fatalf("the client secret is not masked: %+v", oauth.Config)
+	}
+	for _, r := range []reply{h.call("GET", "/api/v1/mcp-servers", tok, nil), h.call("GET", "/api/v1/mcp-servers/"+oauth.ID, tok, nil)} {
+		if strings.Contains(string(r.Body), plant) || strings.Contains(string(r.Body), secret) {
+			t.Fatalf("a response carries a secret: %s", r.Body)
+		}
+	}
+	if strings.Contains(h.logs.String(), plant) || strings.Contains(h.logs.String(), secret) {
+		t.Fatal("the log carries a secret")
+	}
+	h.stop()
+	for _, s := range []string{plant, secret} {
+		if hits := filesContain(t, cfg.DataDir, s); len(hits) > 0 {
+			t.Fatalf("plaintext %s in %v", s, hits)
+		}
+	}
 }

@@ -116,6 +116,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		ContainerAdmins: map[string]ports.ContainerAdmin{docker.Type(): docker},
 		IDs:             idGen, Clock: clock, Log: log})
 	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: version()}, IDs: idGen, Clock: clock, Log: log})
+	sessionSvc.WithMCP(mcpSvc) // the context report asks live servers
 	runSvc := runs.New(runs.Deps{
 		Hub: hub.New(cfg.Hub, clock), Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
 		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,

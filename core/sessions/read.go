@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -215,6 +216,7 @@ type ContextReport struct {
 // Returns not_found.
 func (s *Service) Context(ctx context.Context, p domain.Principal, id string) (ContextReport, error) {
 	var rep ContextReport
+	var agent domain.Agent
 	err := s.store.ReadSession(ctx, id, func(r ports.SessionReader) error {
 		sess, err := r.Session(ctx)
 		if err != nil {
@@ -233,13 +235,50 @@ func (s *Service) Context(ctx context.Context, p domain.Principal, id string) (C
 			rep.Prompt = profile
 		}
 		if sess.AgentConfigID != "" {
-			a, err := s.agents.FindAgent(ctx, sess.AgentConfigID)
-			if err != nil && !errs.Is(err, errs.NotFound) {
+			if agent, err = s.agents.FindAgent(ctx, sess.AgentConfigID); err != nil && !errs.Is(err, errs.NotFound) {
 				return err
 			}
-			rep.ContextWindow = a.ContextWindow
+			rep.ContextWindow = agent.ContextWindow
 		}
 		return nil
 	})
+	if err != nil || rep.Prompt == nil {
+		return rep, err
+	}
+	// Outside the snapshot: asking the servers takes up to their bound.
+	rep.Prompt, err = s.liveMCP(ctx, agent, rep.Prompt)
 	return rep, err
+}
+
+// liveMCP puts the MCP tools the agent selects into a build profile as
+// they are now, per server ("mcp": [{server, chars, unavailable}]), in
+// place of the build's one bucket: their definitions live on the servers,
+// and a server that cannot answer is reported as such, not as zero.
+func (s *Service) liveMCP(ctx context.Context, agent domain.Agent, profile json.RawMessage) (json.RawMessage, error) {
+	if s.mcp == nil || !slices.ContainsFunc(agent.Tools, func(n string) bool { _, _, ok := domain.SplitMCPToolName(n); return ok }) {
+		return profile, nil
+	}
+	chars, err := s.mcp.ToolChars(ctx, agent.Ownership, agent.Tools)
+	if err != nil {
+		return nil, err
+	}
+	var p map[string]any
+	if err := json.Unmarshal(profile, &p); err != nil {
+		return profile, nil // an unreadable snapshot is shown as stored
+	}
+	if tools, ok := p["tools"].(map[string]any); ok {
+		delete(tools, "mcp")
+	}
+	type server struct {
+		Server      string `json:"server"`
+		Chars       int    `json:"chars"`
+		Unavailable bool   `json:"unavailable,omitempty"`
+	}
+	servers := []server{}
+	for name, n := range chars {
+		servers = append(servers, server{Server: name, Chars: max(n, 0), Unavailable: n < 0})
+	}
+	slices.SortFunc(servers, func(a, b server) int { return strings.Compare(a.Server, b.Server) })
+	p["mcp"] = servers
+	return json.Marshal(p)
 }

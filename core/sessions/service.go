@@ -21,6 +21,20 @@ type Service struct {
 	runs   ports.RunStore
 	ids    ports.IDs
 	clock  ports.Clock
+	mcp    MCPProbe
+}
+
+// MCPProbe sizes the MCP tool definitions an agent selects, per server,
+// asking each connected server within a short bound: -1 marks a server
+// that could not answer.
+type MCPProbe interface {
+	ToolChars(ctx context.Context, holder domain.Ownership, names []string) (map[string]int, error)
+}
+
+// WithMCP lets the context report count MCP tools live, per server.
+func (s *Service) WithMCP(m MCPProbe) *Service {
+	s.mcp = m
+	return s
 }
 
 // New returns a Service; agents resolves the agent a session is bound to,
