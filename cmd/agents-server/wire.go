@@ -16,6 +16,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/ids"
 	mcpclient "github.com/agents-server/agents-server/adapters/mcp"
+	"github.com/agents-server/agents-server/adapters/mcpserver"
 	dockersandbox "github.com/agents-server/agents-server/adapters/sandbox/docker"
 	"github.com/agents-server/agents-server/adapters/sqlite"
 	"github.com/agents-server/agents-server/adapters/ws"
@@ -128,12 +129,13 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, err
 	}
 
+	agentSvc := agents.New(db, idGen, clock, nil).WithMCP(mcpSvc)
 	httpCfg := cfg.HTTP
 	httpCfg.BaseURL = cfg.BaseURL
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: authSvc, Settings: settingsSvc,
 		Providers:  providerSvc,
-		Agents:     agents.New(db, idGen, clock, nil).WithMCP(mcpSvc),
+		Agents:     agentSvc,
 		Memories:   memories.New(db, idGen, clock),
 		Guardrails: guardrailSvc,
 		Sessions:   sessionSvc,
@@ -158,7 +160,8 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		cfg: cfg, log: log, db: db, api: api, auth: authSvc, settings: settingsSvc, providers: providerSvc, sessions: sessionSvc,
 		runs: runSvc, bus: bus, terminal: terminal, streams: streams, sandboxes: sandboxSvc, mcp: mcpSvc, docker: docker, ln: ln, token: token,
 		http: &http.Server{
-			Handler:           api.BoundBodyReads(routes(api.Handler(), bus, terminal)),
+			Handler: api.BoundBodyReads(routes(api.Handler(), bus, terminal, mcpserver.New(mcpserver.Deps{
+				Auth: authSvc, Agents: agentSvc, Sessions: sessionSvc, Runs: runSvc, Settings: settingsSvc, Version: version(), Log: log}))),
 			ReadHeaderTimeout: 10 * time.Second,
 			IdleTimeout:       2 * time.Minute,
 			ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
@@ -293,10 +296,11 @@ func (a *app) serve() error {
 
 // routes puts the WebSocket bus beside the echo server; everything else is
 // echo's (API, health, UI).
-func routes(api http.Handler, bus *ws.Bus, terminal *ws.Terminal) http.Handler {
+func routes(api http.Handler, bus *ws.Bus, terminal *ws.Terminal, mcp http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/ws", bus)
 	mux.Handle("/ws/terminal", terminal)
+	mux.Handle(mcpserver.Path, mcp)
 	mux.Handle("/", api)
 	return mux
 }

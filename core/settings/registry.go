@@ -18,6 +18,7 @@ const (
 	KeySandboxIdleMinutes        = "sandbox_idle_minutes"
 	KeyMaxTasksPerSession        = "max_tasks_per_session"
 	KeyMaxStreamsPerUser         = "max_streams_per_user"
+	KeyMCPServerEnabled          = "mcp_server_enabled"
 )
 
 // Registry is every global setting, in the order the panel shows them.
@@ -78,5 +79,11 @@ var Registry = []domain.SettingDef{
 		Group: "limits", Label: "Open streams per user",
 		Description: "How many run event streams (SSE) and WebSockets (/ws and /ws/terminal together) one account may hold open at once; " +
 			"past it a new one is refused as rate_limited until one closes.",
+	},
+	{
+		Key: KeyMCPServerEnabled, Kind: domain.SettingBool, Default: "true",
+		Group: "mcp", Label: "Serve the workbench over MCP (/mcp)",
+		Description: "When on, MCP clients (Claude Desktop, Cursor, another workbench) reach /mcp with a bearer token: " +
+			"each agent the caller can see is an ask_<agent> tool, with list_sessions and read_session. Approvals still gate in the workbench.",
 	},
 }

@@ -1,0 +1,61 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/agents-server/agents-server/core/domain"
+)
+
+// Answer is how an asked run ended, or how far it got.
+type Answer struct {
+	SessionID, RunID string
+	// Status is the run's state when Ask returned: completed, error or
+	// cancelled — or running when ctx ended first (the run goes on).
+	Status       domain.RunStatus
+	Output       string
+	ErrorCode    string
+	ErrorMessage string
+}
+
+// Ask runs agentID once on a new session of the caller's (named name) with
+// input, and waits for the run to end — through any approval pause, which
+// a person decides in the workbench — or for ctx to end, which leaves the
+// run going. Returns what Start and sessions.Create return.
+func (s *Service) Ask(ctx context.Context, p domain.Principal, agentID, name, input string) (Answer, error) {
+	sess, err := s.d.Sessions.Create(ctx, p, name, agentID)
+	if err != nil {
+		return Answer{}, err
+	}
+	run, err := s.Start(ctx, p, sess.ID, StartRequest{Input: input})
+	if err != nil {
+		return Answer{SessionID: sess.ID}, err
+	}
+	a := Answer{SessionID: sess.ID, RunID: run.ID, Status: domain.RunRunning}
+	sub, err := s.Subscribe(p, run.ID, 0)
+	if err != nil {
+		return a, err
+	}
+	defer sub.Close()
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			return a, ctx.Err()
+		}
+		switch ev.Type {
+		case domain.EventOutput:
+			var out domain.OutputPayload
+			_ = json.Unmarshal(ev.Payload, &out)
+			a.Status, a.Output = domain.RunCompleted, out.FinalOutput
+			return a, nil
+		case domain.EventError:
+			var e domain.ErrorPayload
+			_ = json.Unmarshal(ev.Payload, &e)
+			a.Status, a.ErrorCode, a.ErrorMessage = domain.RunError, e.Code, e.Message
+			return a, nil
+		case domain.EventCancelled:
+			a.Status = domain.RunCancelled
+			return a, nil
+		}
+	}
+}
