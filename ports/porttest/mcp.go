@@ -284,6 +284,9 @@ func (d *MCPDialer) signIn(ctx context.Context, e *MCPEndpoint, o *ports.MCPOAut
 		if err != nil {
 			return err
 		}
+		if err := ctx.Err(); err != nil {
+			return err // the code exchange is a request on ctx
+		}
 		if authz.State != state {
 			return &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the redirect's state is not the one issued"}
 		}
