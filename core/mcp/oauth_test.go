@@ -1,11 +1,13 @@
 package mcp_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -224,5 +226,55 @@ func TestClearGrantNeedsSignInAndOldGrantsStayGone(t *testing.T) {
 	}
 	if got := h.get(s.ID); got.HasOAuthToken || got.Status != domain.MCPNeedsAuth {
 		t.Errorf("after the stale refresh: has_oauth_token %v, status %s", got.HasOAuthToken, got.Status)
+	}
+}
+
+func TestConnectWithAWorkingGrantReturnsPromptly(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	e := h.endpoint("sheets", "read")
+	in := oauthInput("sheets")
+	in.Enabled = ptr(false)
+	s := h.create(alice, domain.ScopePrivate, in)
+	h.seedGrant(s.ID, domain.MCPGrant{AccessToken: "at", RefreshToken: "rt", TokenURL: "https://as.example/token", ClientID: "c"})
+	in.Enabled = ptr(true)
+	if _, err := h.svc.Update(t.Context(), alice, s.ID, in); err != nil {
+		t.Fatal(err)
+	}
+	h.waitStatus(s.ID, domain.MCPConnected)
+	// The token is refused for a while: the connection drops and its
+	// redial ends in needs_auth, the grant still stored.
+	e.RejectTokens(true)
+	e.Kill(unreachable("stream closed"))
+	if got := h.waitStatus(s.ID, domain.MCPNeedsAuth); !got.HasOAuthToken {
+		t.Fatal("the grant was lost")
+	}
+	// The authorization server takes the refresh again: the person's
+	// Connect starts an interactive attempt whose dial needs no sign-in.
+	e.RejectTokens(false)
+	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
+	defer cancel()
+	res, err := h.svc.Connect(ctx, alice, s.ID, callbackURL)
+	if err != nil || res.AuthorizeURL != "" || res.Status != domain.MCPConnected {
+		t.Errorf("connect = %+v, %v; want connected at once, no authorize URL (it waits for a URL that never comes)", res, err)
+	}
+	h.waitStatus(s.ID, domain.MCPConnected)
+}
+
+func TestDeliverToASupersededStateIsRefusedAtOnce(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	s, _ := h.signInPending("race")
+	// The window is a goroutine's wake-up: repeat to see it.
+	accepted := 0
+	for range 200 {
+		first := stateOf(t, h.connect(s.ID))
+		h.connect(s.ID)
+		if err := h.svc.Deliver(mcp.Callback{State: first, Code: "old"}); err == nil {
+			accepted++
+		}
+	}
+	if accepted > 0 {
+		t.Errorf("%d of 200 codes for a superseded state were reported delivered, want every one not_found", accepted)
 	}
 }

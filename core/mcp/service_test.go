@@ -353,3 +353,21 @@ func TestDeleteRefusedWhileAgentsSelectTools(t *testing.T) {
 		t.Errorf("deleting an unselected server = %v", err)
 	}
 }
+
+func TestRenameRefusedWhileAgentsSelectTools(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	s := h.create(alice, domain.ScopePrivate, headerInput("GitHub"))
+	h.addAgent("agent-1", "Reviewer", domain.Ownership{Scope: domain.ScopePrivate, OwnerID: alice.User.ID}, "github__search")
+	before := h.rows()
+	_, err := h.svc.Update(t.Context(), alice, s.ID, headerInput("gh"))
+	// The server's name is free; what blocks the rename is the agent — a
+	// conflict of state, not a field the person typed wrong.
+	wantCode(t, "rename while selected", err, errs.Conflict)
+	if msg := errs.MessageOf(err); !strings.Contains(msg, "Reviewer") {
+		t.Errorf("message %q, want it to name the selecting agent", msg)
+	}
+	if after := h.rows(); !reflect.DeepEqual(before, after) {
+		t.Errorf("the refused rename changed the row")
+	}
+}
