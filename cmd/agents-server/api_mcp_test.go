@@ -158,7 +158,7 @@ func TestMCPServerToolsInARun(t *testing.T) {
 		t.Fatalf("the header value is not masked: %+v", created.Config)
 	}
 	h.call("POST", "/api/v1/mcp-servers", tok, map[string]any{"name": "CALC", "config": map[string]any{"endpoint": calc.URL}}).
-		wantErr(t, 400, "validation")
+		wantErr(t, 409, "conflict")
 	v := h.waitMCP(tok, created.ID, "connected")
 	names := map[string]httpapi.MCPToolView{}
 	for _, tool := range v.Tools {

@@ -131,7 +131,12 @@ func (s *Service) supersede(c *conn, next phase, closed *[]ports.MCPSession) (ui
 		*closed = append(*closed, c.session)
 	}
 	if c.auth != nil {
+		// Abandoned under s.mu, which Deliver holds to look an attempt up:
+		// no code reaches a sign-in once it is superseded.
 		c.auth.abandon()
+		if c.auth.state != "" && s.attempts[c.auth.state] == c.auth {
+			delete(s.attempts, c.auth.state)
+		}
 		c.auth = nil
 	}
 	c.session, c.tools, c.phase = nil, nil, next
@@ -227,7 +232,10 @@ func (s *Service) dial(ctx context.Context, id string, gen uint64, auth *attempt
 	}
 	s.d.Log.Info("mcp server connected", "server", row.Name, "server_id", id, "tools", len(tools))
 	if auth != nil {
-		s.d.Log.Info("interactive connect established", "server", row.Name, "server_id", id)
+		auth.connected()
+		if s.codeDelivered(auth) {
+			s.d.Log.Info("interactive connect established", "server", row.Name, "server_id", id)
+		}
 	}
 	select {
 	case <-ctx.Done():

@@ -30,6 +30,8 @@ type attempt struct {
 	failed    chan string                 // the redirect carried an error
 	done      chan struct{}               // closed when superseded or over
 	once      sync.Once
+	up        chan struct{} // closed when the dial connected (with or without a sign-in)
+	upOnce    sync.Once
 	state     string // the OAuth state, once the URL is issued
 	used      bool   // Authorize was called once already
 	delivered bool   // the callback delivered a code
@@ -37,10 +39,13 @@ type attempt struct {
 
 func newAttempt(serverID, redirect string) *attempt {
 	return &attempt{serverID: serverID, redirect: redirect, urlc: make(chan string, 1), result: make(chan ports.MCPAuthorization, 1),
-		failed: make(chan string, 1), done: make(chan struct{})}
+		failed: make(chan string, 1), done: make(chan struct{}), up: make(chan struct{})}
 }
 
 func (a *attempt) abandon() { a.once.Do(func() { close(a.done) }) }
+
+// connected tells Connect the dial is up.
+func (a *attempt) connected() { a.upOnce.Do(func() { close(a.up) }) }
 
 // ConnectResult is what Connect reports: the status it left, and for an
 // OAuth server without a usable grant, the URL the person signs in at.
@@ -104,9 +109,12 @@ func (s *Service) authorize(ctx context.Context, row domain.MCPServer, callbackU
 	select {
 	case u := <-a.urlc:
 		return ConnectResult{Status: domain.MCPAuthorizing, AuthorizeURL: u}, nil
+	case <-a.up:
+		// The stored grant worked after all: no sign-in was needed.
+		return ConnectResult{Status: domain.MCPConnected}, nil
 	case <-finished:
-		// The dial ended without asking for a sign-in: the stored grant
-		// worked after all, or the server could not be reached.
+		// The dial ended without asking for a sign-in: the server could not
+		// be reached, or refused.
 		st, lastErr, _ := s.live(row)
 		if st == domain.MCPConnected {
 			return ConnectResult{Status: st}, nil
@@ -176,6 +184,13 @@ type Callback struct {
 func (s *Service) Deliver(cb Callback) error {
 	s.mu.Lock()
 	a := s.attempts[cb.State]
+	if a != nil {
+		select {
+		case <-a.done:
+			a = nil // superseded or over: its dial no longer waits
+		default:
+		}
+	}
 	s.mu.Unlock()
 	if a == nil || cb.State == "" {
 		s.d.Log.Warn("callback: could not deliver authorization code", "reason", "no sign-in is waiting for this state (expired, superseded or already used)")
@@ -301,5 +316,5 @@ func (s *Service) notAccepted(id, name string, err error) error {
 	}
 	s.d.Log.Warn("authorization completed but was not accepted", "server", name, "server_id", id, "has_oauth_token", hasToken,
 		"err", err, "hint", hint)
-	return &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the sign-in completed but was not accepted: " + err.Error() + " (" + hint + ")", Err: err}
+	return &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "authorization completed but was not accepted: " + err.Error() + " (" + hint + ")", Err: err}
 }

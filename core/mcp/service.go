@@ -113,7 +113,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 		return Server{}, err
 	}
 	if err := s.d.Store.InsertMCPServer(ctx, row); err != nil {
-		return Server{}, nameTaken(err)
+		return Server{}, nameTaken(err, row.Name)
 	}
 	s.d.Log.Info("mcp server created", "server", row.Name, "server_id", row.ID, "enabled", row.Enabled)
 	s.reconnect(row.ID)
@@ -125,32 +125,44 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 // same transaction; a rename is refused while agents select the server's
 // tools by the old name. Returns not_found, forbidden, validation, conflict.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in Input) (Server, error) {
+	var refused error // the change's own refusal, as opposed to the store's
 	row, err := s.d.Store.UpdateMCPServer(ctx, id, func(row *domain.MCPServer) error {
-		if err := row.CheckUpdate(p, what); err != nil {
-			return err
-		}
-		before := *row
-		drop, err := s.applyInput(row, in, before)
-		if err != nil {
-			return err
-		}
-		if row.Name != before.Name {
-			if err := s.checkUnused(ctx, before, "renamed"); err != nil {
-				return err
-			}
-		}
-		if drop {
-			row.SealedGrant = ""
-		}
-		row.UpdatedAt = s.d.Clock.Now()
-		return nil
+		refused = s.change(ctx, p, row, in)
+		return refused
 	})
+	if refused != nil {
+		return Server{}, refused
+	}
 	if err != nil {
-		return Server{}, nameTaken(err)
+		return Server{}, nameTaken(err, in.Name)
 	}
 	s.d.Log.Info("mcp server updated", "server", row.Name, "server_id", row.ID, "enabled", row.Enabled)
 	s.reconnect(row.ID)
 	return s.view(row), nil
+}
+
+// change applies an update to the stored row: the caller may edit it, the
+// input is valid, a rename leaves no agent's selection behind, and a new
+// endpoint, auth mode or client id drops the grant.
+func (s *Service) change(ctx context.Context, p domain.Principal, row *domain.MCPServer, in Input) error {
+	if err := row.CheckUpdate(p, what); err != nil {
+		return err
+	}
+	before := *row
+	drop, err := s.applyInput(row, in, before)
+	if err != nil {
+		return err
+	}
+	if row.Name != before.Name {
+		if err := s.checkUnused(ctx, before, "renamed"); err != nil {
+			return err
+		}
+	}
+	if drop {
+		row.SealedGrant = ""
+	}
+	row.UpdatedAt = s.d.Clock.Now()
+	return nil
 }
 
 // Delete removes a server and ends its connection; refused (conflict)
@@ -197,10 +209,11 @@ func (s *Service) checkUnused(ctx context.Context, row domain.MCPServer, change 
 	return errs.E(errs.Conflict, "the server cannot be %s while agents select its tools: %s", change, strings.Join(users, ", "))
 }
 
-// nameTaken words a store conflict as the name rule it is.
-func nameTaken(err error) error {
-	if errs.Is(err, errs.Conflict) && errs.FieldsOf(err) == nil {
-		return errs.Field("name", "is taken: an MCP server's name prefixes its tools, so names are unique across every owner")
+// nameTaken words the store's conflict — the only one it reports on a
+// write — as the name rule it is.
+func nameTaken(err error, name string) error {
+	if errs.Is(err, errs.Conflict) {
+		return errs.E(errs.Conflict, "an MCP server named %q already exists: names prefix the servers' tools, so they are unique across every owner", name)
 	}
 	return err
 }

@@ -97,8 +97,8 @@ func TestNamesAreUniqueAcrossOwners(t *testing.T) {
 	h.create(alice, domain.ScopePrivate, headerInput("GitHub"))
 	before := h.rows()
 	_, err := h.svc.Create(t.Context(), bob, domain.ScopePrivate, headerInput("github"))
-	if errs.FieldsOf(err)["name"] == "" {
-		t.Errorf("create with another owner's name (case aside) = %v, want a name field error", err)
+	if errs.CodeOf(err) != errs.Conflict || !strings.Contains(errs.MessageOf(err), `"github" already exists`) {
+		t.Errorf("create with another owner's name (case aside) = %v, want a conflict naming it", err)
 	}
 	if after := h.rows(); !reflect.DeepEqual(before, after) {
 		t.Errorf("a refused create stored a row: %+v", after)

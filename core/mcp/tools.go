@@ -72,6 +72,9 @@ func safeName(s string) string {
 	}, s)
 }
 
+// reasonGone is why a connected server's selected tool is unavailable.
+const reasonGone = "the server no longer offers these tools"
+
 // Unavailable is a selected server that cannot serve a run, and why.
 type Unavailable struct {
 	Server string
@@ -133,7 +136,7 @@ func (s *Service) Resolve(ctx context.Context, holder domain.Ownership, names []
 			tools = append(tools, t)
 		}
 		if len(missing) > 0 {
-			out = append(out, Unavailable{Server: row.Name, Tools: missing, Reason: "the server no longer offers these tools"})
+			out = append(out, Unavailable{Server: row.Name, Tools: missing, Reason: reasonGone})
 		}
 	}
 	return tools, out, nil
@@ -247,7 +250,11 @@ func (s *Service) ToolChars(ctx context.Context, holder domain.Ownership, names 
 	}
 	out := map[string]int{}
 	for _, u := range unavailable {
-		out[u.Server] = -1
+		if u.Reason != reasonGone {
+			out[u.Server] = -1 // the server itself cannot serve; a missing tool alone counts nothing
+		} else if _, ok := out[u.Server]; !ok {
+			out[u.Server] = 0
+		}
 	}
 	asked := map[string]bool{}
 	for _, t := range tools {
