@@ -135,6 +135,10 @@ func toolOf(t *sdk.Tool) ports.MCPTool {
 func (s *session) CallTool(ctx context.Context, name string, args json.RawMessage) (ports.MCPResult, error) {
 	var arguments any = map[string]any{}
 	if len(args) > 0 && string(args) != "null" {
+		if !json.Valid(args) {
+			// Nothing was sent: the connection is as good as it was.
+			return ports.MCPResult{}, &ports.MCPError{Kind: ports.MCPProtocol, Message: "the arguments of " + name + " are not valid JSON"}
+		}
 		arguments = args
 	}
 	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: arguments})

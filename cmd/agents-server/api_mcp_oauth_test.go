@@ -71,7 +71,10 @@ func startProtected(t *testing.T, issuer string) *protectedServer {
 		return info, err
 	}
 	mux.Handle("/mcp", auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{ResourceMetadataURL: prmURL})(mcpHandler))
-	t.Cleanup(ps.Close)
+	t.Cleanup(func() {
+		ps.CloseClientConnections() // a client's standing event stream must not hold Close up
+		ps.Close()
+	})
 	return ps
 }
 

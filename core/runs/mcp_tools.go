@@ -12,6 +12,10 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
+// maxMCPOutput bounds what the model reads of one MCP result, as file
+// reads are bounded; the head and the tail are kept.
+const maxMCPOutput = 64 << 10
+
 // maxKeptMedia bounds the images and audio one MCP result keeps for its
 // card; past it a part keeps its type and size, not its data.
 const maxKeptMedia = 2 << 20
@@ -69,6 +73,10 @@ func mcpOutput(res ports.MCPResult) string {
 	out := strings.Join(parts, "\n")
 	if res.IsError && !strings.HasPrefix(out, "Error") {
 		out = "Error: " + out
+	}
+	if len(out) > maxMCPOutput {
+		half := maxMCPOutput / 2
+		out = fmt.Sprintf("%s\n[… %d bytes cut …]\n%s", out[:half], len(out)-2*half, out[len(out)-half:])
 	}
 	return out
 }
