@@ -203,6 +203,16 @@ func TestMCPServerToolsInARun(t *testing.T) {
 	if last := string(reqs[len(reqs)-1].Body); !strings.Contains(last, "function_call_output") || !strings.Contains(last, `\"sum\":5`) {
 		t.Fatalf("the model did not read the result: %s", last)
 	}
+	// The trace says which MCP tools the build got, and the call's span
+	// names its server.
+	var sawTools, sawCall bool
+	for _, sp := range h.traces(tok, s.ID, "?summary=true") {
+		sawTools = sawTools || (sp.Kind == domain.SpanMCPTools && sp.Name == "calc" && sp.Error == "")
+		sawCall = sawCall || (sp.Kind == domain.SpanFunction && sp.Meta["mcp_server"] == "calc")
+	}
+	if !sawTools || !sawCall {
+		t.Fatalf("traces lack the MCP spans (tools %v, call %v)", sawTools, sawCall)
+	}
 	// The context report counts the MCP tools live, per server.
 	if mcp := h.contextMCP(tok, s.ID); len(mcp) != 1 || mcp[0].Server != "calc" || mcp[0].Chars == 0 || mcp[0].Unavailable {
 		t.Fatalf("context report mcp = %+v", mcp)

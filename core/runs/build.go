@@ -3,7 +3,9 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agents-server/agents-server/core/agents"
@@ -261,10 +263,20 @@ func (s *Service) equip(ctx context.Context, rc *runCtx, b *builtAgent) error {
 	return nil
 }
 
-// reportUnavailable tells the person which selected MCP servers the run
-// goes without, and why.
+// reportUnavailable traces the MCP tools the build got, per server, and
+// tells the person which selected servers the run goes without, and why.
 func (s *Service) reportUnavailable(rc *runCtx, b *builtAgent) {
+	byServer := map[string][]string{}
+	for _, t := range b.mcp {
+		byServer[t.Server] = append(byServer[t.Server], t.Name)
+	}
+	for server, names := range byServer {
+		slices.Sort(names)
+		rc.tr.span(domain.SpanMCPTools, server, rc.parentSpan()).meta("server", server).meta("tools", names).zero(nil)
+	}
 	for _, u := range b.unavailable {
+		rc.tr.span(domain.SpanMCPTools, u.Server, rc.parentSpan()).meta("server", u.Server).meta("tools", u.Tools).
+			zero(errors.New(u.Reason))
 		s.diagnostic(rc, "mcp_unavailable", "upstream", fmt.Sprintf("The MCP server %s is unavailable: %s", u.Server, u.Reason),
 			map[string]string{"server": u.Server, "tools": strings.Join(u.Tools, ", ")})
 	}
