@@ -1,8 +1,10 @@
 package httpapi
 
 import (
+	"crypto/rand"
 	"html/template"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -171,7 +173,7 @@ var callbackPage = template.Must(template.New("cb").Parse(`<!doctype html>
 <body style="font-family: system-ui, sans-serif; margin: 3rem">
 <h1>{{if .OK}}Signed in{{else}}Sign-in failed{{end}}</h1>
 <p>{{.Message}}</p>
-<script>{{if .OK}}
+<script nonce="{{.Nonce}}">{{if .OK}}
 try { if (window.opener) window.opener.postMessage({type: "mcp-oauth", ok: true}, location.origin) } catch (e) {}
 setTimeout(function () { window.close() }, 300)
 {{end}}</script>
@@ -182,15 +184,22 @@ func (s *Server) handleMCPCallback(c echo.Context) error {
 	err := s.deps.MCP.Deliver(mcp.Callback{State: q.Get("state"), Code: q.Get("code"), Iss: q.Get("iss"),
 		Error: q.Get("error"), Description: q.Get("error_description")})
 	data := struct {
-		OK      bool
-		Message string
-	}{true, "The MCP server is connecting. This window closes by itself."}
+		OK             bool
+		Message, Nonce string
+	}{true, "The MCP server is connecting. This window closes by itself.", rand.Text()}
 	status := http.StatusOK
 	if err != nil {
-		data.OK, data.Message, status = false, errs.MessageOf(err)+" You can close this window.", StatusOf(errs.CodeOf(err))
+		data.OK, data.Message, status = false, strings.TrimSuffix(errs.MessageOf(err), ".")+". You can close this window.", StatusOf(errs.CodeOf(err))
 	}
-	c.Response().Header().Set(echo.HeaderContentType, "text/html; charset=utf-8")
-	c.Response().Header().Set("Cache-Control", "no-store")
+	h := c.Response().Header()
+	h.Set(echo.HeaderContentType, "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	// The page's one script (tell the opener, close the popup) runs by its
+	// nonce; nothing else may load. The popup arrives from the
+	// authorization server's origin: a same-origin opener policy here would
+	// cut it from the tab that opened it.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-"+data.Nonce+"'")
+	h.Set("Cross-Origin-Opener-Policy", "unsafe-none")
 	c.Response().WriteHeader(status)
 	return callbackPage.Execute(c.Response(), data)
 }

@@ -29,7 +29,10 @@ func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
 		h.Set("X-Content-Type-Options", "nosniff")
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Referrer-Policy", "no-referrer")
-		h.Set("Cross-Origin-Opener-Policy", "same-origin")
+		// Popups this origin opens (an MCP server's OAuth sign-in) keep
+		// their opener, so the callback page can report back and close;
+		// nothing another origin opens shares this one's context.
+		h.Set("Cross-Origin-Opener-Policy", "same-origin-allow-popups")
 		return next(c)
 	}
 }

@@ -161,6 +161,16 @@ func signIn(t *testing.T, authorizeURL string) {
 	if resp.StatusCode != 200 || !strings.Contains(string(page), "Signed in") {
 		t.Fatalf("the callback answered %d: %s", resp.StatusCode, page)
 	}
+	// Its script (tell the opener, close the popup) may run, and only it;
+	// and the popup keeps its opener although it comes back from another
+	// origin.
+	csp := resp.Header.Get("Content-Security-Policy")
+	_, nonce, _ := strings.Cut(csp, "script-src 'nonce-")
+	nonce, _, _ = strings.Cut(nonce, "'")
+	if nonce == "" || !strings.Contains(string(page), `<script nonce="`+nonce+`">`) || !strings.Contains(csp, "default-src 'none'") ||
+		resp.Header.Get("Cross-Origin-Opener-Policy") != "unsafe-none" {
+		t.Fatalf("callback page headers %v for %s", resp.Header, page)
+	}
 }
 
 // connectOAuth asks for a sign-in and checks the authorize URL.

@@ -399,7 +399,13 @@ func TestDrainRefusesNewWorkWhileInFlightRequestsFinish(t *testing.T) {
 // orders steps, it does not time them.
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	waitForUpTo(t, 30*time.Second, cond)
+}
+
+// waitForUpTo polls cond until it holds, failing the test after limit.
+func waitForUpTo(t *testing.T, limit time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatal("condition never held")

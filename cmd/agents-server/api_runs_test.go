@@ -281,7 +281,9 @@ func TestSlowSubscriberGetsAGapAndTheRunFinishes(t *testing.T) {
 	run := h.startRun(tok, s.ID, map[string]any{"input": "go"})
 	sse := h.openSSE(tok, run, 0)
 	// Read nothing until the run is over: the socket and the queue fill up.
-	waitFor(t, func() bool {
+	// Thirty thousand deltas take a while under -race on a loaded machine:
+	// the bound only keeps a stuck run from hanging the suite.
+	waitForUpTo(t, 3*time.Minute, func() bool {
 		var r httpapi.RunView
 		h.call("GET", "/api/v1/runs/"+run, tok, nil).want(t, 200).decode(t, &r)
 		return r.Status == "completed"
