@@ -5,9 +5,9 @@ import { MASK, type MCPServer, type User } from '../lib/api'
 export const member: User = { id: 'u1', username: 'ann', role: 'member', bootstrap: false, disabled: false, has_password: true, created_at: '', updated_at: '' }
 export const admin: User = { ...member, id: 'u9', username: 'root', role: 'admin' }
 
-export const echoTool = { name: 'calc__echo', tool: 'echo', title: '', description: 'Echoes back the input', annotations: { readOnlyHint: true } }
+export const echoTool = { name: 'calc__echo', tool: 'echo', title: '', description: 'Echoes back the input', annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true } }
 export const addTool = { name: 'calc__add', tool: 'add', title: 'Add numbers', description: 'Adds two numbers', annotations: { readOnlyHint: true, openWorldHint: false } }
-export const wipeTool = { name: 'calc__wipe', tool: 'wipe', title: '', description: 'Forgets everything', annotations: { destructiveHint: true } }
+export const wipeTool = { name: 'calc__wipe', tool: 'wipe', title: '', description: 'Forgets everything', annotations: { readOnlyHint: false, destructiveHint: true } }
 
 /** A connected header-auth server of member's, with one stored header. */
 export function mcpServer(over: Partial<MCPServer> = {}, config: Partial<MCPServer['config']> = {}): MCPServer {

@@ -50,12 +50,14 @@ describe('the MCP tools of an agent', () => {
     expect(within(calc).getByRole('checkbox', { name: 'calc__echo' })).toBeChecked()
     expect(within(calc).getByRole('checkbox', { name: 'calc__add' })).not.toBeChecked()
     expect(within(calc).getByRole('checkbox', { name: 'calc__add' })).toHaveAccessibleDescription('Add numbers: Adds two numbers')
-    expect(within(calc).getAllByRole('group', { name: 'Hints the server claims (not verified)' })[0]).toHaveTextContent('claims read-only')
+    // Destructive and idempotent mean something only for a tool that writes: not repeated for a read-only one.
+    expect(within(calc).getAllByRole('group', { name: 'Hints the server claims (not verified)' })[0]).toHaveTextContent(/^claims read-only$/)
+    expect(within(server('shared')).getByRole('group', { name: 'Hints the server claims (not verified)' })).toHaveTextContent(/^claims writesclaims destructive$/)
     expect(within(server('shared')).getByText('claims destructive')).toHaveClass('pill-hint')
     // The hints are the server's word, and the picker says so.
     expect(picker()).toHaveTextContent('shown, never verified')
     expect(within(server('files')).getByText('disconnected')).toHaveClass('pill')
-    expect(server('files')).toHaveTextContent('Not connected: its tools are listed once it is. connection refused')
+    expect(server('files')).toHaveTextContent('Not connected: its tools are listed once it is.Last error: connection refused')
     // Built-in names stay in their own field.
     expect(screen.getByLabelText('Built-in tools')).toHaveValue('todo_write')
   })

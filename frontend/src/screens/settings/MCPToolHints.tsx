@@ -1,10 +1,14 @@
 import type { MCPHints } from '../../lib/api'
 
-/** What a server may say about a tool, in words, for each value it may state. */
-const WORDS: { key: keyof MCPHints; yes: string; no: string }[] = [
+/**
+ * What a server may say about a tool, in words, for each value it may
+ * state. Whether a tool destroys or repeats safely is meaningful only for
+ * one that writes (the MCP spec), so a read-only tool's are not repeated.
+ */
+const WORDS: { key: keyof MCPHints; yes: string; no: string; writesOnly?: boolean }[] = [
   { key: 'readOnlyHint', yes: 'read-only', no: 'writes' },
-  { key: 'destructiveHint', yes: 'destructive', no: 'non-destructive' },
-  { key: 'idempotentHint', yes: 'idempotent', no: 'not idempotent' },
+  { key: 'destructiveHint', yes: 'destructive', no: 'non-destructive', writesOnly: true },
+  { key: 'idempotentHint', yes: 'idempotent', no: 'not idempotent', writesOnly: true },
   { key: 'openWorldHint', yes: 'open world', no: 'closed world' },
 ]
 
@@ -12,8 +16,8 @@ export const HINTS_DISCLAIMER = 'Hints are what the MCP server says about its ow
 
 /** The hints an MCP server states for a tool, as small badges; nothing when it states none. */
 export function MCPToolHints({ hints }: { hints: MCPHints | null | undefined }) {
-  const stated = WORDS.flatMap(({ key, yes, no }) => {
-    const v = hints?.[key]
+  const stated = WORDS.flatMap(({ key, yes, no, writesOnly }) => {
+    const v = writesOnly && hints?.readOnlyHint === true ? undefined : hints?.[key]
     return v === true ? [yes] : v === false ? [no] : []
   })
   if (!stated.length) return null

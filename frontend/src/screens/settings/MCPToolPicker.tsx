@@ -62,7 +62,7 @@ export function MCPToolPicker({ selected, agent, errors, onChange }: Props) {
           <fieldset key={g.server} className="mcp-picker-server" aria-label={`Tools of ${g.server}`} data-mcp-server={g.server}>
             <legend>{g.server} {pill && <span className={`pill pill-${pill.tone}`}>{pill.label}</span>}</legend>
             {g.row && g.row.status !== 'connected' && !g.choices.length && (
-              <p className="muted small">Not connected: its tools are listed once it is.{g.row.last_error ? ` ${g.row.last_error}` : ''}</p>
+              <p className="muted small">Not connected: its tools are listed once it is.{g.row.last_error && <><br />Last error: {g.row.last_error}</>}</p>
             )}
             {g.row?.status === 'connected' && !g.row.tools.length && <p className="muted small">It offers no tools.</p>}
             {g.choices.map((c, i) => {
