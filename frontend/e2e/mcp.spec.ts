@@ -1,10 +1,12 @@
 // MCP: a server added in the UI connects to the real reference server
 // (server-everything over streamable HTTP), an agent gets its echo tool in
-// the agent form, and a chat's tool card shows what the tool answered.
+// the agent form, and a chat's tool card shows what the tool answered —
+// an image too, drawn under the page's real content policy.
 import { assistantTexts, expect, idle, newConversation, test } from './fixtures'
 
 test('mcp: a server added in the UI connects, an agent picks its echo tool, and the chat shows the result', async ({ page, user, agentFor, everything }) => {
-  // The scripted model (mcp-echo) calls everything__echo, then answers.
+  // The scripted model (mcp-echo) calls everything__echo, then answers
+  // (asked for an image, everything__get-tiny-image).
   const agent = await agentFor('Echoer', 'mcp-echo')
   await page.goto('/')
   await page.getByRole('button', { name: 'Settings' }).click()
@@ -23,15 +25,16 @@ test('mcp: a server added in the UI connects, an agent picks its echo tool, and 
   await row.getByRole('button', { name: 'Tools' }).click()
   await expect(row.getByRole('list', { name: `Tools of ${everything.name}` }).getByText('everything__echo', { exact: true })).toBeVisible()
 
-  // The agent form offers the server's tools; pick echo.
+  // The agent form offers the server's tools; pick echo (and the image).
   await page.getByRole('tab', { name: 'Agents' }).click()
   await page.locator('.row', { hasText: agent.name }).getByRole('button', { name: 'Edit' }).click()
   const tools = page.getByRole('group', { name: `Tools of ${everything.name}` })
   await tools.getByRole('checkbox', { name: 'everything__echo', exact: true }).check()
+  await tools.getByRole('checkbox', { name: 'everything__get-tiny-image', exact: true }).check()
   await page.getByRole('button', { name: 'Save' }).first().click()
   await expect(page.locator('.form-top').getByText('Saved')).toBeVisible()
   const saved = await user.api('GET', `/agents/${agent.id}`)
-  expect(saved.tools, 'the agent selects the tool by its prefixed name').toEqual(['everything__echo'])
+  expect(saved.tools, 'the agent selects the tools by their prefixed names').toEqual(['everything__echo', 'everything__get-tiny-image'])
 
   // A chat: the model calls the tool and the card shows its answer.
   await newConversation(page, agent.name, 'Echo something')
@@ -42,4 +45,13 @@ test('mcp: a server added in the UI connects, an agent picks its echo tool, and 
   await expect(card).toHaveAttribute('data-mcp-server', everything.name)
   await idle(page)
   expect((await assistantTexts(page)).join('\n')).toContain('The MCP server echoed it back.')
+
+  // An image part is drawn from its data, which the page's CSP lets load.
+  await page.getByLabel('Message', { exact: true }).fill('Show the tiny image')
+  await page.keyboard.press('Enter')
+  const image = page.locator('.tool-card[data-tool="everything__get-tiny-image"]').getByRole('img', { name: 'Image from everything · get-tiny-image' })
+  await expect(image).toBeVisible()
+  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth), { message: 'the image decoded' }).toBe(20)
+  await idle(page)
+  await expect(page.locator('.msg-assistant .markdown', { hasText: 'That is the MCP logo.' })).toBeVisible()
 })
