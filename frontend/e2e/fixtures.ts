@@ -5,7 +5,8 @@
 // through the UI. Console errors on any page of the test fail it, unless the
 // test expects them (expectConsole).
 import { test as base, expect, type Page, type TestInfo } from '@playwright/test'
-import { apiClient, chromiumMissing } from './stack.mjs'
+import { exclusive } from './lock'
+import { apiClient, chromiumMissing, everythingMissing } from './stack.mjs'
 
 export { expect }
 
@@ -17,6 +18,15 @@ export interface Stack extends Client {
   /** The bootstrap admin's token (the one in the server's ready link). */
   token: string
   scriptedURL: string
+  /** The MCP reference server's streamable HTTP endpoint; '' when it is not installed. */
+  everythingURL: string
+}
+
+/** The MCP reference server, for one test at a time: the name its tools are called by (scripts name them) is free while the test holds it. */
+export interface Everything {
+  url: string
+  /** The server name the scripts' tool calls use: everything__echo. */
+  name: 'everything'
 }
 
 /** A user made for one test, with the API as that user. */
@@ -43,6 +53,13 @@ interface Fixtures {
   user: User
   /** Agents on the scripted model, owned by `user`: an agent named `<name> <tag>` (its provider is made on first use). */
   agentFor: (name: string, model: string, extra?: Record<string, unknown>) => Promise<Row>
+  /**
+   * The MCP reference server, with its name free for this test to register
+   * (held against other workers until the test ends, when the test user's
+   * agents selecting its tools and the server itself are deleted). Without
+   * it installed the test skips, and fails under AGENTS_CI=1.
+   */
+  everything: Everything
   _skipWithoutChromium: void
   _consoleErrors: void
 }
@@ -58,11 +75,11 @@ export const test = base.extend<Fixtures, { stack: Stack }>({
   }, { auto: true }],
 
   stack: [async ({}, use) => {
-    const { E2E_BASE_URL: baseURL = '', E2E_TOKEN: token = '', E2E_SCRIPTED_URL: scriptedURL = '' } = process.env
+    const { E2E_BASE_URL: baseURL = '', E2E_TOKEN: token = '', E2E_SCRIPTED_URL: scriptedURL = '', E2E_EVERYTHING_URL: everythingURL = '' } = process.env
     if ((!baseURL || !token || !scriptedURL) && !chromiumMissing()) {
       throw new Error('no stack: run the suite with `npx playwright test` (its global setup starts one)')
     }
-    await use({ baseURL, token, scriptedURL, ...apiClient(baseURL, token) })
+    await use({ baseURL, token, scriptedURL, everythingURL, ...apiClient(baseURL, token) })
   }, { scope: 'worker' }],
 
   // Read here, not from `stack`, as Playwright's own fixtures take it first.
@@ -103,6 +120,29 @@ export const test = base.extend<Fixtures, { stack: Stack }>({
       provider ??= user.api('POST', '/providers', { name: `scripted-${tag}`, base_url: stack.scriptedURL, api_key: 'any-key' })
       return user.api('POST', '/agents', { name: `${name} ${tag}`, model, provider_id: (await provider).id, ...extra })
     })
+  },
+
+  everything: async ({ stack, user }, use, testInfo) => {
+    const missing = stack.everythingURL ? '' : everythingMissing() || 'the MCP reference server did not start'
+    if (missing && process.env.AGENTS_CI === '1') throw new Error(`e2e: ${missing}; AGENTS_CI=1 requires it`)
+    testInfo.skip(!!missing, missing)
+    const name = 'everything'
+    const release = await exclusive(`mcp-${name}`, 80_000)
+    try {
+      await use({ url: stack.everythingURL, name })
+    } finally {
+      try {
+        // A server is not deleted while an agent selects its tools.
+        const agents: Row[] = await user.api('GET', '/agents')
+        for (const a of agents.filter((x) => x.owner_id === user.id && x.tools?.some((t: string) => t.startsWith(`${name}__`)))) {
+          await user.api('DELETE', `/agents/${a.id}`)
+        }
+        const servers: Row[] = await stack.api('GET', '/mcp-servers')
+        for (const s of servers.filter((x) => x.name.toLowerCase() === name)) await user.api('DELETE', `/mcp-servers/${s.id}`)
+      } finally {
+        release()
+      }
+    }
   },
 
   // Console errors fail the test that caused them: every page of the test's

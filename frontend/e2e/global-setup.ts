@@ -1,6 +1,7 @@
 // Starts the stack once for the run (the binary AGENTS_BIN names, or one
-// built now; the scripted model; a temp data dir) and hands its addresses
-// and the bootstrap admin's token to the workers through the environment.
+// built now; the scripted model; the MCP reference server when installed; a
+// temp data dir) and hands its addresses, the bootstrap admin's token and a
+// folder for the workers' locks to the workers through the environment.
 // Without Chromium it starts nothing: every test then skips (fixtures.ts),
 // and under AGENTS_CI=1 the config has already refused to run.
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -22,6 +23,8 @@ export default async function globalSetup() {
   process.env.E2E_BASE_URL = stack.baseURL
   process.env.E2E_TOKEN = stack.token
   process.env.E2E_SCRIPTED_URL = stack.scriptedURL
+  process.env.E2E_EVERYTHING_URL = stack.everythingURL
+  process.env.E2E_LOCK_DIR = stack.tmp
   return async () => {
     await stack.stop()
   }

@@ -1,7 +1,7 @@
 // The real stack the browser suite and the screenshot script drive: the
-// agents-server binary (with the built UI embedded), its scripted model, a
-// temp data dir and the bootstrap admin's token; and how system Chromium is
-// launched. Plain JavaScript, so `node e2e/screenshots.mjs` runs it as it is
+// agents-server binary (with the built UI embedded), its scripted model, the
+// MCP reference server (when installed), a temp data dir and the bootstrap
+// admin's token; and how system Chromium is launched. Plain JavaScript, so `node e2e/screenshots.mjs` runs it as it is
 // and the Playwright config and fixtures import it.
 import { execFileSync, spawn } from 'node:child_process'
 import { appendFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
@@ -12,6 +12,15 @@ import { fileURLToPath } from 'node:url'
 
 export const frontendDir = fileURLToPath(new URL('..', import.meta.url))
 export const repoDir = join(frontendDir, '..')
+
+/** The pinned MCP reference server (server-everything), installed by `go tool task mcp:install`. */
+export const EVERYTHING_DIR = join(repoDir, 'adapters/mcp/testdata/everything')
+const EVERYTHING_ENTRY = join(EVERYTHING_DIR, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')
+
+/** Why the MCP reference server cannot run here, or '' when it can. */
+export function everythingMissing() {
+  return existsSync(EVERYTHING_ENTRY) ? '' : `the MCP reference server is not installed at ${EVERYTHING_DIR} (go tool task mcp:install)`
+}
 
 /** System Chromium; never a downloaded build. */
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
@@ -77,6 +86,55 @@ function startProcess(bin, args, re, label, logFile) {
   })
 }
 
+/**
+ * Starts server-everything over streamable HTTP on a free port and resolves
+ * once its endpoint answers (any answer: a GET without a session is a 400).
+ * It runs in its own process group, so stopping it kills whatever node
+ * spawned too. A port taken between picking and binding is retried.
+ */
+async function startEverything(logFile) {
+  let last
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const port = await freePort()
+    const url = `http://127.0.0.1:${port}/mcp`
+    const child = spawn(process.execPath, [EVERYTHING_ENTRY, 'streamableHttp'], {
+      cwd: EVERYTHING_DIR, env: { ...process.env, PORT: String(port) }, stdio: ['ignore', 'pipe', 'pipe'], detached: true,
+    })
+    let out = ''
+    const log = (d) => {
+      if (!out || out.length < 4096) out += d
+      if (logFile) appendFileSync(logFile, String(d).replace(/^(?=.)/gm, '[mcp-everything] '))
+      if (process.env.E2E_VERBOSE) process.stderr.write(`[mcp-everything] ${d}`)
+    }
+    child.stdout.on('data', log)
+    child.stderr.on('data', log)
+    let exited = false
+    child.once('exit', () => { exited = true })
+    const deadline = Date.now() + 30_000
+    while (!exited && Date.now() < deadline) {
+      try {
+        await fetch(url, { signal: AbortSignal.timeout(1000) })
+        const stop = async () => {
+          if (exited) return
+          const gone = new Promise((r) => { child.once('exit', r); setTimeout(r, 5000) })
+          try {
+            process.kill(-child.pid, 'SIGTERM')
+          } catch {
+            // Already gone.
+          }
+          await gone
+        }
+        return { url, stop }
+      } catch {
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+    if (!exited) process.kill(-child.pid, 'SIGKILL')
+    last = new Error(`the MCP reference server did not answer at ${url}:\n${out}`)
+  }
+  throw last
+}
+
 /** The binary AGENTS_BIN names, or one built into dir; the UI is built first when frontend/dist is empty. */
 export function buildBinary(dir) {
   if (process.env.AGENTS_BIN) return resolve(process.env.AGENTS_BIN)
@@ -119,9 +177,11 @@ export function apiClient(baseURL, token) {
 }
 
 /**
- * Starts the scripted model and the server on free ports with a temp data
- * dir. The result names their addresses and the bootstrap admin's token,
- * calls the API as that admin, and stops both (removing the data dir).
+ * Starts the scripted model, the MCP reference server (when installed:
+ * everythingURL is '' otherwise) and the server on free ports with a temp
+ * data dir. The result names their addresses and the bootstrap admin's
+ * token, calls the API as that admin, and stops them all (removing the data
+ * dir).
  */
 export async function startStack({ logFile } = {}) {
   const tmp = mkdtempSync(join(tmpdir(), 'agents-e2e-'))
@@ -138,8 +198,13 @@ export async function startStack({ logFile } = {}) {
   const [, baseURL, token] = server.match
   const scriptedURL = `http://127.0.0.1:${scriptedPort}/v1`
   const children = [server.child, scripted.child]
+  const everything = everythingMissing() ? undefined : await startEverything(logFile).catch(async (e) => {
+    for (const c of children) c.kill('SIGTERM')
+    throw e
+  })
 
   async function stop() {
+    await everything?.stop()
     for (const c of children) {
       if (c.exitCode === null) {
         c.removeAllListeners('exit')
@@ -149,5 +214,5 @@ export async function startStack({ logFile } = {}) {
     }
     rmSync(tmp, { recursive: true, force: true })
   }
-  return { baseURL, token, scriptedURL, ...apiClient(baseURL, token), stop, tmp }
+  return { baseURL, token, scriptedURL, everythingURL: everything?.url ?? '', ...apiClient(baseURL, token), stop, tmp }
 }

@@ -16,6 +16,9 @@ export type Sandbox = Schemas['SandboxView']
 export type Project = Schemas['ProjectView']
 export type EnvVar = Schemas['EnvVar']
 export type Container = Schemas['ContainerView']
+export type MCPServer = Schemas['MCPServerView']
+export type MCPTool = Schemas['MCPToolView']
+export type MCPHints = NonNullable<Schemas['MCPAnnotations']>
 
 /** What every write-only field reads as; sending it back keeps the stored value. */
 export const MASK = '********'

@@ -20,6 +20,7 @@ export const keys = {
   projects: ['projects'] as const,
   projectList: (all: boolean) => ['projects', all ? 'all' : 'own'] as const,
   projectState: (id: string) => ['project-state', id] as const,
+  mcpServers: ['mcp-servers'] as const,
 }
 
 export const PAGE = 200

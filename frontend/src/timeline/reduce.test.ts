@@ -73,6 +73,39 @@ describe('a streamed turn equals its reload', () => {
     expect(composeTimeline(stored.slice(0, 1), [], settled.settledNotes[run].notes).filter((i) => i.kind === 'note')).toHaveLength(1)
   })
 
+  it('a selected MCP server that cannot serve the run is a warning note naming it, kept after the run', () => {
+    const run = 'rm'
+    const { state } = fold([
+      { type: 'run.started', seq: 1, payload: { run_id: run, session_id: 's1', input: 'hi' } },
+      { type: 'run.diagnostic', seq: 2, payload: { run_id: run, type: 'mcp_unavailable', code: 'upstream',
+        message: 'The MCP server calc is unavailable: the server is disabled', details: { server: 'calc', tools: 'calc__add' } } },
+      { type: 'run.output', seq: 3, payload: { run_id: run, output: 'done' } },
+    ])
+    const [note] = state.runs[run].notes
+    expect(note).toMatchObject({ kind: 'note', tone: 'warn', title: 'MCP server unavailable', code: 'upstream',
+      text: 'The MCP server calc is unavailable: the server is disabled', details: { server: 'calc', tools: 'calc__add' } })
+    expect(settleRun(state, run).settledNotes[run].notes).toEqual([note])
+  })
+
+  it('an MCP result keeps its server, tool and parts on the tool item, live and reloaded alike', () => {
+    const run = 'rt'
+    const extra = { server: 'everything', tool: 'echo', content: '[{"type":"text","text":"Echo: hi"}]' }
+    const { state } = fold([
+      { type: 'run.started', seq: 1, payload: { run_id: run, session_id: 's1', input: 'hi' } },
+      { type: 'run.tool_call', seq: 2, payload: { run_id: run, tool_call_id: 'c1', tool_name: 'everything__echo', arguments: '{"message":"hi"}' } },
+      { type: 'run.tool_result', seq: 3, payload: { run_id: run, tool_call_id: 'c1', output: 'Echo: hi', title: 'everything · echo', extra } },
+    ])
+    const base = { created_at: '', compacted: false, on_path: true, seq: 1, run_id: run }
+    const stored = fromEntries([
+      { ...base, id: 'c', row_id: 'c', kind: 'item', source: 'model', item: { type: 'function_call', call_id: 'c1', name: 'everything__echo', arguments: '{"message":"hi"}' } },
+      { ...base, id: 'o', row_id: 'o', kind: 'item', source: 'tool', item: { type: 'function_call_output', call_id: 'c1', output: 'Echo: hi' },
+        display: { kind: 'mcp', title: 'everything · echo', extra } },
+    ] as Entry[])
+    const live = state.runs[run].items.find((i) => i.kind === 'tool')
+    expect(live?.kind === 'tool' && live.display?.extra).toEqual(extra)
+    expect(contentOf(live!)).toEqual(contentOf(stored[0]))
+  })
+
   it('renders the todo checklist data on the tool card', () => {
     const items = fromEntries((todo as Fixture).entries as Entry[])
     const tool = items.find((i) => i.kind === 'tool')

@@ -7,6 +7,11 @@ import type { AssistantItem, NoteItem, ReasoningItem, TimelineItem, ToolItem } f
 
 export type RunStatus = 'running' | 'interrupted' | 'completed' | 'error' | 'cancelled'
 
+/** How the diagnostics this build knows read as a note's title; any other shows its type. */
+const DIAGNOSTIC_TITLES: Record<string, string> = {
+  mcp_unavailable: 'MCP server unavailable',
+}
+
 export interface LiveRun {
   runId: string
   sessionId: string
@@ -207,7 +212,7 @@ function fold(run: LiveRun, ev: ServerEvent, effects: Effect[]) {
       return
     case 'run.diagnostic':
       run.notes = [...run.notes, {
-        key: `${run.runId}:d:${ev.seq}`, kind: 'note', tone: 'warn', runId: run.runId, title: ev.payload.type,
+        key: `${run.runId}:d:${ev.seq}`, kind: 'note', tone: 'warn', runId: run.runId, title: DIAGNOSTIC_TITLES[ev.payload.type] ?? ev.payload.type,
         code: ev.payload.code, text: ev.payload.message, details: ev.payload.details,
       }]
       return

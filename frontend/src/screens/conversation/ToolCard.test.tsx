@@ -233,3 +233,79 @@ describe('a call waiting for approval', () => {
     expect(qcCalls()).toEqual([['s1', 'ap1', 'once']])
   })
 })
+
+describe('an MCP tool call', () => {
+  const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=='
+  const mcpTool = (over: Partial<ToolItem> = {}, extra: Record<string, string> = {}): ToolItem => ({
+    key: 'm', kind: 'tool', callId: 'call_m', name: 'everything__echo', arguments: '{"message":"hi from the browser"}', output: 'Echo: hi from the browser',
+    display: { title: 'everything · echo', extra: { server: 'everything', tool: 'echo', content: JSON.stringify([{ type: 'text', text: 'Echo: hi from the browser' }]), ...extra } },
+    ...over,
+  })
+
+  it('is titled server · tool and shows what the tool answered without a click; expanding adds the arguments, not the raw result again', async () => {
+    renderWithData(<ToolCard item={mcpTool()} />)
+    const h = head()
+    expect(within(h).getByText('everything · echo')).toHaveClass('tool-title')
+    expect(within(h).getByText('everything__echo')).toHaveClass('tool-name')
+    expect(within(h).getByText('Done')).toHaveClass('pill-ok')
+    const result = screen.getByRole('group', { name: 'Result of everything · echo' })
+    expect(result).toHaveTextContent('Echo: hi from the browser')
+    expect(h.closest('.tool-card')).toHaveAttribute('data-mcp-server', 'everything')
+    await userEvent.click(h)
+    expect(screen.getByText('Arguments').nextElementSibling).toHaveTextContent('"message": "hi from the browser"')
+    expect(screen.queryByText('Result')).not.toBeInTheDocument()
+    expect(screen.queryByText('Structured content')).not.toBeInTheDocument()
+  })
+
+  it('draws images, offers audio as a download, links resources, and shows the structured content as JSON', async () => {
+    const parts = [
+      { type: 'text', text: 'Here is the tiny image:' },
+      { type: 'image', mime_type: 'image/png', data: PNG },
+      { type: 'image', mime_type: 'image/png', name: 'chart.png', data: PNG },
+      { type: 'image', mime_type: 'image/png', text: '(3000000 bytes, too large to keep)' },
+      { type: 'audio', mime_type: 'audio/wav', data: 'UklGRg==' },
+      { type: 'resource_link', uri: 'https://example.com/doc', name: 'The doc' },
+      { type: 'resource', uri: 'test://static/resource/1', text: 'Resource 1 body' },
+    ]
+    renderWithData(<ToolCard item={mcpTool({ name: 'everything__get-tiny-image', display: { title: 'everything · get-tiny-image', extra: {
+      server: 'everything', tool: 'get-tiny-image', content: JSON.stringify(parts), structured: '{"width":1,"height":1}',
+    } } })} />)
+    const result = screen.getByRole('group', { name: 'Result of everything · get-tiny-image' })
+    const images = within(result).getAllByRole('img')
+    expect(images.map((i) => i.getAttribute('alt'))).toEqual(['Image from everything · get-tiny-image', 'chart.png'])
+    expect(images[0]).toHaveAttribute('src', `data:image/png;base64,${PNG}`)
+    expect(result).toHaveTextContent('(3000000 bytes, too large to keep)')
+    expect(within(result).getByRole('link', { name: /Download audio \(audio\/wav/ })).toHaveAttribute('href', 'data:audio/wav;base64,UklGRg==')
+    const doc = within(result).getByRole('link', { name: 'The doc' })
+    expect(doc).toHaveAttribute('href', 'https://example.com/doc')
+    expect(doc).toHaveAttribute('rel', 'noopener noreferrer')
+    expect(within(result).getByText('test://static/resource/1').tagName).toBe('CODE')
+    expect(result).toHaveTextContent('Resource 1 body')
+    await userEvent.click(head())
+    expect(screen.getByText('Structured content').nextElementSibling?.textContent).toBe('{\n  "width": 1,\n  "height": 1\n}')
+  })
+
+  it('an image whose type is not an image type is not put in a data URL', () => {
+    const parts = [{ type: 'image', mime_type: 'text/html', data: 'PHNjcmlwdD4=' }]
+    renderWithData(<ToolCard item={mcpTool({}, { content: JSON.stringify(parts) })} />)
+    expect(screen.queryByRole('img')).not.toBeInTheDocument()
+    expect(screen.getByText(/Image \(text\/html\)/)).toBeInTheDocument()
+  })
+
+  it('a call that got no answer is an Error in the error tone, saying why', () => {
+    const why = 'the MCP server everything is disconnected: connection refused'
+    renderWithData(<ToolCard item={mcpTool({ isError: true, output: `Error: ${why}`, display: { title: 'everything · echo', summary: why, extra: { server: 'everything', tool: 'echo' } } })} />)
+    expect(head().closest('.tool-card')).toHaveClass('tone-error')
+    expect(screen.getByText('Error')).toHaveClass('pill-error')
+    const result = screen.getByRole('group', { name: 'Result of everything · echo' })
+    expect(result).toHaveClass('mcp-error')
+    expect(result).toHaveTextContent(`Error: ${why}`)
+  })
+
+  it("the tool's own failure (isError) shows its text in the error tone", () => {
+    renderWithData(<ToolCard item={mcpTool({ isError: true, output: 'Error: bad input' }, { content: '[{"type":"text","text":"bad input"}]' })} />)
+    expect(head().closest('.tool-card')).toHaveClass('tone-error')
+    expect(screen.getByRole('group', { name: 'Result of everything · echo' })).toHaveClass('mcp-error')
+    expect(screen.getByText('bad input')).toBeInTheDocument()
+  })
+})

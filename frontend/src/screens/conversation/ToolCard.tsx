@@ -4,6 +4,7 @@ import { JsonBlock } from '../../components/JsonBlock'
 import type { Approval } from '../../lib/api'
 import type { ToolItem } from '../../timeline/model'
 import { ApprovalControls } from './ApprovalControls'
+import { MCPResult, mcpCallOf } from './MCPResult'
 import { PatchView } from './PatchView'
 import { PlanView } from './PlanView'
 import { TerminalOutput } from './TerminalOutput'
@@ -34,9 +35,11 @@ export function ToolCard({ item, approval, live }: { item: ToolItem; approval?: 
   const expanded = open || !!approval
   // A plan waiting for approval has no display yet: it is drawn as a plan all the same.
   const renderer = item.display?.renderer ?? (item.name === 'submit_plan' ? 'plan' : undefined)
-  const title = item.display?.title ?? (item.name || 'Tool result')
+  // An MCP tool's result carries its server and its parts: drawn as they are, not as raw text.
+  const mcp = mcpCallOf(item.display)
+  const title = item.display?.title ?? (mcp ? `${mcp.server} · ${mcp.tool}` : item.name || 'Tool result')
   return (
-    <div className={`tool-card tone-${st.tone}`} data-tool={item.name} data-call-id={item.callId} data-renderer={renderer}>
+    <div className={`tool-card tone-${st.tone}`} data-tool={item.name} data-call-id={item.callId} data-renderer={renderer} data-mcp-server={mcp?.server}>
       <button className="tool-head" aria-expanded={expanded} onClick={() => setOpen((o) => !o)}>
         <span className={`chev${expanded ? ' open' : ''}`}><Icon name="chevron" size={14} /></span>
         <span className="tool-title" title={title}>{title}</span>
@@ -47,12 +50,14 @@ export function ToolCard({ item, approval, live }: { item: ToolItem; approval?: 
       {renderer === 'todo' && <TodoList todos={item.display?.extra?.todos} args={item.arguments} />}
       {renderer === 'terminal' && <TerminalOutput output={item.output} progress={item.progress} />}
       {renderer === 'plan' && <PlanView extra={item.display?.extra?.plan} args={item.arguments} />}
+      {mcp && item.output !== undefined && <MCPResult call={mcp} output={item.output} isError={item.isError} />}
       {expanded && !(renderer === 'plan' && item.output === undefined) && (
         <div className="tool-body">
           {item.name === 'apply_patch' && <PatchView args={item.arguments} />}
           {item.arguments && renderer !== 'plan' && item.name !== 'apply_patch' && <JsonBlock label="Arguments" value={item.arguments} />}
           {renderer !== 'terminal' && item.progress && item.output === undefined && <JsonBlock label="Output so far" value={item.progress} />}
-          {renderer !== 'terminal' && item.output !== undefined && <JsonBlock label={item.isError ? 'Error' : 'Result'} value={item.output} />}
+          {mcp?.structured && <JsonBlock label="Structured content" value={mcp.structured} />}
+          {renderer !== 'terminal' && !mcp && item.output !== undefined && <JsonBlock label={item.isError ? 'Error' : 'Result'} value={item.output} />}
           {renderer && !DRAWN.has(renderer) && <div className="muted small">renderer: {renderer}</div>}
         </div>
       )}

@@ -3,9 +3,11 @@ import { useState, type FormEvent } from 'react'
 import { AVATARS, Avatar } from '../../components/Avatar'
 import { Field, JsonField, ListField } from '../../components/Field'
 import { api, ApiError, errorText, ok, type Agent } from '../../lib/api'
-import { keys, useAgents, useProviders } from '../../lib/queries'
+import { splitToolName } from '../../lib/mcpServers'
+import { keys, useAgents, useMe, useProviders } from '../../lib/queries'
 import { HINTS, TEMPLATES, newAgent, toBody, type AgentBody } from './agentShape'
 import { GroupEditor } from './GroupEditor'
+import { MCPToolPicker } from './MCPToolPicker'
 
 type Obj = Record<string, unknown>
 const OBJECT_GROUPS = ['behavior', 'resilience', 'guardrails', 'session', 'approval', 'compaction', 'model_settings'] as const
@@ -15,6 +17,7 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
   const qc = useQueryClient()
   const providers = useProviders()
   const agents = useAgents()
+  const me = useMe()
   const guardrails = useQuery({ queryKey: ['guardrails'], queryFn: () => ok(api.GET('/api/v1/guardrails')) })
   const [a, setA] = useState<AgentBody>(() => {
     if (!agent) return newAgent()
@@ -22,6 +25,8 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
     return body
   })
   const [errors, setErrors] = useState<Record<string, string>>({})
+  // tools[i] errors, by the name that was sent at i (the list may change after).
+  const [toolErrors, setToolErrors] = useState<Record<string, string>>({})
   const [error, setError] = useState('')
   const [saved, setSaved] = useState(false)
   const set = <K extends keyof AgentBody>(k: K, v: AgentBody[K]) => {
@@ -33,15 +38,19 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
     e.preventDefault()
     setError('')
     setErrors({})
+    setToolErrors({})
+    const body = toBody(a)
     try {
-      const body = toBody(a)
       if (agent) await ok(api.PUT('/api/v1/agents/{id}', { params: { path: { id: agent.id } }, body }))
       else await ok(api.POST('/api/v1/agents', { body }))
       await qc.invalidateQueries({ queryKey: keys.agents })
       if (agent) setSaved(true)
       else onDone()
     } catch (err) {
-      if (err instanceof ApiError) setErrors(err.fields)
+      if (err instanceof ApiError) {
+        setErrors(err.fields)
+        setToolErrors(byToolName(err.fields, body.tools))
+      }
       setError(errorText(err))
     }
   }
@@ -59,7 +68,10 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
 
   const known = new Set(['name', 'avatar', 'description', 'instructions', 'model', 'provider_id', 'context_window', 'tools', 'skills', 'handoffs', 'error_handlers',
     ...OBJECT_GROUPS.flatMap((g) => Object.keys({ ...TEMPLATES[g], ...(a[g] as Obj) }).map((k) => `${g}.${k}`))])
-  const stray = Object.entries(errors).filter(([k]) => !known.has(k))
+  const stray = Object.entries(errors).filter(([k]) => !known.has(k) && !/^tools\[\d+\]$/.test(k))
+  const builtins = a.tools.filter((n) => !splitToolName(n))
+  const mcpTools = a.tools.filter((n) => splitToolName(n))
+  const builtinErrors = builtins.filter((n) => toolErrors[n]).map((n) => `${n}: ${toolErrors[n]}`)
 
   return (
     <form className="agent-form" onSubmit={save} aria-label={agent ? `Edit ${agent.name}` : 'New agent'}>
@@ -125,7 +137,13 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
 
       <fieldset className="card group">
         <legend>tools, skills, handoffs, error handlers</legend>
-        <Field label="Tools" hint={HINTS.tools} error={errors.tools}>{(id) => <ListField id={id} value={a.tools} onChange={(v) => set('tools', v)} />}</Field>
+        <Field label="Built-in tools" hint={HINTS.tools} error={[errors.tools, ...builtinErrors].filter(Boolean).join('; ') || undefined}>{(id) => (
+          <ListField id={id} value={builtins} onChange={(v) => set('tools', [...v, ...mcpTools])} />
+        )}</Field>
+        <Field label="MCP tools" hint="Tools of the MCP servers this agent may use, selected by their server__tool names">{() => (
+          <MCPToolPicker selected={a.tools} errors={toolErrors} onChange={(v) => set('tools', v)}
+            agent={{ scope: agent?.scope ?? 'private', ownerId: agent?.owner_id ?? me.data?.id ?? '' }} />
+        )}</Field>
         <Field label="Skills" hint={HINTS.skills} error={errors.skills}>{(id) => <JsonField id={id} rows={2} value={a.skills} onChange={(v) => set('skills', v as string[] | null)} />}</Field>
         <Field label="Handoffs" hint="Agents this one may hand the conversation to" error={errors.handoffs}>{() => (
           <div className="checks">
@@ -148,4 +166,14 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
       </div>
     </form>
   )
+}
+
+/** The API's tools[i] messages keyed by the name sent at i. */
+function byToolName(fields: Record<string, string>, sent: string[]): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const [k, v] of Object.entries(fields)) {
+    const m = /^tools\[(\d+)\]$/.exec(k)
+    if (m && sent[Number(m[1])] !== undefined) out[sent[Number(m[1])]] = v
+  }
+  return out
 }

@@ -4,6 +4,7 @@ import { AgentsTab } from './AgentsTab'
 import { GlobalSettingsTab } from './GlobalSettingsTab'
 import { GuardrailsTab } from './GuardrailsTab'
 import { ProjectsTab } from '../projects/ProjectsTab'
+import { MCPServersTab } from './MCPServersTab'
 import { MemoriesTab } from './MemoriesTab'
 import { ProvidersTab } from './ProvidersTab'
 import { SandboxesTab } from './SandboxesTab'
@@ -13,6 +14,7 @@ import { UsersTab } from './UsersTab'
 const tabs = [
   { id: 'providers', label: 'Providers' },
   { id: 'agents', label: 'Agents' },
+  { id: 'mcp', label: 'MCP servers' },
   { id: 'memories', label: 'Memories' },
   { id: 'projects', label: 'Projects' },
   { id: 'sandboxes', label: 'Sandboxes' },
@@ -42,6 +44,7 @@ export function Settings({ tab }: { tab: string }) {
       <div className="settings-body">
         {current === 'providers' && <ProvidersTab />}
         {current === 'agents' && <AgentsTab />}
+        {current === 'mcp' && <MCPServersTab />}
         {current === 'memories' && <MemoriesTab />}
         {current === 'projects' && <ProjectsTab />}
         {current === 'sandboxes' && <SandboxesTab admin={admin} />}

@@ -31,7 +31,7 @@ export const HINTS: Record<string, string> = {
   'compaction.compaction_window': 'Recent entries kept intact; 0 = 10',
   'session.history_limit': 'Recent items sent per turn; 0 = all',
   skills: 'null = every visible skill, [] = none, or a list of skill ids',
-  tools: 'Built-in tool names the agent may use (comma-separated)',
+  tools: 'Built-in tool names the agent may use (comma-separated); MCP tools are picked below',
   error_handlers: 'Keyed by max_turns / model_refusal / invalid_final_output: {"final_output": …, "exclude_from_history": false}',
   'guardrails.output_schema': 'A JSON Schema (object) the final output must match',
   'resilience.fallback_models': 'Tried in order: [{"model": "…", "provider_id": "…"}]',

@@ -1,0 +1,162 @@
+import { useQueryClient } from '@tanstack/react-query'
+import { useState, type FormEvent } from 'react'
+import { Field } from '../../components/Field'
+import { SecretInput, type SecretEdit } from '../../components/SecretField'
+import { SecretRowsEditor, type RowErrors } from '../../components/SecretRowsEditor'
+import { api, ApiError, errorText, ok, type MCPServer } from '../../lib/api'
+import { followMCPServers } from '../../lib/mcpServers'
+import { buildBody, headersKeepable, initialState, secretKeepable, secretStored, splitFieldErrors, type AuthMode, type MCPFormState } from './mcpServerBody'
+
+const KNOWN = new Set(['name', 'enabled', 'scope', 'config.endpoint', 'config.auth_mode', 'config.headers', 'config.oauth_client_id', 'config.oauth_client_secret', 'config.oauth_scopes'])
+
+interface Props {
+  /** The server as it was when the form opened; absent for a new one. */
+  server?: MCPServer
+  /** The same server as the list reads it now (its grant and status move while the form is open). */
+  live?: MCPServer
+  admin: boolean
+  onDone: () => void
+}
+
+/**
+ * Add or edit an MCP server. PUT replaces it whole; header values and the
+ * client secret are write-only — kept with the mask, replaced, or cleared —
+ * and asked for again when the endpoint (or the client) changes.
+ */
+export function MCPServerForm({ server, live, admin, onDone }: Props) {
+  const qc = useQueryClient()
+  const [f, setF] = useState<MCPFormState>(() => initialState(server))
+  const [scope, setScope] = useState<'private' | 'global'>('private')
+  const [errors, setErrors] = useState<Record<string, string>>({})
+  const [headerErrors, setHeaderErrors] = useState<RowErrors>({})
+  const [error, setError] = useState('')
+  const [saving, setSaving] = useState(false)
+  const [clearing, setClearing] = useState(false)
+  const set = <K extends keyof MCPFormState>(k: K, v: MCPFormState[K]) => setF((x) => ({ ...x, [k]: v }))
+  const keepHeaders = headersKeepable(f, server)
+  const stored = secretStored(server)
+  const keepSecret = secretKeepable(f, server)
+  const signedIn = (live ?? server)?.has_oauth_token && (live ?? server)?.config.auth_mode === 'oauth'
+
+  async function save(e: FormEvent) {
+    e.preventDefault()
+    setError('')
+    const built = buildBody(f, server)
+    setErrors(built.fieldErrors)
+    setHeaderErrors(built.headerErrors)
+    if (Object.keys(built.fieldErrors).length || Object.keys(built.headerErrors).length) {
+      setError('Some values need your attention.')
+      return
+    }
+    setSaving(true)
+    try {
+      if (server) await ok(api.PUT('/api/v1/mcp-servers/{id}', { params: { path: { id: server.id } }, body: built.body }))
+      else await ok(api.POST('/api/v1/mcp-servers', { body: admin ? { ...built.body, scope } : built.body }))
+      await followMCPServers(qc)
+      onDone()
+    } catch (err) {
+      const { rows, rest } = splitFieldErrors(err instanceof ApiError ? err.fields : {}, built.rowOf)
+      setErrors(rest)
+      setHeaderErrors(rows)
+      setError(errorText(err))
+    } finally {
+      setSaving(false)
+    }
+  }
+
+  async function clearSignIn() {
+    if (!server) return
+    setError('')
+    setClearing(true)
+    try {
+      await ok(api.DELETE('/api/v1/mcp-servers/{id}/oauth-token', { params: { path: { id: server.id } } }))
+      await followMCPServers(qc)
+    } catch (err) {
+      setError(errorText(err))
+    } finally {
+      setClearing(false)
+    }
+  }
+
+  const stray = Object.entries(errors).filter(([k]) => !KNOWN.has(k))
+  const title = server ? `Edit ${server.name}` : 'New MCP server'
+  return (
+    <form className="card form" onSubmit={save} aria-label={title}>
+      <h2>{title}</h2>
+      <div className="grid2">
+        <Field label="Name" hint="Prefixes its tools (name__tool): letters, digits, '-' and single '_'; unique on this server" error={errors.name}>{(id) => (
+          <input id={id} value={f.name} onChange={(e) => set('name', e.target.value)} required maxLength={40} spellCheck={false} />
+        )}</Field>
+        <Field label="Endpoint" hint="The server's streamable HTTP endpoint" error={errors['config.endpoint']}>{(id) => (
+          <input id={id} value={f.endpoint} placeholder="https://mcp.example.com/mcp" onChange={(e) => set('endpoint', e.target.value)} required spellCheck={false} />
+        )}</Field>
+        <Field label="Authentication" error={errors['config.auth_mode']}>{(id) => (
+          <select id={id} value={f.authMode} onChange={(e) => set('authMode', e.target.value as AuthMode)}>
+            <option value="header">Headers only</option>
+            <option value="oauth">OAuth sign-in</option>
+          </select>
+        )}</Field>
+        {!server && admin && (
+          <Field label="Scope" hint="Global: every user sees it and may give its tools to agents" error={errors.scope}>{(id) => (
+            <select id={id} value={scope} onChange={(e) => setScope(e.target.value as 'private' | 'global')}>
+              <option value="private">private</option>
+              <option value="global">global</option>
+            </select>
+          )}</Field>
+        )}
+      </div>
+      <Field label="Enabled" inline hint="A disabled server is disconnected: agents go without its tools" error={errors.enabled}>{(id) => (
+        <input id={id} type="checkbox" checked={f.enabled} onChange={(e) => set('enabled', e.target.checked)} />
+      )}</Field>
+      {f.authMode === 'oauth' && (
+        <fieldset className="subgroup" aria-label="OAuth">
+          <legend>OAuth</legend>
+          <div className="grid2">
+            <Field label="Client ID" hint="A pre-registered client; empty registers one with the server" error={errors['config.oauth_client_id']}>{(id) => (
+              <input id={id} value={f.clientId} onChange={(e) => set('clientId', e.target.value)} spellCheck={false} />
+            )}</Field>
+            <Field label="Client secret" error={errors['config.oauth_client_secret']}
+              hint={stored && !keepSecret ? 'The endpoint or client changed: enter the secret again, or clear it' : 'Write-only: stored sealed, never shown again'}>{(id) => (
+              <ClientSecret id={id} edit={f.secret} stored={stored} keepable={keepSecret} onChange={(v) => set('secret', v)} />
+            )}</Field>
+          </div>
+          <Field label="Scopes" hint="Separated by spaces or commas; empty asks for what the server advertises" error={errors['config.oauth_scopes']}>{(id) => (
+            <input id={id} value={f.scopes} onChange={(e) => set('scopes', e.target.value)} spellCheck={false} />
+          )}</Field>
+          {signedIn && (
+            <div className="inline">
+              <span className="muted small">A sign-in is stored.</span>
+              <button type="button" className="btn btn-ghost btn-sm" disabled={clearing} onClick={clearSignIn}>{clearing ? 'Clearing…' : 'Clear sign-in'}</button>
+            </div>
+          )}
+        </fieldset>
+      )}
+      <SecretRowsEditor legend="Headers" noun="Header" namePlaceholder="Authorization" rows={f.headers} errors={headerErrors} keepable={keepHeaders}
+        onChange={(rows) => set('headers', rows)}
+        intro={keepHeaders
+          ? 'Sent with every request to the server (an API key, a bearer token). Values are write-only: stored sealed and never shown again.'
+          : 'The endpoint changed: stored values are not sent to a new endpoint — enter each again, or remove the header.'} />
+      {errors['config.headers'] && <p className="error-text">{errors['config.headers']}</p>}
+      {stray.map(([k, v]) => <p key={k} className="error-text">{k}: {v}</p>)}
+      {error && <p className="error-text" role="alert">{error}</p>}
+      <div className="form-actions">
+        <button className="btn btn-primary" disabled={saving}>{saving ? 'Saving…' : 'Save'}</button>
+        <button type="button" className="btn btn-ghost" onClick={onDone}>Cancel</button>
+      </div>
+    </form>
+  )
+}
+
+/** The client secret: the usual keep / replace / clear, except that a secret that may not be kept must be entered again or cleared. */
+function ClientSecret({ id, edit, stored, keepable, onChange }: { id: string; edit: SecretEdit; stored: boolean; keepable: boolean; onChange: (e: SecretEdit) => void }) {
+  if (stored && !keepable && edit.mode !== 'clear') {
+    return (
+      <span className="inline secret">
+        <input id={id} type="password" autoComplete="off" value={edit.mode === 'replace' ? edit.value : ''} placeholder="enter it again"
+          onChange={(e) => onChange({ mode: 'replace', value: e.target.value })} />
+        <button type="button" className="btn btn-ghost btn-sm" onClick={() => onChange({ mode: 'clear', value: '' })}>Clear</button>
+      </span>
+    )
+  }
+  return <SecretInput id={id} edit={edit} stored={stored} existing={stored} onChange={onChange} />
+}

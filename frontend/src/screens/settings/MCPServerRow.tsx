@@ -1,0 +1,80 @@
+import { useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { api, errorText, ok, type MCPServer } from '../../lib/api'
+import { followMCPServers, statusPill } from '../../lib/mcpServers'
+import { MCPToolHints } from './MCPToolHints'
+import { useMCPConnect } from './useMCPConnect'
+
+/** What the caller may do with a row: edit (and connect) as its author or, for a global one, as an admin; delete as its author or an admin. */
+export interface MCPRights { edit: boolean; remove: boolean }
+
+/** One MCP server: its live status, why it is not connected, its tools, and what the caller may do with it. */
+export function MCPServerRow({ server: s, rights, onEdit }: { server: MCPServer; rights: MCPRights; onEdit: () => void }) {
+  const qc = useQueryClient()
+  const { connect, connecting, error: connectError, blockedURL } = useMCPConnect(s)
+  const [confirming, setConfirming] = useState(false)
+  const [showTools, setShowTools] = useState(false)
+  const [error, setError] = useState('')
+  const pill = statusPill(s.status)
+  const connected = s.status === 'connected'
+
+  async function remove() {
+    setConfirming(false)
+    setError('')
+    try {
+      await ok(api.DELETE('/api/v1/mcp-servers/{id}', { params: { path: { id: s.id } } }))
+      await followMCPServers(qc)
+    } catch (e) {
+      setError(errorText(e))
+    }
+  }
+
+  return (
+    <li className="row row-stack" data-mcp-server={s.name} aria-label={s.name}>
+      <div className="row-line">
+        <div className="row-main">
+          <b>{s.name}</b> <span className={`pill pill-${pill.tone}`} role="status" aria-label="Status">{pill.label}</span>
+          {' '}<span className="pill" title="Who sees it">{s.scope}</span>
+          {s.config.auth_mode === 'oauth' && <> <span className="pill" title="Authentication">OAuth{s.has_oauth_token ? ' · signed in' : ''}</span></>}
+          <div className="muted small">
+            <code>{s.config.endpoint}</code>
+            {connected && <> · {s.tools.length === 1 ? '1 tool' : `${s.tools.length} tools`}</>}
+          </div>
+        </div>
+        {connected && s.tools.length > 0 && (
+          <button className="btn btn-ghost btn-sm" aria-expanded={showTools} onClick={() => setShowTools((o) => !o)}>Tools</button>
+        )}
+        {rights.edit && s.enabled && (
+          <button className="btn btn-ghost btn-sm" disabled={connecting} onClick={connect}>
+            {connecting ? 'Connecting…' : connected ? 'Reconnect' : s.status === 'needs_auth' || s.status === 'authorizing' ? 'Sign in' : 'Connect'}
+          </button>
+        )}
+        {rights.edit && <button className="btn btn-ghost btn-sm" onClick={onEdit}>Edit</button>}
+        {rights.remove && (confirming ? (
+          <button className="btn btn-danger btn-sm" autoFocus onBlur={() => setConfirming(false)} onClick={remove}>Delete?</button>
+        ) : (
+          <button className="btn btn-danger btn-sm" onClick={() => setConfirming(true)}>Delete</button>
+        ))}
+      </div>
+      {!connected && s.last_error && <p className="result result-error" data-last-error>{s.last_error}</p>}
+      {s.status === 'authorizing' && <p className="muted small">Waiting for the sign-in in the popup window. Closed it? Sign in again for a fresh one.</p>}
+      {blockedURL && (
+        <p className="callout callout-warn">
+          The browser blocked the sign-in window. <a href={blockedURL} target="_blank" rel="noopener noreferrer">Open the sign-in page</a>
+        </p>
+      )}
+      {connectError && <p className="error-text" role="alert">{connectError}</p>}
+      {error && <p className="error-text" role="alert">{error}</p>}
+      {showTools && (
+        <ul className="mcp-tools" aria-label={`Tools of ${s.name}`}>
+          {s.tools.map((t) => (
+            <li key={t.name}>
+              <code>{t.name}</code> <MCPToolHints hints={t.annotations} />
+              {(t.title || t.description) && <div className="muted small clamp">{t.title && t.title !== t.tool ? `${t.title}: ` : ''}{t.description}</div>}
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
+  )
+}
