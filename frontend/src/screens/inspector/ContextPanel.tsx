@@ -1,7 +1,9 @@
 import { errorText } from '../../lib/api'
 import { useContextReport } from '../../lib/queries'
 
-interface Prompt { agent?: string; layers?: Record<string, number>; tools?: Record<string, number | string> }
+/** One MCP server's tool definitions, asked live (unavailable: it could not answer within 2 s). */
+interface MCPLine { server: string; chars: number; unavailable?: boolean }
+interface Prompt { agent?: string; layers?: Record<string, number>; tools?: Record<string, number | string>; mcp?: MCPLine[] }
 
 const fmt = (n: number) => n.toLocaleString()
 const layerNames: Record<string, string> = { instructions: 'Instructions', global_prompt: 'Global prompt', memory: 'Memories', skills_index: 'Skills index' }
@@ -15,7 +17,9 @@ export function ContextPanel({ sessionId }: { sessionId: string }) {
   const prompt = (c.prompt ?? null) as Prompt | null
   const layers = Object.entries(prompt?.layers ?? {})
   const tools = Object.entries(prompt?.tools ?? {})
-  const promptTokens = [...layers, ...tools].reduce((n, [, v]) => n + (typeof v === 'number' ? v / 4 : 0), 0)
+  const mcp = prompt?.mcp ?? []
+  const promptTokens = [...layers, ...tools].reduce((n, [, v]) => n + (typeof v === 'number' ? v / 4 : 0), 0) +
+    mcp.reduce((n, m) => n + m.chars / 4, 0)
   const parts = [
     { key: 'prompt', label: 'Prompt and tools (≈ chars / 4)', tokens: Math.round(promptTokens) },
     { key: 'conversation', label: 'Conversation', tokens: c.conversation_tokens },
@@ -61,7 +65,13 @@ export function ContextPanel({ sessionId }: { sessionId: string }) {
           </ul>
           <h3 className="ctx-h">Tools by origin <span className="muted small">(characters)</span></h3>
           <ul className="ctx-list">
-            {tools.length ? tools.map(([k, v]) => <li key={k}><span>{k}</span><span>{typeof v === 'number' ? fmt(v) : String(v)}</span></li>) : <li className="muted">none</li>}
+            {tools.length || mcp.length ? tools.map(([k, v]) => <li key={k}><span>{k}</span><span>{typeof v === 'number' ? fmt(v) : String(v)}</span></li>) : <li className="muted">none</li>}
+            {mcp.map((m) => (
+              <li key={`mcp:${m.server}`}>
+                <span>mcp · {m.server}</span>
+                <span className={m.unavailable ? 'warn-text' : undefined}>{m.unavailable ? 'unavailable' : fmt(m.chars)}</span>
+              </li>
+            ))}
           </ul>
         </>
       ) : (
