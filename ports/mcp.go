@@ -17,8 +17,9 @@ type MCPServerStore interface {
 	// (case-insensitively, across every owner).
 	InsertMCPServer(ctx context.Context, s domain.MCPServer) error
 	// UpdateMCPServer runs change on the stored row in one transaction and
-	// stores what it leaves, grant included; not_found when absent,
-	// conflict for a taken name.
+	// stores what it leaves (name, scope, enabled, config, grant, update
+	// time; never owner or creation time); not_found when absent, conflict
+	// for a taken name.
 	UpdateMCPServer(ctx context.Context, id string, change func(*domain.MCPServer) error) (domain.MCPServer, error)
 	// DeleteMCPServer removes a row; not_found when absent.
 	DeleteMCPServer(ctx context.Context, id string) error

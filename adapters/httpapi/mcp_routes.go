@@ -114,6 +114,9 @@ func (s *Server) mcpRoutes() []Route {
 		op(http.MethodDelete, p+"/:id", "deleteMCPServer", "mcp",
 			"Delete an MCP server no agent selects tools of", http.StatusNoContent, s.handleDeleteMCPServer).
 			WithRefusals(http.StatusForbidden, http.StatusConflict),
+		op(http.MethodPost, p+"/:id/scope", "setMCPServerScope", "mcp",
+			"Publish (admin) or unpublish (admin or author) an MCP server", http.StatusOK, s.handleMCPServerScope).
+			WithRefusals(http.StatusForbidden, http.StatusConflict),
 		op(http.MethodPost, p+"/:id/connect", "connectMCPServer", "mcp",
 			"Connect now; an OAuth server without a usable grant answers an authorize URL (again while authorizing: a fresh one)",
 			http.StatusOK, s.handleConnectMCPServer).WithOptionalBody().
@@ -154,6 +157,11 @@ func (s *Server) handleUpdateMCPServer(c echo.Context, req *MCPServerInput) (MCP
 
 func (s *Server) handleDeleteMCPServer(c echo.Context, _ *NoBody) (NoBody, error) {
 	return NoBody{}, s.deps.MCP.Delete(c.Request().Context(), caller(c), c.Param("id"))
+}
+
+func (s *Server) handleMCPServerScope(c echo.Context, req *ScopeRequest) (MCPServerView, error) {
+	v, err := s.deps.MCP.SetScope(c.Request().Context(), caller(c), c.Param("id"), domain.Scope(req.Scope))
+	return mcpServerView(v), err
 }
 
 func (s *Server) handleConnectMCPServer(c echo.Context, _ *NoBody) (MCPConnectView, error) {

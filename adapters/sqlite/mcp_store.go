@@ -74,8 +74,8 @@ func (db *DB) UpdateMCPServer(ctx context.Context, id string, change func(*domai
 		if err != nil {
 			return errs.Wrap(errs.Internal, err, "encode an MCP server's config")
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE mcp_servers SET name = ?, enabled = ?, config = ?, oauth_grant = ?, updated_at = ?
-			WHERE id = ?`, s.Name, s.Enabled, string(config), s.SealedGrant, ms(s.UpdatedAt), id); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE mcp_servers SET name = ?, scope = ?, enabled = ?, config = ?, oauth_grant = ?, updated_at = ?
+			WHERE id = ?`, s.Name, string(s.Scope), s.Enabled, string(config), s.SealedGrant, ms(s.UpdatedAt), id); err != nil {
 			return translate(err)
 		}
 		out = s

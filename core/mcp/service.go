@@ -165,6 +165,52 @@ func (s *Service) change(ctx context.Context, p domain.Principal, row *domain.MC
 	return nil
 }
 
+// SetScope publishes (global, admins) or unpublishes (private, an admin
+// or the author) a server; refused (conflict) while an agent that could
+// then no longer use it selects its tools. Returns not_found, forbidden,
+// conflict.
+func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, to domain.Scope) (Server, error) {
+	var refused error
+	row, err := s.d.Store.UpdateMCPServer(ctx, id, func(row *domain.MCPServer) error {
+		refused = s.rescope(ctx, p, row, to)
+		return refused
+	})
+	if refused != nil {
+		return Server{}, refused
+	}
+	if err != nil {
+		return Server{}, err
+	}
+	s.d.Log.Info("mcp server scope changed", "server", row.Name, "server_id", id, "scope", to)
+	return s.view(row), nil
+}
+
+func (s *Service) rescope(ctx context.Context, p domain.Principal, row *domain.MCPServer, to domain.Scope) error {
+	if err := row.CheckScopeChange(p, to, what); err != nil {
+		return err
+	}
+	agents, err := s.d.Config.ListAgents(ctx)
+	if err != nil {
+		return err
+	}
+	var stranded []string
+	for _, a := range agents {
+		uses := slices.ContainsFunc(a.Tools, func(t string) bool {
+			srv, _, ok := domain.SplitMCPToolName(t)
+			return ok && strings.EqualFold(srv, row.Name)
+		})
+		if uses && !domain.ReferenceSurvives(a.Ownership, row.Ownership, to) {
+			stranded = append(stranded, a.Name)
+		}
+	}
+	if len(stranded) > 0 {
+		slices.Sort(stranded)
+		return errs.E(errs.Conflict, "shared or other people's agents select this server's tools (%s); it must stay global", strings.Join(stranded, ", "))
+	}
+	row.Scope, row.UpdatedAt = to, s.d.Clock.Now()
+	return nil
+}
+
 // Delete removes a server and ends its connection; refused (conflict)
 // while an agent selects its tools. Returns not_found, forbidden, conflict.
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {

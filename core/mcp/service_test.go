@@ -9,6 +9,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/mcp"
+	"github.com/agents-server/agents-server/ports"
 	"github.com/agents-server/agents-server/core/secrets"
 )
 
@@ -370,4 +371,34 @@ func TestRenameRefusedWhileAgentsSelectTools(t *testing.T) {
 	if after := h.rows(); !reflect.DeepEqual(before, after) {
 		t.Errorf("the refused rename changed the row")
 	}
+}
+
+func TestScopeChanges(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	srv := h.create(alice, domain.ScopePrivate, headerInput("tools"))
+	// Only an admin publishes.
+	_, err := h.svc.SetScope(t.Context(), alice, srv.ID, domain.ScopeGlobal)
+	wantCode(t, "a member publishing", err, errs.Forbidden)
+	got, err := h.svc.SetScope(t.Context(), admin, srv.ID, domain.ScopeGlobal)
+	if err != nil || got.Scope != domain.ScopeGlobal || h.row(srv.ID).Scope != domain.ScopeGlobal {
+		t.Fatalf("publish = %+v, %v", got.Scope, err)
+	}
+	// Bob's agent now selects its tools: unpublishing would strand it.
+	h.addAgent("a-bob", "Bob's", domain.Ownership{Scope: domain.ScopePrivate, OwnerID: bob.User.ID}, "tools__x")
+	_, err = h.svc.SetScope(t.Context(), alice, srv.ID, domain.ScopePrivate)
+	wantCode(t, "unpublishing a server another's agent uses", err, errs.Conflict)
+	if !strings.Contains(errs.MessageOf(err), "Bob's") || h.row(srv.ID).Scope != domain.ScopeGlobal {
+		t.Fatalf("refused unpublish: %v, scope %s", err, h.row(srv.ID).Scope)
+	}
+	// Alice's own private agent would keep it: her unpublish goes through once Bob's is gone.
+	h.addAgent("a-alice", "Alice's", domain.Ownership{Scope: domain.ScopePrivate, OwnerID: alice.User.ID}, "tools__x")
+	if err := h.config.InConfigTx(t.Context(), func(tx ports.ConfigTx) error { return tx.DeleteAgent(t.Context(), "a-bob") }); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := h.svc.SetScope(t.Context(), alice, srv.ID, domain.ScopePrivate); err != nil || got.Scope != domain.ScopePrivate {
+		t.Fatalf("unpublish = %+v, %v", got.Scope, err)
+	}
+	_, err = h.svc.SetScope(t.Context(), bob, srv.ID, domain.ScopeGlobal)
+	wantCode(t, "a stranger", err, errs.NotFound)
 }

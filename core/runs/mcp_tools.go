@@ -81,12 +81,16 @@ func mcpOutput(res ports.MCPResult) string {
 	return out
 }
 
-// keptParts are the parts a card keeps: media past maxKeptMedia lose their
-// data (the card says how big they were).
+// keptParts are the parts a card keeps: text past maxMCPOutput is cut,
+// media past maxKeptMedia lose their data (the card says how big they
+// were).
 func keptParts(content []ports.MCPContent) []ports.MCPContent {
 	out := make([]ports.MCPContent, len(content))
 	budget := maxKeptMedia
 	for i, c := range content {
+		if len(c.Text) > maxMCPOutput {
+			c.Text = c.Text[:maxMCPOutput] + fmt.Sprintf("\n[… %d more bytes not kept …]", len(c.Text)-maxMCPOutput)
+		}
 		if c.Data != "" {
 			if len(c.Data) > budget {
 				c.Text = fmt.Sprintf("(%d bytes, too large to keep)", len(c.Data)*3/4)

@@ -92,7 +92,7 @@ func (s *MCPStore) InsertMCPServer(ctx context.Context, srv domain.MCPServer) er
 }
 
 // UpdateMCPServer runs change on a copy of the stored row and stores its
-// name, enabled flag, config, grant and update time when change returns
+// name, scope, enabled flag, config, grant and update time when change returns
 // nil; it returns the row as change left it, as the SQLite store does.
 // not_found when absent, conflict for a taken name, and change's error
 // (nothing stored) when it fails.
@@ -117,7 +117,7 @@ func (s *MCPStore) UpdateMCPServer(ctx context.Context, id string, change func(*
 		return domain.MCPServer{}, err
 	}
 	cur := s.rows[id]
-	cur.Name, cur.Enabled, cur.Config, cur.SealedGrant, cur.UpdatedAt = row.Name, row.Enabled, row.Config, row.SealedGrant, row.UpdatedAt
+	cur.Name, cur.Scope, cur.Enabled, cur.Config, cur.SealedGrant, cur.UpdatedAt = row.Name, row.Scope, row.Enabled, row.Config, row.SealedGrant, row.UpdatedAt
 	s.rows[id] = storedMCPServer(cur)
 	return row, nil
 }

@@ -101,11 +101,11 @@ func TestMCPStoreUpdateIsOneTransaction(t *testing.T) {
 		t.Fatalf("update = %+v, %v", got, err)
 	}
 	stored, _ := s.FindMCPServer(ctx, "a")
-	if stored.Name != "two" || stored.SealedGrant != "grant" || !stored.UpdatedAt.Equal(at.Add(time.Hour)) {
-		t.Errorf("stored = %+v, want the change's name, grant and update time", stored)
+	if stored.Name != "two" || stored.SealedGrant != "grant" || !stored.UpdatedAt.Equal(at.Add(time.Hour)) || stored.Scope != domain.ScopeGlobal {
+		t.Errorf("stored = %+v, want the change's name, scope, grant and update time", stored)
 	}
-	if stored.OwnerID != "u1" || stored.Scope != domain.ScopePrivate || !stored.CreatedAt.Equal(at) {
-		t.Errorf("stored = %+v, want owner, scope and creation time unchanged", stored)
+	if stored.OwnerID != "u1" || !stored.CreatedAt.Equal(at) {
+		t.Errorf("stored = %+v, want owner and creation time unchanged", stored)
 	}
 	stored.Config.Headers["X-Key"] = "mutated by a reader"
 	if again, _ := s.FindMCPServer(ctx, "a"); again.Config.Headers["X-Key"] != "v" {
