@@ -9,8 +9,8 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/mcp"
-	"github.com/agents-server/agents-server/ports"
 	"github.com/agents-server/agents-server/core/secrets"
+	"github.com/agents-server/agents-server/ports"
 )
 
 func TestVisibilityAndPermissions(t *testing.T) {
