@@ -147,24 +147,7 @@ func (s *Service) supersede(c *conn, next phase, closed *[]ports.MCPSession) (ui
 
 // reconnect drops the server's connection and, unless the server is
 // disabled or gone, dials it again in the background.
-func (s *Service) reconnect(id string) {
-	s.mu.Lock()
-	if s.root.Err() != nil {
-		s.mu.Unlock()
-		return
-	}
-	c := s.connLocked(id)
-	var closed []ports.MCPSession
-	gen, ctx := s.supersede(c, connecting, &closed)
-	c.failures, c.lastErr, c.needsAuth = 0, "", false
-	s.mu.Unlock()
-	closeAll(closed)
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.dial(ctx, id, gen, nil)
-	}()
-}
+func (s *Service) reconnect(id string) { s.dialAgain(id, true) }
 
 // disconnect ends the server's connection for good (disabled or deleted).
 func (s *Service) disconnect(id string) {
@@ -312,15 +295,25 @@ func (s *Service) scheduleLocked(id string, c *conn) {
 
 // redial dials again after a transport failure, keeping the failure count
 // for the backoff.
-func (s *Service) redial(id string) {
+func (s *Service) redial(id string) { s.dialAgain(id, false) }
+
+// dialAgain supersedes the server's connection and dials a new
+// generation in the background. fresh (a write, a connect) starts the
+// failure count and the last error over; a redial keeps them, and does
+// nothing for a server no longer tracked.
+func (s *Service) dialAgain(id string, fresh bool) {
 	s.mu.Lock()
 	c := s.conns[id]
-	if c == nil || s.root.Err() != nil {
+	if s.root.Err() != nil || (c == nil && !fresh) {
 		s.mu.Unlock()
 		return
 	}
+	c = s.connLocked(id)
 	var closed []ports.MCPSession
 	gen, ctx := s.supersede(c, connecting, &closed)
+	if fresh {
+		c.failures, c.lastErr, c.needsAuth = 0, "", false
+	}
 	s.mu.Unlock()
 	closeAll(closed)
 	s.wg.Add(1)

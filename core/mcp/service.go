@@ -189,17 +189,13 @@ func (s *Service) rescope(ctx context.Context, p domain.Principal, row *domain.M
 	if err := row.CheckScopeChange(p, to, what); err != nil {
 		return err
 	}
-	agents, err := s.d.Config.ListAgents(ctx)
+	users, err := s.agentsSelecting(ctx, row.Name)
 	if err != nil {
 		return err
 	}
 	var stranded []string
-	for _, a := range agents {
-		uses := slices.ContainsFunc(a.Tools, func(t string) bool {
-			srv, _, ok := domain.SplitMCPToolName(t)
-			return ok && strings.EqualFold(srv, row.Name)
-		})
-		if uses && !domain.ReferenceSurvives(a.Ownership, row.Ownership, to) {
+	for _, a := range users {
+		if !domain.ReferenceSurvives(a.Ownership, row.Ownership, to) {
 			stranded = append(stranded, a.Name)
 		}
 	}
@@ -235,24 +231,35 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 // checkUnused refuses to delete or rename a server whose tools agents
 // select: they name its tools by the server's name.
 func (s *Service) checkUnused(ctx context.Context, row domain.MCPServer, change string) error {
-	agents, err := s.d.Config.ListAgents(ctx)
-	if err != nil {
+	agents, err := s.agentsSelecting(ctx, row.Name)
+	if err != nil || len(agents) == 0 {
 		return err
 	}
-	var users []string
-	for _, a := range agents {
-		if slices.ContainsFunc(a.Tools, func(t string) bool {
-			srv, _, ok := domain.SplitMCPToolName(t)
-			return ok && strings.EqualFold(srv, row.Name)
-		}) {
-			users = append(users, a.Name)
-		}
-	}
-	if len(users) == 0 {
-		return nil
+	users := make([]string, len(agents))
+	for i, a := range agents {
+		users[i] = a.Name
 	}
 	slices.Sort(users)
 	return errs.E(errs.Conflict, "the server cannot be %s while agents select its tools: %s", change, strings.Join(users, ", "))
+}
+
+// agentsSelecting returns the agents that select a tool of the server
+// named name.
+func (s *Service) agentsSelecting(ctx context.Context, name string) ([]domain.Agent, error) {
+	all, err := s.d.Config.ListAgents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Agent
+	for _, a := range all {
+		if slices.ContainsFunc(a.Tools, func(t string) bool {
+			srv, _, ok := domain.SplitMCPToolName(t)
+			return ok && strings.EqualFold(srv, name)
+		}) {
+			out = append(out, a)
+		}
+	}
+	return out, nil
 }
 
 // nameTaken words the store's conflict — the only one it reports on a
