@@ -1,0 +1,240 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/ports"
+)
+
+var _ ports.TaskStore = (*DB)(nil)
+
+const taskColumns = `id, run_id, owner_id, parent_session_id, parent_run_id, tool_call_id, child_session_id, agent_config_id, label,
+	prompt, kind, attempt, dismissed, status, inherit, state, summary, result, pending_call_id, created_at, updated_at, ended_at`
+
+// liveTask is the SQL test for a task that is not final.
+const liveTask = `status IN ('working', 'input_required')`
+
+// defaultTaskPage is a listing's page without a limit.
+const defaultTaskPage = 100
+
+func scanTask(r rowScanner) (domain.Task, error) {
+	var t domain.Task
+	var kind, status, inherit, state string
+	var created, updated int64
+	var ended sql.NullInt64
+	err := r.Scan(&t.ID, &t.RunID, &t.OwnerID, &t.ParentSessionID, &t.ParentRunID, &t.ToolCallID, &t.ChildSessionID, &t.AgentConfigID,
+		&t.Label, &t.Prompt, &kind, &t.Attempt, &t.Dismissed, &status, &inherit, &state, &t.Summary, &t.Result, &t.PendingCallID,
+		&created, &updated, &ended)
+	t.Kind, t.Status = domain.TaskKind(kind), domain.TaskStatus(status)
+	if inherit != "" {
+		t.Inherit = []byte(inherit)
+	}
+	if state != "" {
+		t.State = []byte(state)
+	}
+	t.CreatedAt, t.UpdatedAt, t.EndedAt = fromMS(created), fromMS(updated), fromNullMS(ended)
+	return t, err
+}
+
+func findTask(ctx context.Context, q querier, id string) (domain.Task, error) {
+	t, err := scanTask(q.QueryRowContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, notFound("task")
+	}
+	return t, translate(err)
+}
+
+// CreateTask implements ports.TaskStore.
+func (db *DB) CreateTask(ctx context.Context, t domain.Task) error {
+	_, err := db.exec(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.RunID, t.OwnerID, t.ParentSessionID, t.ParentRunID, t.ToolCallID, t.ChildSessionID, t.AgentConfigID, t.Label,
+		t.Prompt, string(t.Kind), max(t.Attempt, 1), t.Dismissed, string(t.Status), string(t.Inherit), string(t.State), t.Summary, t.Result,
+		t.PendingCallID, ms(t.CreatedAt), ms(t.UpdatedAt), msPtr(t.EndedAt))
+	return err
+}
+
+// FindTask implements ports.TaskStore.
+func (db *DB) FindTask(ctx context.Context, id string) (domain.Task, error) {
+	return findTask(ctx, db.read, id)
+}
+
+// ListSessionTasks implements ports.TaskStore.
+func (db *DB) ListSessionTasks(ctx context.Context, parentSessionID string) ([]domain.Task, error) {
+	return collect(ctx, db.read, scanTask, `SELECT `+taskColumns+` FROM tasks WHERE parent_session_id = ?
+		ORDER BY created_at DESC, id DESC`, parentSessionID)
+}
+
+// ListTasks implements ports.TaskStore.
+func (db *DB) ListTasks(ctx context.Context, ownerID string, f ports.TaskFilter) ([]domain.Task, int, error) {
+	var where []string
+	var args []any
+	if ownerID != "" {
+		where, args = append(where, "owner_id = ?"), append(args, ownerID)
+	}
+	if f.Kind != "" {
+		where, args = append(where, "kind = ?"), append(args, string(f.Kind))
+	}
+	if f.Live {
+		where = append(where, liveTask)
+	}
+	cond := ""
+	if len(where) > 0 {
+		cond = " WHERE " + strings.Join(where, " AND ")
+	}
+	var out []domain.Task
+	var total int
+	err := db.snapshot(ctx, func(tx txQ) error {
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM tasks`+cond, args...).Scan(&total); err != nil {
+			return translate(err)
+		}
+		limit := f.Limit
+		if limit <= 0 {
+			limit = defaultTaskPage
+		}
+		var err error
+		out, err = collect(ctx, tx, scanTask, `SELECT `+taskColumns+` FROM tasks`+cond+` ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?`,
+			append(args, limit, max(f.Offset, 0))...)
+		return err
+	})
+	return out, total, err
+}
+
+// CountLiveTasks implements ports.TaskStore.
+func (db *DB) CountLiveTasks(ctx context.Context, parentSessionID string) (int, error) {
+	var n int
+	err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM tasks WHERE parent_session_id = ? AND `+liveTask, parentSessionID).Scan(&n)
+	return n, translate(err)
+}
+
+// PauseTask implements ports.TaskStore.
+func (db *DB) PauseTask(ctx context.Context, id, runID string, status domain.TaskStatus, pendingCallID string, at time.Time) (bool, error) {
+	if status.Terminal() {
+		return false, fmt.Errorf("PauseTask takes a live status, not %s", status)
+	}
+	r, err := db.exec(ctx, `UPDATE tasks SET status = ?, pending_call_id = ?, updated_at = ? WHERE id = ? AND run_id = ? AND `+liveTask,
+		string(status), pendingCallID, ms(at), id, runID)
+	return changed(r, err)
+}
+
+// FinalizeTask implements ports.TaskStore.
+func (db *DB) FinalizeTask(ctx context.Context, f ports.TaskFinal) (bool, error) {
+	if !f.Status.Terminal() {
+		return false, fmt.Errorf("FinalizeTask takes a terminal status, not %s", f.Status)
+	}
+	won := false
+	err := db.tx(ctx, func(tx txQ) error {
+		r, err := tx.ExecContext(ctx, `UPDATE tasks SET status = ?, summary = ?, result = ?, pending_call_id = '', updated_at = ?, ended_at = ?
+			WHERE id = ? AND run_id = ? AND `+liveTask, string(f.Status), f.Summary, f.Result, ms(f.At), ms(f.At), f.TaskID, f.RunID)
+		if won, err = changed(r, err); err != nil || !won || !f.Status.OwesWakeup() {
+			return err
+		}
+		return oweWakeups(ctx, tx, `id = ?`, []any{f.TaskID}, f.At)
+	})
+	return won, err
+}
+
+// oweWakeups writes the debts of the tasks matching cond, as they are now
+// (final, completed or failed).
+func oweWakeups(ctx context.Context, tx txQ, cond string, args []any, at time.Time) error {
+	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO task_wakeups (id, session_id, task_id, attempt, status, summary, created_at)
+		SELECT id || ':' || attempt, parent_session_id, id, attempt, status, summary, ? FROM tasks
+		WHERE status IN ('completed', 'failed') AND `+cond, append([]any{ms(at)}, args...)...)
+	return translate(err)
+}
+
+// RetryTask implements ports.TaskStore.
+func (db *DB) RetryTask(ctx context.Context, id, newRunID string, maxAttempts int, at time.Time) (domain.Task, bool, error) {
+	var out domain.Task
+	won := false
+	err := db.tx(ctx, func(tx txQ) error {
+		r, err := tx.ExecContext(ctx, `UPDATE tasks SET run_id = ?, attempt = attempt + 1, status = 'working', summary = '', result = '',
+			dismissed = 0, pending_call_id = '', updated_at = ?, ended_at = NULL WHERE id = ? AND status = 'failed' AND attempt < ?`,
+			newRunID, ms(at), id, maxAttempts)
+		if won, err = changed(r, err); err != nil {
+			return err
+		}
+		out, err = findTask(ctx, tx, id)
+		return err
+	})
+	return out, won, err
+}
+
+// DismissTask implements ports.TaskStore.
+func (db *DB) DismissTask(ctx context.Context, id string, at time.Time) (bool, error) {
+	r, err := db.exec(ctx, `UPDATE tasks SET dismissed = 1, updated_at = ? WHERE id = ? AND NOT (`+liveTask+`)`, ms(at), id)
+	return changed(r, err)
+}
+
+// FailOrphanTasks implements ports.TaskStore.
+func (db *DB) FailOrphanTasks(ctx context.Context, message string, at time.Time) ([]domain.Task, error) {
+	var out []domain.Task
+	err := db.tx(ctx, func(tx txQ) error {
+		var err error
+		if out, err = collect(ctx, tx, scanTask, `SELECT `+taskColumns+` FROM tasks WHERE `+liveTask+` ORDER BY created_at, id`); err != nil || len(out) == 0 {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'failed', result = ?, pending_call_id = '', updated_at = ?, ended_at = ?
+			WHERE `+liveTask, message, ms(at), ms(at)); err != nil {
+			return translate(err)
+		}
+		ids := make([]any, len(out))
+		for i, t := range out {
+			ids[i] = t.ID
+			out[i].Status, out[i].Result, out[i].PendingCallID, out[i].UpdatedAt = domain.TaskFailed, message, "", fromMS(ms(at))
+			ended := fromMS(ms(at))
+			out[i].EndedAt = &ended
+		}
+		return oweWakeups(ctx, tx, `id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, ids, at)
+	})
+	return out, err
+}
+
+func scanWakeup(r rowScanner) (domain.TaskWakeup, error) {
+	var w domain.TaskWakeup
+	var status string
+	var created int64
+	var settled sql.NullInt64
+	err := r.Scan(&w.ID, &w.SessionID, &w.TaskID, &w.Attempt, &status, &w.Summary, &created, &settled)
+	w.Status, w.CreatedAt, w.SettledAt = domain.TaskStatus(status), fromMS(created), fromNullMS(settled)
+	return w, err
+}
+
+// DueWakeups implements ports.TaskStore.
+func (db *DB) DueWakeups(ctx context.Context, sessionID string) ([]domain.TaskWakeup, error) {
+	return collect(ctx, db.read, scanWakeup, `SELECT id, session_id, task_id, attempt, status, summary, created_at, settled_at
+		FROM task_wakeups WHERE session_id = ? AND settled_at IS NULL ORDER BY created_at, id`, sessionID)
+}
+
+// SessionsWithDueWakeups implements ports.TaskStore.
+func (db *DB) SessionsWithDueWakeups(ctx context.Context) ([]string, error) {
+	return collect(ctx, db.read, scanString, `SELECT DISTINCT session_id FROM task_wakeups WHERE settled_at IS NULL ORDER BY session_id`)
+}
+
+// SettleWakeups implements ports.TaskStore.
+func (db *DB) SettleWakeups(ctx context.Context, ids []string, at time.Time) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	args := []any{ms(at)}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	_, err := db.exec(ctx, `UPDATE task_wakeups SET settled_at = ? WHERE settled_at IS NULL AND id IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, args...)
+	return err
+}
+
+// changed reports whether an update wrote a row.
+func changed(r sql.Result, err error) (bool, error) {
+	if err != nil {
+		return false, translate(err)
+	}
+	n, _ := r.RowsAffected()
+	return n > 0, nil
+}

@@ -1,0 +1,124 @@
+package domain
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+// Task is one piece of background work a chat started with spawn_task: a
+// durable identity (ID) over attempts, each a run (RunID, replaced by a
+// retry) on the task's own hidden child session.
+type Task struct {
+	ID              string
+	RunID           string // the current attempt's run
+	OwnerID         string // the parent session's owner
+	ParentSessionID string
+	ParentRunID     string
+	ToolCallID      string // the spawn_task call
+	ChildSessionID  string // the hidden session the attempts run on
+	AgentConfigID   string // the agent the task runs
+	Label           string
+	Prompt          string
+	Kind            TaskKind
+	Attempt         int // 1 for the original run, one more per retry
+	Dismissed       bool
+	Status          TaskStatus
+	// Inherit is the spawning run's configuration snapshot the task runs
+	// with; State is a workflow's (its definition, step, step runs).
+	Inherit json.RawMessage
+	State   json.RawMessage
+	Summary string // at most TaskSummaryRunes
+	Result  string
+	// PendingCallID is the call a paused (input_required) attempt waits on.
+	PendingCallID string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	EndedAt       *time.Time
+}
+
+// TaskKind says what a task runs.
+type TaskKind string
+
+// The kinds: a sub-agent on a prompt, or a workflow execution.
+const (
+	TaskAgent    TaskKind = "agent"
+	TaskWorkflow TaskKind = "workflow"
+)
+
+// Values lists the kinds.
+func (TaskKind) Values() []string { return []string{"agent", "workflow"} }
+
+// TaskStatus is the MCP Tasks five-state vocabulary.
+type TaskStatus string
+
+// The statuses: two live ones, three terminal ones.
+const (
+	TaskWorking       TaskStatus = "working"
+	TaskInputRequired TaskStatus = "input_required" // paused for an approval in the parent session
+	TaskCompleted     TaskStatus = "completed"
+	TaskFailed        TaskStatus = "failed"
+	TaskCancelled     TaskStatus = "cancelled"
+)
+
+// Values lists the statuses.
+func (TaskStatus) Values() []string {
+	return []string{"working", "input_required", "completed", "failed", "cancelled"}
+}
+
+// Terminal reports whether the status is final: written once, and left
+// only by a retry of a failed task.
+func (s TaskStatus) Terminal() bool {
+	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
+}
+
+// OwesWakeup reports whether ending in this status owes the parent session
+// a notification: a completed or failed task does, a cancelled one not.
+func (s TaskStatus) OwesWakeup() bool { return s == TaskCompleted || s == TaskFailed }
+
+// Task limits.
+const (
+	// MaxTaskAttempts bounds a task's runs: the original and two retries.
+	MaxTaskAttempts = 3
+	// TaskSummaryRunes bounds a task's summary.
+	TaskSummaryRunes = 300
+	// TaskStatusWait is the longest a task_status call waits for a change.
+	TaskStatusWait = 120 * time.Second
+)
+
+// Live reports whether the task still works (or waits for a decision).
+func (t Task) Live() bool { return !t.Status.Terminal() }
+
+// CheckRetry refuses a retry of a task that is not failed or has used
+// every attempt. Returns conflict.
+func (t Task) CheckRetry() error {
+	switch {
+	case t.Status != TaskFailed:
+		return errs.E(errs.Conflict, "only a failed task can be retried; this one is %s", t.Status)
+	case t.Attempt >= MaxTaskAttempts:
+		return errs.E(errs.Conflict, "the task has used all %d attempts", MaxTaskAttempts)
+	}
+	return nil
+}
+
+// CheckDismiss refuses to dismiss a live task. Returns conflict.
+func (t Task) CheckDismiss() error {
+	if t.Live() {
+		return errs.E(errs.Conflict, "a task still working cannot be dismissed: stop it first")
+	}
+	return nil
+}
+
+// TaskWakeup is a debt a finished task owes its parent session: paid by
+// ONE notification turn on the parent carrying every due result.
+type TaskWakeup struct {
+	ID        string
+	SessionID string // the parent session
+	TaskID    string
+	Attempt   int
+	Status    TaskStatus // completed or failed
+	Summary   string
+	CreatedAt time.Time
+	SettledAt *time.Time
+}

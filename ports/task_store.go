@@ -1,0 +1,69 @@
+package ports
+
+import (
+	"context"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+)
+
+// TaskStore keeps background tasks and the wake-up debts finished ones owe
+// their parent sessions. Every state change is a compare-and-set on the
+// row, so a stop, a decision, a run's end and a retry racing each other
+// resolve to one winner; a write about an attempt names its run id and
+// loses when the task has moved on to another.
+type TaskStore interface {
+	// CreateTask inserts a task; conflict when its id is taken.
+	CreateTask(ctx context.Context, t domain.Task) error
+	// FindTask returns not_found when absent.
+	FindTask(ctx context.Context, id string) (domain.Task, error)
+	// ListSessionTasks returns a parent session's tasks, newest first.
+	ListSessionTasks(ctx context.Context, parentSessionID string) ([]domain.Task, error)
+	// ListTasks returns a page of an owner's tasks (every owner's for ""),
+	// newest first, and how many match in all.
+	ListTasks(ctx context.Context, ownerID string, f TaskFilter) ([]domain.Task, int, error)
+	// CountLiveTasks counts a parent session's tasks that are not final.
+	CountLiveTasks(ctx context.Context, parentSessionID string) (int, error)
+	// PauseTask moves attempt runID between working and input_required
+	// (with the call it waits on, or ""); false when the task is final or
+	// on another attempt.
+	PauseTask(ctx context.Context, id, runID string, status domain.TaskStatus, pendingCallID string, at time.Time) (bool, error)
+	// FinalizeTask writes attempt runID's terminal status once, with its
+	// summary and result; a completed or failed end writes the parent's
+	// wake-up debt (id "<task id>:<attempt>") in the same transaction. false (nothing written) when
+	// the task is already final or on another attempt.
+	FinalizeTask(ctx context.Context, f TaskFinal) (bool, error)
+	// RetryTask reopens a failed task with a new attempt run (attempt+1,
+	// result cleared, undismissed) if it has attempts left; false when it
+	// is not failed or out of attempts (another caller may have won).
+	RetryTask(ctx context.Context, id, newRunID string, maxAttempts int, at time.Time) (domain.Task, bool, error)
+	// DismissTask hides a final task from the live lists; false while it
+	// is live.
+	DismissTask(ctx context.Context, id string, at time.Time) (bool, error)
+	// FailOrphanTasks ends every task left working or waiting by a crash
+	// as failed (with message as its result), writing their debts, and
+	// returns them.
+	FailOrphanTasks(ctx context.Context, message string, at time.Time) ([]domain.Task, error)
+	// DueWakeups returns a session's unsettled debts, oldest first.
+	DueWakeups(ctx context.Context, sessionID string) ([]domain.TaskWakeup, error)
+	// SessionsWithDueWakeups lists the sessions owed a notification.
+	SessionsWithDueWakeups(ctx context.Context) ([]string, error)
+	// SettleWakeups marks debts paid; a debt already settled stays as it was.
+	SettleWakeups(ctx context.Context, ids []string, at time.Time) error
+}
+
+// TaskFinal is a terminal status for one attempt.
+type TaskFinal struct {
+	TaskID, RunID   string
+	Status          domain.TaskStatus // completed, failed or cancelled
+	Summary, Result string
+	At              time.Time
+}
+
+// TaskFilter narrows a task listing.
+type TaskFilter struct {
+	Kind   domain.TaskKind // "" = every kind
+	Live   bool            // only tasks not final
+	Limit  int             // 0 = the store's default
+	Offset int
+}
