@@ -4,6 +4,7 @@ import { api, errorText, ok, type MCPServer } from '../../lib/api'
 import { followMCPServers, statusPill } from '../../lib/mcpServers'
 import { MCPToolHints } from './MCPToolHints'
 import { useMCPConnect } from './useMCPConnect'
+import { ScopeButton } from './ScopeButton'
 
 /** What the caller may do with a row: edit (and connect) as its author or, for a global one, as an admin; delete as its author or an admin. */
 export interface MCPRights { edit: boolean; remove: boolean }
@@ -50,6 +51,7 @@ export function MCPServerRow({ server: s, rights, onEdit }: { server: MCPServer;
           </button>
         )}
         {rights.edit && <button className="btn btn-ghost btn-sm" onClick={onEdit}>Edit</button>}
+        <ScopeButton kind="mcp-servers" id={s.id} scope={s.scope} />
         {rights.remove && (confirming ? (
           <button className="btn btn-danger btn-sm" autoFocus onBlur={() => setConfirming(false)} onClick={remove}>Delete?</button>
         ) : (

@@ -82,6 +82,21 @@ describe('the list', () => {
     expect(within(row('shared')).getByRole('button', { name: 'Edit' })).toBeInTheDocument()
   })
 
+  it('an admin publishes a private server and unpublishes a global one; a member is offered neither', async () => {
+    show([mcpServer({ owner_id: 'someone' }), mcpServer({ id: 's2', name: 'shared', scope: 'global', owner_id: 'someone' })], admin)
+    await userEvent.click(within(row('calc')).getByRole('button', { name: 'Publish' }))
+    await userEvent.click(within(row('shared')).getByRole('button', { name: 'Unpublish' }))
+    expect(calls('POST')).toEqual([
+      { path: '/api/v1/mcp-servers/{id}/scope', params: { path: { id: 's1' } }, body: { scope: 'global' } },
+      { path: '/api/v1/mcp-servers/{id}/scope', params: { path: { id: 's2' } }, body: { scope: 'private' } },
+    ])
+  })
+
+  it('a member sees no publish button', () => {
+    show([mcpServer()], member)
+    expect(within(row('calc')).queryByRole('button', { name: 'Publish' })).not.toBeInTheDocument()
+  })
+
   it('deleting asks first, and shows why the server refused', async () => {
     vi.mocked(api.DELETE).mockImplementation((() => refusal(409, 'conflict', 'the server cannot be deleted while agents select its tools: Planner')) as never)
     show([mcpServer()])

@@ -3,8 +3,8 @@ import { api, errorText, ok } from '../../lib/api'
 import { notify } from '../../lib/notices'
 import { useMe } from '../../lib/queries'
 
-/** Admins publish a private provider or agent to everyone (global), or take it back. */
-export function ScopeButton({ kind, id, scope }: { kind: 'providers' | 'agents'; id: string; scope: 'private' | 'global' }) {
+/** Admins publish a private provider, agent or MCP server to everyone (global), or take it back. */
+export function ScopeButton({ kind, id, scope }: { kind: 'providers' | 'agents' | 'mcp-servers'; id: string; scope: 'private' | 'global' }) {
   const qc = useQueryClient()
   const me = useMe()
   if (me.data?.role !== 'admin') return null
@@ -13,7 +13,8 @@ export function ScopeButton({ kind, id, scope }: { kind: 'providers' | 'agents';
     try {
       const opts = { params: { path: { id } }, body: { scope: next } } as const
       if (kind === 'providers') await ok(api.POST('/api/v1/providers/{id}/scope', opts))
-      else await ok(api.POST('/api/v1/agents/{id}/scope', opts))
+      else if (kind === 'agents') await ok(api.POST('/api/v1/agents/{id}/scope', opts))
+      else await ok(api.POST('/api/v1/mcp-servers/{id}/scope', opts))
       await qc.invalidateQueries({ queryKey: [kind] })
     } catch (e) {
       notify(errorText(e))
