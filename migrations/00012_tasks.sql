@@ -23,6 +23,9 @@ CREATE TABLE tasks (
     summary           TEXT NOT NULL DEFAULT '',
     result            TEXT NOT NULL DEFAULT '',
     pending_call_id   TEXT NOT NULL DEFAULT '',
+    -- NULL while the task waits behind the session's live-task cap: its
+    -- run (run_id, reserved) has not been started.
+    launched_at       INTEGER,
     created_at        INTEGER NOT NULL,
     updated_at        INTEGER NOT NULL,
     ended_at          INTEGER
@@ -30,6 +33,7 @@ CREATE TABLE tasks (
 CREATE INDEX tasks_parent ON tasks (parent_session_id, created_at);
 CREATE INDEX tasks_owner ON tasks (owner_id, created_at);
 CREATE INDEX tasks_live ON tasks (status) WHERE status IN ('working', 'input_required');
+CREATE INDEX tasks_queued ON tasks (parent_session_id, created_at) WHERE launched_at IS NULL AND status = 'working';
 CREATE UNIQUE INDEX tasks_run ON tasks (run_id);
 
 -- What a finished task owes its parent session: one notification turn pays

@@ -22,8 +22,15 @@ type TaskStore interface {
 	// ListTasks returns a page of an owner's tasks (every owner's for ""),
 	// newest first, and how many match in all.
 	ListTasks(ctx context.Context, ownerID string, f TaskFilter) ([]domain.Task, int, error)
-	// CountLiveTasks counts a parent session's tasks that are not final.
+	// CountLiveTasks counts a parent session's launched tasks that are not
+	// final: what the live-task cap compares with (queued ones wait).
 	CountLiveTasks(ctx context.Context, parentSessionID string) (int, error)
+	// LaunchTask marks a queued task's current run started; false when it
+	// was launched already or is final.
+	LaunchTask(ctx context.Context, id string, at time.Time) (bool, error)
+	// NextQueuedTask returns a parent session's oldest queued task; ok
+	// false when none waits.
+	NextQueuedTask(ctx context.Context, parentSessionID string) (domain.Task, bool, error)
 	// PauseTask moves attempt runID between working and input_required
 	// (with the call it waits on, or ""); false when the task is final or
 	// on another attempt.
@@ -34,8 +41,9 @@ type TaskStore interface {
 	// the task is already final or on another attempt.
 	FinalizeTask(ctx context.Context, f TaskFinal) (bool, error)
 	// RetryTask reopens a failed task with a new attempt run (attempt+1,
-	// result cleared, undismissed) if it has attempts left; false when it
-	// is not failed or out of attempts (another caller may have won).
+	// result cleared, undismissed, queued until LaunchTask) if it has
+	// attempts left; false when it is not failed or out of attempts
+	// (another caller may have won).
 	RetryTask(ctx context.Context, id, newRunID string, maxAttempts int, at time.Time) (domain.Task, bool, error)
 	// DismissTask hides a final task from the live lists; false while it
 	// is live.

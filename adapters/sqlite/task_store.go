@@ -15,7 +15,7 @@ import (
 var _ ports.TaskStore = (*DB)(nil)
 
 const taskColumns = `id, run_id, owner_id, parent_session_id, parent_run_id, tool_call_id, child_session_id, agent_config_id, label,
-	prompt, kind, attempt, dismissed, status, inherit, state, summary, result, pending_call_id, created_at, updated_at, ended_at`
+	prompt, kind, attempt, dismissed, status, inherit, state, summary, result, pending_call_id, launched_at, created_at, updated_at, ended_at`
 
 // liveTask is the SQL test for a task that is not final.
 const liveTask = `status IN ('working', 'input_required')`
@@ -27,10 +27,11 @@ func scanTask(r rowScanner) (domain.Task, error) {
 	var t domain.Task
 	var kind, status, inherit, state string
 	var created, updated int64
-	var ended sql.NullInt64
+	var launched, ended sql.NullInt64
 	err := r.Scan(&t.ID, &t.RunID, &t.OwnerID, &t.ParentSessionID, &t.ParentRunID, &t.ToolCallID, &t.ChildSessionID, &t.AgentConfigID,
 		&t.Label, &t.Prompt, &kind, &t.Attempt, &t.Dismissed, &status, &inherit, &state, &t.Summary, &t.Result, &t.PendingCallID,
-		&created, &updated, &ended)
+		&launched, &created, &updated, &ended)
+	t.LaunchedAt = fromNullMS(launched)
 	t.Kind, t.Status = domain.TaskKind(kind), domain.TaskStatus(status)
 	if inherit != "" {
 		t.Inherit = []byte(inherit)
@@ -52,10 +53,10 @@ func findTask(ctx context.Context, q querier, id string) (domain.Task, error) {
 
 // CreateTask implements ports.TaskStore.
 func (db *DB) CreateTask(ctx context.Context, t domain.Task) error {
-	_, err := db.exec(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := db.exec(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		t.ID, t.RunID, t.OwnerID, t.ParentSessionID, t.ParentRunID, t.ToolCallID, t.ChildSessionID, t.AgentConfigID, t.Label,
 		t.Prompt, string(t.Kind), max(t.Attempt, 1), t.Dismissed, string(t.Status), string(t.Inherit), string(t.State), t.Summary, t.Result,
-		t.PendingCallID, ms(t.CreatedAt), ms(t.UpdatedAt), msPtr(t.EndedAt))
+		t.PendingCallID, msPtr(t.LaunchedAt), ms(t.CreatedAt), ms(t.UpdatedAt), msPtr(t.EndedAt))
 	return err
 }
 
@@ -108,8 +109,25 @@ func (db *DB) ListTasks(ctx context.Context, ownerID string, f ports.TaskFilter)
 // CountLiveTasks implements ports.TaskStore.
 func (db *DB) CountLiveTasks(ctx context.Context, parentSessionID string) (int, error) {
 	var n int
-	err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM tasks WHERE parent_session_id = ? AND `+liveTask, parentSessionID).Scan(&n)
+	err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM tasks WHERE parent_session_id = ? AND launched_at IS NOT NULL AND `+liveTask,
+		parentSessionID).Scan(&n)
 	return n, translate(err)
+}
+
+// LaunchTask implements ports.TaskStore.
+func (db *DB) LaunchTask(ctx context.Context, id string, at time.Time) (bool, error) {
+	r, err := db.exec(ctx, `UPDATE tasks SET launched_at = ?, updated_at = ? WHERE id = ? AND launched_at IS NULL AND `+liveTask, ms(at), ms(at), id)
+	return changed(r, err)
+}
+
+// NextQueuedTask implements ports.TaskStore.
+func (db *DB) NextQueuedTask(ctx context.Context, parentSessionID string) (domain.Task, bool, error) {
+	t, err := scanTask(db.read.QueryRowContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE parent_session_id = ? AND launched_at IS NULL
+		AND status = 'working' ORDER BY created_at, id LIMIT 1`, parentSessionID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, false, nil
+	}
+	return t, err == nil, translate(err)
 }
 
 // PauseTask implements ports.TaskStore.
@@ -154,7 +172,7 @@ func (db *DB) RetryTask(ctx context.Context, id, newRunID string, maxAttempts in
 	won := false
 	err := db.tx(ctx, func(tx txQ) error {
 		r, err := tx.ExecContext(ctx, `UPDATE tasks SET run_id = ?, attempt = attempt + 1, status = 'working', summary = '', result = '',
-			dismissed = 0, pending_call_id = '', updated_at = ?, ended_at = NULL WHERE id = ? AND status = 'failed' AND attempt < ?`,
+			dismissed = 0, pending_call_id = '', launched_at = NULL, updated_at = ?, ended_at = NULL WHERE id = ? AND status = 'failed' AND attempt < ?`,
 			newRunID, ms(at), id, maxAttempts)
 		if won, err = changed(r, err); err != nil {
 			return err

@@ -12,12 +12,18 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// newTask stores a working task of the session.
+// newTask stores a working (launched) task of the session.
 func newTask(t *testing.T, db *DB, s domain.Session, id string, at time.Time) domain.Task {
+	t.Helper()
+	return storeTask(t, db, s, id, at, &at)
+}
+
+// storeTask stores a working task, queued when launched is nil.
+func storeTask(t *testing.T, db *DB, s domain.Session, id string, at time.Time, launched *time.Time) domain.Task {
 	t.Helper()
 	task := domain.Task{ID: id, RunID: "run-" + id, OwnerID: s.OwnerID, ParentSessionID: s.ID, ParentRunID: "parent-run",
 		ToolCallID: "call-" + id, Label: "label " + id, Prompt: "do " + id, Kind: domain.TaskAgent, Attempt: 1,
-		Status: domain.TaskWorking, Inherit: []byte(`{"agent":"a"}`), CreatedAt: at, UpdatedAt: at}
+		Status: domain.TaskWorking, Inherit: []byte(`{"agent":"a"}`), LaunchedAt: launched, CreatedAt: at, UpdatedAt: at}
 	if err := db.CreateTask(context.Background(), task); err != nil {
 		t.Fatal(err)
 	}
@@ -224,5 +230,47 @@ func TestFailOrphanTasksAfterACrash(t *testing.T) {
 	}
 	if due, _ := db.DueWakeups(ctx, "s1"); len(due) != 3 {
 		t.Fatalf("due after a second sweep = %d", len(due))
+	}
+}
+
+func TestQueuedTasksWaitBehindTheCap(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	s := newSession(t, db, "s1")
+	newTask(t, db, s, "running", when)
+	storeTask(t, db, s, "second", when.Add(2*time.Second), nil)
+	storeTask(t, db, s, "first", when.Add(time.Second), nil)
+	// Only launched tasks count against the cap.
+	if n, _ := db.CountLiveTasks(ctx, "s1"); n != 1 {
+		t.Fatalf("live = %d, want the one launched", n)
+	}
+	next, ok, err := db.NextQueuedTask(ctx, "s1")
+	if err != nil || !ok || next.ID != "first" || !next.Queued() {
+		t.Fatalf("next queued = %+v, %v, %v", next, ok, err)
+	}
+	if ok, _ := db.LaunchTask(ctx, "first", when.Add(time.Minute)); !ok {
+		t.Fatal("the launch did not take")
+	}
+	if ok, _ := db.LaunchTask(ctx, "first", when.Add(time.Minute)); ok {
+		t.Fatal("a task was launched twice")
+	}
+	if got, _ := db.FindTask(ctx, "first"); got.Queued() || got.LaunchedAt == nil || !got.LaunchedAt.Equal(when.Add(time.Minute)) {
+		t.Fatalf("launched row = %+v", got)
+	}
+	if n, _ := db.CountLiveTasks(ctx, "s1"); n != 2 {
+		t.Fatalf("live after the launch = %d", n)
+	}
+	// A stopped queued task leaves the queue; a retried one rejoins it.
+	finalize(t, db, "second", "run-second", domain.TaskCancelled, when)
+	if _, ok, _ := db.NextQueuedTask(ctx, "s1"); ok {
+		t.Fatal("a cancelled task is still queued")
+	}
+	finalize(t, db, "running", "run-running", domain.TaskFailed, when)
+	retried, ok, _ := db.RetryTask(ctx, "running", "run-running-2", domain.MaxTaskAttempts, when.Add(time.Hour))
+	if !ok || !retried.Queued() {
+		t.Fatalf("a retry is not queued: %+v", retried)
+	}
+	if next, ok, _ := db.NextQueuedTask(ctx, "s1"); !ok || next.ID != "running" {
+		t.Fatalf("next after the retry = %+v, %v", next, ok)
 	}
 }

@@ -33,9 +33,12 @@ type Task struct {
 	Result  string
 	// PendingCallID is the call a paused (input_required) attempt waits on.
 	PendingCallID string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	EndedAt       *time.Time
+	// LaunchedAt is when the current attempt's run started; nil while the
+	// task waits behind the session's live-task cap (its RunID reserved).
+	LaunchedAt *time.Time
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	EndedAt    *time.Time
 }
 
 // TaskKind says what a task runs.
@@ -87,8 +90,12 @@ const (
 	TaskStatusWait = 120 * time.Second
 )
 
-// Live reports whether the task still works (or waits for a decision).
+// Live reports whether the task still works (or waits for a decision, or
+// for its turn behind the cap).
 func (t Task) Live() bool { return !t.Status.Terminal() }
+
+// Queued reports whether the task waits behind the cap, not yet started.
+func (t Task) Queued() bool { return t.Live() && t.LaunchedAt == nil }
 
 // CheckRetry refuses a retry of a task that is not failed or has used
 // every attempt. Returns conflict.
