@@ -21,6 +21,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/ports/porttest"
 )
 
 // These tests run the real binary, the way a person or CI does.
@@ -72,26 +73,8 @@ type process struct {
 	cmd    *exec.Cmd
 	url    string
 	token  string
-	stderr *syncBuffer
+	stderr *porttest.Buffer
 	exited chan error
-}
-
-// syncBuffer is a buffer the process writes while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 var readyLine = regexp.MustCompile(`^agents-server ready: (http://127\.0\.0\.1:\d+)/#token=(ags_l_[A-Za-z0-9]{40})$`)
@@ -102,7 +85,7 @@ func startBinary(t *testing.T, dataDir string, env ...string) *process {
 	cmd := exec.Command(agentsBinary(t), "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "debug")
 	cmd.Env = append(os.Environ(), env...)
 	stdout, _ := cmd.StdoutPipe()
-	p := &process{cmd: cmd, stderr: &syncBuffer{}, exited: make(chan error, 1)}
+	p := &process{cmd: cmd, stderr: &porttest.Buffer{}, exited: make(chan error, 1)}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/auth"
+	"github.com/agents-server/agents-server/ports/porttest"
 )
 
 // The API test harness: the whole composition root on 127.0.0.1:0 with a
@@ -48,7 +49,7 @@ type harness struct {
 	router  routers.Router
 	served  chan error
 	stopped bool
-	logs    *syncBuffer // everything the server logged
+	logs    *porttest.Buffer // everything the server logged
 }
 
 // testConfig is a config for a server on a free port in a fresh data dir.
@@ -64,7 +65,7 @@ func testConfig(t *testing.T) config {
 // it when the test ends.
 func startServer(t *testing.T, cfg config) *harness {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &porttest.Buffer{}
 	log := slog.New(slog.NewTextHandler(io.MultiWriter(t.Output(), logs), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	a, err := newApp(context.Background(), cfg, log)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,25 +36,7 @@ type fixture struct {
 	clock    *porttest.Clock
 	settings *settings.Service
 	box      *secrets.Box
-	log      *syncBuffer
-}
-
-// syncBuffer is a log sink safe for concurrent writers.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
+	log      *porttest.Buffer
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -65,7 +46,7 @@ func newFixture(t *testing.T) *fixture {
 		t.Fatal(err)
 	}
 	f := &fixture{sessions: &porttest.SessionStore{}, docker: &porttest.Sandbox{Caps: domain.SandboxSupports{Rebuild: true}},
-		clock: porttest.NewClock(t0), box: box, log: &syncBuffer{}}
+		clock: porttest.NewClock(t0), box: box, log: &porttest.Buffer{}}
 	f.store = &porttest.ProjectStore{Sessions: f.sessions}
 	f.settings = settings.New(&porttest.SettingStore{}, box, f.clock)
 	f.deps = sandboxes.Deps{Store: f.store, Box: box, Settings: f.settings,
