@@ -121,12 +121,7 @@ func (s *server) serverFor(r *http.Request) *sdk.Server {
 
 // askName is ask_<agent> made safe for tool names and unique.
 func askName(agent string, taken map[string]bool) string {
-	base := "ask_" + strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			return r
-		}
-		return '_'
-	}, strings.ToLower(agent))
+	base := "ask_" + domain.SafeToolName(strings.ToLower(agent))
 	if len(base) > 60 {
 		base = base[:60]
 	}

@@ -210,9 +210,7 @@ func (s *Service) Tools(ctx context.Context, p domain.Principal, id string) ([]t
 			return nil, err
 		}
 		for _, t := range live {
-			hints := t.Annotations
-			out = append(out, tools.Spec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema, Origin: tools.OriginMCP,
-				Server: t.Server, Hints: &hints})
+			out = append(out, t.Spec())
 		}
 	}
 	for _, target := range a.Handoffs {

@@ -49,6 +49,17 @@ var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 // ValidToolName reports whether s can name a tool for a model API.
 func ValidToolName(s string) bool { return toolNamePattern.MatchString(s) }
 
+// SafeToolName spells s with the characters tool names may hold: any
+// other becomes "_" (the length is the caller's to bound).
+func SafeToolName(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
+			return r
+		}
+		return '_'
+	}, s)
+}
+
 // Validate checks everything about a spec that needs no other row: bounds,
 // enums, list shapes. Cross-entity checks (the provider, guardrails,
 // handoffs, skills, the output schema) are the agents service's. Returns

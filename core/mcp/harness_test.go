@@ -180,6 +180,21 @@ func (h *harness) addAgent(id, name string, own domain.Ownership, toolNames ...s
 	}
 }
 
+// withGrant makes an OAuth server of alice's whose stored grant works: made
+// disabled, so no dial races the seeded grant, then enabled to connect.
+func (h *harness) withGrant(name string) mcp.Server {
+	h.t.Helper()
+	in := oauthInput(name)
+	in.Enabled = ptr(false)
+	s := h.create(alice, domain.ScopePrivate, in)
+	h.seedGrant(s.ID, domain.MCPGrant{AccessToken: "at", RefreshToken: "rt", TokenURL: "https://as.example/token", ClientID: "c"})
+	in.Enabled = ptr(true)
+	if _, err := h.svc.Update(h.t.Context(), alice, s.ID, in); err != nil {
+		h.t.Fatal(err)
+	}
+	return s
+}
+
 // seedGrant stores g as the server's grant, sealed as the service seals it.
 func (h *harness) seedGrant(id string, g domain.MCPGrant) {
 	h.t.Helper()

@@ -233,14 +233,7 @@ func TestConnectWithAWorkingGrantReturnsPromptly(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	e := h.endpoint("sheets", "read")
-	in := oauthInput("sheets")
-	in.Enabled = ptr(false)
-	s := h.create(alice, domain.ScopePrivate, in)
-	h.seedGrant(s.ID, domain.MCPGrant{AccessToken: "at", RefreshToken: "rt", TokenURL: "https://as.example/token", ClientID: "c"})
-	in.Enabled = ptr(true)
-	if _, err := h.svc.Update(t.Context(), alice, s.ID, in); err != nil {
-		t.Fatal(err)
-	}
+	s := h.withGrant("sheets")
 	h.waitStatus(s.ID, domain.MCPConnected)
 	// The token is refused for a while: the connection drops and its
 	// redial ends in needs_auth, the grant still stored.

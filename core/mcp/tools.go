@@ -12,6 +12,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -39,6 +40,14 @@ type Tool struct {
 	Server      string
 }
 
+// Spec is the tool as a model is offered it, with the server it comes from
+// and the hints it gives (shown, never trusted).
+func (t Tool) Spec() tools.Spec {
+	hints := t.Annotations
+	return tools.Spec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema, Origin: tools.OriginMCP,
+		Server: t.Server, Hints: &hints}
+}
+
 // exposed names a server's tools for agents: model APIs take
 // [A-Za-z0-9_-]{1,64}, so other characters become "_", and a name left
 // too long keeps a hash of the whole.
@@ -46,7 +55,7 @@ func exposed(server string, tools []ports.MCPTool) []Tool {
 	out := make([]Tool, 0, len(tools))
 	seen := map[string]bool{}
 	for _, t := range tools {
-		name := domain.MCPToolName(server, safeName(t.Name))
+		name := domain.MCPToolName(server, domain.SafeToolName(t.Name))
 		if len(name) > maxToolName || seen[name] {
 			sum := sha256.Sum256([]byte(t.Name))
 			tail := "_" + hex.EncodeToString(sum[:4])
@@ -61,15 +70,6 @@ func exposed(server string, tools []ports.MCPTool) []Tool {
 			Annotations: t.Annotations, Server: server})
 	}
 	return out
-}
-
-func safeName(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r >= '0' && r <= '9') {
-			return r
-		}
-		return '_'
-	}, s)
 }
 
 // reasonGone is why a connected server's selected tool is unavailable.

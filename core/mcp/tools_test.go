@@ -83,14 +83,7 @@ func TestCallThatNeedsAuthTellsToConnectAgain(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	e := h.endpoint("docs", "search")
-	in := oauthInput("docs")
-	in.Enabled = ptr(false)
-	s := h.create(alice, domain.ScopePrivate, in)
-	h.seedGrant(s.ID, domain.MCPGrant{AccessToken: "at", RefreshToken: "rt", TokenURL: "https://as.example/token", ClientID: "c"})
-	in.Enabled = ptr(true)
-	if _, err := h.svc.Update(t.Context(), alice, s.ID, in); err != nil {
-		t.Fatal(err)
-	}
+	s := h.withGrant("docs")
 	if got := h.waitStatus(s.ID, domain.MCPConnected); !got.HasOAuthToken {
 		t.Error("connected with a grant but has_oauth_token is false")
 	}

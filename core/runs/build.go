@@ -172,7 +172,7 @@ func (s *Service) mcpTools(ctx context.Context, b *builtAgent) error {
 		b.mcp = make(map[string]mcp.Tool, len(live))
 		for _, t := range live {
 			b.mcp[t.Name] = t
-			b.specs = append(b.specs, tools.Spec{Name: t.Name, Description: t.Description, Parameters: t.InputSchema, Origin: tools.OriginMCP})
+			b.specs = append(b.specs, t.Spec())
 		}
 	}
 	if len(b.unavailable) > 0 {
