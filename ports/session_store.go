@@ -69,6 +69,13 @@ type SessionWriter interface {
 	// EndRun stores how a run ended (as RunStore.UpdateRun does), in the
 	// transaction that files its closing entries; not_found when absent.
 	EndRun(ctx context.Context, run domain.Run) error
+	// FinalizeTask is TaskStore.FinalizeTask in this transaction: a task
+	// attempt ends with its run.
+	FinalizeTask(ctx context.Context, f TaskFinal) (bool, error)
+	// SettleWakeups is TaskStore.SettleWakeups in this transaction: debts
+	// are paid by the notification this transaction files — every one of
+	// them, or conflict when another payer settled one first.
+	SettleWakeups(ctx context.Context, ids []string, at time.Time) error
 }
 
 // SessionTx is a write transaction over one session.

@@ -17,6 +17,9 @@ type TaskStore interface {
 	CreateTask(ctx context.Context, t domain.Task) error
 	// FindTask returns not_found when absent.
 	FindTask(ctx context.Context, id string) (domain.Task, error)
+	// FindTaskByRun returns the task whose current attempt is runID;
+	// not_found when no task runs it.
+	FindTaskByRun(ctx context.Context, runID string) (domain.Task, error)
 	// ListSessionTasks returns a parent session's tasks, newest first.
 	ListSessionTasks(ctx context.Context, parentSessionID string) ([]domain.Task, error)
 	// ListTasks returns a page of an owner's tasks (every owner's for ""),
@@ -48,9 +51,10 @@ type TaskStore interface {
 	// DismissTask hides a final task from the live lists; false while it
 	// is live.
 	DismissTask(ctx context.Context, id string, at time.Time) (bool, error)
-	// FailOrphanTasks ends every task left working or waiting by a crash
-	// as failed (with message as its result), writing their debts, and
-	// returns them.
+	// FailOrphanTasks ends every task a crash left working (queued ones
+	// included) as failed, with message as its result, writing their debts,
+	// and returns them. A task waiting for a decision (input_required) is
+	// left alone: its paused run survives a restart.
 	FailOrphanTasks(ctx context.Context, message string, at time.Time) ([]domain.Task, error)
 	// DueWakeups returns a session's unsettled debts, oldest first.
 	DueWakeups(ctx context.Context, sessionID string) ([]domain.TaskWakeup, error)

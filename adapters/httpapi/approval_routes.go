@@ -18,11 +18,12 @@ type ApprovalView struct {
 	ToolName   string    `json:"tool_name"`
 	Arguments  string    `json:"arguments" doc:"The call's arguments, as JSON text"`
 	CreatedAt  time.Time `json:"created_at"`
+	TaskID     string    `json:"task_id,omitempty" doc:"The background task whose run waits on this call; absent for the session's own run"`
 }
 
 func approvalView(a domain.Approval) ApprovalView {
 	return ApprovalView{ID: a.ID, SessionID: a.SessionID, RunID: a.RunID, ToolCallID: a.ToolCallID, ToolName: a.ToolName,
-		Arguments: a.Arguments, CreatedAt: a.CreatedAt}
+		Arguments: a.Arguments, CreatedAt: a.CreatedAt, TaskID: a.TaskID}
 }
 
 // ApproveRequest approves a call; the body may be omitted (scope once).

@@ -162,7 +162,10 @@ func TestTheUnionsTellFramesApart(t *testing.T) {
 	check(serverEventUnion, event(domain.EventGap, 0, domain.GapPayload{RunID: "r", Dropped: 3, LastGood: 2, Next: 6}), true)
 	check(serverEventUnion, event(domain.EventError, 0, domain.ErrorPayload{SessionID: "s", Code: domain.CodeSessionBusy, Message: "busy"}), true)
 	check(serverEventUnion, event(domain.EventTraceSpan, 4, span), true)
-	check(serverEventUnion, event(domain.EventTaskUpdated, 5, domain.TaskUpdatedPayload{"task_id": "t", "attempt": 1}), true)
+	check(serverEventUnion, event(domain.EventTaskUpdated, 5, domain.Task{ID: "t", RunID: "r", Kind: domain.TaskAgent,
+		Status: domain.TaskWorking, Attempt: 1}.Info()), true)
+	check(serverEventUnion, event(domain.EventRunStarted, 1, domain.RunStartedPayload{RunID: "r", SessionID: "s"}.
+		WithTask(domain.Task{ID: "t", ParentSessionID: "p", Label: "l"}.Link())), true)
 	check(serverEventUnion, event(domain.EventTitleUpdated, 6, domain.TitleUpdatedPayload{SessionID: "s", RunID: "r", Title: "t"}), true)
 	// A payload without a field it always carries, another type's payload,
 	// an unknown type.

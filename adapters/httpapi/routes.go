@@ -18,6 +18,7 @@ func (s *Server) table() []Route {
 		s.runRoutes(),
 		s.traceRoutes(),
 		s.approvalRoutes(),
+		s.taskRoutes(),
 		s.sandboxRoutes(),
 		s.projectRoutes(),
 	} {

@@ -50,6 +50,8 @@ type RunView struct {
 	LastSeq       int64  `json:"last_seq"`
 	AgentConfigID string `json:"agent_config_id,omitempty"`
 	ProjectID     string `json:"project_id,omitempty"`
+	// Task is present only for a background task's run.
+	Task *domain.TaskLink `json:"task,omitempty" doc:"The task this run is an attempt of, with the parent linkage its run.started carries"`
 }
 
 // CancelRunRequest stops a run; the body may be omitted (abort).
@@ -174,9 +176,23 @@ func preferWait(header string) (int, bool, error) {
 }
 
 func (s *Server) handleGetRun(c echo.Context, _ *NoBody) (RunView, error) {
-	r, err := s.deps.Runs.Get(c.Request().Context(), caller(c), c.Param("id"))
-	return RunView{RunID: r.ID, SessionID: r.SessionID, Status: string(r.Status), LastSeq: r.LastSeq,
-		AgentConfigID: r.AgentConfigID, ProjectID: r.ProjectID}, err
+	ctx := c.Request().Context()
+	r, err := s.deps.Runs.Get(ctx, caller(c), c.Param("id"))
+	if err != nil {
+		return RunView{}, err
+	}
+	v := RunView{RunID: r.ID, SessionID: r.SessionID, Status: string(r.Status), LastSeq: r.LastSeq,
+		AgentConfigID: r.AgentConfigID, ProjectID: r.ProjectID}
+	if s.deps.Tasks != nil {
+		t, ok, err := s.deps.Tasks.ByRun(ctx, r.ID)
+		if err != nil {
+			return v, err
+		}
+		if ok {
+			v.Task = t.Link()
+		}
+	}
+	return v, nil
 }
 
 func (s *Server) handleCancelRun(c echo.Context, req *CancelRunRequest) (RunStateView, error) {

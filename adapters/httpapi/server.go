@@ -27,6 +27,7 @@ import (
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/tasks"
 	"github.com/agents-server/agents-server/core/traces"
 )
 
@@ -43,6 +44,7 @@ type Deps struct {
 	Traces     *traces.Service
 	Sandboxes  *sandboxes.Service
 	MCP        *mcp.Service
+	Tasks      *tasks.Manager
 	// Streams registers every open event stream, so a revoked credential
 	// ends it and the per-user cap bounds them.
 	Streams *livestreams.Registry

@@ -52,6 +52,19 @@ var fieldDocs = map[reflect.Type]map[string]string{
 		"compaction_threshold_tokens": "Fold when the history passes this many tokens; 0 = 50000",
 		"compaction_window":           "Recent entries kept intact; 0 = 10",
 	},
+	reflect.TypeFor[domain.TaskInfo](): {
+		"run_id":           "The current attempt's run: events route by it, and a retry replaces it",
+		"attempt":          "1 for the original run, one more per retry",
+		"queued":           "Waiting behind the conversation's live-task cap (max_tasks_per_session)",
+		"tool_call_id":     "The spawn_task call that started it",
+		"child_session_id": "The hidden session its attempts run on: read its messages for the transcript",
+		"pending_call_id":  "The call a paused (input_required) task waits on",
+		"state":            "A workflow execution's state",
+	},
+	reflect.TypeFor[domain.RunStartedPayload](): {
+		"source":  "Who wrote the input: absent for a person, task_notification for the background results a wake-up run reads",
+		"task_id": "Present on a background task's run: the task it is an attempt of",
+	},
 	reflect.TypeFor[domain.ModelSettings](): {
 		"tool_choice": fmt.Sprintf("%s, %s, %s, or a tool name", domain.ToolChoiceAuto, domain.ToolChoiceRequired, domain.ToolChoiceNone),
 	},

@@ -13,29 +13,35 @@ import (
 
 const approvalColumns = `id, session_id, run_id, owner_id, tool_call_id, tool_name, arguments, status, scope, reason, created_at, decided_at`
 
+// approvalSelect reads approvalColumns plus the task whose attempt filed
+// the approval, if any.
+const approvalSelect = approvalColumns + `, COALESCE((SELECT t.id FROM tasks t WHERE t.run_id = approvals.run_id), '')`
+
 func scanApproval(r rowScanner) (domain.Approval, error) {
 	var a domain.Approval
 	var created int64
 	var decided sql.NullInt64
 	err := r.Scan(&a.ID, &a.SessionID, &a.RunID, &a.OwnerID, &a.ToolCallID, &a.ToolName, &a.Arguments, &a.Status, &a.Scope, &a.Reason,
-		&created, &decided)
+		&created, &decided, &a.TaskID)
 	a.CreatedAt, a.DecidedAt = fromMS(created), fromNullMS(decided)
 	return a, err
 }
 
 // ListApprovals implements ports.ApprovalStore.
 func (db *DB) ListApprovals(ctx context.Context, ownerID, sessionID string) ([]domain.Approval, error) {
-	q := `SELECT ` + approvalColumns + ` FROM approvals WHERE owner_id = ? AND status = 'pending'`
+	q := `SELECT ` + approvalSelect + ` FROM approvals WHERE owner_id = ? AND status = 'pending'`
 	args := []any{ownerID}
 	if sessionID != "" {
-		q += ` AND session_id = ?`
-		args = append(args, sessionID)
+		// A session's list holds its tasks' pauses too: they are decided
+		// from the conversation that spawned them.
+		q += ` AND (session_id = ? OR session_id IN (SELECT id FROM sessions WHERE parent_session_id = ?))`
+		args = append(args, sessionID, sessionID)
 	}
 	return collect(ctx, db.read, scanApproval, q+` ORDER BY id`, args...)
 }
 
 func findApproval(ctx context.Context, q querier, where string, args ...any) (domain.Approval, error) {
-	a, err := scanApproval(q.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE `+where, args...))
+	a, err := scanApproval(q.QueryRowContext(ctx, `SELECT `+approvalSelect+` FROM approvals WHERE `+where, args...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return a, notFound("approval")
 	}
@@ -65,7 +71,7 @@ func (db *DB) DecideApproval(ctx context.Context, id, status, scope, reason stri
 		if err != nil {
 			return err
 		}
-		out, err = collect(ctx, tx, scanApproval, `SELECT `+approvalColumns+` FROM approvals WHERE run_id = ? ORDER BY id`, a.RunID)
+		out, err = collect(ctx, tx, scanApproval, `SELECT `+approvalSelect+` FROM approvals WHERE run_id = ? ORDER BY id`, a.RunID)
 		return err
 	})
 	return out, err
@@ -73,7 +79,7 @@ func (db *DB) DecideApproval(ctx context.Context, id, status, scope, reason stri
 
 // ExpiredApprovals implements ports.ApprovalStore.
 func (db *DB) ExpiredApprovals(ctx context.Context, cutoff time.Time) ([]domain.Approval, error) {
-	return collect(ctx, db.read, scanApproval, `SELECT `+approvalColumns+` FROM approvals WHERE status = 'pending' AND created_at < ? ORDER BY id`, ms(cutoff))
+	return collect(ctx, db.read, scanApproval, `SELECT `+approvalSelect+` FROM approvals WHERE status = 'pending' AND created_at < ? ORDER BY id`, ms(cutoff))
 }
 
 // ResumeRun implements ports.ApprovalStore.
@@ -99,7 +105,7 @@ func (db *DB) ResumeRun(ctx context.Context, runID string, at time.Time) (domain
 		if err := json.Unmarshal([]byte(raw), &state); err != nil {
 			return errs.Wrap(errs.Internal, err, "run %s has a malformed resume state", runID)
 		}
-		if decided, err = collect(ctx, tx, scanApproval, `SELECT `+approvalColumns+` FROM approvals WHERE run_id = ? ORDER BY id`, runID); err != nil {
+		if decided, err = collect(ctx, tx, scanApproval, `SELECT `+approvalSelect+` FROM approvals WHERE run_id = ? ORDER BY id`, runID); err != nil {
 			return err
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM approvals WHERE run_id = ?`, runID)

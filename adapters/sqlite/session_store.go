@@ -105,8 +105,20 @@ func (s sessionQ) SetRunContext(ctx context.Context, agentID string, planning bo
 
 // DeleteSession implements ports.SessionStore; entries and profiles cascade.
 func (db *DB) DeleteSession(ctx context.Context, id string) error {
-	r, err := db.exec(ctx, `DELETE FROM sessions WHERE id = ?`, id)
-	return affected(r, err, "session")
+	// Its tasks' hidden sessions go with it.
+	var r sql.Result
+	err := db.tx(ctx, func(tx txQ) error {
+		var err error
+		if r, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE id = ?`, id); err != nil {
+			return translate(err)
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE parent_session_id = ? AND hidden = 1`, id)
+		return translate(err)
+	})
+	if err != nil {
+		return err
+	}
+	return affected(r, nil, "session")
 }
 
 // ReadSession implements ports.SessionStore with a read transaction: WAL

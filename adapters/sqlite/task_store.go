@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -63,6 +64,15 @@ func (db *DB) CreateTask(ctx context.Context, t domain.Task) error {
 // FindTask implements ports.TaskStore.
 func (db *DB) FindTask(ctx context.Context, id string) (domain.Task, error) {
 	return findTask(ctx, db.read, id)
+}
+
+// FindTaskByRun implements ports.TaskStore.
+func (db *DB) FindTaskByRun(ctx context.Context, runID string) (domain.Task, error) {
+	t, err := scanTask(db.read.QueryRowContext(ctx, `SELECT `+taskColumns+` FROM tasks WHERE run_id = ?`, runID))
+	if errors.Is(err, sql.ErrNoRows) {
+		return t, notFound("task")
+	}
+	return t, translate(err)
 }
 
 // ListSessionTasks implements ports.TaskStore.
@@ -142,24 +152,39 @@ func (db *DB) PauseTask(ctx context.Context, id, runID string, status domain.Tas
 
 // FinalizeTask implements ports.TaskStore.
 func (db *DB) FinalizeTask(ctx context.Context, f ports.TaskFinal) (bool, error) {
-	if !f.Status.Terminal() {
-		return false, fmt.Errorf("FinalizeTask takes a terminal status, not %s", f.Status)
-	}
 	won := false
 	err := db.tx(ctx, func(tx txQ) error {
-		r, err := tx.ExecContext(ctx, `UPDATE tasks SET status = ?, summary = ?, result = ?, pending_call_id = '', updated_at = ?, ended_at = ?
-			WHERE id = ? AND run_id = ? AND `+liveTask, string(f.Status), f.Summary, f.Result, ms(f.At), ms(f.At), f.TaskID, f.RunID)
-		if won, err = changed(r, err); err != nil || !won || !f.Status.OwesWakeup() {
-			return err
-		}
-		return oweWakeups(ctx, tx, `id = ?`, []any{f.TaskID}, f.At)
+		var err error
+		won, err = finalizeTask(ctx, tx, f)
+		return err
 	})
 	return won, err
 }
 
+// FinalizeTask implements ports.SessionWriter: an attempt's end written in
+// the transaction that records its run's end.
+func (s sessionQ) FinalizeTask(ctx context.Context, f ports.TaskFinal) (bool, error) {
+	return finalizeTask(ctx, s.q, f)
+}
+
+// finalizeTask writes an attempt's terminal status once, with the parent's
+// wake-up debt when it owes one.
+func finalizeTask(ctx context.Context, q querier, f ports.TaskFinal) (bool, error) {
+	if !f.Status.Terminal() {
+		return false, fmt.Errorf("FinalizeTask takes a terminal status, not %s", f.Status)
+	}
+	r, err := q.ExecContext(ctx, `UPDATE tasks SET status = ?, summary = ?, result = ?, pending_call_id = '', updated_at = ?, ended_at = ?
+		WHERE id = ? AND run_id = ? AND `+liveTask, string(f.Status), f.Summary, f.Result, ms(f.At), ms(f.At), f.TaskID, f.RunID)
+	won, err := changed(r, err)
+	if err != nil || !won || !f.Status.OwesWakeup() {
+		return won, err
+	}
+	return true, oweWakeups(ctx, q, `id = ?`, []any{f.TaskID}, f.At)
+}
+
 // oweWakeups writes the debts of the tasks matching cond, as they are now
 // (final, completed or failed).
-func oweWakeups(ctx context.Context, tx txQ, cond string, args []any, at time.Time) error {
+func oweWakeups(ctx context.Context, tx querier, cond string, args []any, at time.Time) error {
 	_, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO task_wakeups (id, session_id, task_id, attempt, status, summary, created_at)
 		SELECT id || ':' || attempt, parent_session_id, id, attempt, status, summary, ? FROM tasks
 		WHERE status IN ('completed', 'failed') AND `+cond, append([]any{ms(at)}, args...)...)
@@ -194,17 +219,17 @@ func (db *DB) FailOrphanTasks(ctx context.Context, message string, at time.Time)
 	var out []domain.Task
 	err := db.tx(ctx, func(tx txQ) error {
 		var err error
-		if out, err = collect(ctx, tx, scanTask, `SELECT `+taskColumns+` FROM tasks WHERE `+liveTask+` ORDER BY created_at, id`); err != nil || len(out) == 0 {
+		if out, err = collect(ctx, tx, scanTask, `SELECT `+taskColumns+` FROM tasks WHERE status = 'working' ORDER BY created_at, id`); err != nil || len(out) == 0 {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'failed', result = ?, pending_call_id = '', updated_at = ?, ended_at = ?
-			WHERE `+liveTask, message, ms(at), ms(at)); err != nil {
+		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'failed', result = ?, summary = ?, pending_call_id = '', updated_at = ?, ended_at = ?
+			WHERE status = 'working'`, message, message, ms(at), ms(at)); err != nil {
 			return translate(err)
 		}
 		ids := make([]any, len(out))
 		for i, t := range out {
 			ids[i] = t.ID
-			out[i].Status, out[i].Result, out[i].PendingCallID, out[i].UpdatedAt = domain.TaskFailed, message, "", fromMS(ms(at))
+			out[i].Status, out[i].Result, out[i].Summary, out[i].PendingCallID, out[i].UpdatedAt = domain.TaskFailed, message, message, "", fromMS(ms(at))
 			ended := fromMS(ms(at))
 			out[i].EndedAt = &ended
 		}
@@ -236,16 +261,36 @@ func (db *DB) SessionsWithDueWakeups(ctx context.Context) ([]string, error) {
 
 // SettleWakeups implements ports.TaskStore.
 func (db *DB) SettleWakeups(ctx context.Context, ids []string, at time.Time) error {
+	_, err := settleWakeups(ctx, db.write, ids, at)
+	return err
+}
+
+// SettleWakeups implements ports.SessionWriter: debts paid in the
+// transaction that files the notification paying them — all of them, or
+// conflict (another payer got there first) and the transaction rolls back.
+func (s sessionQ) SettleWakeups(ctx context.Context, ids []string, at time.Time) error {
+	n, err := settleWakeups(ctx, s.q, ids, at)
+	if err == nil && n != len(ids) {
+		err = errs.E(errs.Conflict, "%d of %d debts were settled already", len(ids)-n, len(ids))
+	}
+	return err
+}
+
+func settleWakeups(ctx context.Context, q querier, ids []string, at time.Time) (int, error) {
 	if len(ids) == 0 {
-		return nil
+		return 0, nil
 	}
 	args := []any{ms(at)}
 	for _, id := range ids {
 		args = append(args, id)
 	}
-	_, err := db.exec(ctx, `UPDATE task_wakeups SET settled_at = ? WHERE settled_at IS NULL AND id IN (`+
+	r, err := q.ExecContext(ctx, `UPDATE task_wakeups SET settled_at = ? WHERE settled_at IS NULL AND id IN (`+
 		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, args...)
-	return err
+	if err != nil {
+		return 0, translate(err)
+	}
+	n, err := r.RowsAffected()
+	return int(n), translate(err)
 }
 
 // changed reports whether an update wrote a row.

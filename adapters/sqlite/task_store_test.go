@@ -215,20 +215,25 @@ func TestFailOrphanTasksAfterACrash(t *testing.T) {
 	db.PauseTask(ctx, "waiting", "run-waiting", domain.TaskInputRequired, "c", when)
 	finalize(t, db, "done", "run-done", domain.TaskCompleted, when)
 	orphans, err := db.FailOrphanTasks(ctx, "the server restarted during this task", when.Add(time.Hour))
-	if err != nil || len(orphans) != 2 || orphans[0].ID != "working" || orphans[1].Status != domain.TaskFailed {
+	if err != nil || len(orphans) != 1 || orphans[0].ID != "working" || orphans[0].Status != domain.TaskFailed {
 		t.Fatalf("orphans = %+v, %v", orphans, err)
 	}
-	if got, _ := db.FindTask(ctx, "waiting"); got.Status != domain.TaskFailed || got.Result != "the server restarted during this task" || got.PendingCallID != "" {
+	if got, _ := db.FindTask(ctx, "working"); got.Status != domain.TaskFailed || got.Result != "the server restarted during this task" ||
+		got.Summary != got.Result {
 		t.Fatalf("orphan row = %+v", got)
 	}
-	if due, _ := db.DueWakeups(ctx, "s1"); len(due) != 3 {
+	// A task waiting for a decision survives: its paused run does too.
+	if got, _ := db.FindTask(ctx, "waiting"); got.Status != domain.TaskInputRequired || got.PendingCallID != "c" {
+		t.Fatalf("paused task after the sweep = %+v", got)
+	}
+	if due, _ := db.DueWakeups(ctx, "s1"); len(due) != 2 {
 		t.Fatalf("due after the sweep = %+v", due)
 	}
 	// A second start finds nothing left to fail, and owes nothing twice.
 	if again, _ := db.FailOrphanTasks(ctx, "again", when.Add(2*time.Hour)); len(again) != 0 {
 		t.Fatalf("second sweep = %+v", again)
 	}
-	if due, _ := db.DueWakeups(ctx, "s1"); len(due) != 3 {
+	if due, _ := db.DueWakeups(ctx, "s1"); len(due) != 2 {
 		t.Fatalf("due after a second sweep = %d", len(due))
 	}
 }

@@ -192,6 +192,11 @@ func (c *conn) follow() {
 			for _, id := range w.Take() {
 				c.attach(id, 0, false)
 			}
+			for _, ev := range w.TakeNotices() {
+				if c.write(ev.Envelope()) != nil {
+					return
+				}
+			}
 		}
 	}
 }

@@ -74,6 +74,8 @@ func TestDocumentedBoundsAreEnforced(t *testing.T) {
 	p.query("/api/v1/sessions/"+sess.ID+"/messages", "limit")
 	p.query("/api/v1/sessions/"+sess.ID+"/traces", "limit")
 	p.query("/api/v1/runs/"+run+"/events", "from_seq")
+	p.query("/api/v1/tasks", "limit")
+	p.query("/api/v1/tasks", "offset")
 	p.header("/api/v1/runs/"+run+"/events", "Last-Event-ID")
 
 	stated := documentedBounds(h.doc)

@@ -34,6 +34,7 @@ import (
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/tasks"
 	"github.com/agents-server/agents-server/core/traces"
 	"github.com/agents-server/agents-server/frontend"
 	"github.com/agents-server/agents-server/ports"
@@ -118,14 +119,25 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		IDs:             idGen, Clock: clock, Log: log})
 	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: version()}, IDs: idGen, Clock: clock, Log: log})
 	sessionSvc.WithMCP(mcpSvc) // the context report asks live servers
+	eventHub := hub.New(cfg.Hub, clock)
+	// The task manager drives the run engine, and the engine tells it of
+	// every run's end: the two are wired both ways here.
+	taskMgr := tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: sessionSvc, Config: db, Settings: settingsSvc, Hub: eventHub,
+		IDs: idGen, Clock: clock, Log: log})
 	runSvc := runs.New(runs.Deps{
-		Hub: hub.New(cfg.Hub, clock), Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
-		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
+		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
+		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, Tasks: taskMgr,
+		LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
 	})
+	taskMgr.Attach(runSvc)
 	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first
 	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
-	// Runs a crash left running end before anything is served.
+	// Runs a crash left running end before anything is served, and so do
+	// the tasks they were attempts of (their parents are owed a wake-up).
 	if err := runSvc.RecoverOrphans(ctx); err != nil {
+		return nil, err
+	}
+	if err := taskMgr.Recover(ctx); err != nil {
 		return nil, err
 	}
 
@@ -143,6 +155,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		Traces:     traceSvc,
 		Sandboxes:  sandboxSvc,
 		MCP:        mcpSvc,
+		Tasks:      taskMgr,
 		Streams:    streams,
 		Ready:      db.Ping,
 		Version:    version(), UI: frontend.Assets(), Log: log,
@@ -173,6 +186,9 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	}
 	loopCtx, cancel := context.WithCancel(context.Background())
 	a.stopLoops = cancel
+	// The wake-ups owed when the process stopped are paid now that
+	// everything is wired.
+	go taskMgr.Drain(loopCtx)
 	a.loops.Add(3)
 	go a.maintain(loopCtx, authSvc, traceSvc, runSvc)
 	go a.idleStops(loopCtx)

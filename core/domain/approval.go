@@ -37,6 +37,9 @@ type Approval struct {
 	Reason     string
 	CreatedAt  time.Time
 	DecidedAt  *time.Time
+	// TaskID names the background task whose attempt filed it; "" for a
+	// chat run's own.
+	TaskID string
 }
 
 // CheckOwner refuses anyone but the approval's owner, as if it did not

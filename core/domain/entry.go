@@ -23,6 +23,9 @@ const (
 	SourceHandoff      = "handoff"
 	SourceErrorHandler = "error_handler"
 	SourceCompaction   = "compaction"
+	// SourceTaskNotification is a wake-up's input: background results the
+	// model reads as a user message, shown to people as a note, not a bubble.
+	SourceTaskNotification = "task_notification"
 )
 
 // Entry is one node of a session's tree, stored whole as JSON. The JSON tags

@@ -87,6 +87,34 @@ type RunStartedPayload struct {
 	RunID     string `json:"run_id"`
 	SessionID string `json:"session_id"`
 	Input     string `json:"input"`
+	// Source says who wrote the input: "" for a person, task_notification
+	// for the background results a wake-up run reads (not a chat bubble).
+	Source string `json:"source,omitempty"`
+	// A background task's run carries its task (TaskLink's fields): clients
+	// key task state by task_id and send the run to the parent session's
+	// task list, never to a chat timeline.
+	TaskID          string `json:"task_id,omitempty"`
+	ParentSessionID string `json:"parent_session_id,omitempty"`
+	ParentRunID     string `json:"parent_run_id,omitempty"`
+	ToolCallID      string `json:"tool_call_id,omitempty"`
+	Label           string `json:"label,omitempty"`
+}
+
+// WithTask is the payload carrying a task's link (nil: none).
+func (p RunStartedPayload) WithTask(l *TaskLink) RunStartedPayload {
+	if l != nil {
+		p.TaskID, p.ParentSessionID, p.ParentRunID, p.ToolCallID, p.Label = l.TaskID, l.ParentSessionID, l.ParentRunID, l.ToolCallID, l.Label
+	}
+	return p
+}
+
+// TaskLink ties a task's run to its task and where it came from.
+type TaskLink struct {
+	TaskID          string `json:"task_id"`
+	ParentSessionID string `json:"parent_session_id"`
+	ParentRunID     string `json:"parent_run_id"`
+	ToolCallID      string `json:"tool_call_id"`
+	Label           string `json:"label"`
 }
 
 // AgentStartPayload says which agent takes its turn.
@@ -171,10 +199,8 @@ type TitleUpdatedPayload struct {
 	Title     string `json:"title"`
 }
 
-// TaskUpdatedPayload is a background task's row as the store has it (its
-// id, status, kind, attempt…): an open object, so a field a task gains
-// needs no new payload type.
-type TaskUpdatedPayload map[string]any
+// TaskUpdatedPayload is a background task's row as the store has it.
+type TaskUpdatedPayload = TaskInfo
 
 // OutputPayload is a run's final output.
 type OutputPayload struct {

@@ -129,3 +129,44 @@ type TaskWakeup struct {
 	CreatedAt time.Time
 	SettledAt *time.Time
 }
+
+// TaskInfo is a task as clients read it: the tasks API, task.updated, and
+// GET /runs/:id of a task's run.
+type TaskInfo struct {
+	TaskID          string          `json:"task_id"`
+	RunID           string          `json:"run_id"`
+	Kind            TaskKind        `json:"kind"`
+	Status          TaskStatus      `json:"status"`
+	Label           string          `json:"label"`
+	Prompt          string          `json:"prompt"`
+	Attempt         int             `json:"attempt"`
+	MaxAttempts     int             `json:"max_attempts"`
+	Dismissed       bool            `json:"dismissed"`
+	Queued          bool            `json:"queued"`
+	ParentSessionID string          `json:"parent_session_id"`
+	ParentRunID     string          `json:"parent_run_id"`
+	ToolCallID      string          `json:"tool_call_id"`
+	ChildSessionID  string          `json:"child_session_id"`
+	AgentConfigID   string          `json:"agent_config_id"`
+	Summary         string          `json:"summary"`
+	Result          string          `json:"result"`
+	PendingCallID   string          `json:"pending_call_id,omitempty"`
+	State           json.RawMessage `json:"state,omitempty"`
+	CreatedAt       time.Time       `json:"created_at"`
+	UpdatedAt       time.Time       `json:"updated_at"`
+	EndedAt         *time.Time      `json:"ended_at,omitempty"`
+}
+
+// Info is the task as clients read it.
+func (t Task) Info() TaskInfo {
+	return TaskInfo{TaskID: t.ID, RunID: t.RunID, Kind: t.Kind, Status: t.Status, Label: t.Label, Prompt: t.Prompt,
+		Attempt: t.Attempt, MaxAttempts: MaxTaskAttempts, Dismissed: t.Dismissed, Queued: t.Queued(),
+		ParentSessionID: t.ParentSessionID, ParentRunID: t.ParentRunID, ToolCallID: t.ToolCallID, ChildSessionID: t.ChildSessionID,
+		AgentConfigID: t.AgentConfigID, Summary: t.Summary, Result: t.Result, PendingCallID: t.PendingCallID, State: t.State,
+		CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt, EndedAt: t.EndedAt}
+}
+
+// Link is what a task's run carries of its task.
+func (t Task) Link() *TaskLink {
+	return &TaskLink{TaskID: t.ID, ParentSessionID: t.ParentSessionID, ParentRunID: t.ParentRunID, ToolCallID: t.ToolCallID, Label: t.Label}
+}

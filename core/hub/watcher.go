@@ -1,6 +1,10 @@
 package hub
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/agents-server/agents-server/core/domain"
+)
 
 // Watcher tells one connection of an owner about every run of that owner
 // that starts or resumes, whoever started it — the bus is per owner, so two
@@ -10,6 +14,7 @@ type Watcher struct {
 	ownerID string
 	mu      sync.Mutex
 	pending []string
+	notices []domain.Event
 	wake    chan struct{}
 	closed  bool
 }
@@ -36,12 +41,38 @@ func (h *Hub) announce(ownerID, runID string) {
 	}
 }
 
+// Notify hands ev to every watcher of the owner: an event that belongs to
+// no live run stream (a task that moved after its run ended), broadcast to
+// each of the owner's connections. It is not numbered and not replayed.
+func (h *Hub) Notify(ownerID string, ev domain.Event) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for w := range h.watchers {
+		if w.ownerID == ownerID {
+			w.notice(ev)
+		}
+	}
+}
+
 func (w *Watcher) push(runID string) {
 	w.mu.Lock()
 	if !w.closed {
 		w.pending = append(w.pending, runID)
 	}
 	w.mu.Unlock()
+	w.signal()
+}
+
+func (w *Watcher) notice(ev domain.Event) {
+	w.mu.Lock()
+	if !w.closed {
+		w.notices = append(w.notices, ev)
+	}
+	w.mu.Unlock()
+	w.signal()
+}
+
+func (w *Watcher) signal() {
 	select {
 	case w.wake <- struct{}{}:
 	default:
@@ -57,6 +88,15 @@ func (w *Watcher) Take() []string {
 	defer w.mu.Unlock()
 	out := w.pending
 	w.pending = nil
+	return out
+}
+
+// TakeNotices returns the events notified since the last call.
+func (w *Watcher) TakeNotices() []domain.Event {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := w.notices
+	w.notices = nil
 	return out
 }
 

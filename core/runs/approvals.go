@@ -88,7 +88,7 @@ func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.Mo
 		return s.failed(lr, domain.CodePersistError, "the pause for approval could not be recorded: "+errs.MessageOf(err))
 	}
 	s.publish(lr, domain.EventInterrupted, domain.RunIDPayload{RunID: run.ID})
-	return outcome{status: domain.RunInterrupted, paused: true}
+	return outcome{status: domain.RunInterrupted, paused: true, pending: approvals[0].ToolCallID}
 }
 
 // Approvals lists the caller's pending decisions: of one session, or (""),
@@ -184,6 +184,9 @@ func (s *Service) resume(ctx context.Context, a domain.Approval) (domain.Run, er
 	}
 	s.d.Hub.Resume(run.ID)
 	s.launchResumed(&liveRun{run: run, planning: state.Planning, resume: &resumeData{state: state, decided: decided}})
+	if s.d.Tasks != nil {
+		s.d.Tasks.Resumed(run)
+	}
 	return run, nil
 }
 
@@ -234,10 +237,17 @@ func (s *Service) endPause(ctx context.Context, run domain.Run, reason, note str
 	entries = append(entries, endingNote(run.ID, domain.RunCancelled, reason, title, note, nil))
 	now := s.d.Clock.Now()
 	run.Status, run.ErrorCode, run.UpdatedAt, run.EndedAt = domain.RunCancelled, reason, now, &now
+	var also func(ports.SessionTx) error
+	if s.d.Tasks != nil {
+		also = s.d.Tasks.Ending(ctx, run)
+	}
 	_, err = s.d.Sessions.AppendWith(ctx, run.SessionID, entries, func(tx ports.SessionTx) error {
 		won, err := tx.EndPause(ctx, run)
 		if err == nil && !won {
 			err = errLost
+		}
+		if err == nil && also != nil {
+			err = also(tx)
 		}
 		return err
 	})
@@ -248,6 +258,9 @@ func (s *Service) endPause(ctx context.Context, run domain.Run, reason, note str
 		return err
 	}
 	s.pausedRunEnded(run, reason)
+	if s.d.Tasks != nil {
+		s.d.Tasks.Ended(run)
+	}
 	return nil
 }
 

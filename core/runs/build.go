@@ -242,6 +242,7 @@ func (b *builtAgent) profile() json.RawMessage {
 // no project gets neither.
 func (s *Service) equip(ctx context.Context, rc *runCtx, b *builtAgent) error {
 	s.reportUnavailable(rc, b)
+	s.equipBackground(rc, b)
 	if rc.ws == nil {
 		return nil
 	}

@@ -16,12 +16,13 @@ import (
 
 // outcome is how a run ended.
 type outcome struct {
-	status domain.RunStatus
-	event  domain.Event
-	output string
-	code   string
-	msg    string
-	paused bool // the run waits for a decision: no final event, the stream stays open
+	status  domain.RunStatus
+	event   domain.Event
+	output  string
+	code    string
+	msg     string
+	paused  bool   // the run waits for a decision: no final event, the stream stays open
+	pending string // the first call a paused run waits on
 }
 
 // runCtx is one run's loop state.
@@ -31,6 +32,7 @@ type runCtx struct {
 	agent      *builtAgent
 	agentSpan  *openSpan
 	planning   bool
+	background bool   // a task's run: nobody reads it live, and it cannot spawn
 	raceInput  string // what the non-blocking input guardrails check during the first call
 	toolChoice string
 	ws         *sandboxtools.Workspace // the project's tree; nil without a project
@@ -80,6 +82,12 @@ func (s *Service) execute(lr *liveRun) {
 	if out.paused {
 		// The pause is recorded; the session is free for new work (which
 		// would supersede it), the stream stays open for the decision.
+		// A task's status says it waits before anyone can decide (a
+		// decision waits for the release below), so a resume's "working"
+		// always comes after this "input_required".
+		if s.d.Tasks != nil {
+			s.d.Tasks.Paused(lr.run, out.pending)
+		}
 		s.d.Hub.Release(lr.run.SessionID, lr.run.ID)
 		lr.cancel()
 		return
@@ -98,12 +106,19 @@ func (s *Service) execute(lr *liveRun) {
 		notes = append(notes, note)
 	}
 	// A deleted session took the run row with it: nothing is left to record.
-	if err := s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes); err != nil && !errs.Is(err, errs.NotFound) {
+	var also func(ports.SessionTx) error
+	if s.d.Tasks != nil {
+		also = s.d.Tasks.Ending(context.WithoutCancel(lr.ctx), run)
+	}
+	if err := s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes, also); err != nil && !errs.Is(err, errs.NotFound) {
 		s.d.Log.Error("recording a run's end failed", "run_id", run.ID, "err", err)
 	}
 	s.d.Hub.Publish(run.ID, out.event)
 	s.d.Hub.Release(run.SessionID, run.ID)
 	lr.cancel()
+	if s.d.Tasks != nil {
+		s.d.Tasks.Ended(run)
+	}
 }
 
 func (s *Service) failed(lr *liveRun, code, msg string) outcome {
@@ -192,7 +207,13 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 		}
 		lr.mu.Unlock()
 	}
-	var err error
+	sess, err := s.d.Sessions.Find(ctx, lr.run.SessionID)
+	if err != nil {
+		return 0, err
+	}
+	if rc.background = sess.Hidden && sess.ParentSessionID != ""; rc.background {
+		rc.planning = false
+	}
 	if rc.agent, err = s.build(ctx, agentID); err != nil {
 		return 0, err
 	}

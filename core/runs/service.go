@@ -40,7 +40,10 @@ type Deps struct {
 	Sandboxes *sandboxes.Service
 	// MCP serves the MCP tools agents select; nil offers none (a selected
 	// one is then reported unavailable).
-	MCP   MCPTools
+	MCP MCPTools
+	// Tasks answers the task verbs and hears of runs' ends; nil offers no
+	// background tasks.
+	Tasks Background
 	LLM   ports.LLM
 	IDs   ports.IDs
 	Clock ports.Clock
@@ -61,10 +64,12 @@ type Service struct {
 // liveRun is a run executing now.
 type liveRun struct {
 	run      domain.Run
-	planning bool        // the session's planning phase for this run
-	titleIt  bool        // the session is untitled: name it from this run's input
-	bound    bool        // this run bound the session's project: announce it
-	resume   *resumeData // set when the run continues after a pause
+	planning bool             // the session's planning phase for this run
+	titleIt  bool             // the session is untitled: name it from this run's input
+	bound    bool             // this run bound the session's project: announce it
+	resume   *resumeData      // set when the run continues after a pause
+	task     *domain.TaskLink // a task's attempt: run.started carries it
+	source   string           // the input's source: "" a person, task_notification a wake-up
 	ctx      context.Context
 	cancel   context.CancelFunc
 	graceful atomic.Bool
@@ -202,7 +207,7 @@ func (s *Service) launch(lr *liveRun) {
 	run := lr.run
 	s.track(lr)
 	s.d.Hub.Publish(run.ID, domain.NewEvent(domain.EventRunStarted,
-		domain.RunStartedPayload{RunID: run.ID, SessionID: run.SessionID, Input: run.Input}))
+		domain.RunStartedPayload{RunID: run.ID, SessionID: run.SessionID, Input: run.Input, Source: lr.source}.WithTask(lr.task)))
 	if lr.bound {
 		s.d.Hub.Publish(run.ID, domain.NewEvent(domain.EventProjectBound,
 			domain.ProjectBoundPayload{SessionID: run.SessionID, ProjectID: run.ProjectID}))

@@ -30,18 +30,43 @@ func (s *Service) DeleteSession(ctx context.Context, p domain.Principal, session
 		return err
 	}
 	defer release()
-	paused, isPaused, err := s.d.Approvals.FindPausedRun(ctx, sessionID)
-	if err != nil {
-		return err
+	// Its tasks stop first — their rows, then their runs, each session
+	// held — so no task keeps working once its conversation is gone.
+	sessions := []string{sessionID}
+	if s.d.Tasks != nil {
+		children, err := s.d.Tasks.StopTasks(ctx, sessionID)
+		if err != nil {
+			return err
+		}
+		for _, child := range children {
+			release, err := s.stopAndHold(ctx, child, reasonSessionDeleted)
+			if err != nil {
+				return err
+			}
+			defer release()
+		}
+		sessions = append(sessions, children...)
+	}
+	var paused []domain.Run
+	for _, id := range sessions {
+		run, isPaused, err := s.d.Approvals.FindPausedRun(ctx, id)
+		if err != nil {
+			return err
+		}
+		if isPaused {
+			paused = append(paused, run)
+		}
 	}
 	if err := s.d.Sessions.Delete(ctx, p, sessionID); err != nil {
 		return err
 	}
-	s.trust.Forget(sessionID)
-	if isPaused {
+	for _, id := range sessions {
+		s.trust.Forget(id)
+	}
+	for _, run := range paused {
 		// The row went with the session; watchers of the paused run's
 		// stream are told it is over.
-		s.pausedRunEnded(paused, reasonSessionDeleted)
+		s.pausedRunEnded(run, reasonSessionDeleted)
 	}
 	return nil
 }

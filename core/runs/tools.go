@@ -129,6 +129,8 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 		r.display = &domain.Display{Kind: "refused", Title: call.Name + " refused while planning"}
 	case call.Name == tools.TodoWrite.Name:
 		r = todoWrite(call)
+	case tools.IsTaskVerb(call.Name) && s.d.Tasks != nil:
+		r = s.callTask(ctx, rc, call)
 	case rc.agent.mcp[call.Name].Name != "":
 		t := rc.agent.mcp[call.Name]
 		sp.meta("mcp_server", t.Server)

@@ -56,6 +56,12 @@ func ModelInput(entries []domain.Entry) []json.RawMessage {
 // the run row. A crash keeps all of it or none of it. It returns the
 // planning phase the run works in. Returns not_found.
 func (s *Service) BeginRun(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry) (planning bool, err error) {
+	return s.BeginRunWith(ctx, run, plan, entries, nil)
+}
+
+// BeginRunWith is BeginRun that also runs also (if not nil) in the
+// transaction: a wake-up run settles the debts its input pays.
+func (s *Service) BeginRunWith(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry, also func(tx ports.SessionTx) error) (planning bool, err error) {
 	if run.AgentConfigID == "" {
 		return false, errs.E(errs.Internal, "a run without an agent")
 	}
@@ -71,15 +77,24 @@ func (s *Service) BeginRun(ctx context.Context, run domain.Run, plan *bool, entr
 		if err := tx.SetRunContext(ctx, run.AgentConfigID, planning, s.clock.Now()); err != nil {
 			return err
 		}
-		return tx.CreateRun(ctx, run)
+		if err := tx.CreateRun(ctx, run); err != nil || also == nil {
+			return err
+		}
+		return also(tx)
 	})
 	return planning, err
 }
 
 // EndRun files how a run ended in one transaction: entries (a note of the
-// ending, if any) and the run row's status. Returns not_found.
-func (s *Service) EndRun(ctx context.Context, run domain.Run, entries []domain.Entry) error {
-	_, err := s.AppendWith(ctx, run.SessionID, entries, func(tx ports.SessionTx) error { return tx.EndRun(ctx, run) })
+// ending, if any), the run row's status, and also (if not nil: a task
+// attempt's end). Returns not_found.
+func (s *Service) EndRun(ctx context.Context, run domain.Run, entries []domain.Entry, also func(tx ports.SessionTx) error) error {
+	_, err := s.AppendWith(ctx, run.SessionID, entries, func(tx ports.SessionTx) error {
+		if err := tx.EndRun(ctx, run); err != nil || also == nil {
+			return err
+		}
+		return also(tx)
+	})
 	return err
 }
 

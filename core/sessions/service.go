@@ -62,6 +62,22 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, name, agentID 
 	return sess, s.store.CreateSession(ctx, sess)
 }
 
+// CreateChild starts a background task's session: hidden, owned by the
+// parent's owner, on the parent's project (the task works in the same
+// tree), running agentID.
+func (s *Service) CreateChild(ctx context.Context, parent domain.Session, name, agentID string) (domain.Session, error) {
+	now := s.clock.Now()
+	sess := domain.Session{ID: s.ids.NewID(), OwnerID: parent.OwnerID, Name: name, AgentConfigID: agentID, ProjectID: parent.ProjectID,
+		Hidden: true, ParentSessionID: parent.ID, CreatedAt: now, UpdatedAt: now}
+	return sess, s.store.CreateSession(ctx, sess)
+}
+
+// Find returns a session whoever owns it, for the engine's own use (a
+// caller's request goes through Get). Returns not_found.
+func (s *Service) Find(ctx context.Context, id string) (domain.Session, error) {
+	return s.store.FindSession(ctx, id)
+}
+
 func (s *Service) checkAgent(ctx context.Context, p domain.Principal, agentID string) error {
 	a, err := s.agents.FindAgent(ctx, agentID)
 	if errs.Is(err, errs.NotFound) || (err == nil && !a.VisibleTo(p)) {

@@ -4,11 +4,13 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"slices"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
 )
 
 // sessionTx implements ports.SessionTx over one session's state: a
@@ -282,3 +284,15 @@ func (t *sessionTx) SetRunContext(_ context.Context, agentID string, planning bo
 	t.state.row.AgentConfigID, t.state.row.Planning, t.state.row.UpdatedAt = agentID, planning, storedTime(at)
 	return nil
 }
+
+// errNoTasks is what the task writes answer: this fake keeps no tasks, and
+// a test that reaches them needs the SQLite store.
+var errNoTasks = errors.New("porttest.SessionStore keeps no tasks")
+
+// FinalizeTask implements ports.SessionWriter; this fake keeps no tasks.
+func (t *sessionTx) FinalizeTask(context.Context, ports.TaskFinal) (bool, error) {
+	return false, errNoTasks
+}
+
+// SettleWakeups implements ports.SessionWriter; this fake keeps no tasks.
+func (t *sessionTx) SettleWakeups(context.Context, []string, time.Time) error { return errNoTasks }

@@ -1,0 +1,170 @@
+package runs
+
+import (
+	"context"
+	"strings"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/tools"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// Background is the task manager as the run engine uses it: it answers the
+// task verbs and hears of every run's pause, resume and end. The manager
+// (core/tasks) starts runs through this package, so this side is an
+// interface wired at the composition root.
+type Background interface {
+	// Call answers a task verb a chat run called.
+	Call(ctx context.Context, c TaskCall) ToolAnswer
+	// Ending returns what a run's end also writes in its own transaction
+	// (a task attempt's terminal status), or nil.
+	Ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error
+	// Ended is told once a run has ended and let go of its session.
+	Ended(run domain.Run)
+	// Paused is told when a run waits for a decision on pendingCallID;
+	// Resumed when the decision let it go on.
+	Paused(run domain.Run, pendingCallID string)
+	Resumed(run domain.Run)
+	// StopTasks cancels a session's live tasks before the session is
+	// deleted and returns their sessions, whose runs the caller stops.
+	StopTasks(ctx context.Context, sessionID string) ([]string, error)
+}
+
+// TaskCall is a task verb as a chat run called it.
+type TaskCall struct {
+	Run       domain.Run
+	Agent     domain.Agent // the agent that called it (after any handoff)
+	CallID    string
+	Name      string
+	Arguments string
+}
+
+// ToolAnswer is what a tool answered: the model reads Output, people see
+// Display.
+type ToolAnswer struct {
+	Output  string
+	IsError bool
+	Display *domain.Display
+}
+
+// backgroundSuffix ends a task run's instructions: nobody reads it live,
+// so asking is pointless and the final answer is the report.
+const backgroundSuffix = "You are running as a background task: nobody is reading this conversation as it happens, " +
+	"and nobody will answer a question. Work on your own until the job is done, then end with a final answer that " +
+	"reports the result (what you found or did, and anything left undone) — it is what the conversation that started " +
+	"you will read."
+
+// offersTasks says whether a run's agent gets the task verbs: a chat run's
+// does unless behavior.subagents is off; a task's own run never (depth 1).
+func (s *Service) offersTasks(rc *runCtx, a domain.Agent) bool {
+	return s.d.Tasks != nil && !rc.background && (a.Behavior.Subagents == nil || *a.Behavior.Subagents)
+}
+
+// equipBackground gives an agent what its run's kind brings: the task
+// verbs on a chat run, the background suffix on a task's run.
+func (s *Service) equipBackground(rc *runCtx, b *builtAgent) {
+	if rc.background {
+		if b.instructions != "" {
+			b.instructions += "\n\n"
+		}
+		b.instructions += backgroundSuffix
+		return
+	}
+	if s.offersTasks(rc, b.agent) {
+		b.specs = append(b.specs, tools.Tasks...)
+	}
+}
+
+// callTask answers a task verb through the manager.
+func (s *Service) callTask(ctx context.Context, rc *runCtx, call domain.Item) toolResult {
+	a := s.d.Tasks.Call(ctx, TaskCall{Run: rc.lr.run, Agent: rc.agent.agent, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments})
+	return toolResult{callID: call.CallID, name: call.Name, output: a.Output, isError: a.IsError, display: a.Display}
+}
+
+// BackgroundStart is a run nobody typed: a task's attempt on its hidden
+// session, or a wake-up on a parent session reading its tasks' results.
+type BackgroundStart struct {
+	SessionID     string
+	OwnerID       string
+	AgentConfigID string
+	// RunID is the run's id, reserved by the task; "" mints one.
+	RunID string
+	Input string
+	// Source is the input entry's source ("" for user) and Display its
+	// card: a wake-up's input is for the model, not a chat bubble.
+	Source  string
+	Display *domain.Display
+	// Task ties an attempt's run to its task (run.started carries it).
+	Task *domain.TaskLink
+	// Also runs in the transaction that records the start.
+	Also func(tx ports.SessionTx) error
+}
+
+// StartBackground starts a run with no person asking, on the owner's
+// behalf: no visibility check (the manager checked at the spawn), no
+// planning on a task's run. Returns not_found (session), conflict (the
+// session is busy) or unavailable (draining).
+func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (domain.Run, error) {
+	sess, err := s.d.Sessions.Find(ctx, req.SessionID)
+	if err != nil {
+		return domain.Run{}, err
+	}
+	if sess.OwnerID != req.OwnerID {
+		return domain.Run{}, errs.E(errs.NotFound, "session not found")
+	}
+	id := req.RunID
+	if id == "" {
+		id = s.d.IDs.NewID()
+	}
+	now := s.d.Clock.Now()
+	run := domain.Run{ID: id, SessionID: sess.ID, OwnerID: sess.OwnerID, AgentConfigID: req.AgentConfigID, ProjectID: sess.ProjectID,
+		Input: req.Input, Status: domain.RunRunning, CreatedAt: now, UpdatedAt: now}
+	if err := s.d.Hub.Claim(sess.ID, run.ID, sess.OwnerID); err != nil {
+		return domain.Run{}, err
+	}
+	var plan *bool
+	if req.Task != nil {
+		plan = new(bool) // no plan mode in the background
+	}
+	var entries []domain.Entry
+	if strings.TrimSpace(req.Input) != "" {
+		e := userEntry(req.Input, run.ID)
+		if req.Source != "" {
+			e.Source = req.Source
+		}
+		e.Display = req.Display
+		entries = append(entries, e)
+	}
+	planning, err := s.d.Sessions.BeginRunWith(ctx, run, plan, entries, req.Also)
+	if err != nil {
+		s.d.Hub.Release(sess.ID, run.ID)
+		return domain.Run{}, err
+	}
+	s.launch(&liveRun{run: run, planning: planning, task: req.Task, source: req.Source})
+	return run, nil
+}
+
+// StopRun ends a run for the manager (a stopped task, whoever owns it): a
+// live one is cancelled for why, a paused one ended as stopped. A run
+// already over is left as it is.
+func (s *Service) StopRun(ctx context.Context, runID, why string) error {
+	s.mu.Lock()
+	lr := s.live[runID]
+	s.mu.Unlock()
+	if lr != nil {
+		lr.stop(why)
+		return nil
+	}
+	run, err := s.d.Runs.FindRun(ctx, runID)
+	if errs.Is(err, errs.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if run.Status == domain.RunInterrupted {
+		return s.endPause(ctx, run, "stopped", "")
+	}
+	return nil
+}

@@ -1,0 +1,150 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// final is the terminal status a task's attempt takes from its run's end.
+func final(t domain.Task, run domain.Run, at ports.TaskFinal) ports.TaskFinal {
+	at.TaskID, at.RunID = t.ID, run.ID
+	switch run.Status {
+	case domain.RunCompleted:
+		at.Status, at.Result = domain.TaskCompleted, run.FinalOutput
+	case domain.RunCancelled:
+		at.Status, at.Result = domain.TaskCancelled, "Stopped before it finished."
+	default:
+		at.Status = domain.TaskFailed
+		at.Result = fmt.Sprintf("The run failed (%s): %s", run.ErrorCode, run.ErrorMessage)
+	}
+	at.Summary = summarize(at.Result)
+	return at
+}
+
+// summarize is a result cut to TaskSummaryRunes, on one line.
+func summarize(s string) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) > domain.TaskSummaryRunes {
+		return string(r[:domain.TaskSummaryRunes-1]) + "…"
+	}
+	return s
+}
+
+// Ending implements runs.Background: a task's attempt ends in the
+// transaction that records its run's end (written once: a stop that got
+// there first wins).
+func (m *Manager) Ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error {
+	t, err := m.d.Store.FindTaskByRun(ctx, run.ID)
+	if err != nil || t.Status.Terminal() {
+		if !errs.Is(err, errs.NotFound) {
+			m.logErr("reading a run's task failed", err, "run_id", run.ID)
+		}
+		return nil
+	}
+	f := final(t, run, ports.TaskFinal{At: m.d.Clock.Now()})
+	return func(tx ports.SessionTx) error {
+		_, err := tx.FinalizeTask(ctx, f)
+		return err
+	}
+}
+
+// Ended implements runs.Background: a task's run ended, so the task is
+// announced, its card updated, the next queued task may start and the
+// parent may be told; any run's end pays its session's debts.
+func (m *Manager) Ended(run domain.Run) {
+	ctx := context.Background()
+	t, err := m.d.Store.FindTaskByRun(ctx, run.ID)
+	switch {
+	case err == nil:
+		m.settled(ctx, t)
+		m.pump(ctx, t.ParentSessionID)
+		m.drain(ctx, t.ParentSessionID)
+	case !errs.Is(err, errs.NotFound):
+		m.logErr("reading a run's task failed", err, "run_id", run.ID)
+	}
+	m.drain(ctx, run.SessionID)
+}
+
+// settled announces a task that may have ended and, once it has, records
+// the ending on its spawn_task card (terminal only, so a card never goes
+// backwards).
+func (m *Manager) settled(ctx context.Context, t domain.Task) {
+	m.changed(t)
+	if !t.Status.Terminal() || t.ToolCallID == "" {
+		return
+	}
+	card := domain.Entry{Kind: domain.KindUpdate, TargetCallID: t.ToolCallID, RunID: t.ParentRunID,
+		Display: &domain.Display{Kind: "task", Title: t.Label, Summary: t.Summary, Extra: map[string]string{
+			"task_id": t.ID, "task_status": string(t.Status), "task_summary_attempt": fmt.Sprint(t.Attempt)}}}
+	if _, err := m.d.Sessions.Append(ctx, t.ParentSessionID, []domain.Entry{card}); err != nil && !errs.Is(err, errs.NotFound) {
+		m.logErr("updating a task's card failed", err, "task_id", t.ID)
+	}
+}
+
+// Paused implements runs.Background: a task whose run waits for a
+// decision is input_required, the decision made from the parent session.
+func (m *Manager) Paused(run domain.Run, pendingCallID string) {
+	m.pause(run, domain.TaskInputRequired, pendingCallID)
+}
+
+// Resumed implements runs.Background: the decision let the task go on.
+func (m *Manager) Resumed(run domain.Run) { m.pause(run, domain.TaskWorking, "") }
+
+func (m *Manager) pause(run domain.Run, status domain.TaskStatus, callID string) {
+	ctx := context.Background()
+	t, err := m.d.Store.FindTaskByRun(ctx, run.ID)
+	if err != nil {
+		if !errs.Is(err, errs.NotFound) {
+			m.logErr("reading a run's task failed", err, "run_id", run.ID)
+		}
+		return
+	}
+	won, err := m.d.Store.PauseTask(ctx, t.ID, run.ID, status, callID, m.d.Clock.Now())
+	m.logErr("recording a task's pause failed", err, "task_id", t.ID)
+	if won {
+		_, err = m.reload(ctx, t.ID)
+		m.logErr("reading a task failed", err, "task_id", t.ID)
+	}
+}
+
+// StopTasks implements runs.Background: a session about to be deleted has
+// its live tasks cancelled (so nothing launches them again) and returns
+// their sessions, whose runs the engine stops.
+func (m *Manager) StopTasks(ctx context.Context, sessionID string) ([]string, error) {
+	list, err := m.d.Store.ListSessionTasks(ctx, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	var children []string
+	for _, t := range list {
+		if !t.Live() {
+			continue
+		}
+		if _, err := m.cancel(ctx, t); err != nil {
+			return nil, err
+		}
+		children = append(children, t.ChildSessionID)
+	}
+	return children, nil
+}
+
+// cancel writes a task's cancelled end (if nothing else ended it first)
+// and announces the task as it now stands.
+func (m *Manager) cancel(ctx context.Context, t domain.Task) (domain.Task, error) {
+	_, err := m.d.Store.FinalizeTask(ctx, ports.TaskFinal{TaskID: t.ID, RunID: t.RunID, Status: domain.TaskCancelled,
+		Result: "Stopped before it finished.", Summary: "Stopped before it finished.", At: m.d.Clock.Now()})
+	if err != nil {
+		return t, err
+	}
+	if t, err = m.d.Store.FindTask(ctx, t.ID); err != nil {
+		return t, err
+	}
+	m.settled(ctx, t)
+	return t, nil
+}

@@ -1,0 +1,203 @@
+package tasks
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// restartMessage is the result of a task a restart cut short.
+const restartMessage = "The server restarted while this task was working; it did not finish."
+
+// pump starts a parent session's queued tasks while it is under the
+// live-task cap (max_tasks_per_session, read each time).
+func (m *Manager) pump(ctx context.Context, parentID string) {
+	m.launchMu.Lock()
+	defer m.launchMu.Unlock()
+	limit, err := m.d.Settings.Int(ctx, settings.KeyMaxTasksPerSession)
+	if err != nil {
+		m.logErr("reading the task cap failed", err)
+		return
+	}
+	for {
+		live, err := m.d.Store.CountLiveTasks(ctx, parentID)
+		if err != nil || live >= limit {
+			m.logErr("counting live tasks failed", err, "session_id", parentID)
+			return
+		}
+		t, ok, err := m.d.Store.NextQueuedTask(ctx, parentID)
+		if err != nil || !ok {
+			m.logErr("reading the task queue failed", err, "session_id", parentID)
+			return
+		}
+		won, err := m.d.Store.LaunchTask(ctx, t.ID, m.d.Clock.Now())
+		if err != nil {
+			m.logErr("launching a task failed", err, "task_id", t.ID)
+			return
+		}
+		if won {
+			m.launch(ctx, t)
+		}
+	}
+}
+
+// launch starts a task's current attempt on its session. An attempt that
+// cannot start ends failed, saying why (while the server drains it is
+// left for the restart sweep).
+func (m *Manager) launch(ctx context.Context, t domain.Task) {
+	_, err := m.runs.StartBackground(ctx, runs.BackgroundStart{SessionID: t.ChildSessionID, OwnerID: t.OwnerID,
+		AgentConfigID: t.AgentConfigID, RunID: t.RunID, Input: attemptInput(t), Task: t.Link()})
+	if err == nil || errs.Is(err, errs.Unavailable) {
+		t, err2 := m.d.Store.FindTask(ctx, t.ID)
+		if err2 == nil {
+			m.changed(t)
+		}
+		return
+	}
+	m.d.Log.Warn("a task could not start", "task_id", t.ID, "err", err)
+	f := ports.TaskFinal{TaskID: t.ID, RunID: t.RunID, Status: domain.TaskFailed, At: m.d.Clock.Now(),
+		Result: "The task could not start: " + errs.MessageOf(err)}
+	f.Summary = summarize(f.Result)
+	if _, err := m.d.Store.FinalizeTask(ctx, f); err != nil {
+		m.logErr("failing a task failed", err, "task_id", t.ID)
+		return
+	}
+	if t, err = m.d.Store.FindTask(ctx, t.ID); err == nil {
+		m.settled(ctx, t)
+	}
+}
+
+// attemptInput is what an attempt's run is told: the prompt, or for a
+// retry why it runs again and the prompt once more, so nothing the task
+// needs is left to inference from the failed attempt.
+func attemptInput(t domain.Task) string {
+	if t.Attempt <= 1 {
+		return t.Prompt
+	}
+	return fmt.Sprintf("This is attempt %d of %d of this task: the previous attempt failed. Resume from the progress "+
+		"made above rather than starting over, and finish the task.\n\nThe task:\n%s", t.Attempt, domain.MaxTaskAttempts, t.Prompt)
+}
+
+// Stop cancels a live task of the caller's: its row first (so nothing
+// else ends or relaunches it), then its run. Returns not_found, or
+// conflict when the task is already final.
+func (m *Manager) Stop(ctx context.Context, p domain.Principal, id string) (domain.Task, error) {
+	return m.stop(ctx, p.User.ID, id, "")
+}
+
+// stop is Stop for an owner; within "" or the parent session the task
+// must belong to.
+func (m *Manager) stop(ctx context.Context, ownerID, id, within string) (domain.Task, error) {
+	t, err := m.owned(ctx, ownerID, id)
+	if err == nil && within != "" && t.ParentSessionID != within {
+		err = errs.E(errs.NotFound, "task not found")
+	}
+	if err != nil {
+		return t, err
+	}
+	if t.Status.Terminal() {
+		return t, errs.E(errs.Conflict, "the task is already %s", t.Status)
+	}
+	if t, err = m.cancel(ctx, t); err != nil {
+		return t, err
+	}
+	if t.Status != domain.TaskCancelled {
+		return t, errs.E(errs.Conflict, "the task is already %s", t.Status)
+	}
+	if t.LaunchedAt != nil {
+		if err := m.runs.StopRun(ctx, t.RunID, "stopped"); err != nil {
+			return t, err
+		}
+	}
+	m.pump(ctx, t.ParentSessionID)
+	return t, nil
+}
+
+// Retry reopens a failed task of the caller's for another attempt, which
+// starts at once. Returns not_found, or conflict when the task is not
+// failed, has used every attempt, or its session is at the live-task cap.
+func (m *Manager) Retry(ctx context.Context, p domain.Principal, id string) (domain.Task, error) {
+	return m.retry(ctx, p.User.ID, id, "")
+}
+
+func (m *Manager) retry(ctx context.Context, ownerID, id, within string) (domain.Task, error) {
+	t, err := m.owned(ctx, ownerID, id)
+	if err == nil && within != "" && t.ParentSessionID != within {
+		err = errs.E(errs.NotFound, "task not found")
+	}
+	if err != nil {
+		return t, err
+	}
+	if err := t.CheckRetry(); err != nil {
+		return t, err
+	}
+	limit, err := m.d.Settings.Int(ctx, settings.KeyMaxTasksPerSession)
+	if err != nil {
+		return t, err
+	}
+	if live, err := m.d.Store.CountLiveTasks(ctx, t.ParentSessionID); err != nil {
+		return t, err
+	} else if live >= limit {
+		return t, errs.E(errs.Conflict, "the conversation already has %d live tasks (max_tasks_per_session); retry when one ends", live)
+	}
+	t, won, err := m.d.Store.RetryTask(ctx, id, m.d.IDs.NewID(), domain.MaxTaskAttempts, m.d.Clock.Now())
+	if err != nil {
+		return t, err
+	}
+	if !won {
+		return t, errs.E(errs.Conflict, "the task can no longer be retried")
+	}
+	m.changed(t)
+	m.pump(ctx, t.ParentSessionID)
+	return m.d.Store.FindTask(ctx, id)
+}
+
+// Dismiss hides a final task of the caller's from the live lists.
+// Returns not_found, or conflict while it is live.
+func (m *Manager) Dismiss(ctx context.Context, p domain.Principal, id string) (domain.Task, error) {
+	t, err := m.owned(ctx, p.User.ID, id)
+	if err != nil {
+		return t, err
+	}
+	if err := t.CheckDismiss(); err != nil {
+		return t, err
+	}
+	if won, err := m.d.Store.DismissTask(ctx, id, m.d.Clock.Now()); err != nil {
+		return t, err
+	} else if !won {
+		return t, errs.E(errs.Conflict, "a task still working cannot be dismissed: stop it first")
+	}
+	return m.reload(ctx, id)
+}
+
+// Recover fails the tasks a crash left working — before the server
+// serves, after the run engine has failed their runs — writing their
+// debts in the same transaction. Their parents are told by Drain.
+func (m *Manager) Recover(ctx context.Context) error {
+	failed, err := m.d.Store.FailOrphanTasks(ctx, restartMessage, m.d.Clock.Now())
+	if err != nil {
+		return err
+	}
+	for _, t := range failed {
+		m.settled(ctx, t)
+		m.d.Log.Warn("task failed by a restart", "task_id", t.ID, "session_id", t.ParentSessionID)
+	}
+	return nil
+}
+
+// Drain pays every session's due debts (at startup, once handlers exist).
+func (m *Manager) Drain(ctx context.Context) {
+	ids, err := m.d.Store.SessionsWithDueWakeups(ctx)
+	if err != nil {
+		m.logErr("listing due wake-ups failed", err)
+		return
+	}
+	for _, id := range ids {
+		m.drain(ctx, id)
+	}
+}

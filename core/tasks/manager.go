@@ -1,0 +1,113 @@
+// Package tasks runs background work: a task is a sub-agent on a prompt,
+// started from a chat by spawn_task, working on its own hidden session and
+// reporting back by a debt the parent session is paid once — one
+// [task-notification] turn carrying every due result. It drives the run
+// engine (core/runs) and is told of every run's pause and end through
+// runs.Background.
+package tasks
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/sessions"
+	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// Deps are what the manager works with.
+type Deps struct {
+	Store     ports.TaskStore
+	Approvals ports.ApprovalStore
+	Sessions  *sessions.Service
+	Config    ports.ConfigReader
+	Settings  *settings.Service
+	Hub       *hub.Hub
+	IDs       ports.IDs
+	Clock     ports.Clock
+	Log       *slog.Logger
+}
+
+// Manager owns the tasks' lifecycle: spawn, the live-task cap and its
+// queue, stop, retry, dismiss, the restart sweep and the wake-ups.
+type Manager struct {
+	d    Deps
+	runs *runs.Service
+
+	launchMu sync.Mutex // one launch decision at a time, so the cap holds
+	drainMu  sync.Mutex // one wake-up decision at a time, so a debt is paid once
+
+	watchMu sync.Mutex
+	watch   map[string]chan struct{} // task id → closed at its next change
+}
+
+var _ runs.Background = (*Manager)(nil)
+
+// New returns a manager; Attach gives it the run engine it drives.
+func New(d Deps) *Manager {
+	return &Manager{d: d, watch: map[string]chan struct{}{}}
+}
+
+// Attach gives the manager the run engine (which in turn holds the
+// manager as its runs.Background): the two are wired both ways at the
+// composition root.
+func (m *Manager) Attach(r *runs.Service) { m.runs = r }
+
+// changed tells whoever follows a task that it moved: the task.updated
+// event (on its run's stream while that is live, else to each of the
+// owner's connections) and the task_status calls waiting on it.
+func (m *Manager) changed(t domain.Task) {
+	ev := domain.NewEvent(domain.EventTaskUpdated, t.Info())
+	if m.d.Hub.Publish(t.RunID, ev) == 0 {
+		m.d.Hub.Notify(t.OwnerID, ev)
+	}
+	m.watchMu.Lock()
+	if ch, ok := m.watch[t.ID]; ok {
+		close(ch)
+		delete(m.watch, t.ID)
+	}
+	m.watchMu.Unlock()
+}
+
+// changes returns a channel closed at the task's next change.
+func (m *Manager) changes(taskID string) <-chan struct{} {
+	m.watchMu.Lock()
+	defer m.watchMu.Unlock()
+	ch, ok := m.watch[taskID]
+	if !ok {
+		ch = make(chan struct{})
+		m.watch[taskID] = ch
+	}
+	return ch
+}
+
+// reload reads a task again and announces it.
+func (m *Manager) reload(ctx context.Context, id string) (domain.Task, error) {
+	t, err := m.d.Store.FindTask(ctx, id)
+	if err != nil {
+		return t, err
+	}
+	m.changed(t)
+	return t, nil
+}
+
+// owned returns a task of the owner's; anyone else's reads as absent.
+func (m *Manager) owned(ctx context.Context, ownerID, id string) (domain.Task, error) {
+	t, err := m.d.Store.FindTask(ctx, id)
+	if err == nil && t.OwnerID != ownerID {
+		err = errs.E(errs.NotFound, "task not found")
+	}
+	return t, err
+}
+
+// logErr logs what a hook cannot return.
+func (m *Manager) logErr(msg string, err error, args ...any) {
+	if err != nil {
+		m.d.Log.Error(msg, append(args, "err", err)...)
+	}
+}

@@ -1,0 +1,193 @@
+package tasks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/tools"
+)
+
+// maxResultChars bounds the result a report hands the model; the whole
+// result stays on the task.
+const maxResultChars = 16 << 10
+
+// Call implements runs.Background: the task verbs, answered for the
+// calling run's conversation.
+func (m *Manager) Call(ctx context.Context, c runs.TaskCall) runs.ToolAnswer {
+	var a runs.ToolAnswer
+	var err error
+	switch c.Name {
+	case tools.SpawnTask.Name:
+		a, err = m.spawnVerb(ctx, c)
+	case tools.TaskStatus.Name:
+		a, err = m.statusVerb(ctx, c)
+	case tools.TaskRetry.Name, tools.TaskStop.Name:
+		a, err = m.actVerb(ctx, c)
+	default:
+		err = errs.E(errs.Validation, "%s is not a task verb", c.Name)
+	}
+	if err != nil {
+		return runs.ToolAnswer{IsError: true, Output: "Error: " + errs.MessageOf(err)}
+	}
+	return a
+}
+
+func (m *Manager) spawnVerb(ctx context.Context, c runs.TaskCall) (runs.ToolAnswer, error) {
+	t, err := m.spawn(ctx, c)
+	if err != nil {
+		return runs.ToolAnswer{}, err
+	}
+	how := "It is working now"
+	if t.Queued() {
+		how = "It waits for a free slot (this conversation is at its live-task cap) and starts when one ends"
+	}
+	out := fmt.Sprintf("Started background task %s (%q). %s. Its result will come to you as a [task-notification] message "+
+		"when it ends; meanwhile do not do its work yourself. task_status(task_id) waits for it if you need the result now.", t.ID, t.Label, how)
+	return runs.ToolAnswer{Output: out, Display: card(t)}, nil
+}
+
+// card is a task's tool card: what the task is and how it stands.
+func card(t domain.Task) *domain.Display {
+	return &domain.Display{Kind: "task", Title: t.Label, Summary: t.Summary,
+		Extra: map[string]string{"task_id": t.ID, "task_status": string(t.Status), "task_summary_attempt": fmt.Sprint(t.Attempt)}}
+}
+
+type taskArgs struct {
+	TaskID string `json:"task_id"`
+}
+
+func parseTaskArgs(c runs.TaskCall, required bool) (string, error) {
+	var args taskArgs
+	if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil {
+		return "", errs.E(errs.Validation, "%s takes {\"task_id\": …}: %v", c.Name, err)
+	}
+	if required && args.TaskID == "" {
+		return "", errs.E(errs.Validation, "%s needs a task_id: task_status() lists this conversation's tasks", c.Name)
+	}
+	return args.TaskID, nil
+}
+
+// statusVerb reports one task — waiting up to TaskStatusWait for a live
+// one to change — or lists every task of the conversation. A report that
+// hands over a final result settles that task's wake-up debt: the model
+// has read it, so no notification repeats it.
+func (m *Manager) statusVerb(ctx context.Context, c runs.TaskCall) (runs.ToolAnswer, error) {
+	id, err := parseTaskArgs(c, false)
+	if err != nil {
+		return runs.ToolAnswer{}, err
+	}
+	if id == "" {
+		list, err := m.d.Store.ListSessionTasks(ctx, c.Run.SessionID)
+		if err != nil {
+			return runs.ToolAnswer{}, err
+		}
+		if len(list) == 0 {
+			return runs.ToolAnswer{Output: "This conversation has no background tasks."}, nil
+		}
+		var b strings.Builder
+		fmt.Fprintf(&b, "This conversation's background tasks, newest first:\n")
+		for _, t := range list {
+			b.WriteString(line(t))
+		}
+		return runs.ToolAnswer{Output: b.String()}, nil
+	}
+	t, err := m.waitChange(ctx, c.Run.SessionID, id)
+	if err != nil {
+		return runs.ToolAnswer{}, err
+	}
+	if !t.Status.Terminal() {
+		return runs.ToolAnswer{Output: line(t) + "It is still working after a " + domain.TaskStatusWait.String() +
+			" wait; its result will come as a [task-notification]. Do not redo its work.", Display: card(t)}, nil
+	}
+	m.settleTask(ctx, t)
+	return runs.ToolAnswer{Output: line(t) + "Result:\n" + clip(t.Result), Display: card(t)}, nil
+}
+
+// waitChange returns a task of the session, once it changed or after
+// TaskStatusWait if it is live.
+func (m *Manager) waitChange(ctx context.Context, sessionID, id string) (domain.Task, error) {
+	changed := m.changes(id)
+	t, err := m.d.Store.FindTask(ctx, id)
+	if err == nil && t.ParentSessionID != sessionID {
+		err = errs.E(errs.NotFound, "no task %s in this conversation: task_status() lists them", id)
+	}
+	if err != nil || t.Status.Terminal() {
+		return t, err
+	}
+	timer := time.NewTimer(domain.TaskStatusWait)
+	defer timer.Stop()
+	select {
+	case <-changed:
+	case <-timer.C:
+	case <-ctx.Done():
+		return t, ctx.Err()
+	}
+	return m.d.Store.FindTask(ctx, id)
+}
+
+// settleTask marks a task's due debts paid.
+func (m *Manager) settleTask(ctx context.Context, t domain.Task) {
+	due, err := m.d.Store.DueWakeups(ctx, t.ParentSessionID)
+	if err != nil {
+		m.logErr("reading due wake-ups failed", err, "session_id", t.ParentSessionID)
+		return
+	}
+	var ids []string
+	for _, w := range due {
+		if w.TaskID == t.ID {
+			ids = append(ids, w.ID)
+		}
+	}
+	m.logErr("settling wake-ups failed", m.d.Store.SettleWakeups(ctx, ids, m.d.Clock.Now()), "task_id", t.ID)
+}
+
+// line is one task in a report.
+func line(t domain.Task) string {
+	s := fmt.Sprintf("- %s %q: %s (attempt %d of %d)", t.ID, t.Label, t.Status, t.Attempt, domain.MaxTaskAttempts)
+	switch {
+	case t.Queued():
+		s += " — queued behind the live-task cap; do not redo its work"
+	case t.Status == domain.TaskInputRequired:
+		s += " — waiting for a person's approval; do not redo its work"
+	case t.Live():
+		s += " — still working — do not redo its work"
+	case t.Summary != "":
+		s += " — " + t.Summary
+	}
+	return s + "\n"
+}
+
+// clip bounds a result for the model.
+func clip(s string) string {
+	if len(s) <= maxResultChars {
+		return s
+	}
+	return s[:maxResultChars] + fmt.Sprintf("\n[… %d more characters …]", len(s)-maxResultChars)
+}
+
+// actVerb is task_retry or task_stop, on a task of the conversation.
+func (m *Manager) actVerb(ctx context.Context, c runs.TaskCall) (runs.ToolAnswer, error) {
+	id, err := parseTaskArgs(c, true)
+	if err != nil {
+		return runs.ToolAnswer{}, err
+	}
+	if c.Name == tools.TaskStop.Name {
+		t, err := m.stop(ctx, c.Run.OwnerID, id, c.Run.SessionID)
+		if err != nil {
+			return runs.ToolAnswer{}, err
+		}
+		return runs.ToolAnswer{Output: fmt.Sprintf("Stopped task %s (%q); it reports nothing back.", t.ID, t.Label), Display: card(t)}, nil
+	}
+	t, err := m.retry(ctx, c.Run.OwnerID, id, c.Run.SessionID)
+	if err != nil {
+		return runs.ToolAnswer{}, err
+	}
+	return runs.ToolAnswer{Output: fmt.Sprintf("Retrying task %s (%q): attempt %d of %d. Its result will come as a [task-notification].",
+		t.ID, t.Label, t.Attempt, domain.MaxTaskAttempts), Display: card(t)}, nil
+}
