@@ -150,9 +150,21 @@ func TestAgentReferencesFollowScope(t *testing.T) {
 	lead := h.createAgent(mona, map[string]any{"name": "lead", "model": "m", "provider_id": own.ID, "handoffs": []string{helper.ID}})
 	var tools []httpapi.ToolView
 	h.call("GET", "/api/v1/agents/"+lead.ID+"/tools", mona, nil).want(t, 200).decode(t, &tools)
-	if len(tools) != 2 || tools[0].Name != "todo_write" || tools[1].Name != "transfer_to_code_reviewer" || tools[1].Origin != "handoff" ||
-		!strings.Contains(tools[1].Description, "Reviews diffs.") || len(tools[1].Parameters) == 0 {
-		t.Fatalf("tools = %+v", tools)
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Origin+":"+tl.Name)
+	}
+	handoff := tools[len(tools)-1]
+	if strings.Join(names, " ") != "checklist:todo_write tasks:spawn_task tasks:task_status tasks:task_retry tasks:task_stop handoff:transfer_to_code_reviewer" ||
+		!strings.Contains(handoff.Description, "Reviews diffs.") || len(handoff.Parameters) == 0 {
+		t.Fatalf("tools = %v", names)
+	}
+	// An agent that turns subagents off gets no task verbs.
+	solo := h.createAgent(mona, map[string]any{"name": "solo", "model": "m", "provider_id": own.ID,
+		"behavior": map[string]any{"subagents": false}})
+	h.call("GET", "/api/v1/agents/"+solo.ID+"/tools", mona, nil).want(t, 200).decode(t, &tools)
+	if len(tools) != 1 || tools[0].Name != "todo_write" {
+		t.Fatalf("tools without subagents = %+v", tools)
 	}
 	h.call("GET", "/api/v1/agents/"+lead.ID+"/tools", h.member("nosy"), nil).wantErr(t, 404, "not_found")
 

@@ -190,8 +190,9 @@ func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, t
 }
 
 // Tools returns the tool surface the agent would be given on a chat run
-// (schemas only): the checklist, its selected built-ins and one transfer
-// tool per handoff target.
+// (schemas only): the checklist, its selected built-ins, the task verbs
+// (unless behavior.subagents is off) and one transfer tool per handoff
+// target.
 func (s *Service) Tools(ctx context.Context, p domain.Principal, id string) ([]tools.Spec, error) {
 	a, err := s.Get(ctx, p, id)
 	if err != nil {
@@ -202,6 +203,9 @@ func (s *Service) Tools(ctx context.Context, p domain.Principal, id string) ([]t
 		if spec, ok := tools.Lookup(name); ok {
 			out = append(out, spec)
 		}
+	}
+	if a.Behavior.Subagents == nil || *a.Behavior.Subagents {
+		out = append(out, tools.Tasks...)
 	}
 	if s.mcp != nil {
 		// The live MCP tools: a server that is not connected offers none.
