@@ -213,6 +213,10 @@ type RunIDPayload struct {
 	RunID string `json:"run_id"`
 }
 
+// CancelServerShutdown is why a run the server's shutdown cancelled ended
+// (its cancellation reason and its run row's error code).
+const CancelServerShutdown = "server_shutdown"
+
 // CancelledPayload ends a cancelled run, with why when known.
 type CancelledPayload struct {
 	RunID  string `json:"run_id"`

@@ -183,10 +183,11 @@ func (s *Service) resume(ctx context.Context, a domain.Approval) (domain.Run, er
 		return s.d.Runs.FindRun(ctx, a.RunID)
 	}
 	s.d.Hub.Resume(run.ID)
-	s.launchResumed(&liveRun{run: run, planning: state.Planning, resume: &resumeData{state: state, decided: decided}})
+	// A task says it works again before its run can pause once more.
 	if s.d.Tasks != nil {
 		s.d.Tasks.Resumed(run)
 	}
+	s.launchResumed(&liveRun{run: run, planning: state.Planning, resume: &resumeData{state: state, decided: decided}})
 	return run, nil
 }
 

@@ -33,12 +33,12 @@ func endingNote(runID string, status domain.RunStatus, code, title, text string,
 
 // cancelReasons say in words why a run was cancelled.
 var cancelReasons = map[string]string{
-	"stopped":         "Stopped before it finished.",
-	"server_shutdown": "The server shut down during this run.",
-	"superseded":      "A new message arrived before a decision on its approvals.",
-	"expired":         "Its approval waited too long without a decision.",
-	"session_deleted": "Its conversation was deleted.",
-	"account_deleted": "Its owner's account was deleted.",
+	"stopped":                   "Stopped before it finished.",
+	domain.CancelServerShutdown: "The server shut down during this run.",
+	"superseded":                "A new message arrived before a decision on its approvals.",
+	"expired":                   "Its approval waited too long without a decision.",
+	"session_deleted":           "Its conversation was deleted.",
+	"account_deleted":           "Its owner's account was deleted.",
 }
 
 // noteFor is the ending note of a loop's outcome; ok is false for one that

@@ -141,7 +141,7 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 			reason = *why
 		}
 		if s.root.Err() != nil {
-			reason = "server_shutdown"
+			reason = domain.CancelServerShutdown
 		}
 		return s.cancelled(lr, reason)
 	}

@@ -18,6 +18,10 @@ func final(t domain.Task, run domain.Run, at ports.TaskFinal) ports.TaskFinal {
 		at.Status, at.Result = domain.TaskCompleted, run.FinalOutput
 	case domain.RunCancelled:
 		at.Status, at.Result = domain.TaskCancelled, "Stopped before it finished."
+		if run.ErrorCode == domain.CancelServerShutdown {
+			// Nobody stopped it: the parent is told at the next start.
+			at.Status, at.Result = domain.TaskFailed, "The server shut down while this task was working; it did not finish."
+		}
 	default:
 		at.Status = domain.TaskFailed
 		at.Result = fmt.Sprintf("The run failed (%s): %s", run.ErrorCode, run.ErrorMessage)
@@ -126,7 +130,7 @@ func (m *Manager) StopTasks(ctx context.Context, sessionID string) ([]string, er
 		if !t.Live() {
 			continue
 		}
-		if _, err := m.cancel(ctx, t); err != nil {
+		if _, err := m.cancel(ctx, t, false); err != nil {
 			return nil, err
 		}
 		children = append(children, t.ChildSessionID)
@@ -135,8 +139,9 @@ func (m *Manager) StopTasks(ctx context.Context, sessionID string) ([]string, er
 }
 
 // cancel writes a task's cancelled end (if nothing else ended it first)
-// and announces the task as it now stands.
-func (m *Manager) cancel(ctx context.Context, t domain.Task) (domain.Task, error) {
+// and announces the task as it now stands. card records the end on the
+// spawn card too — for a queued task, whose run will never end to do it.
+func (m *Manager) cancel(ctx context.Context, t domain.Task, card bool) (domain.Task, error) {
 	_, err := m.d.Store.FinalizeTask(ctx, ports.TaskFinal{TaskID: t.ID, RunID: t.RunID, Status: domain.TaskCancelled,
 		Result: "Stopped before it finished.", Summary: "Stopped before it finished.", At: m.d.Clock.Now()})
 	if err != nil {
@@ -145,6 +150,10 @@ func (m *Manager) cancel(ctx context.Context, t domain.Task) (domain.Task, error
 	if t, err = m.d.Store.FindTask(ctx, t.ID); err != nil {
 		return t, err
 	}
-	m.settled(ctx, t)
+	if card {
+		m.settled(ctx, t)
+	} else {
+		m.changed(t)
+	}
 	return t, nil
 }

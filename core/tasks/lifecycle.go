@@ -103,7 +103,8 @@ func (m *Manager) stop(ctx context.Context, ownerID, id, within string) (domain.
 	if t.Status.Terminal() {
 		return t, errs.E(errs.Conflict, "the task is already %s", t.Status)
 	}
-	if t, err = m.cancel(ctx, t); err != nil {
+	// A launched task's run ends now, and its end writes the card.
+	if t, err = m.cancel(ctx, t, t.LaunchedAt == nil); err != nil {
 		return t, err
 	}
 	if t.Status != domain.TaskCancelled {

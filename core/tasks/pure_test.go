@@ -47,6 +47,9 @@ func TestAnAttemptEndsAsItsRunDid(t *testing.T) {
 		{domain.Run{ID: "r", Status: domain.RunCompleted, FinalOutput: "the answer"}, domain.TaskCompleted, "the answer"},
 		{domain.Run{ID: "r", Status: domain.RunError, ErrorCode: "model_error", ErrorMessage: "429"}, domain.TaskFailed, "The run failed (model_error): 429"},
 		{domain.Run{ID: "r", Status: domain.RunCancelled}, domain.TaskCancelled, "Stopped before it finished."},
+		// A shutdown is no one's stop: the parent hears of it at the next start.
+		{domain.Run{ID: "r", Status: domain.RunCancelled, ErrorCode: domain.CancelServerShutdown}, domain.TaskFailed,
+			"The server shut down while this task was working; it did not finish."},
 	}
 	for _, c := range cases {
 		f := final(task, c.run, ports.TaskFinal{})

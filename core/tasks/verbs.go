@@ -109,26 +109,32 @@ func (m *Manager) statusVerb(ctx context.Context, c runs.TaskCall) (runs.ToolAns
 	return runs.ToolAnswer{Output: line(t) + "Result:\n" + clip(t.Result), Display: card(t)}, nil
 }
 
-// waitChange returns a task of the session, once it changed or after
-// TaskStatusWait if it is live.
+// waitChange returns a task of the session once its status moved, or
+// after TaskStatusWait if it is still live as it was.
 func (m *Manager) waitChange(ctx context.Context, sessionID, id string) (domain.Task, error) {
-	changed := m.changes(id)
-	t, err := m.d.Store.FindTask(ctx, id)
-	if err == nil && t.ParentSessionID != sessionID {
-		err = errs.E(errs.NotFound, "no task %s in this conversation: task_status() lists them", id)
-	}
-	if err != nil || t.Status.Terminal() {
-		return t, err
-	}
 	timer := time.NewTimer(domain.TaskStatusWait)
 	defer timer.Stop()
-	select {
-	case <-changed:
-	case <-timer.C:
-	case <-ctx.Done():
-		return t, ctx.Err()
+	var first domain.TaskStatus
+	for {
+		changed := m.changes(id) // before the read: no change slips between
+		t, err := m.d.Store.FindTask(ctx, id)
+		if err == nil && t.ParentSessionID != sessionID {
+			err = errs.E(errs.NotFound, "no task %s in this conversation: task_status() lists them", id)
+		}
+		if first == "" {
+			first = t.Status
+		}
+		if err != nil || t.Status.Terminal() || t.Status != first {
+			return t, err
+		}
+		select {
+		case <-changed:
+		case <-timer.C:
+			return t, nil
+		case <-ctx.Done():
+			return t, ctx.Err()
+		}
 	}
-	return m.d.Store.FindTask(ctx, id)
 }
 
 // settleTask marks a task's due debts paid.
