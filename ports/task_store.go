@@ -62,6 +62,11 @@ type TaskStore interface {
 	SessionsWithDueWakeups(ctx context.Context) ([]string, error)
 	// SettleWakeups marks debts paid; a debt already settled stays as it was.
 	SettleWakeups(ctx context.Context, ids []string, at time.Time) error
+	// PruneTasks deletes the debts settled before settledBefore, and the
+	// hidden task sessions created before orphanBefore that no task names
+	// (a spawn cut short between the two writes); it returns how many rows
+	// went.
+	PruneTasks(ctx context.Context, settledBefore, orphanBefore time.Time) (int, error)
 }
 
 // TaskFinal is a terminal status for one attempt.

@@ -293,6 +293,27 @@ func settleWakeups(ctx context.Context, q querier, ids []string, at time.Time) (
 	return int(n), translate(err)
 }
 
+// PruneTasks implements ports.TaskStore.
+func (db *DB) PruneTasks(ctx context.Context, settledBefore, orphanBefore time.Time) (int, error) {
+	n := 0
+	err := db.tx(ctx, func(tx txQ) error {
+		r, err := tx.ExecContext(ctx, `DELETE FROM task_wakeups WHERE settled_at IS NOT NULL AND settled_at < ?`, ms(settledBefore))
+		if err != nil {
+			return translate(err)
+		}
+		a, _ := r.RowsAffected()
+		r, err = tx.ExecContext(ctx, `DELETE FROM sessions WHERE hidden = 1 AND parent_session_id != '' AND created_at < ?
+			AND NOT EXISTS (SELECT 1 FROM tasks t WHERE t.child_session_id = sessions.id)`, ms(orphanBefore))
+		if err != nil {
+			return translate(err)
+		}
+		b, _ := r.RowsAffected()
+		n = int(a + b)
+		return nil
+	})
+	return n, err
+}
+
 // changed reports whether an update wrote a row.
 func changed(r sql.Result, err error) (bool, error) {
 	if err != nil {

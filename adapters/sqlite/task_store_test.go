@@ -279,3 +279,37 @@ func TestQueuedTasksWaitBehindTheCap(t *testing.T) {
 		t.Fatalf("next after the retry = %+v, %v", next, ok)
 	}
 }
+
+func TestPruneTasksKeepsWhatIsStillNeeded(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	s := newSession(t, db, "s1")
+	child := func(id string) {
+		c := domain.Session{ID: id, OwnerID: s.OwnerID, Hidden: true, ParentSessionID: s.ID, CreatedAt: when, UpdatedAt: when}
+		if err := db.CreateSession(ctx, c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	child("named")
+	child("orphan")
+	storeTask(t, db, s, "t", when, &when)
+	db.exec(ctx, `UPDATE tasks SET child_session_id = 'named' WHERE id = 't'`)
+	finalize(t, db, "t", "run-t", domain.TaskCompleted, when)
+	due, _ := db.DueWakeups(ctx, s.ID)
+	if err := db.SettleWakeups(ctx, []string{due[0].ID}, when); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing is old enough yet.
+	if n, err := db.PruneTasks(ctx, when.Add(-time.Hour), when.Add(-time.Hour)); err != nil || n != 0 {
+		t.Fatalf("early prune = %d, %v", n, err)
+	}
+	if n, err := db.PruneTasks(ctx, when.Add(time.Hour), when.Add(time.Hour)); err != nil || n != 2 {
+		t.Fatalf("prune = %d, %v", n, err)
+	}
+	if _, err := db.FindSession(ctx, "orphan"); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("the orphan session survived: %v", err)
+	}
+	if _, err := db.FindSession(ctx, "named"); err != nil {
+		t.Fatalf("a task's session went: %v", err)
+	}
+}

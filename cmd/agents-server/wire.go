@@ -190,7 +190,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	// everything is wired.
 	go taskMgr.Drain(loopCtx)
 	a.loops.Add(3)
-	go a.maintain(loopCtx, authSvc, traceSvc, runSvc)
+	go a.maintain(loopCtx, authSvc, traceSvc, runSvc, taskMgr)
 	go a.idleStops(loopCtx)
 	go a.expireStreams(loopCtx)
 	return a, nil
@@ -218,7 +218,7 @@ func loadSecretBox(cfg config) (*secrets.Box, error) {
 }
 
 // maintain runs the periodic upkeep until ctx ends: now, then hourly.
-func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *traces.Service, runSvc *runs.Service) {
+func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *traces.Service, runSvc *runs.Service, taskMgr *tasks.Manager) {
 	defer a.loops.Done()
 	upkeep := func(ctx context.Context) {
 		n, err := authSvc.PruneExpiredTokens(ctx)
@@ -227,6 +227,8 @@ func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *tra
 		a.logSweep(ctx, n, err, "expiring approvals failed", "expired approvals")
 		n, err = traceSvc.Prune(ctx)
 		a.logSweep(ctx, n, err, "pruning old traces failed", "pruned old traces")
+		n, err = taskMgr.Prune(ctx)
+		a.logSweep(ctx, n, err, "pruning task leftovers failed", "pruned settled wake-ups and orphan task sessions")
 	}
 	upkeep(ctx)
 	a.every(ctx, time.Hour, upkeep)

@@ -3,6 +3,7 @@ package tasks
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -189,6 +190,21 @@ func (m *Manager) Recover(ctx context.Context) error {
 		m.d.Log.Warn("task failed by a restart", "task_id", t.ID, "session_id", t.ParentSessionID)
 	}
 	return nil
+}
+
+// How long what a task leaves behind is kept: a settled debt for the
+// record, a hidden session no task names (a spawn cut short) in case its
+// task row is still being written.
+const (
+	settledKept = 7 * 24 * time.Hour
+	orphanGrace = time.Hour
+)
+
+// Prune deletes settled debts past settledKept and task sessions no task
+// names past orphanGrace; it returns how many rows went.
+func (m *Manager) Prune(ctx context.Context) (int, error) {
+	now := m.d.Clock.Now()
+	return m.d.Store.PruneTasks(ctx, now.Add(-settledKept), now.Add(-orphanGrace))
 }
 
 // Drain pays every session's due debts (at startup, once handlers exist).
