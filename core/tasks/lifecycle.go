@@ -54,9 +54,16 @@ func (m *Manager) launch(ctx context.Context, t domain.Task) {
 	_, err := m.runs.StartBackground(ctx, runs.BackgroundStart{SessionID: t.ChildSessionID, OwnerID: t.OwnerID,
 		AgentConfigID: t.AgentConfigID, RunID: t.RunID, Input: attemptInput(t), Task: t.Link()})
 	if err == nil || errs.Is(err, errs.Unavailable) {
-		t, err2 := m.d.Store.FindTask(ctx, t.ID)
-		if err2 == nil {
-			m.changed(t)
+		now, err2 := m.d.Store.FindTask(ctx, t.ID)
+		if err2 != nil {
+			m.logErr("reading a task failed", err2, "task_id", t.ID)
+			return
+		}
+		m.changed(now)
+		if err == nil && (!now.Live() || now.RunID != t.RunID) {
+			// Stopped while its run was starting, before a stop could
+			// find the run: the run is tracked now, so stop it here.
+			m.logErr("stopping a stopped task's run failed", m.runs.StopRun(ctx, t.RunID, "stopped"), "task_id", t.ID)
 		}
 		return
 	}
@@ -94,10 +101,7 @@ func (m *Manager) Stop(ctx context.Context, p domain.Principal, id string) (doma
 // stop is Stop for an owner; within "" or the parent session the task
 // must belong to.
 func (m *Manager) stop(ctx context.Context, ownerID, id, within string) (domain.Task, error) {
-	t, err := m.owned(ctx, ownerID, id)
-	if err == nil && within != "" && t.ParentSessionID != within {
-		err = errs.E(errs.NotFound, "task not found")
-	}
+	t, err := m.ownedWithin(ctx, ownerID, id, within)
 	if err != nil {
 		return t, err
 	}
@@ -128,10 +132,7 @@ func (m *Manager) Retry(ctx context.Context, p domain.Principal, id string) (dom
 }
 
 func (m *Manager) retry(ctx context.Context, ownerID, id, within string) (domain.Task, error) {
-	t, err := m.owned(ctx, ownerID, id)
-	if err == nil && within != "" && t.ParentSessionID != within {
-		err = errs.E(errs.NotFound, "task not found")
-	}
+	t, err := m.ownedWithin(ctx, ownerID, id, within)
 	if err != nil {
 		return t, err
 	}

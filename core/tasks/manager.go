@@ -105,6 +105,16 @@ func (m *Manager) owned(ctx context.Context, ownerID, id string) (domain.Task, e
 	return t, err
 }
 
+// ownedWithin is owned, for a task spawned by the session within ("" for
+// any): a run acts only on its own conversation's tasks.
+func (m *Manager) ownedWithin(ctx context.Context, ownerID, id, within string) (domain.Task, error) {
+	t, err := m.owned(ctx, ownerID, id)
+	if err == nil && within != "" && t.ParentSessionID != within {
+		err = errs.E(errs.NotFound, "no task %s in this conversation: task_status() lists them", id)
+	}
+	return t, err
+}
+
 // logErr logs what a hook cannot return.
 func (m *Manager) logErr(msg string, err error, args ...any) {
 	if err != nil {

@@ -97,7 +97,7 @@ func (m *Manager) statusVerb(ctx context.Context, c runs.TaskCall) (runs.ToolAns
 		}
 		return runs.ToolAnswer{Output: b.String()}, nil
 	}
-	t, err := m.waitChange(ctx, c.Run.SessionID, id)
+	t, err := m.waitChange(ctx, c.Run.OwnerID, c.Run.SessionID, id)
 	if err != nil {
 		return runs.ToolAnswer{}, err
 	}
@@ -111,16 +111,13 @@ func (m *Manager) statusVerb(ctx context.Context, c runs.TaskCall) (runs.ToolAns
 
 // waitChange returns a task of the session once its status moved, or
 // after TaskStatusWait if it is still live as it was.
-func (m *Manager) waitChange(ctx context.Context, sessionID, id string) (domain.Task, error) {
+func (m *Manager) waitChange(ctx context.Context, ownerID, sessionID, id string) (domain.Task, error) {
 	timer := time.NewTimer(domain.TaskStatusWait)
 	defer timer.Stop()
 	var first domain.TaskStatus
 	for {
 		changed := m.changes(id) // before the read: no change slips between
-		t, err := m.d.Store.FindTask(ctx, id)
-		if err == nil && t.ParentSessionID != sessionID {
-			err = errs.E(errs.NotFound, "no task %s in this conversation: task_status() lists them", id)
-		}
+		t, err := m.ownedWithin(ctx, ownerID, id, sessionID)
 		if first == "" {
 			first = t.Status
 		}
