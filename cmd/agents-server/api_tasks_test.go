@@ -167,6 +167,8 @@ func TestASpawnedTaskCompletesAndWakesTheParentOnce(t *testing.T) {
 	if len(sessions) != 1 {
 		t.Fatalf("sessions = %+v", sessions)
 	}
+	// Its task runs it: nobody else starts a run there.
+	h.call("POST", "/api/v1/sessions/"+done.ChildSessionID+"/runs", tok, map[string]any{"input": "hi"}).wantErr(t, 409, "conflict")
 	child := h.messages(tok, done.ChildSessionID, "")
 	if len(child) != 2 || domain.ParseItem(child[1].Item).Text() != "The answer is 42." {
 		t.Fatalf("the task's transcript = %+v", child)

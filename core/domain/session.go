@@ -30,6 +30,10 @@ type Session struct {
 	UpdatedAt time.Time
 }
 
+// IsTaskSession reports whether the session is a background task's own:
+// its task runs it, and a run on it is a background run.
+func (s Session) IsTaskSession() bool { return s.Hidden && s.ParentSessionID != "" }
+
 // MaxSessionName bounds a session's name.
 const MaxSessionName = 200
 

@@ -211,7 +211,7 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if rc.background = sess.Hidden && sess.ParentSessionID != ""; rc.background {
+	if rc.background = sess.IsTaskSession(); rc.background {
 		rc.planning = false
 	}
 	if rc.agent, err = s.build(ctx, agentID); err != nil {

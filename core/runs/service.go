@@ -116,6 +116,9 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 	if err != nil {
 		return domain.Run{}, err
 	}
+	if sess.IsTaskSession() {
+		return domain.Run{}, errs.E(errs.Conflict, "this is a background task's conversation: its task runs it (stop or retry the task instead)")
+	}
 	agentID := req.AgentConfigID
 	if agentID == "" {
 		agentID = sess.AgentConfigID

@@ -48,7 +48,7 @@ func (m *Manager) spawn(ctx context.Context, c runs.TaskCall) (domain.Task, erro
 	if err != nil {
 		return domain.Task{}, err
 	}
-	if parent.Hidden && parent.ParentSessionID != "" {
+	if parent.IsTaskSession() {
 		return domain.Task{}, errs.E(errs.Validation, "a background task cannot start tasks of its own")
 	}
 	target, err := m.target(ctx, c.Agent, args.Agent)
