@@ -473,3 +473,44 @@ func TestATaskCannotSpawnAndDeletingTheParentStopsItsTasks(t *testing.T) {
 		t.Fatalf("tasks after the delete = %+v", list)
 	}
 }
+
+func TestTheBusCarriesATasksRunAndItsUpdates(t *testing.T) {
+	t.Parallel()
+	s := newTaskSetup(t, "bus", taskExchanges(
+		[]scripted.Step{{ToolCalls: []scripted.ToolCall{spawnCall("BUS-JOB", "on the bus")}}, {Text: "Spawned."}},
+		scripted.Exchange{When: "BUS-JOB", Steps: []scripted.Step{{Text: "bus job done"}}},
+	), map[string]any{})
+	ws := s.h.dialWS(s.token)
+	s.h.startRun(s.token, s.session, map[string]any{"input": "go"})
+	var taskRun domain.RunStartedPayload
+	var wake domain.RunStartedPayload
+	statuses := map[domain.TaskStatus]bool{}
+	for !statuses[domain.TaskCompleted] || taskRun.TaskID == "" || wake.Source == "" {
+		ev := ws.read()
+		switch ev.Type {
+		case domain.EventRunStarted:
+			p := payload[domain.RunStartedPayload](t, ev)
+			if p.TaskID != "" {
+				taskRun = p
+			}
+			if p.Source == domain.SourceTaskNotification {
+				wake = p
+			}
+		case domain.EventTaskUpdated:
+			p := payload[domain.TaskInfo](t, ev)
+			if p.Label != "on the bus" {
+				t.Fatalf("task.updated = %+v", p)
+			}
+			statuses[p.Status] = true
+		}
+	}
+	if taskRun.Label != "on the bus" || taskRun.ParentSessionID != s.session || taskRun.SessionID == s.session {
+		t.Fatalf("the task's run.started = %+v", taskRun)
+	}
+	if wake.SessionID != s.session || !strings.HasPrefix(wake.Input, "[task-notification] ") {
+		t.Fatalf("the wake-up's run.started = %+v", wake)
+	}
+	if !statuses[domain.TaskWorking] {
+		t.Fatalf("statuses seen = %v", statuses)
+	}
+}
