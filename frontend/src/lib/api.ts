@@ -19,6 +19,9 @@ export type Container = Schemas['ContainerView']
 export type MCPServer = Schemas['MCPServerView']
 export type MCPTool = Schemas['MCPToolView']
 export type MCPHints = NonNullable<Schemas['MCPAnnotations']>
+export type Task = Schemas['TaskView']
+/** A task as task.updated carries it: a TaskView without the parent's name. */
+export type TaskInfo = Schemas['TaskInfo']
 
 /** What every write-only field reads as; sending it back keeps the stored value. */
 export const MASK = '********'

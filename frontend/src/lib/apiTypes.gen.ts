@@ -1018,6 +1018,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions/{id}/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The tasks a conversation started, newest first */
+        get: operations["listSessionTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sessions/{id}/traces": {
         parameters: {
             query?: never;
@@ -1099,6 +1116,91 @@ export interface paths {
         post?: never;
         /** Remove a stored value (admin only): a defined key returns to its default, an unknown one disappears */
         delete: operations["deleteSetting"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's background tasks, newest first, with their conversation's name */
+        get: operations["listTasks"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One task */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/dismiss": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Hide a final task from the live lists (a retry brings it back) */
+        post: operations["dismissTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a failed task again (attempt+1, resuming from its progress); refused when it is not failed, out of attempts or its conversation is at the live-task cap */
+        post: operations["retryTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tasks/{id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stop a live task (it reports nothing back) */
+        post: operations["stopTask"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -1322,6 +1424,8 @@ export interface components {
             id: string;
             run_id: string;
             session_id: string;
+            /** @description The background task whose run waits on this call; absent for the session's own run */
+            task_id?: string;
             tool_call_id: string;
             tool_name: string;
         };
@@ -2198,8 +2302,16 @@ export interface components {
         };
         RunStartedPayload: {
             input: string;
+            label?: string;
+            parent_run_id?: string;
+            parent_session_id?: string;
             run_id: string;
             session_id: string;
+            /** @description Who wrote the input: absent for a person, task_notification for the background results a wake-up run reads */
+            source?: string;
+            /** @description Present on a background task's run: the task it is an attempt of */
+            task_id?: string;
+            tool_call_id?: string;
         };
         RunStateView: {
             error?: components["schemas"]["RunErrorView"];
@@ -2305,6 +2417,7 @@ export interface components {
             session_id: string;
             /** @enum {string} */
             status: "running" | "interrupted" | "completed" | "error" | "cancelled";
+            task?: components["schemas"]["TaskLink"];
         };
         SSHHostKeyView: {
             /** @description SHA256:… as ssh-keygen -lf prints it */
@@ -2487,8 +2600,56 @@ export interface components {
             /** @description Binds the session to a project on its first project-carrying run */
             project_id?: string;
         };
+        TaskInfo: {
+            agent_config_id: string;
+            /** @description 1 for the original run, one more per retry */
+            attempt: number;
+            /** @description The hidden session its attempts run on: read its messages for the transcript */
+            child_session_id: string;
+            /** Format: date-time */
+            created_at: string;
+            dismissed: boolean;
+            /** Format: date-time */
+            ended_at?: string | null;
+            /** @enum {string} */
+            kind: "agent" | "workflow";
+            label: string;
+            max_attempts: number;
+            parent_run_id: string;
+            parent_session_id: string;
+            /** @description The call a paused (input_required) task waits on */
+            pending_call_id?: string;
+            prompt: string;
+            /** @description Waiting behind the conversation's live-task cap (max_tasks_per_session) */
+            queued: boolean;
+            result: string;
+            /** @description The current attempt's run: events route by it, and a retry replaces it */
+            run_id: string;
+            /** @description A workflow execution's state */
+            state?: unknown;
+            /** @enum {string} */
+            status: "working" | "input_required" | "completed" | "failed" | "cancelled";
+            summary: string;
+            task_id: string;
+            /** @description The spawn_task call that started it */
+            tool_call_id: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        TaskLink: {
+            label: string;
+            parent_run_id: string;
+            parent_session_id: string;
+            task_id: string;
+            tool_call_id: string;
+        } | null;
+        TaskListView: {
+            tasks: components["schemas"]["TaskView"][];
+            /** @description How many tasks match, across every page */
+            total: number;
+        };
         TaskUpdatedEvent: {
-            payload: components["schemas"]["TaskUpdatedPayload"];
+            payload: components["schemas"]["TaskInfo"];
             /**
              * Format: int64
              * @description The event's number in its run (the SSE id); absent on an event of the connection alone (run.gap, a refused command's run.error)
@@ -2500,8 +2661,43 @@ export interface components {
              */
             type: "task.updated";
         };
-        TaskUpdatedPayload: {
-            [key: string]: unknown;
+        TaskView: {
+            agent_config_id: string;
+            /** @description 1 for the original run, one more per retry */
+            attempt: number;
+            /** @description The hidden session its attempts run on: read its messages for the transcript */
+            child_session_id: string;
+            /** Format: date-time */
+            created_at: string;
+            dismissed: boolean;
+            /** Format: date-time */
+            ended_at?: string | null;
+            /** @enum {string} */
+            kind: "agent" | "workflow";
+            label: string;
+            max_attempts: number;
+            parent_run_id: string;
+            parent_session_id: string;
+            /** @description The call a paused (input_required) task waits on */
+            pending_call_id?: string;
+            prompt: string;
+            /** @description Waiting behind the conversation's live-task cap (max_tasks_per_session) */
+            queued: boolean;
+            result: string;
+            /** @description The current attempt's run: events route by it, and a retry replaces it */
+            run_id: string;
+            /** @description The parent conversation's name (in the cross-session list) */
+            session_name?: string;
+            /** @description A workflow execution's state */
+            state?: unknown;
+            /** @enum {string} */
+            status: "working" | "input_required" | "completed" | "failed" | "cancelled";
+            summary: string;
+            task_id: string;
+            /** @description The spawn_task call that started it */
+            tool_call_id: string;
+            /** Format: date-time */
+            updated_at: string;
         };
         TextPayload: {
             run_id: string;
@@ -5189,6 +5385,33 @@ export interface operations {
             503: components["responses"]["Error"];
         };
     };
+    listSessionTasks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskView"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
     listTraces: {
         parameters: {
             query?: {
@@ -5355,6 +5578,151 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                /** @description Only tasks of this kind (agent or workflow) */
+                kind?: string;
+                /** @description Only tasks not final (working, waiting for a decision, queued) */
+                live?: boolean;
+                /** @description Page size (default 100) */
+                limit?: number;
+                /** @description Tasks to skip */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskListView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskView"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    dismissTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskView"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    retryTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskView"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    stopTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskView"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];

@@ -21,6 +21,9 @@ export const keys = {
   projectList: (all: boolean) => ['projects', all ? 'all' : 'own'] as const,
   projectState: (id: string) => ['project-state', id] as const,
   mcpServers: ['mcp-servers'] as const,
+  /** A conversation's background tasks; every such list sits under the ['tasks'] prefix. */
+  tasks: (sessionId: string) => ['tasks', sessionId] as const,
+  task: (id: string) => ['task', id] as const,
 }
 
 export const PAGE = 200
@@ -69,5 +72,11 @@ export const useTraces = (id: string) =>
   useQuery({ queryKey: keys.traces(id), queryFn: () => ok(api.GET('/api/v1/sessions/{id}/traces', { params: { path: { id }, query: { summary: true } } })) })
 export const useSessionRuns = (id: string) =>
   useQuery({ queryKey: keys.runs(id), queryFn: () => ok(api.GET('/api/v1/sessions/{id}/runs', { params: { path: { id } } })) })
+/** The conversation's background tasks, newest first. */
+export const useSessionTasks = (id: string) =>
+  useQuery({ queryKey: keys.tasks(id), queryFn: () => ok(api.GET('/api/v1/sessions/{id}/tasks', { params: { path: { id } } })) })
+/** One task; disabled without an id. */
+export const useTask = (id: string | undefined) =>
+  useQuery({ queryKey: keys.task(id ?? ''), queryFn: () => ok(api.GET('/api/v1/tasks/{id}', { params: { path: { id: id! } } })), enabled: !!id })
 export const useContextReport = (id: string) =>
   useQuery({ queryKey: keys.context(id), queryFn: () => ok(api.GET('/api/v1/sessions/{id}/context', { params: { path: { id } } })) })

@@ -4,7 +4,7 @@
 import { useCallback, useSyncExternalStore } from 'react'
 import type { ServerEvent } from '../lib/events'
 import type { NoteItem } from '../timeline/model'
-import { adoptRun, applyEvent, emptyLive, settleRun, type Effect, type LiveRun, type LiveState } from '../timeline/reduce'
+import { adoptRun, applyEvent, emptyLive, settleRun, type Effect, type LiveRun, type LiveState, type TaskLink } from '../timeline/reduce'
 
 type EffectHandler = (e: Effect) => void
 
@@ -39,8 +39,8 @@ export const liveStore = {
     notify()
     r.effects.forEach((e) => handler(e))
   },
-  adopt(runId: string, sessionId: string) {
-    state = adoptRun(state, runId, sessionId)
+  adopt(runId: string, sessionId: string, task?: TaskLink) {
+    state = adoptRun(state, runId, sessionId, task)
     notify()
   },
   settle(runId: string) {
@@ -59,10 +59,20 @@ const lastBySession = new Map<string, LiveSession>()
 
 const same = <T,>(a: T[], b: T[]) => a.length === b.length && a.every((x, i) => x === b[i])
 
+/**
+ * The live runs drawn in a session's timeline: its own. A background task's
+ * run works on the task's hidden session, so it is drawn only where that
+ * session's transcript is (the task's view), never in the conversation that
+ * started it.
+ */
+export function runsOfSession(s: LiveState, sessionId: string): LiveRun[] {
+  return Object.values(s.runs).filter((r) => r.sessionId === sessionId)
+}
+
 // The same object while the session's runs are unchanged, so other sessions'
 // streams do not re-render this one.
 function forSession(s: LiveState, sessionId: string): LiveSession {
-  const runs = Object.values(s.runs).filter((r) => r.sessionId === sessionId)
+  const runs = runsOfSession(s, sessionId)
   const notes = Object.values(s.settledNotes).filter((n) => n.sessionId === sessionId).flatMap((n) => n.notes)
   const prev = lastBySession.get(sessionId)
   if (prev && same(prev.runs, runs) && same(prev.notes, notes)) return prev

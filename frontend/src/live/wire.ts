@@ -2,10 +2,11 @@
 // cache: a finished run refetches its transcript and only then hands over
 // (no flicker), a gap resubscribes or refetches, a title renames the row.
 import type { QueryClient } from '@tanstack/react-query'
-import { api, ok, type Session } from '../lib/api'
+import { api, ok, type Session, type Task } from '../lib/api'
 import { bus } from '../lib/bus'
 import { notify } from '../lib/notices'
 import { keys, refresh } from '../lib/queries'
+import { upsertTask } from '../lib/tasks'
 import type { Effect } from '../timeline/reduce'
 import { liveStore } from './store'
 
@@ -67,7 +68,8 @@ export function wireLive(qc: QueryClient): () => void {
         looked.add(e.runId)
         ok(api.GET('/api/v1/runs/{id}', { params: { path: { id: e.runId } } }))
           .then((r) => {
-            liveStore.adopt(r.run_id, r.session_id)
+            const t = r.task
+            liveStore.adopt(r.run_id, r.session_id, t ? { taskId: t.task_id, parentSessionId: t.parent_session_id, toolCallId: t.tool_call_id, label: t.label } : undefined)
             bus.send({ type: 'run.subscribe', payload: { run_id: r.run_id, from_seq: 0 } })
           })
           .catch(() => {})
@@ -75,6 +77,19 @@ export function wireLive(qc: QueryClient): () => void {
       }
       case 'notice':
         notify(e.message, e.tone)
+        return
+      case 'task':
+        // A task's own run is never drawn in its parent's timeline: what it
+        // changes there is the task list (and, paused, the approvals the
+        // parent lists for it).
+        if (e.task) {
+          const t = e.task
+          qc.setQueryData<Task[]>(keys.tasks(e.parentSessionId), (list) => upsertTask(list, t))
+          qc.setQueryData<Task>(keys.task(e.taskId), (cur) => (cur && t.updated_at >= cur.updated_at ? { ...cur, ...t } : cur))
+        }
+        void refresh(qc, keys.tasks(e.parentSessionId))
+        void refresh(qc, keys.task(e.taskId))
+        void refresh(qc, keys.approvals(e.parentSessionId))
         return
     }
   })
@@ -86,6 +101,9 @@ export function wireLive(qc: QueryClient): () => void {
       if (r.status === 'running' || r.status === 'interrupted') bus.send({ type: 'run.subscribe', payload: { run_id: r.runId, from_seq: r.lastSeq } })
     }
     void refresh(qc, keys.sessions)
+    // Tasks that moved while the socket was down said so to nobody.
+    void refresh(qc, ['tasks'])
+    void refresh(qc, ['task'])
   })
   return () => {
     offEvent()

@@ -4,6 +4,7 @@ import { useRoute } from '../lib/router'
 import { Conversation } from './conversation/Conversation'
 import { NewConversation } from './conversation/NewConversation'
 import { Inspector } from './inspector/Inspector'
+import { toggleInspector, useInspector } from './inspector/inspectorState'
 import { Settings } from './settings/Settings'
 import { Sidebar } from './sidebar/Sidebar'
 import { closeTerminal, useTerminalTarget } from './terminal/terminalTarget'
@@ -15,9 +16,9 @@ const TerminalPanel = lazy(() => import('./terminal/TerminalPanel'))
 export function Workbench() {
   const route = useRoute()
   const [navOpen, setNavOpen] = useState(false)
-  const [inspectorOpen, setInspectorOpen] = useState(() => window.innerWidth >= 1100)
+  const inspector = useInspector()
   const sessionId = route.name === 'session' ? route.id : undefined
-  const showInspector = !!sessionId && inspectorOpen
+  const showInspector = !!sessionId && inspector.open
   const terminal = useTerminalTarget()
 
   return (
@@ -34,12 +35,12 @@ export function Workbench() {
         {route.name === 'settings' ? (
           <Settings tab={route.tab} />
         ) : sessionId ? (
-          <Conversation key={sessionId} sessionId={sessionId} inspectorOpen={showInspector} onToggleInspector={() => setInspectorOpen((o) => !o)} />
+          <Conversation key={sessionId} sessionId={sessionId} inspectorOpen={showInspector} onToggleInspector={toggleInspector} />
         ) : (
           <NewConversation />
         )}
       </main>
-      {showInspector && <Inspector sessionId={sessionId} onClose={() => setInspectorOpen(false)} />}
+      {showInspector && <Inspector sessionId={sessionId} />}
       {terminal && (
         <Suspense fallback={<div className="terminal-panel terminal-loading muted" role="status">Loading the terminal…</div>}>
           <TerminalPanel key={terminal.projectId} target={terminal} onClose={closeTerminal} />

@@ -4,6 +4,7 @@
 import type { Entry } from '../lib/api'
 import { keyByRun } from './keys'
 import type { TimelineItem, ToolDisplay, ToolItem } from './model'
+import { TASK_NOTIFICATION, taskNotice } from './taskNotice'
 
 interface ItemShape {
   type?: string
@@ -41,6 +42,20 @@ export function toolDisplay(d: Entry['display']): ToolDisplay | undefined {
   if (d.renderer) out.renderer = d.renderer
   if (d.extra && Object.keys(d.extra).length) out.extra = d.extra
   return Object.keys(out).length ? out : undefined
+}
+
+/**
+ * A card's display: the output's, with the call's over it. The read path
+ * folds later updates of a card (a background task's ending on its
+ * spawn_task call) onto the function_call entry, so what the call says is
+ * newer: each field it sets wins, extras merge per key.
+ */
+export function mergeDisplay(output: ToolDisplay | undefined, call: ToolDisplay | undefined): ToolDisplay | undefined {
+  if (!call) return output
+  if (!output) return call
+  const out: ToolDisplay = { ...output, ...call }
+  if (output.extra || call.extra) out.extra = { ...output.extra, ...call.extra }
+  return out
 }
 
 export function fromEntries(entries: Entry[]): TimelineItem[] {
@@ -86,7 +101,8 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
     switch (it.type) {
       case 'message': {
         const text = textOf(it.content)
-        if (it.role === 'user') out.push({ ...base, kind: 'user', text })
+        if (it.role === 'user' && e.source === TASK_NOTIFICATION) out.push(taskNotice(base, text, e.display))
+        else if (it.role === 'user') out.push({ ...base, kind: 'user', text })
         else if (it.role === 'assistant') {
           if (text) out.push({ ...base, kind: 'assistant', text, label: e.source === 'error_handler' ? e.display?.title : undefined })
         } else out.push({ ...base, kind: 'note', tone: 'info', title: `${it.role ?? 'system'} message`, text })
@@ -99,6 +115,8 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
       }
       case 'function_call': {
         const tool: ToolItem = { ...base, kind: 'tool', callId: it.call_id ?? '', name: it.name ?? '', arguments: it.arguments ?? '' }
+        const display = toolDisplay(e.display)
+        if (display) tool.display = display
         calls.set(tool.callId, tool)
         out.push(tool)
         break
@@ -108,7 +126,7 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
         const found = calls.get(it.call_id ?? '')
         const tool: ToolItem = found ?? { ...base, kind: 'tool', callId: it.call_id ?? '', name: '', arguments: '', orphan: true }
         tool.output = output
-        tool.display = toolDisplay(e.display)
+        tool.display = mergeDisplay(toolDisplay(e.display), found?.display)
         tool.isError = e.display?.is_error === true || e.display?.kind === 'error'
         tool.handoff = e.display?.kind === 'handoff'
         if (!found) out.push(tool)

@@ -43,10 +43,15 @@ export interface NoteItem extends Base {
   ending?: boolean
 }
 export interface CompactionItem extends Base { kind: 'compaction'; summary: string }
+/**
+ * A wake-up's input: the background task results the model reads as a user
+ * message. People see a compact note (title · summary) that opens to the raw text.
+ */
+export interface TaskNoticeItem extends Base { kind: 'task_notice'; title: string; summary: string; text: string }
 /** Something this build does not know (an entry kind, an item type, an event): shown as its raw data. */
 export interface UnknownItem extends Base { kind: 'unknown'; label: string; data: unknown }
 
-export type TimelineItem = UserItem | AssistantItem | ReasoningItem | ToolItem | NoteItem | CompactionItem | UnknownItem
+export type TimelineItem = UserItem | AssistantItem | ReasoningItem | ToolItem | NoteItem | CompactionItem | TaskNoticeItem | UnknownItem
 
 /** The comparable content of an item, without keys, ids and streaming flags. */
 export function contentOf(item: TimelineItem): Record<string, unknown> {
@@ -64,6 +69,8 @@ export function contentOf(item: TimelineItem): Record<string, unknown> {
       return { kind: 'note', tone: item.tone, title: item.title, text: item.text, code: item.code }
     case 'compaction':
       return { kind: 'compaction', summary: item.summary }
+    case 'task_notice':
+      return { kind: 'task_notice', title: item.title, summary: item.summary, text: item.text }
     case 'unknown':
       return { kind: 'unknown', label: item.label, data: item.data }
   }

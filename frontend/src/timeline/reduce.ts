@@ -3,7 +3,9 @@
 // same code is unit-tested against recorded streams.
 import type { ServerEvent } from '../lib/events'
 import { runIdOf } from '../lib/events'
+import type { EventPayload } from '../lib/events'
 import type { AssistantItem, NoteItem, ReasoningItem, TimelineItem, ToolItem } from './model'
+import { TASK_NOTIFICATION, taskNotice } from './taskNotice'
 
 export type RunStatus = 'running' | 'interrupted' | 'completed' | 'error' | 'cancelled'
 
@@ -12,9 +14,15 @@ const DIAGNOSTIC_TITLES: Record<string, string> = {
   mcp_unavailable: 'MCP server unavailable',
 }
 
+/** What a background task's run is an attempt of (run.started, GET /runs/:id). */
+export interface TaskLink { taskId: string; parentSessionId: string; toolCallId?: string; label?: string }
+
 export interface LiveRun {
   runId: string
+  /** The session the run works on: for a background task, its hidden child session. */
   sessionId: string
+  /** Set on a background task's run: its events go to the parent's task list, never a chat timeline. */
+  task?: TaskLink
   status: RunStatus
   agentName?: string
   /** The highest seq applied: events at or below it are duplicates (replays). */
@@ -51,6 +59,8 @@ export type Effect =
   | { type: 'toolResult'; runId: string; sessionId: string; callId: string }
   | { type: 'lookupRun'; runId: string }
   | { type: 'notice'; tone: 'error' | 'info'; message: string; sessionId?: string }
+  /** A background task moved (task.updated carries it whole) or its run did: its parent's task list is stale. */
+  | { type: 'task'; parentSessionId: string; taskId: string; task?: EventPayload<'task.updated'> }
 
 // Events that only a running run emits: after a pause they mean it resumed
 // (titles and trace spans may trail the pause itself).
@@ -58,8 +68,23 @@ const RESUMES = new Set(['run.agent_start', 'run.step', 'run.reasoning', 'run.me
 
 export const emptyLive = (): LiveState => ({ runs: {}, settledNotes: {}, settled: {} })
 
-export function newRun(runId: string, sessionId: string, fromStart = false): LiveRun {
-  return { runId, sessionId, status: 'running', lastSeq: 0, fromStart, items: [], notes: [] }
+export function newRun(runId: string, sessionId: string, fromStart = false, task?: TaskLink): LiveRun {
+  return { runId, sessionId, status: 'running', lastSeq: 0, fromStart, items: [], notes: [], ...(task ? { task } : {}) }
+}
+
+/** The task link a run.started carries, when the run is a background task's. */
+function taskLinkOf(p: Record<string, unknown>): TaskLink | undefined {
+  if (typeof p.task_id !== 'string' || !p.task_id || typeof p.parent_session_id !== 'string') return undefined
+  return {
+    taskId: p.task_id, parentSessionId: p.parent_session_id,
+    ...(typeof p.tool_call_id === 'string' && p.tool_call_id ? { toolCallId: p.tool_call_id } : {}),
+    ...(typeof p.label === 'string' && p.label ? { label: p.label } : {}),
+  }
+}
+
+/** The parent's task list goes stale whenever a task's run starts, pauses or ends. */
+function taskMoved(run: LiveRun, effects: Effect[]) {
+  if (run.task) effects.push({ type: 'task', parentSessionId: run.task.parentSessionId, taskId: run.task.taskId })
 }
 
 interface Result { state: LiveState; effects: Effect[] }
@@ -70,6 +95,14 @@ export function applyEvent(state: LiveState, ev: ServerEvent): Result {
   const p = (ev.payload ?? {}) as Record<string, unknown>
   if (ev.type === 'session.title_updated') effects.push({ type: 'title', sessionId: String(p.session_id), title: String(p.title) })
   if (ev.type === 'session.project_bound') effects.push({ type: 'sessionChanged', sessionId: String(p.session_id) })
+  if (ev.type === 'task.updated' && !('unknown' in ev)) {
+    const t = ev.payload
+    effects.push({ type: 'task', parentSessionId: t.parent_session_id, taskId: t.task_id, task: t })
+    // Unnumbered, it was broadcast outside any run's stream (the task's run
+    // ended, or has not started): nothing of a run to fold or look up.
+    // Numbered, it counts in its run's sequence like any event of it.
+    if (!ev.seq) return { state, effects }
+  }
   // Session events ride their run's stream (and its numbering) without
   // naming the run: they count against the session's live run.
   const runId = runIdOf(ev) ?? (ev.seq ? Object.values(state.runs).find((r) => r.sessionId === p.session_id)?.runId : undefined)
@@ -84,7 +117,7 @@ export function applyEvent(state: LiveState, ev: ServerEvent): Result {
   let run = state.runs[runId]
   if (!run) {
     if (ev.type !== 'run.started') return { state, effects: [...effects, { type: 'lookupRun', runId }] }
-    run = newRun(runId, String(p.session_id))
+    run = newRun(runId, String(p.session_id), false, taskLinkOf(p))
   }
   if (ev.seq && ev.seq <= run.lastSeq) return { state, effects } // a replayed duplicate
 
@@ -115,10 +148,17 @@ function fold(run: LiveRun, ev: ServerEvent, effects: Effect[]) {
     return
   }
   switch (ev.type) {
-    case 'run.started':
-      if (ev.payload.input) run.items.push({ key: `${run.runId}:user`, kind: 'user', runId: run.runId, text: ev.payload.input })
+    case 'run.started': {
+      const p = ev.payload
+      // A run adopted mid-stream learns its task from the pinned run.started.
+      run.task ??= taskLinkOf(p)
+      const base = { key: `${run.runId}:user`, runId: run.runId }
+      if (p.input && p.source === TASK_NOTIFICATION) run.items.push(taskNotice(base, p.input))
+      else if (p.input) run.items.push({ ...base, kind: 'user', text: p.input })
       effects.push({ type: 'started', runId: run.runId, sessionId: sid })
+      taskMoved(run, effects)
       return
+    }
     case 'run.agent_start':
       run.agentName = ev.payload.agent_name
       return
@@ -220,6 +260,7 @@ function fold(run: LiveRun, ev: ServerEvent, effects: Effect[]) {
       closeStreams(run)
       run.status = 'interrupted'
       effects.push({ type: 'interrupted', runId: run.runId, sessionId: sid })
+      taskMoved(run, effects)
       return
     case 'run.output':
       end(run, 'completed', effects)
@@ -271,6 +312,7 @@ function end(run: LiveRun, status: RunStatus, effects: Effect[]) {
   run.status = status
   run.compacting = false
   effects.push({ type: 'ended', runId: run.runId, sessionId: run.sessionId })
+  taskMoved(run, effects)
 }
 
 /**
@@ -296,10 +338,10 @@ function gap(run: LiveRun, lastGood: number, next: number, effects: Effect[]) {
   effects.push({ type: 'refetchMessages', sessionId: run.sessionId })
 }
 
-/** Adopts a run first seen mid-stream (e.g. resumed by an approval in another tab). */
-export function adoptRun(state: LiveState, runId: string, sessionId: string): LiveState {
+/** Adopts a run first seen mid-stream (e.g. resumed by an approval in another tab); task is its task link, if any. */
+export function adoptRun(state: LiveState, runId: string, sessionId: string, task?: TaskLink): LiveState {
   if (state.runs[runId] || state.settled[runId]) return state
-  return { ...state, runs: { ...state.runs, [runId]: newRun(runId, sessionId) } }
+  return { ...state, runs: { ...state.runs, [runId]: newRun(runId, sessionId, false, task) } }
 }
 
 /** Hands a finished run over to the stored transcript, keeping its notes. */

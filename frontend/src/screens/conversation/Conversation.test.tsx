@@ -22,6 +22,7 @@ function show(r: Recorded, { entries = [] as Entry[], approvals = [] as Approval
     [keys.session(r.sessionId), session],
     [keys.messages(r.sessionId), { pages: [entries], pageParams: [''] }],
     [keys.approvals(r.sessionId), approvals],
+    [keys.tasks(r.sessionId), []],
     [keys.agents, [agent]],
     [keys.projectList(false), []],
   ])

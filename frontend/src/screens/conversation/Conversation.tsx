@@ -5,11 +5,13 @@ import { Icon } from '../../components/Icon'
 import { errorText } from '../../lib/api'
 import { useBusStatus } from '../../lib/bus'
 import { notify } from '../../lib/notices'
-import { keys, useAgents, useApprovals, useMessages, useSession } from '../../lib/queries'
+import { keys, useAgents, useApprovals, useMessages, useSession, useSessionTasks } from '../../lib/queries'
 import { navigate } from '../../lib/router'
 import { useLiveSession } from '../../live/store'
 import { composeTimeline } from '../../timeline/compose'
 import { fromEntries } from '../../timeline/fromEntries'
+import { TasksContext, type ConversationTasks } from '../tasks/TaskContext'
+import { TaskList } from '../tasks/TaskList'
 import { cancelRun, startRun, steer } from './actions'
 import { Composer } from './Composer'
 import { ProjectChip, ProjectPicker, ProjectTerminalButton } from './ProjectPicker'
@@ -22,6 +24,7 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
   const session = useSession(sessionId)
   const messages = useMessages(sessionId)
   const approvals = useApprovals(sessionId)
+  const tasks = useSessionTasks(sessionId)
   const agents = useAgents()
   const live = useLiveSession(sessionId)
   const busStatus = useBusStatus()
@@ -33,6 +36,8 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
   const stored = useMemo(() => fromEntries(entries), [entries])
   const items = useMemo(() => composeTimeline(stored, live.runs, live.notes), [stored, live])
   const liveRun = live.runs.find((r) => r.status === 'running' || r.status === 'interrupted')
+  const taskList = useMemo(() => tasks.data ?? [], [tasks.data])
+  const conversationTasks = useMemo<ConversationTasks>(() => ({ sessionId, byId: new Map(taskList.map((t) => [t.task_id, t])) }), [sessionId, taskList])
 
   const agentList = agents.data ?? []
   const agentId = agentChoice ?? session.data?.agent_config_id ?? agentList[0]?.id ?? ''
@@ -71,43 +76,46 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
 
   const empty = messages.isSuccess && !items.length
   return (
-    <section className="conversation" aria-label="Conversation" data-run-status={liveRun?.status ?? 'idle'}>
-      <header className="conv-head">
-        <Avatar agent={agent} name={session.data?.name} size={26} />
-        <h1 className="conv-title">{session.data?.name || 'New conversation'}</h1>
-        {planning && <span className="pill pill-warn">Planning</span>}
-        {liveRun && <span className={`pill ${liveRun.status === 'interrupted' ? 'pill-warn' : 'pill-run'}`}>{liveRun.status === 'interrupted' ? 'Waiting for approval' : 'Running'}</span>}
-        <span className="grow" />
-        {boundProject && <ProjectTerminalButton projectId={boundProject} />}
-        {busStatus !== 'open' && <span className="pill pill-muted" role="status">{busStatus === 'closed' ? 'Offline — reconnecting…' : 'Connecting…'}</span>}
-        <button className={`icon-btn${inspectorOpen ? ' active' : ''}`} aria-label="Toggle the inspector" aria-pressed={inspectorOpen} title="Inspector" onClick={onToggleInspector}>
-          <Icon name="panel" size={18} />
-        </button>
-      </header>
-      {messages.isLoading ? (
-        <div className="timeline"><div className="timeline-inner muted pad">Loading the conversation…</div></div>
-      ) : empty ? (
-        <div className="timeline"><div className="empty-state"><h2>Say hello</h2><p className="muted">Your first message starts the conversation.</p></div></div>
-      ) : (
-        <Timeline sessionId={sessionId} items={items} agent={agent} approvals={approvals.data ?? []} live={!!liveRun} runOptions={runOptions}
-          hasEarlier={!!messages.hasNextPage} loadingEarlier={messages.isFetchingNextPage} onLoadEarlier={() => void messages.fetchNextPage()} />
-      )}
-      {liveRun?.compacting && <div className="compacting muted">Compacting the conversation…</div>}
-      <Composer
-        agents={agentList}
-        agentId={agentId}
-        onAgent={setAgentChoice}
-        plan={plan}
-        onPlan={setPlanChoice}
-        onSend={send}
-        autoFocus
-        project={boundProject ? <ProjectChip projectId={boundProject} /> : session.isSuccess && <ProjectPicker value={projectChoice} onChange={setProjectChoice} disabled={!!liveRun} />}
-        liveRun={liveRun && {
-          status: liveRun.status,
-          onStop: () => cancelRun(liveRun.runId).catch((e) => notify(errorText(e))).then(() => qc.invalidateQueries({ queryKey: ['approvals', sessionId] })),
-          onSteer: (t) => steer(liveRun.runId, t),
-        }}
-      />
-    </section>
+    <TasksContext.Provider value={conversationTasks}>
+      <section className="conversation" aria-label="Conversation" data-run-status={liveRun?.status ?? 'idle'}>
+        <header className="conv-head">
+          <Avatar agent={agent} name={session.data?.name} size={26} />
+          <h1 className="conv-title">{session.data?.name || 'New conversation'}</h1>
+          {planning && <span className="pill pill-warn">Planning</span>}
+          {liveRun && <span className={`pill ${liveRun.status === 'interrupted' ? 'pill-warn' : 'pill-run'}`}>{liveRun.status === 'interrupted' ? 'Waiting for approval' : 'Running'}</span>}
+          <span className="grow" />
+          {boundProject && <ProjectTerminalButton projectId={boundProject} />}
+          {busStatus !== 'open' && <span className="pill pill-muted" role="status">{busStatus === 'closed' ? 'Offline — reconnecting…' : 'Connecting…'}</span>}
+          <button className={`icon-btn${inspectorOpen ? ' active' : ''}`} aria-label="Toggle the inspector" aria-pressed={inspectorOpen} title="Inspector" onClick={onToggleInspector}>
+            <Icon name="panel" size={18} />
+          </button>
+        </header>
+        {messages.isLoading ? (
+          <div className="timeline"><div className="timeline-inner muted pad">Loading the conversation…</div></div>
+        ) : empty ? (
+          <div className="timeline"><div className="empty-state"><h2>Say hello</h2><p className="muted">Your first message starts the conversation.</p></div></div>
+        ) : (
+          <Timeline sessionId={sessionId} items={items} agent={agent} approvals={approvals.data ?? []} live={!!liveRun} runOptions={runOptions}
+            hasEarlier={!!messages.hasNextPage} loadingEarlier={messages.isFetchingNextPage} onLoadEarlier={() => void messages.fetchNextPage()} />
+        )}
+        {liveRun?.compacting && <div className="compacting muted">Compacting the conversation…</div>}
+        <TaskList sessionId={sessionId} tasks={taskList} />
+        <Composer
+          agents={agentList}
+          agentId={agentId}
+          onAgent={setAgentChoice}
+          plan={plan}
+          onPlan={setPlanChoice}
+          onSend={send}
+          autoFocus
+          project={boundProject ? <ProjectChip projectId={boundProject} /> : session.isSuccess && <ProjectPicker value={projectChoice} onChange={setProjectChoice} disabled={!!liveRun} />}
+          liveRun={liveRun && {
+            status: liveRun.status,
+            onStop: () => cancelRun(liveRun.runId).catch((e) => notify(errorText(e))).then(() => qc.invalidateQueries({ queryKey: ['approvals', sessionId] })),
+            onSteer: (t) => steer(liveRun.runId, t),
+          }}
+        />
+      </section>
+    </TasksContext.Provider>
   )
 }

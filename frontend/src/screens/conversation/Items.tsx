@@ -4,7 +4,7 @@ import { Icon } from '../../components/Icon'
 import { JsonBlock } from '../../components/JsonBlock'
 import { Markdown } from '../../components/Markdown'
 import type { Agent } from '../../lib/api'
-import type { AssistantItem, CompactionItem, NoteItem, ReasoningItem, Siblings, UnknownItem, UserItem } from '../../timeline/model'
+import type { AssistantItem, CompactionItem, NoteItem, ReasoningItem, Siblings, TaskNoticeItem, UnknownItem, UserItem } from '../../timeline/model'
 
 export interface MessageActions {
   onFork?: () => void
@@ -87,6 +87,19 @@ export function Compaction({ item }: { item: CompactionItem }) {
     <details className="compaction">
       <summary>Earlier conversation compacted</summary>
       <div className="reasoning-text">{item.summary}</div>
+    </details>
+  )
+}
+
+/** A wake-up's input: "Background task results · 2 tasks reported", opening to the text the agent read. */
+export function TaskNotice({ item }: { item: TaskNoticeItem }) {
+  return (
+    <details className="task-notice" data-entry-id={item.entryId}>
+      <summary>
+        <span className="task-notice-title">{item.title}</span>
+        {item.summary && <span className="muted"> · {item.summary}</span>}
+      </summary>
+      <div className="reasoning-text">{item.text}</div>
     </details>
   )
 }

@@ -5,8 +5,9 @@ import { notify } from '../../lib/notices'
 import { navigate, sessionPath } from '../../lib/router'
 import type { TimelineItem } from '../../timeline/model'
 import { fork, regenerate, switchBranch, type RunOptions } from './actions'
-import { AssistantMessage, BranchSwitcher, Compaction, Note, Reasoning, Unknown, UserMessage, type MessageActions } from './Items'
-import { ApprovalCard, ToolCard } from './ToolCard'
+import { BranchSwitcher, type MessageActions } from './Items'
+import { ItemView } from './ItemView'
+import { ApprovalCard } from './ToolCard'
 
 interface Props {
   sessionId: string
@@ -28,10 +29,14 @@ export function Timeline({ sessionId, items, agent, approvals, live, runOptions,
   const prevHeight = useRef(0)
   const keepOffset = useRef(false)
 
-  const byCall = useMemo(() => new Map(approvals.map((a) => [a.tool_call_id, a])), [approvals])
+  // A background task's approval is listed here too, but its call is in the
+  // task's own transcript, not this one: it is never matched to a card of
+  // this conversation (call ids need not be unique across sessions) and is
+  // drawn apart, naming its task.
+  const byCall = useMemo(() => new Map(approvals.filter((a) => !a.task_id).map((a) => [a.tool_call_id, a])), [approvals])
   const loose = useMemo(() => {
     const drawn = new Set(items.flatMap((i) => (i.kind === 'tool' ? [i.callId] : [])))
-    return approvals.filter((a) => !drawn.has(a.tool_call_id))
+    return approvals.filter((a) => a.task_id || !drawn.has(a.tool_call_id))
   }, [items, approvals])
 
   useLayoutEffect(() => {
@@ -58,6 +63,9 @@ export function Timeline({ sessionId, items, agent, approvals, live, runOptions,
       actions.onFork = () => run(async () => navigate(sessionPath((await fork(qc, sessionId, id)).id)))
     }
     if (item.kind === 'user' && item.entryId) lastUser = item.entryId
+    // What answers a wake-up answers background results, not the person's
+    // message before them: there is nothing of theirs to regenerate it from.
+    if (item.kind === 'task_notice') lastUser = undefined
     if (item.kind === 'assistant' && item.entryId && lastUser && !live) {
       const u = lastUser
       actions.onRegenerate = () => run(() => regenerate(qc, sessionId, u, runOptions))
@@ -68,29 +76,10 @@ export function Timeline({ sessionId, items, agent, approvals, live, runOptions,
     return (
       <div className="item" key={item.key}>
         {switcher}
-        {render(item, actions)}
+        <ItemView item={item} agent={agent} approval={item.kind === 'tool' ? byCall.get(item.callId) : undefined} live={live} actions={actions} />
       </div>
     )
   })
-
-  function render(item: TimelineItem, actions: MessageActions) {
-    switch (item.kind) {
-      case 'user':
-        return <UserMessage item={item} actions={actions} />
-      case 'assistant':
-        return <AssistantMessage item={item} agent={agent} actions={actions} />
-      case 'reasoning':
-        return <Reasoning item={item} />
-      case 'tool':
-        return <ToolCard item={item} approval={byCall.get(item.callId)} live={live} />
-      case 'note':
-        return <Note item={item} />
-      case 'compaction':
-        return <Compaction item={item} />
-      case 'unknown':
-        return <Unknown item={item} />
-    }
-  }
 
   return (
     <div

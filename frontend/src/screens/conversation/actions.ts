@@ -70,12 +70,21 @@ export function steer(runId: string, input: string) {
   bus.send({ type: 'run.inject', payload: { run_id: runId, queue: 'steer', input } })
 }
 
-export async function approve(qc: QueryClient, sessionId: string, approvalId: string, scope: 'once' | 'same' | 'all' = 'once') {
-  await ok(api.POST('/api/v1/approvals/{id}/approve', { params: { path: { id: approvalId } }, body: { scope } }))
-  await refresh(qc, keys.approvals(sessionId))
+/**
+ * After a decision, every approval list shown, not only the approval's own
+ * session's: a background task's approval (filed on its hidden session) is
+ * listed, and decided, in the conversation that started the task.
+ */
+function refreshApprovals(qc: QueryClient) {
+  return refresh(qc, ['approvals'])
 }
 
-export async function reject(qc: QueryClient, sessionId: string, approvalId: string, reason: string) {
+export async function approve(qc: QueryClient, _sessionId: string, approvalId: string, scope: 'once' | 'same' | 'all' = 'once') {
+  await ok(api.POST('/api/v1/approvals/{id}/approve', { params: { path: { id: approvalId } }, body: { scope } }))
+  await refreshApprovals(qc)
+}
+
+export async function reject(qc: QueryClient, _sessionId: string, approvalId: string, reason: string) {
   await ok(api.POST('/api/v1/approvals/{id}/reject', { params: { path: { id: approvalId } }, body: reason ? { reason } : {} }))
-  await refresh(qc, keys.approvals(sessionId))
+  await refreshApprovals(qc)
 }

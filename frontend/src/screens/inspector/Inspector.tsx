@@ -1,21 +1,26 @@
-import { useState } from 'react'
 import { Icon } from '../../components/Icon'
+import { TaskPanel } from '../tasks/TaskPanel'
 import { ContextPanel } from './ContextPanel'
+import { closeInspector, showTab, tabFor, useInspector, type InspectorTab } from './inspectorState'
 import { TracePanel } from './TracePanel'
 
-/** The right column: what the runs did (traces) and what fills the model's window (context). */
-export function Inspector({ sessionId, onClose }: { sessionId: string; onClose: () => void }) {
-  const [tab, setTab] = useState<'trace' | 'context'>('trace')
+/** The right column: what the runs did (traces), what fills the model's window (context), and an opened background task. */
+export function Inspector({ sessionId }: { sessionId: string }) {
+  const state = useInspector()
+  const tab = tabFor(state, sessionId)
+  const task = state.task?.sessionId === sessionId ? state.task : null
+  const tabs: [InspectorTab, string][] = [['trace', 'Trace'], ['context', 'Context'], ...(task ? [['task', 'Task'] as [InspectorTab, string]] : [])]
   return (
     <aside className="inspector" aria-label="Inspector">
       <div className="tabs" role="tablist">
-        <button role="tab" aria-selected={tab === 'trace'} className={`tab${tab === 'trace' ? ' active' : ''}`} onClick={() => setTab('trace')}>Trace</button>
-        <button role="tab" aria-selected={tab === 'context'} className={`tab${tab === 'context' ? ' active' : ''}`} onClick={() => setTab('context')}>Context</button>
+        {tabs.map(([id, label]) => (
+          <button key={id} role="tab" aria-selected={tab === id} className={`tab${tab === id ? ' active' : ''}`} onClick={() => showTab(id)}>{label}</button>
+        ))}
         <span className="grow" />
-        <button className="icon-btn" aria-label="Close the inspector" onClick={onClose}><Icon name="x" /></button>
+        <button className="icon-btn" aria-label="Close the inspector" onClick={closeInspector}><Icon name="x" /></button>
       </div>
       <div className="inspector-body" role="tabpanel">
-        {tab === 'trace' ? <TracePanel sessionId={sessionId} /> : <ContextPanel sessionId={sessionId} />}
+        {tab === 'task' && task ? <TaskPanel key={task.taskId} taskId={task.taskId} /> : tab === 'context' ? <ContextPanel sessionId={sessionId} /> : <TracePanel sessionId={sessionId} />}
       </div>
     </aside>
   )
