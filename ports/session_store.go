@@ -69,6 +69,9 @@ type SessionWriter interface {
 	// EndRun stores how a run ended (as RunStore.UpdateRun does), in the
 	// transaction that files its closing entries; not_found when absent.
 	EndRun(ctx context.Context, run domain.Run) error
+	// MarkCompacted folds entries (by entry id): they leave what the model
+	// sees and stay readable. It returns how many were not folded before.
+	MarkCompacted(ctx context.Context, ids []string) (int, error)
 	// FinalizeTask is TaskStore.FinalizeTask in this transaction: a task
 	// attempt ends with its run.
 	FinalizeTask(ctx context.Context, f TaskFinal) (bool, error)

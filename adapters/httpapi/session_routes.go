@@ -175,6 +175,9 @@ func (s *Server) sessionRoutes() []Route {
 				Bound: between(1, sessions.MaxPageLimit)},
 			QueryParam{Name: "before_id", Type: "string", Description: "Exclusive upper bound: the smallest row_id received"}).
 			WithRefusals(http.StatusBadRequest),
+		op(http.MethodPost, p+"/:id/compact", "compactSession", "sessions",
+			"Fold the conversation's older history into a summary now (the threshold is skipped; the kept window and the pairing guards are not): compacted false when there was nothing to fold",
+			http.StatusOK, s.handleCompact).WithRefusals(http.StatusBadRequest, http.StatusConflict),
 		op(http.MethodPost, p+"/:id/branch", "branchSession", "sessions",
 			"Continue the conversation from an entry: appends a branch marker, deletes nothing; 409 while a run is active",
 			http.StatusOK, s.handleBranch).WithRefusals(http.StatusConflict),
@@ -283,4 +286,14 @@ func limitQuery(c echo.Context) (int, error) {
 		return 0, errs.Field("limit", "must be a whole number of at least 1")
 	}
 	return n, nil
+}
+
+// CompactView says whether a forced compaction folded anything.
+type CompactView struct {
+	Compacted bool `json:"compacted"`
+}
+
+func (s *Server) handleCompact(c echo.Context, _ *NoBody) (CompactView, error) {
+	done, err := s.deps.Runs.Compact(c.Request().Context(), caller(c), c.Param("id"))
+	return CompactView{Compacted: done}, err
 }

@@ -240,3 +240,21 @@ func (s sessionQ) SaveState(ctx context.Context, tipID string, lastSeq int64, t 
 		t.SessionOutputTokens, ms(at), s.id)
 	return affected(r, err, "session")
 }
+
+// MarkCompacted implements ports.SessionWriter.
+func (s sessionQ) MarkCompacted(ctx context.Context, ids []string) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	args := []any{s.id}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	r, err := s.q.ExecContext(ctx, `UPDATE entries SET compacted = 1 WHERE session_id = ? AND compacted = 0 AND entry_id IN (`+
+		strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, args...)
+	if err != nil {
+		return 0, translate(err)
+	}
+	n, err := r.RowsAffected()
+	return int(n), translate(err)
+}

@@ -273,5 +273,6 @@ const (
 	CodeToolTimeout      = "tool_timeout"
 	CodeUserError        = "user_error"
 	CodeServerRestarted  = "server_restarted"
+	CodeContextOverflow  = "context_overflow"
 	CodeApprovalFailed   = "approval_failed"
 )

@@ -12,9 +12,10 @@ const (
 	SpanFunction   = "function"   // one tool call
 	SpanHandoff    = "handoff"
 	SpanGuardrail  = "guardrail"
-	SpanRetry      = "retry"     // a retried or fallen-back model call (zero duration)
-	SpanTitle      = "title"     // the session title call
-	SpanMCPTools   = "mcp_tools" // the MCP tools a build got from one server (zero duration)
+	SpanRetry      = "retry"      // a retried or fallen-back model call (zero duration)
+	SpanTitle      = "title"      // the session title call
+	SpanCompaction = "compaction" // a compaction pass's summary call
+	SpanMCPTools   = "mcp_tools"  // the MCP tools a build got from one server (zero duration)
 )
 
 // Span is one timed step of a run, stored per session. Data holds the

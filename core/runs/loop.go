@@ -159,11 +159,17 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 	case errors.As(err, &ce):
 		return s.failed(lr, domain.CodeConfigError, ce.msg)
 	case errors.As(err, &me):
-		code := domain.CodeModelError
-		if me.Kind == ports.ModelAuth {
-			code = domain.CodeConfigError
+		switch me.Kind {
+		case ports.ModelAuth:
+			return s.failed(lr, domain.CodeConfigError, me.Error())
+		case ports.ModelOverflow:
+			why := "turn compaction on in the agent's settings to fold old history"
+			if rc.agent != nil && rc.agent.agent.Compaction.Enabled {
+				why = "compaction could not make it lighter; start a new conversation or branch from an earlier message"
+			}
+			return s.failed(lr, domain.CodeContextOverflow, "the conversation no longer fits the model's context window ("+me.Error()+"): "+why)
 		}
-		return s.failed(lr, code, me.Error())
+		return s.failed(lr, domain.CodeModelError, me.Error())
 	}
 	s.d.Log.Error("run failed", "run_id", lr.run.ID, "err", err)
 	return s.failed(lr, domain.CodePersistError, errs.MessageOf(err))
@@ -279,7 +285,11 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		if t.turn > rc.agent.maxTurns() {
 			return s.maxTurns(ctx, rc), true
 		}
-		if resp, err = s.generate(ctx, rc, s.request(rc, t.input)); err != nil {
+		// The turn boundary: a history past the threshold folds first.
+		if _, err := s.compactTurn(rc, t, false); err != nil {
+			return s.fail(rc, err), true
+		}
+		if resp, err = s.generateFitting(rc, t); err != nil {
 			return s.fail(rc, err), true
 		}
 		calls = s.announce(rc, resp.Output)

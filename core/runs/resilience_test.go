@@ -39,7 +39,7 @@ func TestRetryAndFallback(t *testing.T) {
 			want: "run.error model_error", primaryCalls: 1},
 		{name: "a context overflow takes no fallback", retry: true, fallback: "backup",
 			primary: []porttest.Reply{fail(ports.ModelOverflow, "too long")}, backup: []porttest.Reply{{Text: "never"}},
-			want: "run.error model_error", primaryCalls: 1},
+			want: "run.error context_overflow", primaryCalls: 1},
 		{name: "the fallback fails too", fallback: "backup", primary: []porttest.Reply{fail(ports.ModelInvalid, "bad model")},
 			backup: []porttest.Reply{fail(ports.ModelUnavailable, "down")}, want: "run.error model_error",
 			diagnostics: "model_fallback", primaryCalls: 1, backupCalls: 1},

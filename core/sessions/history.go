@@ -36,16 +36,20 @@ func (s *Service) History(ctx context.Context, sessionID string) ([]domain.Entry
 	return out, err
 }
 
-// ModelInput projects entries into model input items: items as they are, a
-// compaction checkpoint as a system message carrying its summary.
+// ModelInput projects entries into model input items: a compaction
+// checkpoint first, as a system message carrying its summary (it is
+// appended where the fold happened, after the window it kept, but it
+// stands for what came before that window), then the items as they are.
 func ModelInput(entries []domain.Entry) []json.RawMessage {
 	out := make([]json.RawMessage, 0, len(entries))
 	for _, e := range entries {
-		switch {
-		case e.Kind == domain.KindItem && len(e.Item) > 0:
-			out = append(out, e.Item)
-		case e.Kind == domain.KindCompaction && e.Checkpoint != nil:
+		if e.Kind == domain.KindCompaction && e.Checkpoint != nil {
 			out = append(out, domain.TextMessage("system", "input_text", "Summary of the earlier conversation:\n"+e.Checkpoint.Summary))
+		}
+	}
+	for _, e := range entries {
+		if e.Kind == domain.KindItem && len(e.Item) > 0 {
+			out = append(out, e.Item)
 		}
 	}
 	return out

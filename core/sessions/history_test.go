@@ -52,7 +52,8 @@ func TestHistoryIsTheActiveBranchTheModelSees(t *testing.T) {
 		t.Fatalf("history = %v, want %v (path, model-visible, uncompacted)", got, want)
 	}
 	input := sessions.ModelInput(append(h, domain.Entry{Kind: domain.KindItem}, domain.Entry{Kind: domain.KindCompaction}))
-	if len(input) != 3 || string(input[0]) != string(u.Item) {
+	// The summary leads: it stands for what came before the kept entries.
+	if len(input) != 3 || string(input[1]) != string(u.Item) {
 		t.Fatalf("model input = %s", input)
 	}
 	var summary struct {
@@ -61,9 +62,9 @@ func TestHistoryIsTheActiveBranchTheModelSees(t *testing.T) {
 			Text string `json:"text"`
 		} `json:"content"`
 	}
-	if err := json.Unmarshal(input[2], &summary); err != nil || summary.Role != "system" ||
+	if err := json.Unmarshal(input[0], &summary); err != nil || summary.Role != "system" ||
 		summary.Content[0].Text != "Summary of the earlier conversation:\nso far" {
-		t.Errorf("the checkpoint became %s", input[2])
+		t.Errorf("the checkpoint became %s", input[0])
 	}
 	_, err = f.svc.History(ctx, "missing")
 	wantErr(t, err, errs.NotFound, "")

@@ -164,58 +164,59 @@ func (s *Service) Append(ctx context.Context, sessionID string, entries []domain
 // entries are written: what must hold together with them (a pause filing
 // its approvals, the end of a pause) does, or nothing does.
 func (s *Service) AppendWith(ctx context.Context, sessionID string, entries []domain.Entry, also func(tx ports.SessionTx) error) ([]domain.Entry, error) {
-	out := make([]domain.Entry, len(entries))
+	var out []domain.Entry
 	err := s.store.WriteSession(ctx, sessionID, func(tx ports.SessionTx) error {
-		if len(entries) == 0 {
-			if also == nil {
-				return nil
-			}
-			return also(tx)
-		}
-		sess, err := tx.Session(ctx)
-		if err != nil {
+		var err error
+		if out, err = s.appendIn(ctx, tx, entries); err != nil || also == nil {
 			return err
 		}
-		prev, err := s.metaOf(ctx, tx, sess.TipID)
-		if err != nil {
-			return err
-		}
-		now := s.clock.Now()
-		metas := make([]domain.EntryMeta, len(entries))
-		totals := sess.Totals
-		for i, e := range entries {
-			if e.Kind == "" {
-				return errs.E(errs.Internal, "an entry without a kind was appended")
-			}
-			if e.ID == "" {
-				e.ID = s.ids.NewID()
-			}
-			if e.CreatedAt.IsZero() {
-				e.CreatedAt = now
-			}
-			e.RowID, e.Seq, e.Compacted = s.ids.NewID(), sess.LastSeq+int64(i)+1, false
-			e.ParentID = ""
-			if prev != nil {
-				e.ParentID = prev.ID
-			}
-			m := domain.MetaOf(e, domain.BranchParentFor(prev))
-			totals.Extend(m)
-			out[i], metas[i] = e, m
-			prev = &metas[i]
-		}
-		if err := tx.InsertEntries(ctx, out, metas); err != nil {
-			return err
-		}
-		last := out[len(out)-1]
-		if err := tx.SaveState(ctx, last.ID, last.Seq, totals, now); err != nil {
-			return err
-		}
-		if also != nil {
-			return also(tx)
-		}
-		return nil
+		return also(tx)
 	})
 	return out, err
+}
+
+// appendIn is Append inside a write transaction.
+func (s *Service) appendIn(ctx context.Context, tx ports.SessionTx, entries []domain.Entry) ([]domain.Entry, error) {
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	sess, err := tx.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	prev, err := s.metaOf(ctx, tx, sess.TipID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.clock.Now()
+	out := make([]domain.Entry, len(entries))
+	metas := make([]domain.EntryMeta, len(entries))
+	totals := sess.Totals
+	for i, e := range entries {
+		if e.Kind == "" {
+			return nil, errs.E(errs.Internal, "an entry without a kind was appended")
+		}
+		if e.ID == "" {
+			e.ID = s.ids.NewID()
+		}
+		if e.CreatedAt.IsZero() {
+			e.CreatedAt = now
+		}
+		e.RowID, e.Seq, e.Compacted = s.ids.NewID(), sess.LastSeq+int64(i)+1, false
+		e.ParentID = ""
+		if prev != nil {
+			e.ParentID = prev.ID
+		}
+		m := domain.MetaOf(e, domain.BranchParentFor(prev))
+		totals.Extend(m)
+		out[i], metas[i] = e, m
+		prev = &metas[i]
+	}
+	if err := tx.InsertEntries(ctx, out, metas); err != nil {
+		return nil, err
+	}
+	last := out[len(out)-1]
+	return out, tx.SaveState(ctx, last.ID, last.Seq, totals, now)
 }
 
 // metaOf returns the meta of an entry id, or nil for "" (an empty session).

@@ -296,3 +296,19 @@ func (t *sessionTx) FinalizeTask(context.Context, ports.TaskFinal) (bool, error)
 
 // SettleWakeups implements ports.SessionWriter; this fake keeps no tasks.
 func (t *sessionTx) SettleWakeups(context.Context, []string, time.Time) error { return errNoTasks }
+
+// MarkCompacted implements ports.SessionWriter.
+func (t *sessionTx) MarkCompacted(_ context.Context, ids []string) (int, error) {
+	if err := t.checkWritable(); err != nil {
+		return 0, err
+	}
+	n := 0
+	for i := range t.state.entries {
+		m := &t.state.entries[i].meta
+		if !m.Compacted && slices.Contains(ids, m.ID) {
+			m.Compacted = true
+			n++
+		}
+	}
+	return n, nil
+}

@@ -949,6 +949,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sessions/{id}/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fold the conversation's older history into a summary now (the threshold is skipped; the kept window and the pairing guards are not): compacted false when there was nothing to fold */
+        post: operations["compactSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/sessions/{id}/context": {
         parameters: {
             query?: never;
@@ -1457,6 +1474,9 @@ export interface components {
         } | null;
         /** @description A command a client sends on the WebSocket bus, once authenticated. Success is seen in the events that follow; a refused command is answered with run.error (no seq). */
         ClientCommand: components["schemas"]["RunCreateCommand"] | components["schemas"]["RunSubscribeCommand"] | components["schemas"]["RunCancelCommand"] | components["schemas"]["RunInjectCommand"] | components["schemas"]["ToolApproveCommand"] | components["schemas"]["ToolRejectCommand"];
+        CompactView: {
+            compacted: boolean;
+        };
         CompactionPayload: {
             detail?: string;
             phase: string;
@@ -5205,6 +5225,35 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    compactSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CompactView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
