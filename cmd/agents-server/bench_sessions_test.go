@@ -69,6 +69,25 @@ func BenchmarkSessions(b *testing.B) {
 	for _, s := range []struct{ name, id string }{{"234MB", large}, {"tiny", small}} {
 		b.Run("context/"+s.name, func(b *testing.B) { get(b, "/api/v1/sessions/"+s.id+"/context") })
 		b.Run("newest200/"+s.name, func(b *testing.B) { get(b, "/api/v1/sessions/"+s.id+"/messages?limit=200") })
+		// The check every turn boundary of a compacting agent makes, and
+		// the plan a pass past the threshold reads (lifted columns, plus
+		// the bodies of what it folds).
+		b.Run("compactionCheck/"+s.name, func(b *testing.B) {
+			ctx := context.Background()
+			for b.Loop() {
+				if _, err := a.sessions.CompactionDue(ctx, s.id, domain.DefaultCompactionThreshold); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run("planFold/"+s.name, func(b *testing.B) {
+			ctx := context.Background()
+			for b.Loop() {
+				if f, err := a.sessions.PlanFold(ctx, s.id, 99_990); err != nil || len(f.Entries) == 0 {
+					b.Fatal(f.Empty(), err)
+				}
+			}
+		})
 		b.Run("appendTurn/"+s.name, func(b *testing.B) {
 			ctx := context.Background()
 			for b.Loop() {

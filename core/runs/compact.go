@@ -38,12 +38,8 @@ type folded struct {
 func (s *Service) compact(ctx context.Context, sessionID, runID string, a domain.Agent, ep ports.ProviderEndpoint, force bool,
 	tr *tracer, parentSpan string, progress func(phase, detail string)) (folded, error) {
 	if !force {
-		sess, err := s.d.Sessions.Find(ctx, sessionID)
-		if err != nil {
+		if due, err := s.d.Sessions.CompactionDue(ctx, sessionID, a.Compaction.Threshold()); err != nil || !due {
 			return folded{}, err
-		}
-		if sess.Totals.CompactionTokens() <= a.Compaction.Threshold() {
-			return folded{}, nil
 		}
 	}
 	plan, err := s.d.Sessions.PlanFold(ctx, sessionID, a.Compaction.KeptWindow())

@@ -20,6 +20,18 @@ type Fold struct {
 // Empty reports a plan with nothing to fold.
 func (f Fold) Empty() bool { return len(f.Entries) == 0 }
 
+// CompactionDue reports whether the session's active history sizes past
+// threshold tokens: the newest usage plus the estimate after it, read off
+// the session row — what every turn boundary costs, however long the
+// session.
+func (s *Service) CompactionDue(ctx context.Context, sessionID string, threshold int64) (bool, error) {
+	sess, err := s.store.FindSession(ctx, sessionID)
+	if err != nil {
+		return false, err
+	}
+	return sess.Totals.CompactionTokens() > threshold, nil
+}
+
 // PlanFold picks what a pass over the session folds, keeping the newest
 // window entries (see domain.FoldPrefix). It reads the lifted columns of
 // every entry and the bodies of the folded ones only.

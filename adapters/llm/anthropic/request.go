@@ -192,8 +192,17 @@ func translateInput(req ports.ModelRequest) ([]anthropic.TextBlockParam, []anthr
 			}
 		}
 	}
+	if len(msgs) > 0 && msgs[0].Role == anthropic.MessageParamRoleAssistant {
+		// Messages opens on a user turn. A compacted history can open on
+		// the assistant (its summary went to the system prompt): say so.
+		msgs = append([]anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(foldedOpening))}, msgs...)
+	}
 	return system, msgs
 }
+
+// foldedOpening is the user turn put before a history that opens on the
+// assistant's.
+const foldedOpening = "(The earlier conversation is summarized in the system prompt.)"
 
 // toolInput is a call's arguments as the JSON object tool_use takes; text
 // that is not an object (a model's malformed call) becomes {}.
