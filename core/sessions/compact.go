@@ -42,20 +42,17 @@ func (s *Service) PlanFold(ctx context.Context, sessionID string, window int) (F
 		if err != nil {
 			return err
 		}
-		metas, err := r.EntryMetas(ctx, 0)
+		visible, err := activeMetas(ctx, r)
 		if err != nil {
 			return err
 		}
-		path := domain.ActivePath(domain.IndexMetas(metas), sess.TipID)
 		// In the order the model reads them (see ModelInput): the summary
 		// first, where it stands for what came before the kept window.
 		var active, items []domain.EntryMeta
-		for _, m := range metas {
-			switch {
-			case !path[m.ID] || m.Compacted || !domain.ModelVisible(m.Kind):
-			case m.Kind == domain.KindCompaction:
+		for _, m := range visible {
+			if m.Kind == domain.KindCompaction {
 				active = append(active, m)
-			default:
+			} else {
 				items = append(items, m)
 			}
 		}

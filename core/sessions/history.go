@@ -15,25 +15,39 @@ import (
 func (s *Service) History(ctx context.Context, sessionID string) ([]domain.Entry, error) {
 	var out []domain.Entry
 	err := s.store.ReadSession(ctx, sessionID, func(r ports.SessionReader) error {
-		sess, err := r.Session(ctx)
+		active, err := activeMetas(ctx, r)
 		if err != nil {
 			return err
 		}
-		metas, err := r.EntryMetas(ctx, 0)
-		if err != nil {
-			return err
-		}
-		path := domain.ActivePath(domain.IndexMetas(metas), sess.TipID)
-		var ids []string
-		for _, m := range metas {
-			if path[m.ID] && !m.Compacted && domain.ModelVisible(m.Kind) {
-				ids = append(ids, m.ID)
-			}
+		ids := make([]string, len(active))
+		for i, m := range active {
+			ids[i] = m.ID
 		}
 		out, err = r.EntriesByID(ctx, ids)
 		return err
 	})
 	return out, err
+}
+
+// activeMetas are the lifted columns of what the model sees of a session:
+// the active branch's model-visible, uncompacted entries, oldest first.
+func activeMetas(ctx context.Context, r ports.SessionReader) ([]domain.EntryMeta, error) {
+	sess, err := r.Session(ctx)
+	if err != nil {
+		return nil, err
+	}
+	metas, err := r.EntryMetas(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	path := domain.ActivePath(domain.IndexMetas(metas), sess.TipID)
+	var out []domain.EntryMeta
+	for _, m := range metas {
+		if path[m.ID] && !m.Compacted && domain.ModelVisible(m.Kind) {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }
 
 // ModelInput projects entries into model input items: a compaction
