@@ -75,7 +75,7 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
   return keyByRun(out)
 
   function pushEntry(e: Entry, siblings: Entry['siblings']) {
-    const base = { key: e.id, entryId: e.id, runId: e.run_id || undefined, siblings: siblings ?? undefined }
+    const base = { key: e.id, entryId: e.id, runId: e.run_id || undefined, siblings: siblings ?? undefined, ...(e.compacted ? { folded: true } : {}) }
     if (e.kind === 'annotation') {
       const d = e.display
       const ending = d?.kind === 'run_error' || d?.kind === 'run_cancelled'
@@ -90,7 +90,11 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
       return
     }
     if (e.kind === 'compaction') {
-      out.push({ ...base, kind: 'compaction', summary: e.checkpoint?.summary ?? '' })
+      const count = Number(e.display?.extra?.folded)
+      out.push({
+        ...base, kind: 'compaction', summary: e.checkpoint?.summary ?? '', detail: e.display?.summary ?? '',
+        ...(Number.isFinite(count) && count > 0 ? { count } : {}),
+      })
       return
     }
     if (e.kind !== 'item') {

@@ -10,6 +10,8 @@ interface Base {
   /** The stored entry behind the item (branch, fork and regenerate need it); absent while live. */
   entryId?: string
   siblings?: Siblings | null
+  /** Folded into a compaction summary (entry.compacted): still shown, but the model no longer sees it. */
+  folded?: boolean
 }
 
 export interface ToolDisplay { title?: string; summary?: string; renderer?: string; extra?: Record<string, string> }
@@ -42,7 +44,20 @@ export interface NoteItem extends Base {
   /** How its run ended (error or cancellation): the stored note replaces the live one. */
   ending?: boolean
 }
-export interface CompactionItem extends Base { kind: 'compaction'; summary: string }
+/**
+ * A compaction marker where the fold happened: "Conversation compacted ·
+ * ~12.3k → ~2.1k", opening to the summary the model reads instead. Live,
+ * pending while the summarizer works; the summary only comes with the reload.
+ */
+export interface CompactionItem extends Base {
+  kind: 'compaction'
+  summary: string
+  /** The sizes before and after ("~12.3k → ~2.1k"). */
+  detail: string
+  /** How many entries were folded (reload only). */
+  count?: number
+  pending?: boolean
+}
 /**
  * A wake-up's input: the background task results the model reads as a user
  * message. People see a compact note (title · summary) that opens to the raw text.
@@ -68,7 +83,8 @@ export function contentOf(item: TimelineItem): Record<string, unknown> {
     case 'note':
       return { kind: 'note', tone: item.tone, title: item.title, text: item.text, code: item.code }
     case 'compaction':
-      return { kind: 'compaction', summary: item.summary }
+      // The live marker has no summary (the event carries only the sizes).
+      return { kind: 'compaction', detail: item.detail }
     case 'task_notice':
       return { kind: 'task_notice', title: item.title, summary: item.summary, text: item.text }
     case 'unknown':

@@ -4,7 +4,7 @@
 import type { ServerEvent } from '../lib/events'
 import { runIdOf } from '../lib/events'
 import type { EventPayload } from '../lib/events'
-import type { AssistantItem, NoteItem, ReasoningItem, TimelineItem, ToolItem } from './model'
+import type { AssistantItem, CompactionItem, NoteItem, ReasoningItem, TimelineItem, ToolItem } from './model'
 import { TASK_NOTIFICATION, taskNotice } from './taskNotice'
 
 export type RunStatus = 'running' | 'interrupted' | 'completed' | 'error' | 'cancelled'
@@ -244,7 +244,7 @@ function fold(run: LiveRun, ev: ServerEvent, effects: Effect[]) {
       return
     }
     case 'run.compaction':
-      run.compacting = ev.payload.phase === 'started'
+      compaction(run, ev.payload.phase, ev.payload.detail ?? '', ev.seq)
       return
     case 'run.injected':
       closeStreams(run)
@@ -289,6 +289,32 @@ function fold(run: LiveRun, ev: ServerEvent, effects: Effect[]) {
   }
 }
 
+/**
+ * A pass at a turn boundary: "started" puts a pending marker in the turn,
+ * "finished" turns it into the marker the reload draws (its detail is the
+ * "~X → ~Y" of the stored checkpoint), or, when nothing was folded (the
+ * summarizer failed, another pass won), into a note saying why.
+ */
+function compaction(run: LiveRun, phase: string, detail: string, seq?: number) {
+  const at = run.items.findIndex((i) => i.kind === 'compaction' && i.pending)
+  if (phase === 'started') {
+    run.compacting = true
+    closeStreams(run)
+    if (at < 0) run.items.push({ key: `${run.runId}:compaction:${seq ?? run.items.length}`, kind: 'compaction', runId: run.runId, summary: '', detail: '', pending: true })
+    return
+  }
+  run.compacting = false
+  const done = detail.includes('→')
+  if (at >= 0) {
+    const pending = run.items[at] as CompactionItem
+    if (done) run.items[at] = { ...pending, detail, pending: false }
+    else run.items.splice(at, 1)
+  } else if (done) run.items.push({ key: `${run.runId}:compaction:${seq ?? run.items.length}`, kind: 'compaction', runId: run.runId, summary: '', detail })
+  if (!done && detail) {
+    run.notes = [...run.notes, { key: `${run.runId}:compaction-note:${seq ?? run.notes.length}`, kind: 'note', tone: 'warn', runId: run.runId, title: 'Compaction', text: detail }]
+  }
+}
+
 function findTool(run: LiveRun, callId: string): number {
   return run.items.findIndex((i) => i.kind === 'tool' && i.callId === callId)
 }
@@ -311,6 +337,8 @@ function end(run: LiveRun, status: RunStatus, effects: Effect[]) {
   closeStreams(run)
   run.status = status
   run.compacting = false
+  // A pass the run never finished folded nothing.
+  run.items = run.items.filter((i) => !(i.kind === 'compaction' && i.pending))
   effects.push({ type: 'ended', runId: run.runId, sessionId: run.sessionId })
   taskMoved(run, effects)
 }

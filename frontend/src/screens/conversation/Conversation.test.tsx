@@ -179,3 +179,37 @@ describe('a live run', () => {
     expect(assistant()[0]).toHaveTextContent(steps.slice(0, 4).map((e) => (e.payload as { delta: string }).delta).join(''))
   })
 })
+
+describe('a compacted conversation', () => {
+  const base = { created_at: '', on_path: true, seq: 1, run_id: 'r0' }
+  const msg = (id: string, role: string, text: string, compacted: boolean) =>
+    ({ ...base, id, row_id: id, kind: 'item', compacted, item: { type: 'message', role, content: [{ type: 'output_text', text }] } }) as unknown as Entry
+  const entries = [
+    msg('u1', 'user', 'first question', true), msg('a1', 'assistant', 'answer one', true),
+    msg('u2', 'user', 'second question', false), msg('a2', 'assistant', 'answer two', false),
+    { ...base, id: 'c1', row_id: 'c1', run_id: '', kind: 'compaction', compacted: false, checkpoint: { summary: 'SUMMARY: two questions.', excluded_ids: ['u1', 'a1'] },
+      display: { kind: 'compaction', title: 'Conversation compacted', summary: '~1.2k → ~0.3k', extra: { folded: '2' } } } as unknown as Entry,
+  ]
+
+  it('keeps the folded messages, dimmed, and marks the fold where it happened', () => {
+    show(runs.todo, { entries })
+    const folded = screen.getByText('first question').closest('.item') as HTMLElement
+    expect(folded).toHaveClass('item-folded')
+    expect(folded).toHaveAttribute('title', 'Folded into a summary; the model no longer sees it')
+    expect(screen.getByText('second question').closest('.item')).not.toHaveClass('item-folded')
+    const marker = view().querySelector('details.compaction') as HTMLElement
+    expect(marker).toHaveTextContent('Conversation compacted · ~1.2k → ~0.3k')
+    expect(marker).toHaveTextContent('SUMMARY: two questions.')
+    expect(marker.closest('.item')).toBe(view().querySelector('.timeline-inner > .item:last-child'))
+  })
+
+  it('shows a pending note while a run compacts, then the marker', async () => {
+    show(runs.todo, { entries })
+    const r0 = { type: 'run.started', seq: 1, payload: { run_id: 'r9', session_id: runs.todo.sessionId, input: 'third question' } } as ServerEvent
+    replay([r0, { type: 'run.compaction', seq: 2, payload: { run_id: 'r9', phase: 'started' } } as ServerEvent])
+    expect(await screen.findByText('Compacting the conversation…')).toBeInTheDocument()
+    replay([{ type: 'run.compaction', seq: 3, payload: { run_id: 'r9', phase: 'finished', detail: '~2.0k → ~0.5k' } } as ServerEvent])
+    expect(await screen.findByText('· ~2.0k → ~0.5k')).toBeInTheDocument()
+    expect(screen.queryByText('Compacting the conversation…')).not.toBeInTheDocument()
+  })
+})

@@ -98,7 +98,6 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
           <Timeline sessionId={sessionId} items={items} agent={agent} approvals={approvals.data ?? []} live={!!liveRun} runOptions={runOptions}
             hasEarlier={!!messages.hasNextPage} loadingEarlier={messages.isFetchingNextPage} onLoadEarlier={() => void messages.fetchNextPage()} />
         )}
-        {liveRun?.compacting && <div className="compacting muted">Compacting the conversation…</div>}
         <TaskList sessionId={sessionId} tasks={taskList} />
         <Composer
           agents={agentList}

@@ -82,11 +82,22 @@ export function Note({ item }: { item: NoteItem }) {
   )
 }
 
+/**
+ * Where the conversation was folded: "Conversation compacted · ~12.3k → ~2.1k",
+ * opening to the summary the model reads in place of what came before.
+ */
 export function Compaction({ item }: { item: CompactionItem }) {
+  if (item.pending) return <div className="compaction compaction-pending muted" role="status">Compacting the conversation…</div>
   return (
-    <details className="compaction">
-      <summary>Earlier conversation compacted</summary>
-      <div className="reasoning-text">{item.summary}</div>
+    <details className="compaction" data-entry-id={item.entryId}>
+      <summary>
+        <span className="compaction-title">Conversation compacted</span>
+        {item.detail && <span className="muted"> · {item.detail}</span>}
+        {item.count ? <span className="muted"> · {item.count} {item.count === 1 ? 'entry' : 'entries'} folded</span> : null}
+      </summary>
+      {item.summary
+        ? <div className="reasoning-text">{item.summary}</div>
+        : <div className="muted small">The summary shows once the run has ended.</div>}
     </details>
   )
 }

@@ -21,6 +21,8 @@ interface Props {
   onLoadEarlier: () => void
 }
 
+const FOLDED = 'Folded into a summary; the model no longer sees it'
+
 /** The conversation, kept scrolled to the newest while the reader is at the bottom. */
 export function Timeline({ sessionId, items, agent, approvals, live, runOptions, hasEarlier, loadingEarlier, onLoadEarlier }: Props) {
   const qc = useQueryClient()
@@ -74,7 +76,8 @@ export function Timeline({ sessionId, items, agent, approvals, live, runOptions,
       <BranchSwitcher siblings={item.siblings} disabled={live} onSwitch={(tip) => run(() => switchBranch(qc, sessionId, tip))} />
     )
     return (
-      <div className="item" key={item.key}>
+      <div className={item.folded ? 'item item-folded' : 'item'} key={item.key}
+        {...(item.folded ? { title: FOLDED, 'aria-description': FOLDED } : {})}>
         {switcher}
         <ItemView item={item} agent={agent} approval={item.kind === 'tool' ? byCall.get(item.callId) : undefined} live={live} actions={actions} />
       </div>

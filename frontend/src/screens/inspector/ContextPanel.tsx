@@ -1,5 +1,8 @@
-import { errorText } from '../../lib/api'
-import { useContextReport } from '../../lib/queries'
+import { useQueryClient } from '@tanstack/react-query'
+import { useState } from 'react'
+import { api, errorText, ok } from '../../lib/api'
+import { keys, refresh, useContextReport } from '../../lib/queries'
+import { useLiveSession } from '../../live/store'
 
 /** One MCP server's tool definitions, asked live (unavailable: it could not answer within 2 s). */
 interface MCPLine { server: string; chars: number; unavailable?: boolean }
@@ -11,6 +14,8 @@ const layerNames: Record<string, string> = { instructions: 'Instructions', globa
 /** What occupies the model's window: the last call's input over the declared window, and what it is made of. */
 export function ContextPanel({ sessionId }: { sessionId: string }) {
   const ctx = useContextReport(sessionId)
+  const live = useLiveSession(sessionId)
+  const busy = live.runs.some((r) => r.status === 'running' || r.status === 'interrupted')
   if (ctx.isLoading) return <p className="muted pad">Loading…</p>
   if (ctx.isError) return <p className="error-text pad">{errorText(ctx.error)}</p>
   const c = ctx.data!
@@ -30,6 +35,7 @@ export function ContextPanel({ sessionId }: { sessionId: string }) {
 
   return (
     <div className="context-panel">
+      <CompactNow sessionId={sessionId} busy={busy} />
       <div className="ctx-headline">
         <span className="ctx-big">{fmt(c.input_tokens)}</span>
         <span className="muted">{window ? ` of ${fmt(window)} tokens (${pct.toFixed(pct < 10 ? 1 : 0)}%)` : ' tokens in the last call (no window declared)'}</span>
@@ -77,6 +83,40 @@ export function ContextPanel({ sessionId }: { sessionId: string }) {
       ) : (
         <p className="muted small">The prompt breakdown appears after the first run.</p>
       )}
+    </div>
+  )
+}
+
+/**
+ * "Compact now": one forced pass (POST /sessions/:id/compact). The server
+ * refuses while a run holds the session, so the button waits for it too.
+ */
+function CompactNow({ sessionId, busy }: { sessionId: string; busy: boolean }) {
+  const qc = useQueryClient()
+  const [pending, setPending] = useState(false)
+  const [result, setResult] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null)
+
+  async function compact() {
+    setPending(true)
+    setResult(null)
+    try {
+      const r = await ok(api.POST('/api/v1/sessions/{id}/compact', { params: { path: { id: sessionId } } }))
+      if (r.compacted) await Promise.all([refresh(qc, keys.context(sessionId)), refresh(qc, keys.messages(sessionId))])
+      setResult(r.compacted ? { tone: 'ok', text: 'Compacted: the older history is now a summary.' } : { tone: 'ok', text: 'Nothing to fold yet.' })
+    } catch (e) {
+      setResult({ tone: 'error', text: errorText(e) })
+    } finally {
+      setPending(false)
+    }
+  }
+
+  return (
+    <div className="ctx-compact">
+      <button className="btn btn-sm" disabled={busy || pending} onClick={() => void compact()}
+        title={busy ? 'Wait for the run to end: it compacts at its own turn boundaries' : 'Fold the older history into a summary now'}>
+        {pending ? 'Compacting…' : 'Compact now'}
+      </button>
+      {result && <span className={result.tone === 'error' ? 'error-text small' : 'muted small'} role="status">{result.text}</span>}
     </div>
   )
 }

@@ -1,5 +1,5 @@
 import { Field, JsonField, ListField } from '../../components/Field'
-import { ENUMS, HINTS, JSON_FIELDS, TRISTATE } from './agentShape'
+import { BOUNDS, ENUMS, HINTS, JSON_FIELDS, TRISTATE } from './agentShape'
 
 type Obj = Record<string, unknown>
 const label = (k: string) => k.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase())
@@ -56,7 +56,7 @@ function Knob({ path, name, value, nullable, error, errors, onChange }: { path: 
   if (typeof value === 'number' || (nullable && value === null)) {
     return (
       <Field label={label(name)} hint={hint} error={error}>{(id) => (
-        <input id={id} type="number" step="any" value={value === null || value === undefined ? '' : String(value)}
+        <input id={id} type="number" step="any" min={BOUNDS[path]?.min} max={BOUNDS[path]?.max} value={value === null || value === undefined ? '' : String(value)}
           onChange={(e) => onChange(e.target.value === '' ? (nullable ? null : 0) : Number(e.target.value))} />
       )}</Field>
     )

@@ -38,6 +38,12 @@ export const HINTS: Record<string, string> = {
   'behavior.subagents': 'Background task tools on chat runs; default on',
 }
 
+/** Number knobs' bounds, as AgentCompactionInput in the OpenAPI document declares them. */
+export const BOUNDS: Record<string, { min?: number; max?: number }> = {
+  'compaction.compaction_threshold_tokens': { min: 0, max: 10_000_000 },
+  'compaction.compaction_window': { min: 0, max: 10_000 },
+}
+
 /** model_settings knobs are absent until set; the form shows them all. */
 export const MODEL_SETTINGS: Record<string, unknown> = {
   temperature: null, top_p: null, max_output_tokens: null, parallel_tool_calls: null,

@@ -1,0 +1,70 @@
+// @vitest-environment jsdom
+// "Compact now" in the context panel: what each answer of the server reads
+// as, and the button waiting for a live run. The report sits in the query
+// cache; the compact call is answered by a stand-in for the API client's POST.
+import { act, fireEvent, screen, waitFor } from '@testing-library/react'
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { api } from '../../lib/api'
+import type { ServerEvent } from '../../lib/events'
+import { keys } from '../../lib/queries'
+import { liveStore } from '../../live/store'
+import { renderWithData } from '../../test/render'
+import { ContextPanel } from './ContextPanel'
+
+const report = { input_tokens: 1200, cached_tokens: 0, cache_write_tokens: 0, context_window: 0, conversation_tokens: 900, compaction_tokens: 1500, session_input_tokens: 3000 }
+let answer: () => { status: number; body: unknown }
+let asked: string[] = []
+
+function show() {
+  return renderWithData(<ContextPanel sessionId="s1" />, [[keys.context('s1'), report]])
+}
+
+beforeEach(() => {
+  liveStore.reset()
+  asked = []
+  vi.spyOn(api, 'POST').mockImplementation((async (path: string) => {
+    asked.push(`POST ${path}`)
+    const { status, body } = answer()
+    const response = new Response(JSON.stringify(body), { status })
+    return status < 300 ? { data: body, response } : { error: body, response }
+  }) as unknown as typeof api.POST)
+  vi.spyOn(api, 'GET').mockImplementation((async (path: string) => {
+    asked.push(`GET ${path}`)
+    return { data: { ...report, conversation_tokens: 100 }, response: new Response('{}') }
+  }) as unknown as typeof api.GET)
+})
+afterEach(() => {
+  vi.restoreAllMocks()
+})
+
+describe('Compact now', () => {
+  it('says so when there is nothing to fold', async () => {
+    answer = () => ({ status: 200, body: { compacted: false } })
+    show()
+    fireEvent.click(screen.getByRole('button', { name: 'Compact now' }))
+    expect(await screen.findByText('Nothing to fold yet.')).toBeInTheDocument()
+    expect(asked).toEqual(['POST /api/v1/sessions/{id}/compact'])
+  })
+
+  it("shows the server's message when it refuses", async () => {
+    answer = () => ({ status: 400, body: { error: { code: 'validation', message: 'compaction is off for agent "A"' } } })
+    show()
+    fireEvent.click(screen.getByRole('button', { name: 'Compact now' }))
+    expect(await screen.findByText(/compaction is off for agent "A"/)).toBeInTheDocument()
+  })
+
+  it('refreshes the report after a fold', async () => {
+    answer = () => ({ status: 200, body: { compacted: true } })
+    const { qc } = show()
+    fireEvent.click(screen.getByRole('button', { name: 'Compact now' }))
+    await screen.findByText(/Compacted/)
+    await waitFor(() => expect(asked).toContain('GET /api/v1/sessions/{id}/context'))
+    await waitFor(() => expect(qc.getQueryData(keys.context('s1'))).toMatchObject({ conversation_tokens: 100 }))
+  })
+
+  it('waits while a run holds the session', async () => {
+    show()
+    act(() => liveStore.dispatch({ type: 'run.started', seq: 1, payload: { run_id: 'r1', session_id: 's1', input: 'hi' } } as ServerEvent))
+    await waitFor(() => expect(screen.getByRole('button', { name: 'Compact now' })).toBeDisabled())
+  })
+})
