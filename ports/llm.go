@@ -19,6 +19,15 @@ type LLM interface {
 	// *ModelError (or a context error when ctx ends). Every adapter runs
 	// these promises as adapters/llm/internal/llmtest.Contract.
 	Generate(ctx context.Context, req ModelRequest, sink func(ModelDelta)) (ModelResponse, error)
+	// Models lists the models the endpoint offers, through the vendor's
+	// models endpoint; errors are *ModelError as Generate's are.
+	Models(ctx context.Context, ep ProviderEndpoint) ([]ModelInfo, error)
+}
+
+// ModelInfo is one model a provider offers.
+type ModelInfo struct {
+	ID          string `json:"id"`
+	DisplayName string `json:"display_name,omitempty"`
 }
 
 // ProviderEndpoint is where and how a call is sent: a provider row resolved,

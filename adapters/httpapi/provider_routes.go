@@ -10,6 +10,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/secrets"
+	"github.com/agents-server/agents-server/ports"
 )
 
 // ProviderInput is what a client writes about a provider (PUT replaces it
@@ -95,7 +96,40 @@ func (s *Server) providerRoutes() []Route {
 		op(http.MethodPost, p+"/:id/scope", "setProviderScope", "providers",
 			"Publish (admin) or unpublish (admin or author) a provider", http.StatusOK, s.handleProviderScope).
 			WithRefusals(http.StatusForbidden, http.StatusConflict),
+		op(http.MethodGet, p+"/:id/models", "listProviderModels", "providers",
+			"The models the provider offers, from the vendor's models endpoint (reused for a minute); 503 with the vendor's error",
+			http.StatusOK, s.handleProviderModels).WithRefusals(http.StatusBadRequest, http.StatusServiceUnavailable),
+		op(http.MethodPost, p+"/:id/test", "testProvider", "providers",
+			"One tiny call (the model list, uncached): the latency, or the vendor's error", http.StatusOK, s.handleTestProvider).
+			WithOptionalBody().WithRefusals(http.StatusBadRequest),
 	}
+}
+
+// ProviderModelsView lists a provider's models.
+type ProviderModelsView struct {
+	Models []ports.ModelInfo `json:"models"`
+}
+
+// ProviderTestView is how a provider answered a test call.
+type ProviderTestView struct {
+	OK        bool   `json:"ok"`
+	LatencyMS int64  `json:"latency_ms"`
+	Models    int    `json:"models" doc:"How many models it listed"`
+	Error     string `json:"error,omitempty" doc:"The vendor's error, when not ok"`
+	Kind      string `json:"kind,omitempty" doc:"The error's class: auth, rate_limited, unavailable, invalid_request, …"`
+}
+
+func (s *Server) handleProviderModels(c echo.Context, _ *NoBody) (ProviderModelsView, error) {
+	models, err := s.deps.Runs.ProviderModels(c.Request().Context(), caller(c), c.Param("id"))
+	if models == nil {
+		models = []ports.ModelInfo{}
+	}
+	return ProviderModelsView{Models: models}, err
+}
+
+func (s *Server) handleTestProvider(c echo.Context, _ *NoBody) (ProviderTestView, error) {
+	t, err := s.deps.Runs.TestProvider(c.Request().Context(), caller(c), c.Param("id"))
+	return ProviderTestView{OK: t.OK, LatencyMS: t.Latency.Milliseconds(), Models: t.Models, Error: t.Error, Kind: t.Kind}, err
 }
 
 func (s *Server) handleProviderTypes(c echo.Context, _ *NoBody) ([]ProviderTypeView, error) {

@@ -28,3 +28,12 @@ func (m modelRouter) Generate(ctx context.Context, req ports.ModelRequest, sink 
 	}
 	return llm.Generate(ctx, req, sink)
 }
+
+// Models implements ports.LLM.
+func (m modelRouter) Models(ctx context.Context, ep ports.ProviderEndpoint) ([]ports.ModelInfo, error) {
+	llm, ok := m[ep.Type]
+	if !ok {
+		return nil, &ports.ModelError{Kind: ports.ModelInvalid, Provider: ep.Name, Message: "no model adapter for provider type " + ep.Type}
+	}
+	return llm.Models(ctx, ep)
+}

@@ -59,6 +59,8 @@ type Service struct {
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	live  map[string]*liveRun
+	// models caches each provider's model list for the agent form.
+	models modelCache
 }
 
 // liveRun is a run executing now.

@@ -260,3 +260,8 @@ func InputText(req ports.ModelRequest) string {
 }
 
 var _ ports.LLM = (*LLM)(nil)
+
+// Models implements ports.LLM: one model, "fake", named by the endpoint.
+func (m *LLM) Models(_ context.Context, ep ports.ProviderEndpoint) ([]ports.ModelInfo, error) {
+	return []ports.ModelInfo{{ID: "fake", DisplayName: "Fake model of " + ep.Name}}, nil
+}

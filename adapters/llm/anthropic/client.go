@@ -47,16 +47,41 @@ func (c *Client) Generate(ctx context.Context, req ports.ModelRequest, sink func
 	if sink == nil {
 		sink = func(ports.ModelDelta) {}
 	}
-	ep := req.Endpoint
-	httpClient, err := c.clients.ForEndpoint(ep)
+	sdk, err := c.sdk(req.Endpoint)
 	if err != nil {
 		return ports.ModelResponse{}, err
+	}
+	return generate(ctx, &sdk, req, sink)
+}
+
+// Models implements ports.LLM: the endpoint's GET /v1/models.
+func (c *Client) Models(ctx context.Context, ep ports.ProviderEndpoint) ([]ports.ModelInfo, error) {
+	sdk, err := c.sdk(ep)
+	if err != nil {
+		return nil, err
+	}
+	page, err := sdk.Models.List(ctx, anthropic.ModelListParams{Limit: anthropic.Int(1000)})
+	if err != nil {
+		return nil, classify(ctx, ep.Name, err)
+	}
+	out := make([]ports.ModelInfo, 0, len(page.Data))
+	for _, m := range page.Data {
+		out = append(out, ports.ModelInfo{ID: m.ID, DisplayName: m.DisplayName})
+	}
+	return out, nil
+}
+
+// sdk is the SDK client for a call to ep.
+func (c *Client) sdk(ep ports.ProviderEndpoint) (anthropic.Client, error) {
+	httpClient, err := c.clients.ForEndpoint(ep)
+	if err != nil {
+		return anthropic.Client{}, err
 	}
 	base := ep.BaseURL
 	if base == "" {
 		base = defaultBaseURL
 	}
-	sdk := anthropic.NewClient(
+	return anthropic.NewClient(
 		// the endpoint is the whole configuration: no ANTHROPIC_* variable
 		// or profile file of the server's environment may add to it
 		option.WithoutEnvironmentDefaults(),
@@ -65,6 +90,5 @@ func (c *Client) Generate(ctx context.Context, req ports.ModelRequest, sink func
 		// retrying is the runner's policy (it sees the classified error), not the SDK's
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(httpClient),
-	)
-	return generate(ctx, &sdk, req, sink)
+	), nil
 }

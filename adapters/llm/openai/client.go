@@ -44,18 +44,29 @@ func New(opts Options) *Client {
 
 var _ ports.LLM = (*Client)(nil)
 
-// Generate streams one model call over the endpoint's API ("responses" or
-// "chat_completions"), calling sink for each delta. Failures are
-// *ports.ModelError (ModelInvalid for an unknown API or a bad proxy URL);
-// a done ctx returns ctx.Err().
-func (c *Client) Generate(ctx context.Context, req ports.ModelRequest, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
-	if sink == nil {
-		sink = func(ports.ModelDelta) {}
+// Models implements ports.LLM: the endpoint's GET /models.
+func (c *Client) Models(ctx context.Context, ep ports.ProviderEndpoint) ([]ports.ModelInfo, error) {
+	opts, err := c.options(ep)
+	if err != nil {
+		return nil, err
 	}
-	ep := req.Endpoint
+	svc := openai.NewModelService(opts...)
+	page, err := svc.List(ctx)
+	if err != nil {
+		return nil, classify(ctx, ep.Name, err)
+	}
+	out := make([]ports.ModelInfo, 0, len(page.Data))
+	for _, m := range page.Data {
+		out = append(out, ports.ModelInfo{ID: m.ID})
+	}
+	return out, nil
+}
+
+// options are the SDK options a call to ep takes.
+func (c *Client) options(ep ports.ProviderEndpoint) ([]option.RequestOption, error) {
 	httpClient, err := c.clients.ForEndpoint(ep)
 	if err != nil {
-		return ports.ModelResponse{}, err
+		return nil, err
 	}
 	base := ep.BaseURL
 	if base == "" {
@@ -66,12 +77,27 @@ func (c *Client) Generate(ctx context.Context, req ports.ModelRequest, sink func
 	// OPENAI_PROJECT_ID, OPENAI_CUSTOM_HEADERS, OPENAI_BASE_URL, …) and send
 	// the operator's values to every provider, a third-party one included.
 	// A provider's request carries only what its row says.
-	opts := []option.RequestOption{
+	return []option.RequestOption{
 		option.WithBaseURL(base),
 		option.WithAPIKey(ep.APIKey),
 		// retrying is the runner's policy (it sees the classified error), not the SDK's
 		option.WithMaxRetries(0),
 		option.WithHTTPClient(httpClient),
+	}, nil
+}
+
+// Generate streams one model call over the endpoint's API ("responses" or
+// "chat_completions"), calling sink for each delta. Failures are
+// *ports.ModelError (ModelInvalid for an unknown API or a bad proxy URL);
+// a done ctx returns ctx.Err().
+func (c *Client) Generate(ctx context.Context, req ports.ModelRequest, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
+	if sink == nil {
+		sink = func(ports.ModelDelta) {}
+	}
+	ep := req.Endpoint
+	opts, err := c.options(ep)
+	if err != nil {
+		return ports.ModelResponse{}, err
 	}
 	switch ep.API {
 	case "responses", "":

@@ -637,6 +637,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/providers/{id}/models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The models the provider offers, from the vendor's models endpoint (reused for a minute); 503 with the vendor's error */
+        get: operations["listProviderModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/providers/{id}/scope": {
         parameters: {
             query?: never;
@@ -648,6 +665,23 @@ export interface paths {
         put?: never;
         /** Publish (admin) or unpublish (admin or author) a provider */
         post: operations["setProviderScope"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/providers/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** One tiny call (the model list, uncached): the latency, or the vendor's error */
+        post: operations["testProvider"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1913,6 +1947,10 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        ModelInfo: {
+            display_name?: string;
+            id: string;
+        };
         ModelSettings: {
             max_output_tokens?: number | null;
             parallel_tool_calls?: boolean | null;
@@ -2044,6 +2082,20 @@ export interface components {
             name: string;
             /** @description A type from /provider-types; default openai */
             type?: string;
+        };
+        ProviderModelsView: {
+            models: components["schemas"]["ModelInfo"][];
+        };
+        ProviderTestView: {
+            /** @description The vendor's error, when not ok */
+            error?: string;
+            /** @description The error's class: auth, rate_limited, unavailable, invalid_request, … */
+            kind?: string;
+            /** Format: int64 */
+            latency_ms: number;
+            /** @description How many models it listed */
+            models: number;
+            ok: boolean;
         };
         ProviderTypeView: {
             apis: components["schemas"]["ProviderAPIView"][];
@@ -4524,6 +4576,34 @@ export interface operations {
             503: components["responses"]["Error"];
         };
     };
+    listProviderModels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderModelsView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
     setProviderScope: {
         parameters: {
             query?: never;
@@ -4554,6 +4634,34 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    testProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProviderTestView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
