@@ -10,6 +10,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/runs"
 )
 
 func oneStep(st scripted.Step) scripted.Script {
@@ -504,5 +505,62 @@ func TestARestartEndsRunsLeftRunningWithAVisibleNote(t *testing.T) {
 	h2.call("GET", "/api/v1/sessions/"+s.ID+"/messages", tok, nil).want(t, 200).decode(t, &msgs)
 	if len(msgs) != 1 || msgs[0].Kind != domain.KindAnnotation || msgs[0].RunID != orphan.ID || !strings.Contains(msgs[0].Text, "restarted") {
 		t.Fatalf("note = %+v", msgs)
+	}
+}
+
+func TestAStopKeepsWhatWasSaid(t *testing.T) {
+	t.Parallel()
+	h := startServer(t, testConfig(t))
+	model, url := startScripted(t)
+	full := "one two three four five six seven eight nine ten eleven twelve"
+	model.SetScript("talker", scripted.Script{Exchanges: []scripted.Exchange{
+		{When: "again", Steps: []scripted.Step{{Text: "picking up"}}},
+		{Steps: []scripted.Step{{Text: full, ChunkSize: 4, DelayMS: 150}}},
+	}})
+	tok := h.member("stopper")
+	agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "talker", "model": "talker"})
+	s := h.createSession(tok, map[string]any{"agent_config_id": agent})
+	run := h.startRun(tok, s.ID, map[string]any{"input": "talk"})
+	stream := h.openSSE(tok, run, 0)
+	var streamed string
+	for len(streamed) < 12 {
+		ev, ok := stream.next(t)
+		if !ok {
+			t.Fatal("the stream ended before any text")
+		}
+		if ev.Type == domain.EventStep {
+			streamed += payload[domain.DeltaPayload](t, ev.Event).Delta
+		}
+	}
+	h.call("POST", "/api/v1/runs/"+run+"/cancel", tok, nil).want(t, 200)
+	untilType(t, stream, domain.EventCancelled)
+	// The partial answer is kept, marked, before the note of the stop.
+	var kept *httpapi.EntryView
+	msgs := h.messages(tok, s.ID, "")
+	for i := range msgs {
+		if it := domain.ParseItem(msgs[i].Item); it.Kind() == domain.ItemMessage && it.Role == "assistant" {
+			kept = &msgs[i]
+		}
+	}
+	if kept == nil || kept.Display == nil || kept.Display.Kind != "stopped" {
+		t.Fatalf("messages after the stop = %+v", msgs)
+	}
+	text := domain.ParseItem(kept.Item).Text()
+	if !strings.HasPrefix(full, text) || len(text) < len(streamed) || text == full {
+		t.Fatalf("kept %q after streaming %q", text, streamed)
+	}
+	if last := msgs[len(msgs)-1]; last.Display == nil || last.Display.Kind != "run_cancelled" {
+		t.Fatalf("the stop's note = %+v", last)
+	}
+	// The next turn reads it as what the assistant had said.
+	h.openSSE(tok, h.startRun(tok, s.ID, map[string]any{"input": "again"}), 0).all(t)
+	var next string
+	for _, r := range model.Requests() {
+		if b := string(r.Body); strings.Contains(b, "again") && !strings.Contains(b, runs.TitlePrefix) {
+			next = b
+		}
+	}
+	if !strings.Contains(next, text) {
+		t.Fatalf("the next call did not carry the partial answer: %.400s", next)
 	}
 }

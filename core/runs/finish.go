@@ -12,6 +12,7 @@ import (
 const (
 	displayRunError     = "run_error"
 	displayRunCancelled = "run_cancelled"
+	displayStopped      = "stopped" // a partial answer a cancel cut short
 )
 
 // endingNote records how a run that did not complete ended — the error or

@@ -114,7 +114,16 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 			cancel()
 		}
 	}()
-	resp, err := s.d.LLM.Generate(callCtx, req, func(d ports.ModelDelta) { s.delta(rc.lr, d) })
+	rc.partial.Reset()
+	resp, err := s.d.LLM.Generate(callCtx, req, func(d ports.ModelDelta) {
+		if d.Kind == ports.DeltaText {
+			rc.partial.WriteString(d.Text)
+		}
+		s.delta(rc.lr, d)
+	})
+	if err == nil {
+		rc.partial.Reset() // the answer is whole: its items carry it
+	}
 	<-raced
 	rc.raceInput = "" // the racing check applies to the first call only
 	if trip != nil {

@@ -23,6 +23,7 @@ type outcome struct {
 	msg     string
 	paused  bool   // the run waits for a decision: no final event, the stream stays open
 	pending string // the first call a paused run waits on
+	partial string // the text a cancelled model call had streamed
 }
 
 // runCtx is one run's loop state.
@@ -35,6 +36,7 @@ type runCtx struct {
 	background bool   // a task's run: nobody reads it live, and it cannot spawn
 	raceInput  string // what the non-blocking input guardrails check during the first call
 	toolChoice string
+	partial    strings.Builder         // the text the model call in flight has streamed
 	ws         *sandboxtools.Workspace // the project's tree; nil without a project
 	cleanups   []func()                // run by cleanUp, last first
 }
@@ -102,6 +104,13 @@ func (s *Service) execute(lr *liveRun) {
 	// The row and the session must say how the run ended even if the root
 	// context is gone.
 	var notes []domain.Entry
+	if out.partial != "" {
+		// What the person saw stream stays, for them and for the model's
+		// next turn, marked as cut short.
+		notes = append(notes, domain.Entry{Kind: domain.KindItem, Source: domain.SourceModel, RunID: run.ID,
+			Item:    domain.AssistantMessage("", out.partial),
+			Display: &domain.Display{Kind: displayStopped, Title: "Stopped", Summary: "The answer was cut short."}})
+	}
 	if note, ok := noteFor(run.ID, out); ok {
 		notes = append(notes, note)
 	}
@@ -143,7 +152,9 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 		if s.root.Err() != nil {
 			reason = domain.CancelServerShutdown
 		}
-		return s.cancelled(lr, reason)
+		out := s.cancelled(lr, reason)
+		out.partial = rc.partial.String()
+		return out
 	}
 	var ce *configError
 	var me *ports.ModelError

@@ -141,6 +141,10 @@ test('stop: cancelling a live run', async ({ page, agentFor }) => {
   // …and a reload: the session stores how the run ended.
   await page.reload()
   await expect(page.locator('.note', { hasText: 'Stopped before it finished' })).toBeVisible()
+  // What streamed before the stop is kept, labelled.
+  const kept = page.locator('.msg-assistant', { hasText: 'two' })
+  await expect(kept).toBeVisible()
+  await expect(kept).toContainText('Stopped')
   // The inspector says how the run ended.
   const panel = await inspector(page)
   await expect(panel.locator('.trace-run .pill', { hasText: 'cancelled' })).toBeVisible()

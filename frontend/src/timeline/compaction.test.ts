@@ -74,3 +74,11 @@ describe('run.compaction', () => {
     expect(run.compacting).toBe(false)
   })
 })
+
+describe('an answer a stop cut short', () => {
+  it('is kept, labelled as stopped', () => {
+    const stopped = { ...msg('a1', 'assistant', 'one two thr'), display: { kind: 'stopped', title: 'Stopped', summary: 'The answer was cut short.' } } as Entry
+    const items = fromEntries([msg('u1', 'user', 'count'), stopped])
+    expect(items[1]).toMatchObject({ kind: 'assistant', text: 'one two thr', label: 'Stopped' })
+  })
+})

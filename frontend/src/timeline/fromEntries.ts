@@ -108,7 +108,9 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
         if (it.role === 'user' && e.source === TASK_NOTIFICATION) out.push(taskNotice(base, text, e.display))
         else if (it.role === 'user') out.push({ ...base, kind: 'user', text })
         else if (it.role === 'assistant') {
-          if (text) out.push({ ...base, kind: 'assistant', text, label: e.source === 'error_handler' ? e.display?.title : undefined })
+          // A static answer and an answer a stop cut short say so.
+          const labelled = e.source === 'error_handler' || e.display?.kind === 'stopped'
+          if (text) out.push({ ...base, kind: 'assistant', text, label: labelled ? e.display?.title : undefined })
         } else out.push({ ...base, kind: 'note', tone: 'info', title: `${it.role ?? 'system'} message`, text })
         break
       }
