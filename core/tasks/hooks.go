@@ -83,10 +83,8 @@ func (m *Manager) settled(ctx context.Context, t domain.Task) {
 	if !t.Status.Terminal() || t.ToolCallID == "" {
 		return
 	}
-	card := domain.Entry{Kind: domain.KindUpdate, TargetCallID: t.ToolCallID, RunID: t.ParentRunID,
-		Display: &domain.Display{Kind: "task", Title: t.Label, Summary: t.Summary, Extra: map[string]string{
-			"task_id": t.ID, "task_status": string(t.Status), "task_summary_attempt": fmt.Sprint(t.Attempt)}}}
-	if _, err := m.d.Sessions.Append(ctx, t.ParentSessionID, []domain.Entry{card}); err != nil && !errs.Is(err, errs.NotFound) {
+	update := domain.Entry{Kind: domain.KindUpdate, TargetCallID: t.ToolCallID, RunID: t.ParentRunID, Display: card(t)}
+	if _, err := m.d.Sessions.Append(ctx, t.ParentSessionID, []domain.Entry{update}); err != nil && !errs.Is(err, errs.NotFound) {
 		m.logErr("updating a task's card failed", err, "task_id", t.ID)
 	}
 }
