@@ -178,11 +178,7 @@ func (s *Service) Compact(ctx context.Context, p domain.Principal, sessionID str
 	if !a.Compaction.Enabled {
 		return false, errs.E(errs.Validation, "compaction is off for agent %q: turn compaction_enabled on in its settings", a.Name)
 	}
-	ep, err := s.endpoint(ctx, a.ProviderID, a.Name)
-	var ce *configError
-	if errors.As(err, &ce) {
-		return false, errs.E(errs.Validation, "%s", ce.msg)
-	}
+	ep, err := s.requestEndpoint(ctx, a.ProviderID, a.Name)
 	if err != nil {
 		return false, err
 	}
