@@ -74,14 +74,14 @@ func (s *Service) compact(ctx context.Context, sessionID, runID string, a domain
 		progress("finished", "failed: "+errs.MessageOf(err))
 		return folded{}, err
 	}
-	out := folded{before: plan.BeforeTokens, after: plan.BeforeTokens - foldedTokens(plan.Entries) + int64(len(summary))/domain.CharsPerToken}
-	detail := fmt.Sprintf("~%s → ~%s", kTokens(out.before), kTokens(out.after))
 	checkpoint := domain.Entry{Kind: domain.KindCompaction, Source: domain.SourceCompaction, RunID: runID,
-		Checkpoint: &domain.Checkpoint{Summary: summary},
-		Display: &domain.Display{Kind: "compaction", Title: "Conversation compacted", Summary: detail,
-			Extra: map[string]string{"folded": fmt.Sprint(len(plan.Entries)), "before_tokens": fmt.Sprint(out.before),
-				"after_tokens": fmt.Sprint(out.after)}}}
-	if _, out.after, err = s.d.Sessions.ApplyFold(ctx, sessionID, plan, checkpoint); errs.Is(err, errs.Conflict) {
+		Checkpoint: &domain.Checkpoint{Summary: summary}}
+	out := folded{before: plan.BeforeTokens, after: plan.AfterTokens(checkpoint)}
+	detail := fmt.Sprintf("~%s → ~%s", kTokens(out.before), kTokens(out.after))
+	checkpoint.Display = &domain.Display{Kind: "compaction", Title: "Conversation compacted", Summary: detail,
+		Extra: map[string]string{"folded": fmt.Sprint(len(plan.Entries)), "before_tokens": fmt.Sprint(out.before),
+			"after_tokens": fmt.Sprint(out.after)}}
+	if _, err = s.d.Sessions.ApplyFold(ctx, sessionID, plan, checkpoint); errs.Is(err, errs.Conflict) {
 		progress("finished", "another compaction got there first")
 		return folded{}, nil
 	} else if err != nil {
@@ -90,15 +90,6 @@ func (s *Service) compact(ctx context.Context, sessionID, runID string, a domain
 	out.done = true
 	progress("finished", detail)
 	return out, nil
-}
-
-// foldedTokens estimates what the folded entries weighed in context.
-func foldedTokens(entries []domain.Entry) int64 {
-	var chars int64
-	for _, e := range entries {
-		chars += domain.MetaOf(e, "").Chars
-	}
-	return chars / domain.CharsPerToken
 }
 
 // kTokens writes a token count as people read it: 12.3k, 850.

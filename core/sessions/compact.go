@@ -15,6 +15,15 @@ import (
 type Fold struct {
 	Entries      []domain.Entry
 	BeforeTokens int64 // the conversation's estimate before the fold
+	activeChars  int64 // what the model sees now, in characters
+	foldedChars  int64 // of which the fold takes away
+}
+
+// AfterTokens is the conversation's estimate once the fold has put
+// checkpoint in place of its entries.
+func (f Fold) AfterTokens(checkpoint domain.Entry) int64 {
+	after := domain.ContextTotals{ActiveChars: f.activeChars - f.foldedChars + domain.MetaOf(checkpoint, "").Chars}
+	return after.ConversationTokens()
 }
 
 // Empty reports a plan with nothing to fold.
@@ -57,7 +66,7 @@ func (s *Service) PlanFold(ctx context.Context, sessionID string, window int) (F
 			}
 		}
 		active = append(active, items...)
-		f.BeforeTokens = sess.Totals.ConversationTokens()
+		f.BeforeTokens, f.activeChars = sess.Totals.ConversationTokens(), sess.Totals.ActiveChars
 		prefix := domain.FoldPrefix(active, window)
 		if len(prefix) == 0 {
 			return nil
@@ -65,6 +74,7 @@ func (s *Service) PlanFold(ctx context.Context, sessionID string, window int) (F
 		ids := make([]string, len(prefix))
 		for i, m := range prefix {
 			ids[i] = m.ID
+			f.foldedChars += m.Chars
 		}
 		f.Entries, err = r.EntriesByID(ctx, ids)
 		return err
@@ -74,11 +84,11 @@ func (s *Service) PlanFold(ctx context.Context, sessionID string, window int) (F
 
 // ApplyFold folds a plan's entries under checkpoint (a compaction entry
 // whose Checkpoint carries the summary; its excluded ids are set here) in
-// one transaction: the entries leave what the model sees, the checkpoint
-// is appended, the context totals are recomputed. Returns the stored
-// checkpoint and the conversation's estimate after the fold, or conflict
-// when another pass folded one of the entries first.
-func (s *Service) ApplyFold(ctx context.Context, sessionID string, f Fold, checkpoint domain.Entry) (domain.Entry, int64, error) {
+// one transaction: the entries leave what the model sees (the totals drop
+// their characters), then the checkpoint is appended (which resets the
+// usage anchor). Returns the stored checkpoint, or conflict when another
+// pass folded one of the entries first.
+func (s *Service) ApplyFold(ctx context.Context, sessionID string, f Fold, checkpoint domain.Entry) (domain.Entry, error) {
 	ids := make([]string, len(f.Entries))
 	for i, e := range f.Entries {
 		ids[i] = e.ID
@@ -87,7 +97,6 @@ func (s *Service) ApplyFold(ctx context.Context, sessionID string, f Fold, check
 	cp.ExcludedIDs = ids
 	checkpoint.Checkpoint = &cp
 	var out domain.Entry
-	var after int64
 	err := s.store.WriteSession(ctx, sessionID, func(tx ports.SessionTx) error {
 		n, err := tx.MarkCompacted(ctx, ids)
 		if err != nil {
@@ -96,25 +105,22 @@ func (s *Service) ApplyFold(ctx context.Context, sessionID string, f Fold, check
 		if n != len(ids) {
 			return errs.E(errs.Conflict, "another compaction folded this history first")
 		}
-		appended, err := s.appendIn(ctx, tx, []domain.Entry{checkpoint})
-		if err != nil {
-			return err
-		}
-		out = appended[0]
-		// The fold changed what the active branch counts: recount it.
 		sess, err := tx.Session(ctx)
 		if err != nil {
 			return err
 		}
-		metas, err := tx.EntryMetas(ctx, 0)
-		if err != nil {
+		totals := sess.Totals
+		totals.ActiveChars -= f.foldedChars
+		if err := tx.SaveState(ctx, sess.TipID, sess.LastSeq, totals, s.clock.Now()); err != nil {
 			return err
 		}
-		totals := domain.ComputeTotals(metas, domain.ActivePath(domain.IndexMetas(metas), sess.TipID))
-		after = totals.ConversationTokens()
-		return tx.SaveState(ctx, sess.TipID, sess.LastSeq, totals, s.clock.Now())
+		appended, err := s.appendIn(ctx, tx, []domain.Entry{checkpoint})
+		if err == nil {
+			out = appended[0]
+		}
+		return err
 	})
-	return out, after, err
+	return out, err
 }
 
 // maxFoldedChars bounds what one folded entry contributes to the
