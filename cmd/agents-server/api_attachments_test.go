@@ -67,6 +67,12 @@ func TestAttachmentUploadAndRead(t *testing.T) {
 	if !bytes.Equal(got.Body, img) || got.Header.Get("Content-Type") != "image/png" {
 		t.Fatalf("read back %d bytes as %q", len(got.Body), got.Header.Get("Content-Type"))
 	}
+	// A large screenshot is kept at the size vision models use.
+	var wide httpapi.AttachmentView
+	h.upload(tok, "file", "wide.png", pngOf(t, 2000, 1000)).want(t, 201).decode(t, &wide)
+	if wide.Width != 1568 || wide.Height != 784 || wide.Mime != "image/png" {
+		t.Fatalf("scaled = %+v", wide)
+	}
 	// Someone else's reads as absent.
 	h.call("GET", "/api/v1/attachments/"+a.ID, h.member("stranger"), nil).wantErr(t, 404, "not_found")
 

@@ -35,7 +35,8 @@ func New(store ports.AttachmentStore, ids ports.IDs, clock ports.Clock) *Service
 }
 
 // Upload stores an image the caller sends. It must be a PNG or JPEG (read
-// from its bytes, not its name) of at most domain.MaxAttachmentBytes.
+// from its bytes, not its name) of at most domain.MaxAttachmentBytes; one
+// larger than MaxEdge on its longer side is stored scaled down to it.
 // Returns validation for anything else.
 func (s *Service) Upload(ctx context.Context, p domain.Principal, name string, data []byte) (domain.Attachment, error) {
 	if len(data) == 0 {
@@ -50,6 +51,9 @@ func (s *Service) Upload(ctx context.Context, p domain.Principal, name string, d
 	}
 	if cfg.Width <= 0 || cfg.Height <= 0 {
 		return domain.Attachment{}, errs.Field("file", "has no pixels")
+	}
+	if data, cfg, err = fit(data, cfg, format); err != nil {
+		return domain.Attachment{}, err
 	}
 	a := domain.Attachment{ID: s.ids.NewID(), OwnerID: p.User.ID, Name: cleanName(name), Mime: "image/" + format,
 		Size: int64(len(data)), Width: cfg.Width, Height: cfg.Height, CreatedAt: s.clock.Now()}
