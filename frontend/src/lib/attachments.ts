@@ -4,19 +4,11 @@
 // blob and shown through an object URL the query cache owns.
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { useEffect } from 'react'
-import { errorOf } from './api'
+import { errorOf, type Schemas } from './api'
 import { getToken, setToken } from './auth'
 
 /** An uploaded image as the server describes it (POST /attachments, run.started). */
-export interface Attachment {
-  id: string
-  mime: string
-  size: number
-  width: number
-  height: number
-  name: string
-  created_at: string
-}
+export type Attachment = Schemas['AttachmentView']
 
 /** An image of a user message, the same from a live run.started and a stored entry's input_image part. */
 export interface MessageImage {
@@ -113,11 +105,8 @@ export function imagesOfContent(content: unknown): MessageImage[] {
 }
 
 /** The images a run.started carries (its attachments), so a tab that did not send them draws them live. */
-export function imagesOfAttachments(attachments: unknown): MessageImage[] {
-  if (!Array.isArray(attachments)) return []
-  return attachments
-    .filter((a): a is Attachment => !!a && typeof a === 'object' && typeof (a as { id?: unknown }).id === 'string')
-    .map((a) => image(a.id, a.mime, a.width, a.height, a.name))
+export function imagesOfAttachments(attachments: Attachment[] | undefined): MessageImage[] {
+  return (attachments ?? []).map((a) => image(a.id, a.mime, a.width, a.height, a.name))
 }
 
 function image(id: string, mime: unknown, width: unknown, height: unknown, name: unknown): MessageImage {

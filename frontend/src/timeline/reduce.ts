@@ -155,7 +155,7 @@ function fold(run: LiveRun, ev: ServerEvent, effects: Effect[]) {
       run.task ??= taskLinkOf(p)
       const base = { key: `${run.runId}:user`, runId: run.runId }
       // A message may be images alone; a run with neither (a regenerate) has no message.
-      const images = imagesOfAttachments((p as { attachments?: unknown }).attachments)
+      const images = imagesOfAttachments(p.attachments)
       if (p.input && p.source === TASK_NOTIFICATION) run.items.push(taskNotice(base, p.input))
       else if (p.input || images.length) run.items.push({ ...base, kind: 'user', text: p.input, ...(images.length ? { images } : {}) })
       effects.push({ type: 'started', runId: run.runId, sessionId: sid })
