@@ -37,8 +37,10 @@ afterEach(() => {
 const png = (name: string) => new File([new Uint8Array([137, 80, 78, 71])], name, { type: 'image/png' })
 const created = (id: string, name: string) =>
   new Response(JSON.stringify({ id, mime: 'image/png', size: 4, width: 2, height: 3, name, created_at: '' }), { status: 201 })
-const refused = (message: string) =>
-  new Response(JSON.stringify({ error: { code: 'validation', message } }), { status: 400 })
+const refused = (reason: string) =>
+  new Response(JSON.stringify({ error: { code: 'validation', message: `file: ${reason}`, fields: { file: reason } } }), { status: 400 })
+const tooLarge = () =>
+  new Response(JSON.stringify({ error: { code: 'validation', message: 'request body exceeds the 10.1 MiB limit' } }), { status: 413 })
 
 function show(onSend = vi.fn(async () => true), liveRun?: { status: string; onStop: () => void; onSteer: (t: string) => void }) {
   const r = renderWithData(<Composer agents={agents} agentId="a1" onAgent={() => {}} plan={false} onPlan={() => {}} onSend={onSend} liveRun={liveRun} />)
@@ -59,13 +61,16 @@ describe('images in the composer', () => {
     expect(screen.getByRole('button', { name: 'Attach image' })).toBeEnabled()
     await user.upload(screen.getByLabelText('Image files'), [png('a.png'), png('b.png')])
     expect(uploads.map((u) => u.name)).toEqual(['a.png', 'b.png'])
+    // No picture until the server has taken it: a refused file is never drawn broken.
     expect(screen.getByText('Uploading a.png…')).toBeInTheDocument()
+    expect(screen.queryByAltText('a.png')).not.toBeInTheDocument()
     await user.type(screen.getByLabelText('Message'), 'what is this?')
     // Not sent while an image is still on its way.
     expect(send()).toBeDisabled()
     await answer(0, created('att-a', 'a.png'))
     await answer(1, created('att-b', 'b.png'))
     expect(screen.queryByText(/Uploading/)).not.toBeInTheDocument()
+    expect(screen.getByAltText('a.png')).toHaveAttribute('src', expect.stringMatching(/^blob:/))
     // The transcript will show them from the bytes already here.
     expect(qc.getQueryData(attachmentKey('att-a'))).toMatch(/^blob:/)
     await user.click(send())
@@ -95,16 +100,22 @@ describe('images in the composer', () => {
     expect(uploads).toHaveLength(2)
   })
 
-  it('a refused image says why, is not sent, and can be removed', async () => {
+  it('a refused image says why, can be removed, and is not sent', async () => {
     const user = userEvent.setup()
     const { onSend } = show()
-    await user.upload(screen.getByLabelText('Image files'), [png('notes.png'), png('ok.png')])
-    await answer(0, refused('the file is not a PNG or JPEG image'))
+    await user.upload(screen.getByLabelText('Image files'), [png('notes.png'), png('ok.png'), png('huge.png')])
+    await answer(0, refused('is not a PNG or JPEG image'))
     await answer(1, created('att-ok', 'ok.png'))
-    expect(screen.getByRole('alert')).toHaveTextContent('notes.png: the file is not a PNG or JPEG image')
+    await answer(2, tooLarge())
+    expect(screen.getAllByRole('alert').map((a) => a.textContent)).toEqual([
+      'notes.png: is not a PNG or JPEG image', 'huge.png: request body exceeds the 10.1 MiB limit',
+    ])
+    await user.click(screen.getByRole('button', { name: 'Remove notes.png' }))
+    expect(screen.getByRole('alert')).toHaveTextContent('huge.png: request body exceeds the 10.1 MiB limit')
     await user.type(screen.getByLabelText('Message'), 'look')
     await user.click(send())
     expect(onSend).toHaveBeenCalledWith('look', ['att-ok'])
+    await waitFor(() => expect(thumbs()).not.toBeInTheDocument())
   })
 
   it('Remove drops an image, even one still uploading', async () => {
@@ -112,10 +123,13 @@ describe('images in the composer', () => {
     const { onSend } = show()
     await user.upload(screen.getByLabelText('Image files'), [png('keep.png'), png('drop.png')])
     await user.click(screen.getByRole('button', { name: 'Remove drop.png' }))
-    expect(screen.queryByAltText('drop.png')).not.toBeInTheDocument()
+    expect(within(thumbs()!).getAllByRole('listitem')).toHaveLength(1)
+    expect(screen.queryByText('Uploading drop.png…')).not.toBeInTheDocument()
     await answer(1, created('att-drop', 'drop.png'))
     await answer(0, created('att-keep', 'keep.png'))
-    expect(screen.queryByAltText('drop.png')).not.toBeInTheDocument()
+    // Its upload landing late does not bring it back.
+    expect(within(thumbs()!).getAllByRole('listitem')).toHaveLength(1)
+    expect(screen.getByAltText('keep.png')).toHaveAttribute('src', expect.stringMatching(/^blob:/))
     await user.click(send())
     expect(onSend).toHaveBeenCalledWith('', ['att-keep'])
   })

@@ -3,8 +3,8 @@
 // handlers are usePendingAttachments'.
 import { useRef } from 'react'
 import { Icon } from '../../components/Icon'
-import { IMAGE_TYPES } from '../../lib/attachments'
-import type { PendingAttachments } from './pendingAttachments'
+import { IMAGE_TYPES, useAttachmentURL } from '../../lib/attachments'
+import type { PendingAttachments, PendingImage } from './pendingAttachments'
 
 /** The pending images over the message box; nothing when there are none. */
 export function ComposerAttachments({ pending }: { pending: PendingAttachments }) {
@@ -17,7 +17,7 @@ export function ComposerAttachments({ pending }: { pending: PendingAttachments }
         <ul className="composer-thumbs" aria-label="Attached images">
           {images.map((img) => (
             <li key={img.key} className={`composer-thumb composer-thumb-${img.status}`} data-status={img.status}>
-              <img src={img.previewURL} alt={img.name} />
+              <Thumbnail image={img} />
               {img.status === 'uploading' && <span className="composer-thumb-state" role="status">Uploading {img.name}…</span>}
               {img.status === 'error' && <span className="composer-thumb-reason" role="alert">{img.name}: {img.error}</span>}
               <button type="button" className="composer-thumb-remove" aria-label={`Remove ${img.name}`} title="Remove" onClick={() => remove(img.key)}>
@@ -29,6 +29,21 @@ export function ComposerAttachments({ pending }: { pending: PendingAttachments }
       )}
     </div>
   )
+}
+
+/**
+ * The picture once the server has taken it (its bytes are in the attachment
+ * cache by then); before, or refused, a tile: a file that is not an image is
+ * never drawn as a broken one.
+ */
+function Thumbnail({ image }: { image: PendingImage }) {
+  if (image.status !== 'ready' || !image.attachment) return <span className="composer-thumb-tile" aria-hidden><Icon name="image" size={22} /></span>
+  return <ReadyThumbnail id={image.attachment.id} name={image.name} />
+}
+
+function ReadyThumbnail({ id, name }: { id: string; name: string }) {
+  const url = useAttachmentURL(id)
+  return url.data ? <img src={url.data} alt={name} /> : <span className="composer-thumb-tile" aria-hidden><Icon name="image" size={22} /></span>
 }
 
 /** The file picker behind a named button: PNG and JPEG, several at once. */

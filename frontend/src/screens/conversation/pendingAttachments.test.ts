@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import type { Attachment } from '../../lib/attachments'
 import { addImages, failed, isUploading, noPending, readyIds, removeImage, uploaded, type NewImage, type PendingState } from './pendingAttachments'
 
-const img = (n: number): NewImage => ({ key: `k${n}`, name: `shot-${n}.png`, previewURL: `blob:preview-${n}` })
+const img = (n: number): NewImage => ({ key: `k${n}`, name: `shot-${n}.png` })
 const att = (id: string): Attachment => ({ id, mime: 'image/png', size: 70, width: 2, height: 3, name: `${id}.png`, created_at: '' })
 
 function added(n: number, s: PendingState = noPending) {

@@ -10,8 +10,6 @@ import { MAX_ATTACHMENTS, seedAttachmentURL, uploadAttachment, type Attachment }
 export interface PendingImage {
   key: string
   name: string
-  /** The local file's object URL: the thumbnail before (and whether or not) the server has it. */
-  previewURL: string
   status: 'uploading' | 'ready' | 'error'
   attachment?: Attachment
   /** Why the server refused it (the error envelope's message). */
@@ -26,16 +24,15 @@ export interface PendingState {
 
 export const noPending: PendingState = { images: [], notice: '' }
 
-/** An image about to be added: its key and local preview. */
-export type NewImage = Pick<PendingImage, 'key' | 'name' | 'previewURL'>
+/** An image about to be added. */
+export type NewImage = Pick<PendingImage, 'key' | 'name'>
 
 /** Images that will go with the message: a refused one does not, so it takes no place. */
 const counted = (s: PendingState) => s.images.filter((i) => i.status !== 'error').length
 
 /**
  * Adds images up to the per-message limit; the rest are refused with a
- * notice saying why. Answers which were accepted (their uploads start) and
- * which were not (their previews are let go).
+ * notice saying why. Answers which were accepted: their uploads start.
  */
 export function addImages(s: PendingState, incoming: NewImage[]): { state: PendingState; accepted: NewImage[]; refused: NewImage[] } {
   const room = Math.max(0, MAX_ATTACHMENTS - counted(s))
@@ -86,6 +83,12 @@ export function filesOf(data: DataTransfer | null): File[] {
 
 let counter = 0
 
+/** Why the server refused a file: its words on the file part read after the file's name ("x.png: is not a PNG or JPEG image"). */
+function refusal(e: unknown): string {
+  if (e instanceof ApiError) return e.fields.file ?? e.message
+  return errorText(e)
+}
+
 /** The composer's pending images, with the handlers that add them. */
 export function usePendingAttachments() {
   const qc = useQueryClient()
@@ -107,10 +110,9 @@ export function usePendingAttachments() {
     const incoming = files.map((file) => {
       const key = `img-${++counter}`
       byKey.set(key, file)
-      return { key, name: file.name || 'image', previewURL: URL.createObjectURL(file) }
+      return { key, name: file.name || 'image' }
     })
-    const { state: next, accepted, refused } = addImages(current.current, incoming)
-    refused.forEach((i) => URL.revokeObjectURL(i.previewURL))
+    const { state: next, accepted } = addImages(current.current, incoming)
     update(() => next)
     for (const { key } of accepted) {
       const file = byKey.get(key)!
@@ -118,12 +120,13 @@ export function usePendingAttachments() {
       uploads.current.set(key, ctl)
       uploadAttachment(file, ctl.signal)
         .then((a) => {
+          // The thumbnail, and the message's image once sent, show these bytes.
           seedAttachmentURL(qc, a.id, file)
           update((s) => uploaded(s, key, a))
         })
         .catch((e: unknown) => {
           if (ctl.signal.aborted) return
-          update((s) => failed(s, key, e instanceof ApiError ? e.message : errorText(e)))
+          update((s) => failed(s, key, refusal(e)))
         })
         .finally(() => uploads.current.delete(key))
     }
@@ -131,25 +134,18 @@ export function usePendingAttachments() {
 
   const remove = useCallback((key: string) => {
     uploads.current.get(key)?.abort()
-    const img = current.current.images.find((i) => i.key === key)
-    if (img) URL.revokeObjectURL(img.previewURL)
     update((s) => removeImage(s, key))
   }, [update])
 
   /** After a send: the message took the images (the transcript shows them from the cache). */
   const clear = useCallback(() => {
     uploads.current.forEach((c) => c.abort())
-    current.current.images.forEach((i) => URL.revokeObjectURL(i.previewURL))
     update(() => noPending)
   }, [update])
 
   useEffect(() => {
     const pending = uploads.current
-    const held = current
-    return () => {
-      pending.forEach((c) => c.abort())
-      held.current.images.forEach((i) => URL.revokeObjectURL(i.previewURL))
-    }
+    return () => pending.forEach((c) => c.abort())
   }, [])
 
   const hasFiles = (e: DragEvent) => Array.from(e.dataTransfer?.types ?? []).includes('Files')
