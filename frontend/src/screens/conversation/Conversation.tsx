@@ -52,9 +52,9 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
     projectId: !boundProject && projectChoice ? projectChoice : undefined,
   }
 
-  async function send(text: string) {
+  async function send(text: string, attachmentIds: string[]) {
     try {
-      await startRun(sessionId, text, runOptions)
+      await startRun(sessionId, text, { ...runOptions, attachmentIds })
       if (runOptions.plan !== undefined) qc.invalidateQueries({ queryKey: keys.session(sessionId) })
       setPlanChoice(null)
       return true

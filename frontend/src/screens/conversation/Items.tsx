@@ -5,6 +5,7 @@ import { JsonBlock } from '../../components/JsonBlock'
 import { Markdown } from '../../components/Markdown'
 import type { Agent } from '../../lib/api'
 import type { AssistantItem, CompactionItem, NoteItem, ReasoningItem, Siblings, TaskNoticeItem, UnknownItem, UserItem } from '../../timeline/model'
+import { MessageImages } from './MessageImages'
 
 export interface MessageActions {
   onFork?: () => void
@@ -35,7 +36,8 @@ function Actions({ text, actions }: { text: string; actions: MessageActions }) {
 export function UserMessage({ item, actions }: { item: UserItem; actions: MessageActions }) {
   return (
     <div className="msg msg-user" data-entry-id={item.entryId}>
-      <div className="bubble">{item.text}</div>
+      {item.images?.length ? <MessageImages images={item.images} /> : null}
+      {(item.text || !item.images?.length) && <div className="bubble">{item.text}</div>}
       <Actions text={item.text} actions={actions} />
     </div>
   )
