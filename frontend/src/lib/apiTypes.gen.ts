@@ -1549,6 +1549,7 @@ export interface components {
             width: number;
         };
         BranchRequest: {
+            /** @description The entry to continue from; "root" continues from before the first message (an edited first message starts a new first branch) */
             entry_id: string;
         };
         CancelRunRequest: {
