@@ -85,6 +85,19 @@ try {
   await page.getByRole('button', { name: 'Approve plan' }).click()
   await idle(page)
 
+  // An image in the message: the sign-in screenshot, shown to a model the
+  // scripted server answers by naming what reached it.
+  await stack.api('POST', '/agents', { name: 'Looker', model: 'vision', provider_id: prov.id, avatar: '/avatars/cat.svg' })
+  await page.goto(stack.baseURL + '/')
+  await page.getByLabel('Agent').selectOption({ label: 'Looker' })
+  await page.getByLabel('Image files').setInputFiles(join(out, 'sign-in.png'))
+  await page.locator('.composer-thumbs img').waitFor()
+  await page.getByLabel('Message').fill('What is on this screen?')
+  await page.keyboard.press('Enter')
+  await page.waitForURL(/\/s\//)
+  await idle(page)
+  await shot('images')
+
   // Dark theme.
   await page.goto(`${stack.baseURL}/s/${sid}`)
   await page.getByRole('button', { name: 'Dark theme' }).click()
