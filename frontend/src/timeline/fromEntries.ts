@@ -106,7 +106,7 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
       case 'message': {
         const text = textOf(it.content)
         if (it.role === 'user' && e.source === TASK_NOTIFICATION) out.push(taskNotice(base, text, e.display))
-        else if (it.role === 'user') out.push({ ...base, kind: 'user', text })
+        else if (it.role === 'user') out.push({ ...base, kind: 'user', text, ...(e.parent_id ? { parentId: e.parent_id } : {}) })
         else if (it.role === 'assistant') {
           // A static answer and an answer a stop cut short say so.
           const labelled = e.source === 'error_handler' || e.display?.kind === 'stopped'

@@ -16,7 +16,12 @@ interface Base {
 
 export interface ToolDisplay { title?: string; summary?: string; renderer?: string; extra?: Record<string, string> }
 
-export interface UserItem extends Base { kind: 'user'; text: string }
+export interface UserItem extends Base {
+  kind: 'user'
+  text: string
+  /** The entry before it on its branch (stored only): editing branches there, so the edit becomes its sibling. */
+  parentId?: string
+}
 export interface AssistantItem extends Base { kind: 'assistant'; text: string; streaming?: boolean; label?: string }
 export interface ReasoningItem extends Base { kind: 'reasoning'; text: string; streaming?: boolean }
 export interface ToolItem extends Base {

@@ -49,6 +49,16 @@ export async function regenerate(qc: QueryClient, sessionId: string, userEntryId
   return startRun(sessionId, '', o)
 }
 
+/**
+ * Edit and resend: branch to the entry before the user's message, then run
+ * the edited text. The new message is the old one's sibling, so the branch
+ * switcher offers both versions.
+ */
+export async function editAndResend(qc: QueryClient, sessionId: string, parentEntryId: string, text: string, o: RunOptions = {}) {
+  await branchTo(qc, sessionId, parentEntryId)
+  return startRun(sessionId, text, o)
+}
+
 /** Switches to another attempt at a branch point by branching to its newest entry. */
 export async function switchBranch(qc: QueryClient, sessionId: string, tipId: string) {
   await branchTo(qc, sessionId, tipId)
