@@ -15,6 +15,7 @@ import { TasksContext, type ConversationTasks } from '../tasks/TaskContext'
 import { TaskList } from '../tasks/TaskList'
 import { cancelRun, startRun, steer } from './actions'
 import { Composer } from './Composer'
+import { ExportMenu } from './ExportMenu'
 import { ProjectChip, ProjectPicker, ProjectTerminalButton } from './ProjectPicker'
 import { Timeline } from './Timeline'
 
@@ -106,6 +107,7 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
           {liveRun && <span className={`pill ${liveRun.status === 'interrupted' ? 'pill-warn' : 'pill-run'}`}>{liveRun.status === 'interrupted' ? 'Waiting for approval' : 'Running'}</span>}
           <span className="grow" />
           {boundProject && <ProjectTerminalButton projectId={boundProject} />}
+          {session.data && <ExportMenu session={session.data} agentName={agentList.find((a) => a.id === session.data.agent_config_id)?.name} />}
           {busStatus !== 'open' && <span className="pill pill-muted" role="status">{busStatus === 'closed' ? 'Offline — reconnecting…' : 'Connecting…'}</span>}
           <button className={`icon-btn${inspectorOpen ? ' active' : ''}`} aria-label="Toggle the inspector" aria-pressed={inspectorOpen} title="Inspector" onClick={onToggleInspector}>
             <Icon name="panel" size={18} />
