@@ -109,7 +109,7 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
         )}</Field>
         <Field label="Avatar" error={errors.avatar}>{() => (
           <div className="avatar-picker" role="radiogroup" aria-label="Avatar">
-            <button type="button" role="radio" aria-checked={!a.avatar} className={`avatar-choice${!a.avatar ? ' on' : ''}`} onClick={() => set('avatar', '')}>
+            <button type="button" role="radio" aria-checked={!a.avatar} aria-label="No avatar" className={`avatar-choice${!a.avatar ? ' on' : ''}`} onClick={() => set('avatar', '')}>
               <Avatar agent={{ name: a.name || '?', avatar: '' }} size={30} />
             </button>
             {AVATARS.map((n) => {
