@@ -36,6 +36,9 @@ test('regenerate a stopped answer: the partial text survives a reload, then a ne
   expect(await page.locator('.msg-user .bubble').allInnerTexts()).toEqual(['count for me'])
 })
 
+// flaky-answer fails its first answer of the stack's life (fail_times counts
+// in the scripted server; its title call has an exchange of its own so it
+// cannot take the failure): this test runs once per stack.
 test('regenerate a failed exchange from its error note', async ({ page, agentFor }) => {
   const agent = await agentFor('Flaky', 'flaky-answer')
   await newConversation(page, agent.name, 'answer after a failure')

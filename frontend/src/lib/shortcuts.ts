@@ -38,12 +38,21 @@ export function focusComposer(): boolean {
 }
 
 // Whether the shortcuts help is open: a module store, so the sidebar's
-// button and the ? key open the same dialog.
-let helpOpen = false
+// button and the ? key open the same dialog. Each opening has its own
+// number: a <dialog> says it closed in a task queued after Esc, so a close
+// arriving after the help was opened again closes nothing.
+let help = { open: false, opening: 0 }
 const helpListeners = new Set<() => void>()
-export function setShortcutsHelp(open: boolean) {
-  helpOpen = open
-  helpListeners.forEach((l) => l())
+const emitHelp = () => helpListeners.forEach((l) => l())
+export function openShortcutsHelp() {
+  help = { open: true, opening: help.opening + 1 }
+  emitHelp()
+}
+/** Closes the help opened as opening (a later opening stays open). */
+export function closeShortcutsHelp(opening: number) {
+  if (!help.open || help.opening !== opening) return
+  help = { ...help, open: false }
+  emitHelp()
 }
 export const subscribeShortcutsHelp = (l: () => void) => {
   helpListeners.add(l)
@@ -51,4 +60,4 @@ export const subscribeShortcutsHelp = (l: () => void) => {
     helpListeners.delete(l)
   }
 }
-export const shortcutsHelpOpen = () => helpOpen
+export const shortcutsHelp = () => help

@@ -28,7 +28,7 @@ export function ShortcutsDialog({ onClose }: { onClose: () => void }) {
       <div className="dialog-head">
         <h2 id="shortcuts-title">Keyboard shortcuts</h2>
         <span className="grow" />
-        <button className="icon-btn" aria-label="Close" autoFocus onClick={() => dialog.current?.close()}><Icon name="x" /></button>
+        <button className="icon-btn" aria-label="Close" autoFocus onClick={onClose}><Icon name="x" /></button>
       </div>
       <table className="shortcuts">
         <thead className="visually-hidden">

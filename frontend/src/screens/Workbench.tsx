@@ -1,7 +1,7 @@
 import { lazy, Suspense, useState, useSyncExternalStore } from 'react'
 import { Icon } from '../components/Icon'
 import { useRoute } from '../lib/router'
-import { setShortcutsHelp, shortcutsHelpOpen, subscribeShortcutsHelp } from '../lib/shortcuts'
+import { closeShortcutsHelp, openShortcutsHelp, shortcutsHelp, subscribeShortcutsHelp } from '../lib/shortcuts'
 import { Conversation } from './conversation/Conversation'
 import { NewConversation } from './conversation/NewConversation'
 import { Inspector } from './inspector/Inspector'
@@ -15,8 +15,6 @@ import { useGlobalShortcuts } from './useGlobalShortcuts'
 // xterm.js is loaded only when a terminal opens.
 const TerminalPanel = lazy(() => import('./terminal/TerminalPanel'))
 
-const openHelp = () => setShortcutsHelp(true)
-
 /** The three columns: sidebar | conversation (or settings) | inspector. */
 export function Workbench() {
   const route = useRoute()
@@ -25,8 +23,8 @@ export function Workbench() {
   const sessionId = route.name === 'session' ? route.id : undefined
   const showInspector = !!sessionId && inspector.open
   const terminal = useTerminalTarget()
-  const help = useSyncExternalStore(subscribeShortcutsHelp, shortcutsHelpOpen)
-  useGlobalShortcuts(openHelp)
+  const help = useSyncExternalStore(subscribeShortcutsHelp, shortcutsHelp)
+  useGlobalShortcuts(openShortcutsHelp)
 
   return (
     <div className={`workbench${navOpen ? ' nav-open' : ''}${showInspector ? ' with-inspector' : ''}`}>
@@ -48,7 +46,7 @@ export function Workbench() {
         )}
       </main>
       {showInspector && <Inspector sessionId={sessionId} />}
-      {help && <ShortcutsDialog onClose={() => setShortcutsHelp(false)} />}
+      {help.open && <ShortcutsDialog key={help.opening} onClose={() => closeShortcutsHelp(help.opening)} />}
       {terminal && (
         <Suspense fallback={<div className="terminal-panel terminal-loading muted" role="status">Loading the terminal…</div>}>
           <TerminalPanel key={terminal.projectId} target={terminal} onClose={closeTerminal} />
