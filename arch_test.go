@@ -124,6 +124,7 @@ var (
 		"golang.org/x/crypto/blake2b",            // argon2's hash
 		"golang.org/x/sys/cpu",                   // argon2's and blake2b's CPU feature detection
 		"golang.org/x/text/",                     // jsonschema's messages
+		"golang.org/x/image/",                    // scaling attached images down (attachments)
 	}
 )
 

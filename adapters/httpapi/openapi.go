@@ -97,7 +97,9 @@ func operation(r Route, ok *openapi3.Response, reqGen *schemaGen) (*openapi3.Ope
 	for _, q := range r.Query {
 		o.Parameters = append(o.Parameters, parameter(openapi3.NewQueryParameter(q.Name), q))
 	}
-	if r.HasBody() {
+	if r.Upload != "" {
+		o.RequestBody = &openapi3.RequestBodyRef{Value: uploadBody(r.Upload)}
+	} else if r.HasBody() {
 		ref, err := requestSchema(r, reqGen)
 		if err != nil {
 			return nil, err
@@ -115,6 +117,15 @@ func operation(r Route, ok *openapi3.Response, reqGen *schemaGen) (*openapi3.Ope
 		o.Responses.Set(strconv.Itoa(status), &openapi3.ResponseRef{Ref: "#/components/responses/Error"})
 	}
 	return o, nil
+}
+
+// uploadBody describes a multipart/form-data body carrying one file in
+// the named part.
+func uploadBody(part string) *openapi3.RequestBody {
+	schema := openapi3.NewObjectSchema().WithProperty(part, openapi3.NewStringSchema().WithFormat("binary"))
+	schema.Required = []string{part}
+	return openapi3.NewRequestBody().WithRequired(true).WithContent(openapi3.Content{
+		"multipart/form-data": openapi3.NewMediaType().WithSchema(schema)})
 }
 
 // loadedAndValid resolves the document's refs by loading it, as any

@@ -61,6 +61,9 @@ type Route struct {
 	// computes it per request (a cap that follows a setting).
 	BodyLimit     int64
 	BodyLimitFunc func(echo.Context) int64
+	// Upload, when set, names the multipart/form-data part the route
+	// takes a file in: its body is an upload, not JSON.
+	Upload string
 	// OptionalBody lets the body be absent (read as an empty object).
 	OptionalBody bool
 	// AltStatuses are further success statuses answering the same schema
@@ -89,7 +92,7 @@ func (r Route) Class() RateClass {
 }
 
 // HasBody reports whether the route takes a JSON request body.
-func (r Route) HasBody() bool { return r.Request != nil && r.Request != noBodyType }
+func (r Route) HasBody() bool { return r.Upload != "" || (r.Request != nil && r.Request != noBodyType) }
 
 // OpenAPIPath converts echo's :param syntax to OpenAPI's {param}.
 func (r Route) OpenAPIPath() string {
@@ -134,6 +137,13 @@ func (r Route) WithRequired(fields ...string) Route {
 	return r
 }
 
+// WithUpload makes the body a multipart/form-data upload of one file in
+// the named part, capped at limit bytes.
+func (r Route) WithUpload(part string, limit int64) Route {
+	r.Upload, r.BodyLimit = part, limit
+	return r
+}
+
 // WithOptionalBody lets a client omit the body entirely.
 func (r Route) WithOptionalBody() Route { r.OptionalBody = true; return r }
 
@@ -169,7 +179,7 @@ func op[Req, Resp any](method, path, id, tag, summary string, status int, h Hand
 	r.handler = func(r Route) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := new(Req)
-			if r.HasBody() {
+			if r.HasBody() && r.Upload == "" {
 				if err := decodeBody(c.Request(), req, r.Request, r.Response, r.OptionalBody); err != nil {
 					return err
 				}

@@ -16,6 +16,7 @@ func (s *Server) table() []Route {
 		s.guardrailRoutes(),
 		s.sessionRoutes(),
 		s.runRoutes(),
+		s.attachmentRoutes(),
 		s.traceRoutes(),
 		s.approvalRoutes(),
 		s.taskRoutes(),

@@ -21,10 +21,11 @@ const MaxPreferWait = 600
 
 // StartRunRequest starts a run on a session.
 type StartRunRequest struct {
-	Input         string `json:"input" doc:"The user's message; empty answers the history again (regenerate)"`
-	AgentConfigID string `json:"agent_config_id,omitempty" doc:"The agent to run; default the session's"`
-	ProjectID     string `json:"project_id,omitempty" doc:"Binds the session to a project on its first project-carrying run"`
-	Plan          *bool  `json:"plan,omitempty" doc:"Enter (true) or leave (false) the planning phase; absent leaves it"`
+	Input         string   `json:"input" doc:"The user's message; empty answers the history again (regenerate)"`
+	AgentConfigID string   `json:"agent_config_id,omitempty" doc:"The agent to run; default the session's"`
+	ProjectID     string   `json:"project_id,omitempty" doc:"Binds the session to a project on its first project-carrying run"`
+	Plan          *bool    `json:"plan,omitempty" doc:"Enter (true) or leave (false) the planning phase; absent leaves it"`
+	AttachmentIDs []string `json:"attachment_ids,omitempty" doc:"Images the message carries: ids from POST /attachments, at most 8; the input may then be empty"`
 }
 
 // RunErrorView is how a run failed.
@@ -96,7 +97,8 @@ func (s *Server) handleStartRun(c echo.Context, req *StartRunRequest) (RunStateV
 	}
 	p := caller(c)
 	run, err := s.deps.Runs.Start(c.Request().Context(), p, c.Param("id"),
-		runs.StartRequest{Input: req.Input, AgentConfigID: req.AgentConfigID, ProjectID: req.ProjectID, Plan: req.Plan})
+		runs.StartRequest{Input: req.Input, AgentConfigID: req.AgentConfigID, ProjectID: req.ProjectID, Plan: req.Plan,
+			AttachmentIDs: req.AttachmentIDs})
 	if err != nil {
 		return RunStateView{}, err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agents-server/agents-server/core/agents"
+	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/livestreams"
@@ -45,6 +46,8 @@ type Deps struct {
 	Sandboxes  *sandboxes.Service
 	MCP        *mcp.Service
 	Tasks      *tasks.Manager
+	// Attachments keeps the images people send with messages.
+	Attachments *attachments.Service
 	// Streams registers every open event stream, so a revoked credential
 	// ends it and the per-user cap bounds them.
 	Streams *livestreams.Registry

@@ -46,7 +46,7 @@ type PatchSessionRequest struct {
 
 // BranchRequest names the entry the conversation continues from.
 type BranchRequest struct {
-	EntryID string `json:"entry_id" required:"true"`
+	EntryID string `json:"entry_id" required:"true" doc:"The entry to continue from; \"root\" continues from before the first message (an edited first message starts a new first branch)"`
 }
 
 // ForkSessionRequest bounds a fork; the body may be omitted (fork everything).

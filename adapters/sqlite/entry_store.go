@@ -229,7 +229,7 @@ func (s sessionQ) InsertEntries(ctx context.Context, entries []domain.Entry, met
 			return translate(err)
 		}
 	}
-	return nil
+	return s.bindAttachments(ctx, entries)
 }
 
 // SaveState implements ports.SessionWriter.

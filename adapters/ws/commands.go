@@ -26,7 +26,8 @@ func (c *conn) handle(data []byte) {
 		// Success needs no answer: the bus attaches every connection of the
 		// user to the new run, this one included.
 		_, err := c.bus.d.Runs.Start(c.ctx, c.p, p.SessionID,
-			runs.StartRequest{Input: p.Input, AgentConfigID: p.AgentConfigID, ProjectID: p.ProjectID, Plan: p.Plan})
+			runs.StartRequest{Input: p.Input, AgentConfigID: p.AgentConfigID, ProjectID: p.ProjectID, Plan: p.Plan,
+				AttachmentIDs: p.AttachmentIDs})
 		if err != nil {
 			c.runError("", p.SessionID, err, domain.CodeSessionNotFound)
 		}

@@ -232,8 +232,8 @@ func documentedBounds(doc *openapi3.T) map[string]bool {
 					out[op.OperationID+"."+pr.Value.Name] = true
 				}
 			}
-			if op.RequestBody == nil {
-				continue
+			if op.RequestBody == nil || op.RequestBody.Value.Content.Get("application/json") == nil {
+				continue // no body, or an upload: its bound is the body limit
 			}
 			var fields []boundedField
 			walkBounds(op.RequestBody.Value.Content.Get("application/json").Schema, "", nil, &fields)

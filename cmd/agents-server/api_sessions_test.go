@@ -252,6 +252,48 @@ func TestBranchRegenerateAndSwitch(t *testing.T) {
 	}
 }
 
+// Editing the first message branches from the root: the edit becomes a
+// second first message beside the original, and the model sees only it.
+func TestBranchFromTheRootEditsTheFirstMessage(t *testing.T) {
+	t.Parallel()
+	h := startServer(t, testConfig(t))
+	_, url := startScripted(t)
+	tok := h.member("editor")
+	agent := h.agentOn(tok, protocols(url)["openai-chat"], map[string]any{"name": "e", "model": "echo"})
+	s := h.createSession(tok, map[string]any{"agent_config_id": agent})
+	ask := func(input string) string {
+		t.Helper()
+		var v httpapi.RunStateView
+		h.call("POST", "/api/v1/sessions/"+s.ID+"/runs", tok, map[string]any{"input": input}, "Prefer", "wait=30").want(t, 200).decode(t, &v)
+		if v.FinalOutput == nil {
+			t.Fatalf("run = %+v", v)
+		}
+		return *v.FinalOutput
+	}
+	ask("frist try")
+	h.call("POST", "/api/v1/sessions/"+s.ID+"/branch", tok, map[string]any{"entry_id": domain.BranchRoot}).want(t, 200)
+	if got := ask("first try"); got != "You said: first try" {
+		t.Fatalf("answer = %q", got)
+	}
+	var users []httpapi.EntryView
+	for _, e := range h.messages(tok, s.ID, "") {
+		if e.Source == domain.SourceUser {
+			users = append(users, e)
+		}
+	}
+	if len(users) != 2 || users[0].OnPath || !users[1].OnPath || users[1].ParentID != "" ||
+		users[1].Siblings == nil || users[1].Siblings.Count != 2 || users[1].Siblings.Heads[0] != users[0].ID {
+		t.Fatalf("user messages = %+v", users)
+	}
+	// The original is one switch away, answer and all.
+	h.call("POST", "/api/v1/sessions/"+s.ID+"/branch", tok, map[string]any{"entry_id": users[1].Siblings.Tips[0]}).want(t, 200)
+	for _, e := range h.messages(tok, s.ID, "") {
+		if e.Source == domain.SourceUser && e.OnPath != (e.ID == users[0].ID) {
+			t.Fatalf("after switching back, %s on_path = %v", e.ID, e.OnPath)
+		}
+	}
+}
+
 func TestForkCopiesAndRewrites(t *testing.T) {
 	t.Parallel()
 	h := startServer(t, testConfig(t))

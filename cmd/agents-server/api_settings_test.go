@@ -35,7 +35,7 @@ func TestSettingDefsComeFromTheRegistry(t *testing.T) {
 		"proxy_url": "", "system_prompt": "", "trace_retention_days": "30", "trace_include_sensitive_data": "true",
 		"trace_span_data_kb": "1024", "log_sensitive_data": "false", "approval_ttl_minutes": "1440",
 		"max_terminals_per_sandbox": "4", "sandbox_idle_minutes": "30", "max_tasks_per_session": "6",
-		"max_streams_per_user": "100", "mcp_server_enabled": "true",
+		"max_streams_per_user": "100", "mcp_server_enabled": "true", "title_model": "",
 	}
 	for _, d := range defs {
 		def, ok := want[d.Key]

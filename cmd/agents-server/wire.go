@@ -21,6 +21,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/sqlite"
 	"github.com/agents-server/agents-server/adapters/ws"
 	"github.com/agents-server/agents-server/core/agents"
+	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/guardrails"
@@ -124,10 +125,11 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	// every run's end: the two are wired both ways here.
 	taskMgr := tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: sessionSvc, Config: db, Settings: settingsSvc, Hub: eventHub,
 		IDs: idGen, Clock: clock, Log: log})
+	attachmentSvc := attachments.New(db, idGen, clock)
 	runSvc := runs.New(runs.Deps{
 		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
 		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, Tasks: taskMgr,
-		LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
+		Attachments: attachmentSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
 	})
 	taskMgr.Attach(runSvc)
 	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first
@@ -146,19 +148,20 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	httpCfg.BaseURL = cfg.BaseURL
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: authSvc, Settings: settingsSvc,
-		Providers:  providerSvc,
-		Agents:     agentSvc,
-		Memories:   memories.New(db, idGen, clock),
-		Guardrails: guardrailSvc,
-		Sessions:   sessionSvc,
-		Runs:       runSvc,
-		Traces:     traceSvc,
-		Sandboxes:  sandboxSvc,
-		MCP:        mcpSvc,
-		Tasks:      taskMgr,
-		Streams:    streams,
-		Ready:      db.Ping,
-		Version:    version(), UI: frontend.Assets(), Log: log,
+		Providers:   providerSvc,
+		Agents:      agentSvc,
+		Memories:    memories.New(db, idGen, clock),
+		Guardrails:  guardrailSvc,
+		Sessions:    sessionSvc,
+		Runs:        runSvc,
+		Traces:      traceSvc,
+		Sandboxes:   sandboxSvc,
+		MCP:         mcpSvc,
+		Tasks:       taskMgr,
+		Attachments: attachmentSvc,
+		Streams:     streams,
+		Ready:       db.Ping,
+		Version:     version(), UI: frontend.Assets(), Log: log,
 	}, httpCfg)
 	if err != nil {
 		return nil, err
@@ -190,7 +193,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	// everything is wired.
 	go taskMgr.Drain(loopCtx)
 	a.loops.Add(3)
-	go a.maintain(loopCtx, authSvc, traceSvc, runSvc, taskMgr)
+	go a.maintain(loopCtx, authSvc, traceSvc, runSvc, taskMgr, attachmentSvc)
 	go a.idleStops(loopCtx)
 	go a.expireStreams(loopCtx)
 	return a, nil
@@ -218,7 +221,8 @@ func loadSecretBox(cfg config) (*secrets.Box, error) {
 }
 
 // maintain runs the periodic upkeep until ctx ends: now, then hourly.
-func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *traces.Service, runSvc *runs.Service, taskMgr *tasks.Manager) {
+func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *traces.Service, runSvc *runs.Service, taskMgr *tasks.Manager,
+	attachmentSvc *attachments.Service) {
 	defer a.loops.Done()
 	upkeep := func(ctx context.Context) {
 		n, err := authSvc.PruneExpiredTokens(ctx)
@@ -229,6 +233,8 @@ func (a *app) maintain(ctx context.Context, authSvc *auth.Service, traceSvc *tra
 		a.logSweep(ctx, n, err, "pruning old traces failed", "pruned old traces")
 		n, err = taskMgr.Prune(ctx)
 		a.logSweep(ctx, n, err, "pruning task leftovers failed", "pruned settled wake-ups and orphan task sessions")
+		n, err = attachmentSvc.Prune(ctx)
+		a.logSweep(ctx, n, err, "pruning unsent attachments failed", "pruned attachments no message carries")
 	}
 	upkeep(ctx)
 	a.every(ctx, time.Hour, upkeep)

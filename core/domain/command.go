@@ -14,11 +14,12 @@ const (
 // RunCreatePayload starts a run in a session, as POST
 // /sessions/:id/runs does.
 type RunCreatePayload struct {
-	SessionID     string `json:"session_id"`
-	Input         string `json:"input"`
-	AgentConfigID string `json:"agent_config_id"`
-	ProjectID     string `json:"project_id"`
-	Plan          *bool  `json:"plan"`
+	SessionID     string   `json:"session_id"`
+	Input         string   `json:"input"`
+	AgentConfigID string   `json:"agent_config_id"`
+	ProjectID     string   `json:"project_id"`
+	Plan          *bool    `json:"plan"`
+	AttachmentIDs []string `json:"attachment_ids"`
 }
 
 // RunSubscribePayload attaches the connection to a run's stream from a

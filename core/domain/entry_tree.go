@@ -88,6 +88,10 @@ func mergeDisplay(cur, upd *Display) *Display {
 	return &out
 }
 
+// BranchRoot is the entry id a branch names to continue from the very
+// start: the next message opens a new first branch beside the old one.
+const BranchRoot = "root"
+
 // SiblingGroup is a branch point: the content entries sharing one branch
 // parent, oldest first, with the newest content entry of each one's subtree
 // (switching to an attempt means branching to its tip).

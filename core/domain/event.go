@@ -90,6 +90,8 @@ type RunStartedPayload struct {
 	// Source says who wrote the input: "" for a person, task_notification
 	// for the background results a wake-up run reads (not a chat bubble).
 	Source string `json:"source,omitempty"`
+	// Attachments are the images the user's message carries.
+	Attachments []Attachment `json:"attachments,omitempty"`
 	// A background task's run carries its task (TaskLink's fields): clients
 	// key task state by task_id and send the run to the parent session's
 	// task list, never to a chat timeline.

@@ -115,7 +115,9 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 		}
 	}()
 	rc.partial.Reset()
-	resp, err := s.d.LLM.Generate(callCtx, req, func(d ports.ModelDelta) {
+	withImages := req
+	withImages.Input = s.withImages(ctx, rc, req.Input)
+	resp, err := s.d.LLM.Generate(callCtx, withImages, func(d ports.ModelDelta) {
 		if d.Kind == ports.DeltaText {
 			rc.partial.WriteString(d.Text)
 		}
@@ -123,6 +125,8 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 	})
 	if err == nil {
 		rc.partial.Reset() // the answer is whole: its items carry it
+	} else {
+		err = imageRefusal(err, req.Input)
 	}
 	<-raced
 	rc.raceInput = "" // the racing check applies to the first call only

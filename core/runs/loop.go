@@ -39,6 +39,7 @@ type runCtx struct {
 	partial    strings.Builder         // the text the model call in flight has streamed
 	ws         *sandboxtools.Workspace // the project's tree; nil without a project
 	cleanups   []func()                // run by cleanUp, last first
+	images     map[string]string       // attachment id → data URL, read once per run
 }
 
 // onCleanUp has cleanUp run f when the run's loop ends.

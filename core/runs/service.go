@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/guardrails"
@@ -44,10 +45,12 @@ type Deps struct {
 	// Tasks answers the task verbs and hears of runs' ends; nil offers no
 	// background tasks.
 	Tasks Background
-	LLM   ports.LLM
-	IDs   ports.IDs
-	Clock ports.Clock
-	Log   *slog.Logger
+	// Attachments serves the images messages carry; nil refuses them.
+	Attachments *attachments.Service
+	LLM         ports.LLM
+	IDs         ports.IDs
+	Clock       ports.Clock
+	Log         *slog.Logger
 }
 
 // Service starts, steers and stops runs.
@@ -66,12 +69,13 @@ type Service struct {
 // liveRun is a run executing now.
 type liveRun struct {
 	run      domain.Run
-	planning bool             // the session's planning phase for this run
-	titleIt  bool             // the session is untitled: name it from this run's input
-	bound    bool             // this run bound the session's project: announce it
-	resume   *resumeData      // set when the run continues after a pause
-	task     *domain.TaskLink // a task's attempt: run.started carries it
-	source   string           // the input's source: "" a person, task_notification a wake-up
+	planning bool                // the session's planning phase for this run
+	titleIt  bool                // the session is untitled: name it from this run's input
+	bound    bool                // this run bound the session's project: announce it
+	resume   *resumeData         // set when the run continues after a pause
+	task     *domain.TaskLink    // a task's attempt: run.started carries it
+	source   string              // the input's source: "" a person, task_notification a wake-up
+	images   []domain.Attachment // the images the user's message carries
 	ctx      context.Context
 	cancel   context.CancelFunc
 	graceful atomic.Bool
@@ -107,6 +111,9 @@ type StartRequest struct {
 	AgentConfigID string
 	ProjectID     string
 	Plan          *bool
+	// AttachmentIDs are images (uploaded attachments of the caller's) the
+	// user's message carries.
+	AttachmentIDs []string
 }
 
 // Start begins a run on a session the caller owns and returns at once; the
@@ -150,7 +157,11 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 		}
 		bindTo = req.ProjectID
 	}
-	if strings.TrimSpace(req.Input) == "" && sess.LastSeq == 0 {
+	images, err := s.messageImages(ctx, p, req.AttachmentIDs)
+	if err != nil {
+		return domain.Run{}, err
+	}
+	if strings.TrimSpace(req.Input) == "" && len(images) == 0 && sess.LastSeq == 0 {
 		return domain.Run{}, errs.Field("input", "is required: the session has no history to answer")
 	}
 	// A new message abandons a pause: its waiting calls are recorded as not
@@ -182,29 +193,32 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 			return domain.Run{}, err
 		}
 	}
-	planning, err := s.begin(ctx, run, req.Plan)
+	planning, err := s.begin(ctx, run, req.Plan, images)
 	if err != nil {
 		s.d.Hub.Release(sessionID, run.ID)
 		return domain.Run{}, err
 	}
-	s.launch(&liveRun{run: run, planning: planning, bound: bound, titleIt: sess.Name == "" && strings.TrimSpace(run.Input) != ""})
+	s.launch(&liveRun{run: run, planning: planning, bound: bound, images: images,
+		titleIt: sess.Name == "" && strings.TrimSpace(run.Input) != ""})
 	return run, nil
 }
 
 // begin records the run before anything is announced, in one
 // transaction: the session's agent and planning phase, the user's message,
 // the run row. It returns the planning phase the run works in.
-func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool) (bool, error) {
+func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool, images []domain.Attachment) (bool, error) {
 	var entries []domain.Entry
-	if strings.TrimSpace(run.Input) != "" {
-		entries = []domain.Entry{userEntry(run.Input, run.ID)}
+	if strings.TrimSpace(run.Input) != "" || len(images) > 0 {
+		entries = []domain.Entry{userEntry(run.Input, run.ID, images...)}
 	}
 	return s.d.Sessions.BeginRun(ctx, run, plan, entries)
 }
 
-func userEntry(text, runID string) domain.Entry {
+// userEntry is the user's message: its text and the images it carries (by
+// reference; storing the entry binds them to the session).
+func userEntry(text, runID string, images ...domain.Attachment) domain.Entry {
 	return domain.Entry{Kind: domain.KindItem, Source: domain.SourceUser, RunID: runID,
-		Item: domain.TextMessage("user", "input_text", text)}
+		Item: domain.UserMessage(text, images)}
 }
 
 // launch announces the run and starts its loop on the root context.
@@ -212,7 +226,7 @@ func (s *Service) launch(lr *liveRun) {
 	run := lr.run
 	s.track(lr)
 	s.d.Hub.Publish(run.ID, domain.NewEvent(domain.EventRunStarted,
-		domain.RunStartedPayload{RunID: run.ID, SessionID: run.SessionID, Input: run.Input, Source: lr.source}.WithTask(lr.task)))
+		domain.RunStartedPayload{RunID: run.ID, SessionID: run.SessionID, Input: run.Input, Source: lr.source, Attachments: lr.images}.WithTask(lr.task)))
 	if lr.bound {
 		s.d.Hub.Publish(run.ID, domain.NewEvent(domain.EventProjectBound,
 			domain.ProjectBoundPayload{SessionID: run.SessionID, ProjectID: run.ProjectID}))

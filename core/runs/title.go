@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -18,8 +19,9 @@ const titleBudget = 15 * time.Second
 // maxTitle bounds a generated title.
 const maxTitle = 60
 
-const titleInstructions = "You name conversations. Answer with a title of at most six words for the conversation " +
-	"that starts with the user's message below: no quotes, no trailing punctuation, nothing else."
+const titleInstructions = "You name conversations. The user's message below opens a conversation; do not answer it " +
+	"and do not repeat it. Reply with only a short title for it, three to six words in the message's language, " +
+	"naming its topic: no quotes, no trailing punctuation, no preamble."
 
 // TitlePrefix starts the title call's input, so a scripted model can tell
 // it apart from the conversation.
@@ -33,6 +35,9 @@ func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 	done := make(chan struct{})
 	// Read the agent now: a handoff replaces rc.agent while this runs.
 	endpoint, model := rc.agent.endpoint, rc.agent.agent.Model
+	if m, err := s.d.Settings.String(rc.lr.ctx, settings.KeyTitleModel); err == nil && strings.TrimSpace(m) != "" {
+		model = strings.TrimSpace(m)
+	}
 	go func() {
 		defer close(done)
 		// A cancelled run still gets its title; a run stopped because its
@@ -45,7 +50,7 @@ func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 			Input:    []json.RawMessage{domain.TextMessage("user", "input_text", TitlePrefix+rc.lr.run.Input)},
 			Settings: domain.ModelSettings{MaxOutputTokens: intPtr(40)},
 		}, nil)
-		title := cleanTitle(finalText(resp.Output))
+		title := titleFrom(finalText(resp.Output), rc.lr.run.Input)
 		if err == nil && title == "" {
 			err = errEmptyTitle
 		}
@@ -69,6 +74,39 @@ type titleError string
 func (e titleError) Error() string { return string(e) }
 
 const errEmptyTitle = titleError("the model returned no title")
+
+// titleFrom is the model's title, unless the model echoed the message (or
+// the request) back instead of naming it: then the message's first words.
+func titleFrom(answer, input string) string {
+	title := cleanTitle(answer)
+	if title == "" {
+		return ""
+	}
+	said, asked := fold(title), fold(input)
+	if strings.Contains(said, fold(TitlePrefix)) || (len(asked) > len(said)/2 && strings.Contains(said, asked)) ||
+		(utf8.RuneCountInString(said) >= maxTitle-1 && strings.HasPrefix(asked, strings.TrimSuffix(said, "…"))) {
+		return headline(input)
+	}
+	return title
+}
+
+// fold lowers s and collapses its spaces, for comparing texts.
+func fold(s string) string { return strings.Join(strings.Fields(strings.ToLower(s)), " ") }
+
+// headline is a message's first words as a title: at most six, within
+// maxTitle.
+func headline(input string) string {
+	words := strings.Fields(input)
+	cut := len(words) > 6
+	if cut {
+		words = words[:6]
+	}
+	t := cleanTitle(strings.Join(words, " "))
+	if cut && !strings.HasSuffix(t, "…") {
+		t += "…"
+	}
+	return t
+}
 
 // cleanTitle keeps the first line, without quotes or a trailing period,
 // within maxTitle characters.

@@ -34,6 +34,8 @@ func TestTitles(t *testing.T) {
 		{name: "a failed title leaves it untitled", title: porttest.Fail(ports.ModelUnavailable, "down"), titleCal: true},
 		{name: "an empty title is none", title: porttest.Reply{Text: "  "}, titleCal: true},
 		{name: "a name given meanwhile wins", title: porttest.Reply{Text: "Machine name"}, rename: "Mine", want: "Mine", titleCal: true},
+		{name: "an echo of the message is not taken as its title", title: porttest.Reply{Text: "You said: " + runs.TitlePrefix + "plan a trip"},
+			want: "plan a trip", titled: true, titleCal: true},
 		{name: "a named session is left alone", session: "Named", title: porttest.Reply{Text: "never"}, want: "Named"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -100,5 +102,43 @@ func TestTitles(t *testing.T) {
 				t.Fatalf("title spans = %+v", spans)
 			}
 		})
+	}
+}
+
+// The title model setting names conversations with another model on the
+// agent's provider.
+func TestTitleModelSetting(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	ctx := t.Context()
+	if _, err := h.settings.Put(ctx, h.admin, "title_model", " tiny-namer "); err != nil {
+		t.Fatal(err)
+	}
+	a := h.agent(domain.AgentSpec{Model: "chat"})
+	s, err := h.sessions.Create(ctx, h.user, "", a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.llm.Route(isTitle, porttest.Reply{Text: "Trip planning"})
+	h.llm.Queue(porttest.Reply{Text: "sure"})
+	run, err := h.svc.Start(ctx, h.user, s.ID, runs.StartRequest{Input: "plan a trip"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.events(run.ID, 0)
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	reqs, err := h.llm.Await(wctx, 1, isTitle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reqs[0].Model != "tiny-namer" || reqs[0].Endpoint.Name != "fake" {
+		t.Fatalf("title request went to %s on %s", reqs[0].Model, reqs[0].Endpoint.Name)
+	}
+	if conv := conversation(h.llm.Requests()); len(conv) != 1 || conv[0].Model != "chat" {
+		t.Fatalf("the conversation's own call = %+v", conv)
+	}
+	if got, _ := h.sessions.Get(ctx, h.user, s.ID); got.Name != "Trip planning" {
+		t.Fatalf("name = %q", got.Name)
 	}
 }

@@ -235,6 +235,7 @@ func (s *Service) metaOf(ctx context.Context, r ports.SessionReader, id string) 
 // under it: nothing is deleted, and the abandoned attempt stays readable
 // with on_path false. The next run continues from the entry. Returns
 // not_found, or validation for an entry that is not the session's content.
+// domain.BranchRoot continues from before the first message.
 func (s *Service) Branch(ctx context.Context, p domain.Principal, id, entryID string) (domain.Session, error) {
 	var out domain.Session
 	err := s.store.WriteSession(ctx, id, func(tx ports.SessionTx) error {
@@ -245,20 +246,28 @@ func (s *Service) Branch(ctx context.Context, p domain.Principal, id, entryID st
 		if err := sess.CheckContent(p); err != nil {
 			return err
 		}
-		target, err := tx.FindMeta(ctx, entryID)
-		if errs.Is(err, errs.NotFound) {
-			return errs.Field("entry_id", "no such entry in this session")
-		}
-		if err != nil {
-			return err
-		}
-		if !domain.IsContentKind(target.Kind) {
-			return errs.Field("entry_id", "a %s entry is not a place a conversation can continue from", target.Kind)
+		// The root: a leaf with no parent, so the next message opens a new
+		// first branch (editing the first message).
+		var target *domain.EntryMeta
+		if entryID != domain.BranchRoot {
+			meta, err := tx.FindMeta(ctx, entryID)
+			if errs.Is(err, errs.NotFound) {
+				return errs.Field("entry_id", "no such entry in this session")
+			}
+			if err != nil {
+				return err
+			}
+			if !domain.IsContentKind(meta.Kind) {
+				return errs.Field("entry_id", "a %s entry is not a place a conversation can continue from", meta.Kind)
+			}
+			target = &meta
 		}
 		now := s.clock.Now()
-		leaf := domain.Entry{ID: s.ids.NewID(), RowID: s.ids.NewID(), ParentID: target.ID, Kind: domain.KindLeaf,
-			Seq: sess.LastSeq + 1, CreatedAt: now}
-		if err := tx.InsertEntries(ctx, []domain.Entry{leaf}, []domain.EntryMeta{domain.MetaOf(leaf, domain.BranchParentFor(&target))}); err != nil {
+		leaf := domain.Entry{ID: s.ids.NewID(), RowID: s.ids.NewID(), Kind: domain.KindLeaf, Seq: sess.LastSeq + 1, CreatedAt: now}
+		if target != nil {
+			leaf.ParentID = target.ID
+		}
+		if err := tx.InsertEntries(ctx, []domain.Entry{leaf}, []domain.EntryMeta{domain.MetaOf(leaf, domain.BranchParentFor(target))}); err != nil {
 			return err
 		}
 		// The active branch changed shape: recompute its totals (a walk over

@@ -19,6 +19,7 @@ const (
 	KeyMaxTasksPerSession        = "max_tasks_per_session"
 	KeyMaxStreamsPerUser         = "max_streams_per_user"
 	KeyMCPServerEnabled          = "mcp_server_enabled"
+	KeyTitleModel                = "title_model"
 )
 
 // Registry is every global setting, in the order the panel shows them.
@@ -33,6 +34,11 @@ var Registry = []domain.SettingDef{
 	{
 		Key: KeySystemPrompt, Kind: domain.SettingText, Group: "prompt", Label: "Global system prompt",
 		Description: "Text placed before every agent's own instructions.",
+	},
+	{
+		Key: KeyTitleModel, Kind: domain.SettingString, Group: "prompt", Label: "Title model",
+		Description: "The model that names new conversations, on the agent's own provider (a small, fast one is best); " +
+			"empty uses the agent's own model.",
 	},
 	{
 		Key: KeyTraceRetentionDays, Kind: domain.SettingInt, Default: "30", Min: 0, Max: 3650,

@@ -166,6 +166,12 @@ func translateInput(req ports.ModelRequest) ([]anthropic.TextBlockParam, []anthr
 		it := domain.ParseItem(raw)
 		switch it.Kind() {
 		case domain.ItemMessage:
+			if it.Role == "user" && it.HasImages() {
+				for _, b := range userBlocks(it.Parts()) {
+					add(anthropic.MessageParamRoleUser, b)
+				}
+				continue
+			}
 			text := it.Text()
 			if text == "" {
 				continue // Messages refuses empty text blocks
@@ -198,6 +204,37 @@ func translateInput(req ports.ModelRequest) ([]anthropic.TextBlockParam, []anthr
 		msgs = append([]anthropic.MessageParam{anthropic.NewUserMessage(anthropic.NewTextBlock(foldedOpening))}, msgs...)
 	}
 	return system, msgs
+}
+
+// userBlocks is a user message's text and images as text and base64
+// image blocks (Messages takes an image inline only as media type plus
+// data, not a data URL).
+func userBlocks(parts []domain.ContentPart) []anthropic.ContentBlockParamUnion {
+	var out []anthropic.ContentBlockParamUnion
+	for _, p := range parts {
+		switch {
+		case p.Type == domain.PartInputImage:
+			if mime, data, ok := splitDataURL(p.ImageURL); ok {
+				out = append(out, anthropic.NewImageBlockBase64(mime, data))
+			} else if p.ImageURL != "" {
+				out = append(out, anthropic.NewImageBlock(anthropic.URLImageSourceParam{URL: p.ImageURL}))
+			}
+		case p.Text != "":
+			out = append(out, anthropic.NewTextBlock(p.Text))
+		}
+	}
+	return out
+}
+
+// splitDataURL reads data:<mime>;base64,<data>.
+func splitDataURL(url string) (mime, data string, ok bool) {
+	rest, found := strings.CutPrefix(url, "data:")
+	if !found {
+		return "", "", false
+	}
+	head, data, found := strings.Cut(rest, ",")
+	mime, isBase64 := strings.CutSuffix(head, ";base64")
+	return mime, data, found && isBase64 && mime != ""
 }
 
 // foldedOpening is the user turn put before a history that opens on the

@@ -123,7 +123,11 @@ func chatMessages(req ports.ModelRequest) []openai.ChatCompletionMessageParamUni
 			case "developer":
 				msgs = append(msgs, openai.DeveloperMessage(text))
 			default:
-				msgs = append(msgs, openai.UserMessage(text))
+				if it.HasImages() {
+					msgs = append(msgs, openai.UserMessage(chatContent(it.Parts())))
+				} else {
+					msgs = append(msgs, openai.UserMessage(text))
+				}
 			}
 		case domain.ItemFunctionCall:
 			if pending == nil {
@@ -265,6 +269,25 @@ func (a *chatAccumulator) response() ports.ModelResponse {
 	}
 	if out.Usage.TotalTokens == 0 {
 		out.Usage.TotalTokens = u.PromptTokens + u.CompletionTokens
+	}
+	return out
+}
+
+// chatContent is a user message's text and images as text and image_url
+// parts.
+func chatContent(parts []domain.ContentPart) []openai.ChatCompletionContentPartUnionParam {
+	var out []openai.ChatCompletionContentPartUnionParam
+	for _, p := range parts {
+		switch {
+		case p.Type == domain.PartInputImage && p.ImageURL != "":
+			detail := p.Detail
+			if detail == "" {
+				detail = "auto"
+			}
+			out = append(out, openai.ImageContentPart(openai.ChatCompletionContentPartImageImageURLParam{URL: p.ImageURL, Detail: detail}))
+		case p.Text != "":
+			out = append(out, openai.TextContentPart(p.Text))
+		}
 	}
 	return out
 }

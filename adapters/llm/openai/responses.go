@@ -201,7 +201,30 @@ func messageParam(it domain.Item) responses.ResponseInputItemUnionParam {
 	if role == "" {
 		role = "user"
 	}
+	if it.HasImages() {
+		return responses.ResponseInputItemParamOfMessage(inputContent(it.Parts()), responses.EasyInputMessageRole(role))
+	}
 	return responses.ResponseInputItemParamOfMessage(it.Text(), responses.EasyInputMessageRole(role))
+}
+
+// inputContent is a message's text and images as input_text and
+// input_image parts.
+func inputContent(parts []domain.ContentPart) responses.ResponseInputMessageContentListParam {
+	var out responses.ResponseInputMessageContentListParam
+	for _, p := range parts {
+		switch {
+		case p.Type == domain.PartInputImage && p.ImageURL != "":
+			detail := responses.ResponseInputImageDetail(p.Detail)
+			if detail == "" {
+				detail = responses.ResponseInputImageDetailAuto
+			}
+			out = append(out, responses.ResponseInputContentUnionParam{OfInputImage: &responses.ResponseInputImageParam{
+				ImageURL: param.NewOpt(p.ImageURL), Detail: detail}})
+		case p.Text != "":
+			out = append(out, responses.ResponseInputContentUnionParam{OfInputText: &responses.ResponseInputTextParam{Text: p.Text}})
+		}
+	}
+	return out
 }
 
 // fromResponse re-marshals a completed response's output in the internal

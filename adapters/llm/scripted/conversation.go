@@ -34,6 +34,7 @@ func responsesConversation(model string, input json.RawMessage, size int) conver
 	}
 	if last >= 0 {
 		conv.lastUser = contentText(items[last].Content)
+		conv.images = imagesIn(APIResponses, items[last].Content)
 	}
 	inRun := false
 	for _, it := range items[last+1:] {
@@ -65,6 +66,7 @@ func chatConversation(model string, msgs []roleMessage, size int) conversation {
 	}
 	if last >= 0 {
 		conv.lastUser = contentText(msgs[last].Content)
+		conv.images = imagesIn(APIChatCompletions, msgs[last].Content)
 	}
 	conv.afterUser = countRole(msgs[last+1:], "assistant")
 	return conv
@@ -83,6 +85,7 @@ func anthropicConversation(model string, msgs []roleMessage, size int) conversat
 	}
 	if last >= 0 {
 		conv.lastUser = contentText(msgs[last].Content)
+		conv.images = imagesIn(APIMessages, msgs[last].Content)
 	}
 	conv.afterUser = countRole(msgs[last+1:], "assistant")
 	return conv

@@ -17,6 +17,9 @@ import (
 // Script is everything one model name answers, as exchanges tried in order.
 type Script struct {
 	Exchanges []Exchange `json:"exchanges"`
+	// RefuseImages makes the model answer a request whose last user
+	// message carries an image as a vision-less model does: a 400.
+	RefuseImages bool `json:"refuse_images,omitempty"`
 }
 
 // Exchange answers the requests whose last user message contains When (""
@@ -33,7 +36,8 @@ type Step struct {
 	Reasoning string `json:"reasoning,omitempty"`
 	// Text is the assistant text.
 	Text string `json:"text,omitempty"`
-	// EchoInput makes Text "You said: " + the last user message text.
+	// EchoInput makes Text "You said: " + the last user message text, and
+	// a line naming its images ("[images: image/png 2x3 via input_image]").
 	EchoInput bool `json:"echo_input,omitempty"`
 	// ToolCalls are emitted after the text; the stop reason becomes the
 	// vendor's tool-use reason.
@@ -96,9 +100,10 @@ type Failure struct {
 // protocol.
 type conversation struct {
 	model     string
-	lastUser  string // text of the last user message
-	afterUser int    // assistant turns after that message: the step index
-	inputSize int    // request body bytes, for usage estimates
+	lastUser  string     // text of the last user message
+	afterUser int        // assistant turns after that message: the step index
+	inputSize int        // request body bytes, for usage estimates
+	images    seenImages // the images of the last user message
 }
 
 // reply is a resolved step: what to send for one request.
@@ -124,6 +129,11 @@ func (s *Server) resolve(conv conversation) reply {
 	if !ok {
 		sc = echoScript()
 	}
+	if sc.RefuseImages && len(conv.images.images) > 0 {
+		r := reply{chunkSize: 8}
+		r.failure = &Failure{Status: 400, Message: fmt.Sprintf("model %s does not accept image input", conv.model)}
+		return r
+	}
 	ex := -1
 	for i, e := range sc.Exchanges {
 		if strings.Contains(conv.lastUser, e.When) {
@@ -143,6 +153,9 @@ func (s *Server) resolve(conv conversation) reply {
 	r := reply{reasoning: st.Reasoning, text: st.Text, chunkSize: st.ChunkSize, delayMS: st.DelayMS}
 	if st.EchoInput {
 		r.text = "You said: " + conv.lastUser
+		if seen := conv.images.String(); seen != "" {
+			r.text += "\n\n" + seen
+		}
 	}
 	if r.chunkSize <= 0 {
 		r.chunkSize = 8

@@ -22,6 +22,7 @@ const paths: Record<string, string> = {
   terminal: 'M4 5h16v14H4zM7 9l3 3-3 3M12 15h5',
   download: 'M12 4v11M7 10l5 5 5-5M5 20h14',
   folder: 'M3 6h6l2 2h10v11H3z',
+  image: 'M4 5h16v14H4zM4 16l5-5 4 4 2-2 5 5M15.5 9.5a1 1 0 1 0 0 .1',
 }
 
 export function Icon({ name, size = 16 }: { name: keyof typeof paths | string; size?: number }) {

@@ -126,6 +126,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/attachments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Upload an image (PNG or JPEG, at most 10 MiB) to send with a message (attachment_ids of a run); one no message carries is deleted after 24 hours */
+        post: operations["uploadAttachment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/attachments/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The image's bytes, with its content type (its uploader only) */
+        get: operations["getAttachment"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -1487,7 +1521,35 @@ export interface components {
              */
             scope?: "once" | "same" | "all";
         };
+        Attachment: {
+            /** Format: date-time */
+            created_at: string;
+            height: number;
+            id: string;
+            mime: string;
+            name: string;
+            /** Format: int64 */
+            size: number;
+            width: number;
+        };
+        AttachmentView: {
+            /** Format: date-time */
+            created_at: string;
+            height: number;
+            id: string;
+            /** @description image/png or image/jpeg, read from the bytes */
+            mime: string;
+            /** @description The uploaded file's name, when it had one */
+            name: string;
+            /**
+             * Format: int64
+             * @description Bytes
+             */
+            size: number;
+            width: number;
+        };
         BranchRequest: {
+            /** @description The entry to continue from; "root" continues from before the first message (an edited first message starts a new first branch) */
             entry_id: string;
         };
         CancelRunRequest: {
@@ -2203,6 +2265,7 @@ export interface components {
         };
         RunCreatePayload: {
             agent_config_id?: string;
+            attachment_ids?: string[];
             input?: string;
             plan?: boolean | null;
             project_id?: string;
@@ -2373,6 +2436,7 @@ export interface components {
             type: "run.started";
         };
         RunStartedPayload: {
+            attachments?: components["schemas"]["Attachment"][];
             input: string;
             label?: string;
             parent_run_id?: string;
@@ -2665,6 +2729,8 @@ export interface components {
         StartRunRequest: {
             /** @description The agent to run; default the session's */
             agent_config_id?: string;
+            /** @description Images the message carries: ids from POST /attachments, at most 8; the input may then be empty */
+            attachment_ids?: string[];
             /** @description The user's message; empty answers the history again (regenerate) */
             input?: string;
             /** @description Enter (true) or leave (false) the planning phase; absent leaves it */
@@ -3214,6 +3280,66 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    uploadAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /** Format: binary */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AttachmentView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getAttachment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/*": string;
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];

@@ -2,6 +2,7 @@
 // branch only, a tool call joined with its output by call_id, unknown kinds
 // and item types kept as generic items.
 import type { Entry } from '../lib/api'
+import { imagesOfContent } from '../lib/attachments'
 import { keyByRun } from './keys'
 import type { TimelineItem, ToolDisplay, ToolItem } from './model'
 import { TASK_NOTIFICATION, taskNotice } from './taskNotice'
@@ -106,7 +107,10 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
       case 'message': {
         const text = textOf(it.content)
         if (it.role === 'user' && e.source === TASK_NOTIFICATION) out.push(taskNotice(base, text, e.display))
-        else if (it.role === 'user') out.push({ ...base, kind: 'user', text, ...(e.parent_id ? { parentId: e.parent_id } : {}) })
+        else if (it.role === 'user') {
+          const images = imagesOfContent(it.content)
+          out.push({ ...base, kind: 'user', text, ...(images.length ? { images } : {}), ...(e.parent_id ? { parentId: e.parent_id } : {}) })
+        }
         else if (it.role === 'assistant') {
           // A static answer and an answer a stop cut short say so.
           const labelled = e.source === 'error_handler' || e.display?.kind === 'stopped'

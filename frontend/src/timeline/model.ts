@@ -14,14 +14,16 @@ interface Base {
   folded?: boolean
 }
 
+import type { MessageImage } from '../lib/attachments'
+
 export interface ToolDisplay { title?: string; summary?: string; renderer?: string; extra?: Record<string, string> }
 
-export interface UserItem extends Base {
-  kind: 'user'
-  text: string
-  /** The entry before it on its branch (stored only): editing branches there, so the edit becomes its sibling. */
-  parentId?: string
-}
+/**
+ * images: what the message carried besides its text (input_image parts, run.started attachments).
+ * parentId: the entry before it on its branch (stored only): editing branches there, so the
+ * edit becomes its sibling.
+ */
+export interface UserItem extends Base { kind: 'user'; text: string; images?: MessageImage[]; parentId?: string }
 export interface AssistantItem extends Base { kind: 'assistant'; text: string; streaming?: boolean; label?: string }
 export interface ReasoningItem extends Base { kind: 'reasoning'; text: string; streaming?: boolean }
 export interface ToolItem extends Base {
@@ -77,6 +79,7 @@ export type TimelineItem = UserItem | AssistantItem | ReasoningItem | ToolItem |
 export function contentOf(item: TimelineItem): Record<string, unknown> {
   switch (item.kind) {
     case 'user':
+      return { kind: item.kind, text: item.text, images: item.images ?? [] }
     case 'assistant':
     case 'reasoning':
       return { kind: item.kind, text: item.text }

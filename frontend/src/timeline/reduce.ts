@@ -1,6 +1,7 @@
 // Live runs folded from bus events. Pure: applyEvent returns the next state
 // and the side effects the caller performs (resubscribe, refetch, …), so the
 // same code is unit-tested against recorded streams.
+import { imagesOfAttachments } from '../lib/attachments'
 import type { ServerEvent } from '../lib/events'
 import { runIdOf } from '../lib/events'
 import type { EventPayload } from '../lib/events'
@@ -153,8 +154,10 @@ function fold(run: LiveRun, ev: ServerEvent, effects: Effect[]) {
       // A run adopted mid-stream learns its task from the pinned run.started.
       run.task ??= taskLinkOf(p)
       const base = { key: `${run.runId}:user`, runId: run.runId }
+      // A message may be images alone; a run with neither (a regenerate) has no message.
+      const images = imagesOfAttachments(p.attachments)
       if (p.input && p.source === TASK_NOTIFICATION) run.items.push(taskNotice(base, p.input))
-      else if (p.input) run.items.push({ ...base, kind: 'user', text: p.input })
+      else if (p.input || images.length) run.items.push({ ...base, kind: 'user', text: p.input, ...(images.length ? { images } : {}) })
       effects.push({ type: 'started', runId: run.runId, sessionId: sid })
       taskMoved(run, effects)
       return

@@ -2,6 +2,8 @@ import { useRef, useState, type FormEvent, type KeyboardEvent, type ReactNode } 
 import { Icon } from '../../components/Icon'
 import type { Agent } from '../../lib/api'
 import { MAX_INPUT_BYTES } from './actions'
+import { AttachImageButton, ComposerAttachments } from './ComposerAttachments'
+import { usePendingAttachments } from './pendingAttachments'
 
 interface Props {
   agents: Agent[]
@@ -11,7 +13,8 @@ interface Props {
   onPlan: (on: boolean) => void
   /** Set while a run is live: sending steers it, and Stop cancels it. */
   liveRun?: { status: string; onStop: () => void; onSteer: (text: string) => void }
-  onSend: (text: string) => Promise<boolean>
+  /** attachmentIds: the images uploaded for this message (the text may then be empty). */
+  onSend: (text: string, attachmentIds: string[]) => Promise<boolean>
   autoFocus?: boolean
   /** The project control: a picker while unbound, the fixed chip once bound. */
   project?: ReactNode
@@ -25,25 +28,33 @@ export function Composer({ agents, agentId, onAgent, plan, onPlan, liveRun, onSe
   const [error, setError] = useState('')
   const [sending, setSending] = useState(false)
   const box = useRef<HTMLTextAreaElement>(null)
+  const images = usePendingAttachments()
+  // Images go with a new message only: a steer is text, so they wait for the next one.
+  const withImages = !liveRun && images.ids.length > 0
+  const waitingForImages = !liveRun && images.uploading
 
   async function submit(e?: FormEvent) {
     e?.preventDefault()
     const t = text.trim()
-    if (!t || sending) return
+    if ((!t && !withImages) || sending || waitingForImages) return
     if (encoder.encode(t).length > MAX_INPUT_BYTES) {
       setError('This message is over 1 MiB, the most one message may carry. Shorten it or attach less.')
       return
     }
     setError('')
     if (liveRun) {
+      if (!t) return
       liveRun.onSteer(t)
       setText('')
       return
     }
     setSending(true)
-    const sent = await onSend(t)
+    const sent = await onSend(t, images.ids)
     setSending(false)
-    if (sent) setText('')
+    if (sent) {
+      setText('')
+      images.clear()
+    }
     box.current?.focus()
   }
 
@@ -58,8 +69,9 @@ export function Composer({ agents, agentId, onAgent, plan, onPlan, liveRun, onSe
   return (
     <form className="composer" onSubmit={submit}>
       {error && <p className="error-text" role="alert">{error}</p>}
-      <div className="composer-box">
-        <textarea ref={box} rows={Math.min(10, Math.max(2, text.split('\n').length))} value={text} autoFocus={autoFocus} aria-label="Message"
+      <div className={images.dragging ? 'composer-box dragging' : 'composer-box'} {...images.dropProps}>
+        <ComposerAttachments pending={images} />
+        <textarea onPaste={images.onPaste} ref={box} rows={Math.min(10, Math.max(2, text.split('\n').length))} value={text} autoFocus={autoFocus} aria-label="Message"
           placeholder={placeholder} onChange={(e) => { setText(e.target.value); if (error) setError('') }} onKeyDown={onKey} />
         <div className="composer-bar">
           <select aria-label="Agent" value={agentId} onChange={(e) => onAgent(e.target.value)} disabled={!!liveRun}>
@@ -70,13 +82,15 @@ export function Composer({ agents, agentId, onAgent, plan, onPlan, liveRun, onSe
             <input type="checkbox" checked={plan} onChange={(e) => onPlan(e.target.checked)} disabled={!!liveRun} /> Plan
           </label>
           {project}
+          <AttachImageButton onFiles={images.add} />
           <span className="grow" />
           {liveRun && (
             <button type="button" className="btn btn-danger btn-sm" title="Stop (Esc)" aria-keyshortcuts="Escape" onClick={liveRun.onStop}>
               <Icon name="stop" size={14} /> Stop
             </button>
           )}
-          <button className="btn btn-primary btn-sm" disabled={!text.trim() || sending || (!liveRun && !agentId)}>
+          <button className="btn btn-primary btn-sm" disabled={(!text.trim() && !withImages) || sending || waitingForImages || (!liveRun && !agentId)}
+            title={waitingForImages ? 'Waiting for the images to upload' : undefined}>
             <Icon name="send" size={14} /> {liveRun ? 'Steer' : 'Send'}
           </button>
         </div>

@@ -74,9 +74,9 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
     return () => window.removeEventListener('keydown', onKey)
   }, [stop])
 
-  async function send(text: string) {
+  async function send(text: string, attachmentIds: string[]) {
     try {
-      await startRun(sessionId, text, runOptions)
+      await startRun(sessionId, text, { ...runOptions, attachmentIds })
       if (runOptions.plan !== undefined) qc.invalidateQueries({ queryKey: keys.session(sessionId) })
       setPlanChoice(null)
       return true

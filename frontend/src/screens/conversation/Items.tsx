@@ -5,6 +5,7 @@ import { JsonBlock } from '../../components/JsonBlock'
 import { Markdown } from '../../components/Markdown'
 import type { Agent } from '../../lib/api'
 import type { AssistantItem, CompactionItem, NoteItem, ReasoningItem, Siblings, TaskNoticeItem, UnknownItem, UserItem } from '../../timeline/model'
+import { MessageImages } from './MessageImages'
 
 export interface MessageActions {
   onFork?: () => void
@@ -58,7 +59,8 @@ export function UserMessage({ item, actions }: { item: UserItem; actions: Messag
   return (
     <div className="msg msg-user" data-entry-id={item.entryId}>
       <span className="visually-hidden">You said:</span>
-      <div className="bubble">{item.text}</div>
+      {item.images?.length ? <MessageImages images={item.images} /> : null}
+      {(item.text || !item.images?.length) && <div className="bubble">{item.text}</div>}
       <Actions text={item.text} actions={actions} onEditStart={onEdit && (() => setEditing(true))} editRef={editButton} />
     </div>
   )

@@ -9,15 +9,18 @@ import { liveStore } from '../../live/store'
 /** The WebSocket frame limit: a bigger prompt would close the socket, so the composer refuses it. */
 export const MAX_INPUT_BYTES = (1 << 20) - 1024
 
-/** projectId binds an unbound session on this run (the server ignores it once bound). */
-export interface RunOptions { agentId?: string; plan?: boolean; projectId?: string }
+/**
+ * projectId binds an unbound session on this run (the server ignores it once
+ * bound); attachmentIds are the images the message carries (uploaded first).
+ */
+export interface RunOptions { agentId?: string; plan?: boolean; projectId?: string; attachmentIds?: string[] }
 
 export async function startRun(sessionId: string, input: string, o: RunOptions = {}) {
   const run = await ok(api.POST('/api/v1/sessions/{id}/runs', {
     params: { path: { id: sessionId } },
     body: {
       input, ...(o.agentId ? { agent_config_id: o.agentId } : {}), ...(o.plan !== undefined ? { plan: o.plan } : {}),
-      ...(o.projectId ? { project_id: o.projectId } : {}),
+      ...(o.projectId ? { project_id: o.projectId } : {}), ...(o.attachmentIds?.length ? { attachment_ids: o.attachmentIds } : {}),
     },
   }))
   followRun(run.run_id, sessionId)
