@@ -65,8 +65,6 @@ test('edit and resend: a new version of the message, both switchable after a rel
   await user.api('POST', `/sessions/${sid}/runs`, { input: 'second ORIGINAL' }, user.token, { Prefer: 'wait=60' })
   await page.goto(`/s/${sid}`)
   await expect(page.locator('.msg-assistant', { hasText: 'You said: second ORIGINAL' })).toBeVisible()
-  // The first message has nothing before it to branch to.
-  await expect(page.locator('.msg-user', { hasText: 'the first message' }).getByRole('button', { name: 'Edit message' })).toHaveCount(0)
 
   // By keyboard: the actions show on focus, Enter opens the editor.
   const second = page.locator('.msg-user', { hasText: 'second ORIGINAL' })
@@ -101,6 +99,49 @@ test('edit and resend: a new version of the message, both switchable after a rel
   await expect(versions.locator('.branch-count')).toHaveText('2 / 2')
   expect(await page.locator('.msg-user .bubble').allInnerTexts()).toEqual(['the first message', 'second EDITED'])
   expect(await assistantTexts(page)).toEqual(['You said: the first message', 'You said: second EDITED'])
+
+  // The first message too: its edit opens a new first branch (branched to the root).
+  const first = page.locator('.msg-user', { hasText: 'the first message' })
+  await first.hover()
+  await first.getByRole('button', { name: 'Edit message' }).click()
+  await box.fill('a new FIRST message')
+  await box.press('Enter')
+  await expect(page.locator('.msg-assistant', { hasText: 'You said: a new FIRST message' })).toBeVisible()
+  await idle(page)
+  expect(await page.locator('.msg-user .bubble').allInnerTexts()).toEqual(['a new FIRST message'])
+  const firstVersions = page.getByRole('listitem').filter({ has: page.locator('.msg-user') }).first().getByRole('group', { name: 'Message versions' })
+  await expect(firstVersions.locator('.branch-count')).toHaveText('2 / 2')
+  await firstVersions.getByRole('button', { name: 'Previous version' }).click()
+  await expect(firstVersions.locator('.branch-count')).toHaveText('1 / 2')
+  expect(await page.locator('.msg-user .bubble').allInnerTexts()).toEqual(['the first message', 'second EDITED'])
+})
+
+test('edit and resend a message with an image: the new version carries it again', async ({ page, user, stack, agentFor }) => {
+  const agent = await agentFor('Echo', 'echo')
+  // A real 2×3 PNG, uploaded as the composer would, then sent with a question.
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAIAAAADCAIAAAA2iEnWAAAAEklEQVR4nGP4z8DA0PCfAYUCAExWB3sFhcHoAAAAAElFTkSuQmCC', 'base64')
+  const form = new FormData()
+  form.append('file', new Blob([png], { type: 'image/png' }), 'dot.png')
+  const res = await fetch(`${stack.baseURL}/api/v1/attachments`, { method: 'POST', body: form, headers: { Authorization: `Bearer ${user.token}` } })
+  expect(res.status).toBe(201)
+  const image = await res.json()
+  const session = await user.api('POST', '/sessions', { agent_config_id: agent.id })
+  await user.api('POST', `/sessions/${session.id}/runs`, { input: 'what is this', attachment_ids: [image.id] }, user.token, { Prefer: 'wait=60' })
+  await page.goto(`/s/${session.id}`)
+  await expect(page.locator('.msg-assistant')).toContainText('image/png 2x3')
+
+  const question = page.locator('.msg-user', { hasText: 'what is this' })
+  await question.hover()
+  await question.getByRole('button', { name: 'Edit message' }).click()
+  const editor = page.getByRole('form', { name: 'Edit your message' })
+  await expect(editor.locator('.msg-images img')).toHaveCount(1)
+  await editor.getByRole('textbox', { name: 'Edited message' }).fill('what is this, really')
+  await editor.getByRole('button', { name: 'Save & send' }).click()
+  const answer = page.locator('.msg-assistant', { hasText: 'You said: what is this, really' })
+  await expect(answer, 'the model saw the image again').toContainText('image/png 2x3')
+  await idle(page)
+  await expect(page.locator('.msg-user .msg-images img')).toHaveCount(1)
+  await expect(page.getByRole('group', { name: 'Message versions' }).locator('.branch-count')).toHaveText('2 / 2')
 })
 
 test('copy: a code block and a whole message to the clipboard', async ({ page, context, user, agentFor, stack }) => {

@@ -44,6 +44,15 @@ describe('exporting a conversation', () => {
     expect(md).not.toContain('private thoughts')
   })
 
+  it('says how many images a message carried', () => {
+    const withImages = entry({ type: 'message', role: 'user', content: [
+      { type: 'input_text', text: 'look' },
+      { type: 'input_image', attachment_id: 'a1', mime: 'image/png', width: 1, height: 1 },
+      { type: 'input_image', attachment_id: 'a2', mime: 'image/png', width: 1, height: 1 },
+    ] })
+    expect(toMarkdown({ session, entries: [withImages], now })).toContain('**You**\n\nlook\n\n_(2 images)_')
+  })
+
   it('fences arguments that hold backticks with a longer fence', () => {
     const md = toMarkdown({ session, entries: [entry({ type: 'function_call', call_id: 'c9', name: 'write', arguments: '"```"' })], now })
     expect(md).toContain('````json\n"```"\n````')

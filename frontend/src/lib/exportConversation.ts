@@ -62,8 +62,11 @@ function resultLine(output: string | undefined, summary: string | undefined, isE
 
 function itemMarkdown(item: TimelineItem, agent: string): string | null {
   switch (item.kind) {
-    case 'user':
-      return `**You**\n\n${item.text}`
+    case 'user': {
+      const n = item.images?.length ?? 0
+      const images = n ? `_(${n} image${n === 1 ? '' : 's'})_` : ''
+      return `**You**\n\n${[item.text, images].filter(Boolean).join('\n\n')}`
+    }
     case 'assistant':
       return `**${agent}**${item.label ? ` _(${item.label})_` : ''}\n\n${item.text}`
     case 'tool': {

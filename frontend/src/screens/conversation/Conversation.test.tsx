@@ -238,10 +238,10 @@ describe('edit and regenerate on stored exchanges', () => {
     return [q1, a1, q2, f2, q3, a3, c3]
   }
 
-  it('offers Edit on every message of yours but the first, which has nothing before it', () => {
+  it('offers Edit on every message of yours, the first (which branches to the root) too', () => {
     show(runs.todo, { entries: entries() })
     const bubbles = [...view().querySelectorAll<HTMLElement>('.msg-user')]
-    expect(bubbles.map((b) => !!within(b).queryByRole('button', { name: 'Edit message' }))).toEqual([false, true, true])
+    expect(bubbles.map((b) => !!within(b).queryByRole('button', { name: 'Edit message' }))).toEqual([true, true, true])
   })
 
   it('offers Regenerate on a failure without an answer, not twice on a stopped answer', () => {

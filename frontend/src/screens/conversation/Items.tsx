@@ -4,6 +4,7 @@ import { Icon } from '../../components/Icon'
 import { JsonBlock } from '../../components/JsonBlock'
 import { Markdown } from '../../components/Markdown'
 import type { Agent } from '../../lib/api'
+import type { MessageImage } from '../../lib/attachments'
 import type { AssistantItem, CompactionItem, NoteItem, ReasoningItem, Siblings, TaskNoticeItem, UnknownItem, UserItem } from '../../timeline/model'
 import { MessageImages } from './MessageImages'
 
@@ -47,7 +48,7 @@ export function UserMessage({ item, actions }: { item: UserItem; actions: Messag
   if (editing && onEdit) {
     return (
       <div className="msg msg-user editing" data-entry-id={item.entryId}>
-        <EditMessage text={item.text} onSend={onEdit}
+        <EditMessage text={item.text} images={item.images} onSend={onEdit}
           onDone={(sent) => {
             setEditing(false)
             // Cancelled, focus goes back where it was; sent, the new version takes the screen.
@@ -67,7 +68,7 @@ export function UserMessage({ item, actions }: { item: UserItem; actions: Messag
 }
 
 /** A user message turned into a textarea: Save & send makes it a new version of the message, Cancel (or Esc) leaves it. */
-function EditMessage({ text, onSend, onDone }: { text: string; onSend: (text: string) => Promise<boolean>; onDone: (sent: boolean) => void }) {
+function EditMessage({ text, images, onSend, onDone }: { text: string; images?: MessageImage[]; onSend: (text: string) => Promise<boolean>; onDone: (sent: boolean) => void }) {
   const [value, setValue] = useState(text)
   const [sending, setSending] = useState(false)
   const changed = value.trim() !== '' && value.trim() !== text.trim()
@@ -94,11 +95,14 @@ function EditMessage({ text, onSend, onDone }: { text: string; onSend: (text: st
 
   return (
     <form className="edit-message" onSubmit={submit} aria-label="Edit your message">
+      {images?.length ? <MessageImages images={images} /> : null}
       <textarea aria-label="Edited message" value={value} autoFocus rows={Math.min(12, Math.max(2, value.split('\n').length))}
         onChange={(e) => setValue(e.target.value)} onKeyDown={onKey}
         onFocus={(e) => e.currentTarget.setSelectionRange(e.currentTarget.value.length, e.currentTarget.value.length)} />
       <div className="edit-actions">
-        <span className="muted small">Sending starts a new version of this message; the old one stays switchable.</span>
+        <span className="muted small">
+          Sending starts a new version of this message{images?.length ? ', with its images' : ''}; the old one stays switchable.
+        </span>
         <span className="grow" />
         <button type="button" className="btn btn-sm" onClick={() => onDone(false)}>Cancel</button>
         <button type="submit" className="btn btn-primary btn-sm" disabled={!changed || sending}>{sending ? 'Sending…' : 'Save & send'}</button>

@@ -4,7 +4,7 @@ import { errorText, type Agent, type Approval } from '../../lib/api'
 import { notify } from '../../lib/notices'
 import { navigate, sessionPath } from '../../lib/router'
 import type { TimelineItem } from '../../timeline/model'
-import { editAndResend, fork, regenerate, switchBranch, type RunOptions } from './actions'
+import { BRANCH_ROOT, editAndResend, fork, regenerate, switchBranch, type RunOptions } from './actions'
 import { BranchSwitcher, type MessageActions } from './Items'
 import { ItemView } from './ItemView'
 import { ApprovalCard } from './ToolCard'
@@ -70,11 +70,12 @@ export function Timeline({ sessionId, items, agent, approvals, live, runOptions,
     if (item.kind === 'user' && item.entryId) {
       lastUser = item.entryId
       answered = false
-      // The first message has nothing before it to branch to (the server
-      // branches only to an entry), so it cannot be edited.
-      const parent = item.parentId
-      if (parent && !live) {
-        actions.onEdit = (text) => editAndResend(qc, sessionId, parent, text, runOptions).then(() => true, (e) => {
+      // The first message has nothing before it: its edit branches to the
+      // root and opens a new first branch. The images go again with the text.
+      const parent = item.parentId ?? BRANCH_ROOT
+      const attachmentIds = item.images?.map((i) => i.attachmentId)
+      if (!live) {
+        actions.onEdit = (text) => editAndResend(qc, sessionId, parent, text, { ...runOptions, attachmentIds }).then(() => true, (e) => {
           notify(errorText(e))
           return false
         })
