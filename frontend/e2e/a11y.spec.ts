@@ -9,8 +9,9 @@ import { conversationFor, expect, inspector, test } from './fixtures'
 const axeSource = createRequire(import.meta.url).resolve('axe-core')
 
 // The app's CSP (default-src 'self') refuses an injected script; axe is the
-// test's, not the app's, so this spec's pages let it in.
-test.use({ bypassCSP: true })
+// test's, not the app's, so this spec's pages let it in. Reduced motion:
+// colours are measured as they settle, not halfway through a transition.
+test.use({ bypassCSP: true, reducedMotion: 'reduce' })
 
 function describe(v: Result) {
   const nodes = v.nodes.slice(0, 6).map((n) => `    ${n.target.join(' ')}: ${n.failureSummary?.replace(/\s+/g, ' ')}`)
@@ -53,6 +54,7 @@ test('a11y: the chat with an answer and a tool card, and the inspector', async (
   await expectAccessible(page, 'chat + context panel (light)')
 
   await page.getByRole('button', { name: 'Dark theme' }).click()
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
   await expectAccessible(page, 'chat + context panel (dark)')
   await page.getByRole('button', { name: 'Light theme' }).click()
 
