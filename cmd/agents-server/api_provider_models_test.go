@@ -3,6 +3,7 @@ package main
 import (
 	"maps"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
@@ -52,7 +53,10 @@ func TestProviderModelsAndTestConnectionOnEveryProtocol(t *testing.T) {
 	if test.OK || test.Kind != "unavailable" || test.Error == "" {
 		t.Fatalf("unreachable = %+v", test)
 	}
-	h.call("GET", "/api/v1/providers/"+down.ID+"/models", tok, nil).wantErr(t, 503, "unavailable")
+	if e := h.call("GET", "/api/v1/providers/"+down.ID+"/models", tok, nil).wantErr(t, 503, "unavailable"); !strings.Contains(e.Message, "provider down") ||
+		strings.Contains(e.Message, "internal server error") {
+		t.Fatalf("the list's refusal hides the vendor's error: %q", e.Message)
+	}
 	// Someone else's private provider reads as absent.
 	h.call("GET", "/api/v1/providers/"+down.ID+"/models", h.member("nosy"), nil).wantErr(t, 404, "not_found")
 	h.call("POST", "/api/v1/providers/"+down.ID+"/test", h.member("nosy2"), nil).wantErr(t, 404, "not_found")

@@ -69,7 +69,8 @@ func (s *Service) ProviderModels(ctx context.Context, p domain.Principal, provid
 	}
 	models, err := s.d.LLM.Models(ctx, ep)
 	if err != nil {
-		return nil, errs.Wrap(errs.Unavailable, err, "%s", errs.MessageOf(err))
+		msg, _ := vendorError(err)
+		return nil, errs.Wrap(errs.Unavailable, err, "%s", msg)
 	}
 	s.models.mu.Lock()
 	if s.models.byID == nil {
@@ -103,11 +104,18 @@ func (s *Service) TestProvider(ctx context.Context, p domain.Principal, provider
 	models, err := s.d.LLM.Models(ctx, ep)
 	t := ProviderTest{Latency: time.Since(start), Models: len(models), OK: err == nil}
 	if err != nil {
-		t.Error = errs.MessageOf(err)
-		var me *ports.ModelError
-		if errors.As(err, &me) {
-			t.Error, t.Kind = me.Error(), string(me.Kind)
-		}
+		t.Error, t.Kind = vendorError(err)
 	}
 	return t, nil
+}
+
+// vendorError is what a failed vendor call says, with its class: a model
+// error names the provider and carries the vendor's words, which the
+// generic message of an uncoded error would hide.
+func vendorError(err error) (msg, kind string) {
+	var me *ports.ModelError
+	if errors.As(err, &me) {
+		return me.Error(), string(me.Kind)
+	}
+	return errs.MessageOf(err), ""
 }

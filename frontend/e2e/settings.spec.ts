@@ -25,8 +25,9 @@ test('settings: a provider and an agent made in the UI', { annotation: expectCon
   await page.getByLabel('Model', { exact: true }).fill('todo')
   await page.getByLabel('Provider').selectOption({ label: providerName })
   await page.getByRole('radio', { name: 'owl' }).click()
-  // A validation error comes back on its field.
+  // A validation error comes back on its field (in a folded section: open it first).
   const behavior = page.locator('[data-group="behavior"]')
+  await behavior.locator('summary').click()
   await behavior.getByLabel('Max turns').fill('-3')
   await page.getByRole('button', { name: 'Save' }).first().click()
   await expect(behavior.locator('.has-error').first()).toBeVisible()

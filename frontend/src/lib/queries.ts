@@ -14,6 +14,8 @@ export const keys = {
   context: (id: string) => ['context', id] as const,
   agents: ['agents'] as const,
   providers: ['providers'] as const,
+  /** The models a provider offers, as its vendor lists them. */
+  providerModels: (id: string) => ['provider-models', id] as const,
   sandboxes: ['sandboxes'] as const,
   sandboxTypes: ['sandbox-types'] as const,
   /** Every project list (own and all owners') sits under this prefix. */
@@ -47,6 +49,17 @@ export const useSession = (id: string) =>
   useQuery({ queryKey: keys.session(id), queryFn: () => ok(api.GET('/api/v1/sessions/{id}', { params: { path: { id } } })) })
 export const useAgents = () => useQuery({ queryKey: keys.agents, queryFn: () => ok(api.GET('/api/v1/agents')) })
 export const useProviders = () => useQuery({ queryKey: keys.providers, queryFn: () => ok(api.GET('/api/v1/providers')) })
+/**
+ * The models a provider's vendor lists; disabled without a provider. The
+ * server reuses a listing for a minute, and so does this; a vendor that
+ * cannot be reached answers 503 at once, so it is not asked again here.
+ */
+export const useProviderModels = (id: string) =>
+  useQuery({
+    queryKey: keys.providerModels(id),
+    queryFn: () => ok(api.GET('/api/v1/providers/{id}/models', { params: { path: { id } } })),
+    enabled: !!id, staleTime: 60_000, retry: false,
+  })
 export const useSandboxes = () => useQuery({ queryKey: keys.sandboxes, queryFn: () => ok(api.GET('/api/v1/sandboxes')) })
 /** The sandbox types and their flags: which ones this server runs yet. They change only with the binary. */
 export const useSandboxTypes = () =>

@@ -1,16 +1,22 @@
 import { Field, JsonField, ListField } from '../../components/Field'
-import { BOUNDS, ENUMS, HINTS, JSON_FIELDS, TRISTATE } from './agentShape'
+import { BOUNDS, ENUMS, HINTS, JSON_FIELDS, LABELS, TRISTATE } from './agentShape'
 
 type Obj = Record<string, unknown>
-const label = (k: string) => k.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase())
+/** A knob's label: its plain-language one, else its key read as words. */
+const labelOf = (path: string, k: string) => LABELS[path] ?? k.replace(/_/g, ' ').replace(/^./, (c) => c.toUpperCase())
 
 /**
  * One group of agent knobs, drawn from the value's own shape: booleans as
  * checkboxes, numbers as number fields, enums as selects, name lists as
  * comma text, free-form values as JSON. Errors are keyed by dotted path.
+ * only / omit pick the knobs drawn here when a group is split across
+ * sections of the form.
  */
-export function GroupEditor({ path, value, template, errors, onChange }: { path: string; value: Obj; template?: Obj; errors: Record<string, string>; onChange: (v: Obj) => void }) {
+export function GroupEditor({ path, value, template, errors, onChange, only, omit }: {
+  path: string; value: Obj; template?: Obj; errors: Record<string, string>; onChange: (v: Obj) => void; only?: string[]; omit?: string[]
+}) {
   const keys = Array.from(new Set([...Object.keys(template ?? {}), ...Object.keys(value)]))
+    .filter((k) => (!only || only.includes(k)) && !omit?.includes(k))
   return (
     <div className="group-grid">
       {keys.map((k) => {
@@ -25,11 +31,12 @@ export function GroupEditor({ path, value, template, errors, onChange }: { path:
 
 function Knob({ path, name, value, nullable, error, errors, onChange }: { path: string; name: string; value: unknown; nullable: boolean; error?: string; errors: Record<string, string>; onChange: (v: unknown) => void }) {
   const hint = HINTS[path]
-  if (JSON_FIELDS.has(path)) return <Field label={label(name)} hint={hint} error={error}>{(id) => <JsonField id={id} value={value} onChange={onChange} />}</Field>
+  const label = labelOf(path, name)
+  if (JSON_FIELDS.has(path)) return <Field label={label} hint={hint} error={error}>{(id, aria) => <JsonField id={id} aria={aria} value={value} onChange={onChange} />}</Field>
   if (ENUMS[name]) {
     return (
-      <Field label={label(name)} hint={hint} error={error}>{(id) => (
-        <select id={id} value={String(value ?? '')} onChange={(e) => onChange(e.target.value)}>
+      <Field label={label} hint={hint} error={error}>{(id, aria) => (
+        <select id={id} {...aria} value={String(value ?? '')} onChange={(e) => onChange(e.target.value)}>
           {ENUMS[name].map((o) => <option key={o} value={o}>{o || 'default'}</option>)}
         </select>
       )}</Field>
@@ -37,8 +44,8 @@ function Knob({ path, name, value, nullable, error, errors, onChange }: { path: 
   }
   if (TRISTATE.has(name)) {
     return (
-      <Field label={label(name)} hint={hint} error={error}>{(id) => (
-        <select id={id} value={value === true ? 'on' : value === false ? 'off' : ''} onChange={(e) => onChange(e.target.value === '' ? null : e.target.value === 'on')}>
+      <Field label={label} hint={hint} error={error}>{(id, aria) => (
+        <select id={id} {...aria} value={value === true ? 'on' : value === false ? 'off' : ''} onChange={(e) => onChange(e.target.value === '' ? null : e.target.value === 'on')}>
           <option value="">default</option>
           <option value="on">on</option>
           <option value="off">off</option>
@@ -48,26 +55,26 @@ function Knob({ path, name, value, nullable, error, errors, onChange }: { path: 
   }
   if (typeof value === 'boolean') {
     return (
-      <Field label={label(name)} hint={hint} error={error} inline>{(id) => (
-        <input id={id} type="checkbox" checked={!!value} onChange={(e) => onChange(e.target.checked)} />
+      <Field label={label} hint={hint} error={error} inline>{(id, aria) => (
+        <input id={id} {...aria} type="checkbox" checked={!!value} onChange={(e) => onChange(e.target.checked)} />
       )}</Field>
     )
   }
   if (typeof value === 'number' || (nullable && value === null)) {
     return (
-      <Field label={label(name)} hint={hint} error={error}>{(id) => (
-        <input id={id} type="number" step="any" min={BOUNDS[path]?.min} max={BOUNDS[path]?.max} value={value === null || value === undefined ? '' : String(value)}
+      <Field label={label} hint={hint} error={error}>{(id, aria) => (
+        <input id={id} {...aria} type="number" step="any" min={BOUNDS[path]?.min} max={BOUNDS[path]?.max} value={value === null || value === undefined ? '' : String(value)}
           onChange={(e) => onChange(e.target.value === '' ? (nullable ? null : 0) : Number(e.target.value))} />
       )}</Field>
     )
   }
   if (Array.isArray(value) && value.every((x) => typeof x === 'string')) {
-    return <Field label={label(name)} hint={hint} error={error}>{(id) => <ListField id={id} value={value as string[]} onChange={onChange} />}</Field>
+    return <Field label={label} hint={hint} error={error}>{(id, aria) => <ListField id={id} aria={aria} value={value as string[]} onChange={onChange} />}</Field>
   }
   if (value && typeof value === 'object' && !Array.isArray(value)) {
     return (
       <fieldset className="subgroup">
-        <legend>{label(name)}</legend>
+        <legend>{label}</legend>
         <GroupEditor path={path} value={value as Obj} errors={errors} onChange={onChange} />
       </fieldset>
     )
@@ -75,11 +82,11 @@ function Knob({ path, name, value, nullable, error, errors, onChange }: { path: 
   if (typeof value === 'string' || value === undefined) {
     const long = name.endsWith('prompt') || name.endsWith('description')
     return (
-      <Field label={label(name)} hint={hint} error={error}>{(id) => long
-        ? <textarea id={id} rows={2} value={value ?? ''} onChange={(e) => onChange(e.target.value)} />
-        : <input id={id} value={value ?? ''} onChange={(e) => onChange(e.target.value)} />}
+      <Field label={label} hint={hint} error={error}>{(id, aria) => long
+        ? <textarea id={id} {...aria} rows={2} value={value ?? ''} onChange={(e) => onChange(e.target.value)} />
+        : <input id={id} {...aria} value={value ?? ''} onChange={(e) => onChange(e.target.value)} />}
       </Field>
     )
   }
-  return <Field label={label(name)} hint={hint} error={error}>{(id) => <JsonField id={id} value={value} onChange={onChange} />}</Field>
+  return <Field label={label} hint={hint} error={error}>{(id, aria) => <JsonField id={id} aria={aria} value={value} onChange={onChange} />}</Field>
 }

@@ -3,19 +3,29 @@ import { useState, type FormEvent } from 'react'
 import { Field } from '../../components/Field'
 import { api, ApiError, errorText, MASK, ok, type Provider } from '../../lib/api'
 import { keys, useProviders } from '../../lib/queries'
+import { ProviderTestResult, useProviderTests } from './ProviderTest'
 import { ScopeButton } from './ScopeButton'
 
-/** Model endpoints and their keys. A key is write-only: keep (the mask), replace, or clear. */
+/**
+ * Model endpoints and their keys. A key is write-only: keep (the mask),
+ * replace, or clear. Each provider's connection can be tested from its row,
+ * and is tested right after a save unless the form is told not to.
+ */
 export function ProvidersTab() {
   const providers = useProviders()
+  const tests = useProviderTests()
   const [editing, setEditing] = useState<Provider | 'new' | null>(null)
+  const saved = (p: Provider, test: boolean) => {
+    setEditing(null)
+    if (test) void tests.test(p.id)
+  }
   return (
     <div className="tab-page">
       <div className="tab-intro">
         <p className="muted">A provider is one model endpoint and the key that reaches it. Agents name a provider.</p>
         <button className="btn btn-primary" onClick={() => setEditing('new')}>Add provider</button>
       </div>
-      {editing && <ProviderForm key={editing === 'new' ? 'new' : editing.id} provider={editing === 'new' ? undefined : editing} onDone={() => setEditing(null)} />}
+      {editing && <ProviderForm key={editing === 'new' ? 'new' : editing.id} provider={editing === 'new' ? undefined : editing} onDone={() => setEditing(null)} onSaved={saved} />}
       {providers.data?.length === 0 && !editing && <p className="empty muted">No providers yet. Add one with its base URL and API key.</p>}
       <ul className="rows">
         {providers.data?.map((p) => (
@@ -23,7 +33,10 @@ export function ProvidersTab() {
             <div className="row-main">
               <b>{p.name}</b> <span className="pill">{p.type}</span> <span className="pill">{p.scope}</span>
               <div className="muted small">{p.base_url || 'default endpoint'} · {p.api || 'default API'} · key {p.api_key ? 'set' : 'not set'}</div>
+              <ProviderTestResult state={tests.results[p.id]} />
             </div>
+            <button className="btn btn-ghost btn-sm" aria-label={`Test connection of ${p.name}`} disabled={tests.results[p.id]?.status === 'running'}
+              onClick={() => void tests.test(p.id)}>Test connection</button>
             <ScopeButton kind="providers" id={p.id} scope={p.scope} />
             <button className="btn btn-ghost btn-sm" onClick={() => setEditing(p)}>Edit</button>
           </li>
@@ -33,7 +46,7 @@ export function ProvidersTab() {
   )
 }
 
-function ProviderForm({ provider, onDone }: { provider?: Provider; onDone: () => void }) {
+function ProviderForm({ provider, onDone, onSaved }: { provider?: Provider; onDone: () => void; onSaved: (p: Provider, test: boolean) => void }) {
   const qc = useQueryClient()
   const types = useQuery({ queryKey: ['provider-types'], queryFn: () => ok(api.GET('/api/v1/provider-types')) })
   const [form, setForm] = useState({
@@ -41,6 +54,8 @@ function ProviderForm({ provider, onDone }: { provider?: Provider; onDone: () =>
   })
   const hasKey = !!provider?.api_key
   const [key, setKey] = useState<{ mode: 'keep' | 'replace' | 'clear'; value: string }>({ mode: provider ? 'keep' : 'replace', value: '' })
+  // A new provider is tested as soon as it exists; so is an edit, unless asked not to.
+  const [testAfter, setTestAfter] = useState(true)
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [error, setError] = useState('')
   const t = types.data?.find((x) => x.type === form.type)
@@ -51,10 +66,13 @@ function ProviderForm({ provider, onDone }: { provider?: Provider; onDone: () =>
     const api_key = key.mode === 'keep' ? MASK : key.mode === 'clear' ? '' : key.value
     const body = { ...form, api_key }
     try {
-      if (provider) await ok(api.PUT('/api/v1/providers/{id}', { params: { path: { id: provider.id } }, body }))
-      else await ok(api.POST('/api/v1/providers', { body }))
+      const saved = provider
+        ? await ok(api.PUT('/api/v1/providers/{id}', { params: { path: { id: provider.id } }, body }))
+        : await ok(api.POST('/api/v1/providers', { body }))
       await qc.invalidateQueries({ queryKey: keys.providers })
-      onDone()
+      // The models an agent form offers come from the endpoint as it was: ask again.
+      await qc.invalidateQueries({ queryKey: keys.providerModels(saved.id) })
+      onSaved(saved, testAfter)
     } catch (err) {
       setErrors(err instanceof ApiError ? err.fields : {})
       setError(errorText(err))
@@ -76,44 +94,47 @@ function ProviderForm({ provider, onDone }: { provider?: Provider; onDone: () =>
     <form className="card form" onSubmit={save} aria-label={provider ? `Edit ${provider.name}` : 'New provider'}>
       <h2>{provider ? `Edit ${provider.name}` : 'New provider'}</h2>
       <div className="grid2">
-        <Field label="Name" error={errors.name}>{(id) => <input id={id} value={form.name} onChange={(e) => set('name')(e.target.value)} required />}</Field>
-        <Field label="Type" error={errors.type}>{(id) => (
-          <select id={id} value={form.type} onChange={(e) => setForm((f) => ({ ...f, type: e.target.value, api: '', auth_mode: '' }))}>
+        <Field label="Name" error={errors.name}>{(id, aria) => <input id={id} {...aria} value={form.name} onChange={(e) => set('name')(e.target.value)} required />}</Field>
+        <Field label="Type" error={errors.type}>{(id, aria) => (
+          <select id={id} {...aria} value={form.type} onChange={(e) => setForm((f) => ({ ...f, type: e.target.value, api: '', auth_mode: '' }))}>
             {(types.data ?? [{ type: 'openai' }, { type: 'anthropic' }]).map((x) => <option key={x.type} value={x.type}>{x.type}</option>)}
           </select>
         )}</Field>
-        <Field label="Base URL" hint={t?.default_base_url ? `Empty uses ${t.default_base_url}` : undefined} error={errors.base_url}>{(id) => (
-          <input id={id} value={form.base_url} placeholder="https://…/v1" onChange={(e) => set('base_url')(e.target.value)} />
+        <Field label="Base URL" hint={t?.default_base_url ? `Empty uses ${t.default_base_url}` : undefined} error={errors.base_url}>{(id, aria) => (
+          <input id={id} {...aria} value={form.base_url} placeholder="https://…/v1" onChange={(e) => set('base_url')(e.target.value)} />
         )}</Field>
-        <Field label="API" error={errors.api}>{(id) => (
-          <select id={id} value={form.api} onChange={(e) => set('api')(e.target.value)}>
+        <Field label="API" error={errors.api}>{(id, aria) => (
+          <select id={id} {...aria} value={form.api} onChange={(e) => set('api')(e.target.value)}>
             <option value="">default for the endpoint</option>
             {t?.apis.map((a) => <option key={a.name} value={a.name}>{a.name}</option>)}
           </select>
         )}</Field>
         {t && t.auth_modes.length > 1 && (
-          <Field label="Authentication" error={errors.auth_mode}>{(id) => (
-            <select id={id} value={form.auth_mode} onChange={(e) => set('auth_mode')(e.target.value)}>
+          <Field label="Authentication" error={errors.auth_mode}>{(id, aria) => (
+            <select id={id} {...aria} value={form.auth_mode} onChange={(e) => set('auth_mode')(e.target.value)}>
               <option value="">default</option>
               {t.auth_modes.map((m) => <option key={m} value={m}>{m}</option>)}
             </select>
           )}</Field>
         )}
-        <Field label="API key" error={errors.api_key} hint={provider && key.mode === 'keep' ? (hasKey ? 'Stored — never shown again.' : 'No key stored.') : undefined}>{(id) =>
+        <Field label="API key" error={errors.api_key} hint={provider && key.mode === 'keep' ? (hasKey ? 'Stored — never shown again.' : 'No key stored.') : undefined}>{(id, aria) =>
           key.mode === 'replace' ? (
             <span className="inline">
-              <input id={id} type="password" autoComplete="off" value={key.value} placeholder={provider ? 'New key' : 'sk-…'} onChange={(e) => setKey({ mode: 'replace', value: e.target.value })} />
+              <input id={id} {...aria} type="password" autoComplete="off" value={key.value} placeholder={provider ? 'New key' : 'sk-…'} onChange={(e) => setKey({ mode: 'replace', value: e.target.value })} />
               {provider && <button type="button" className="btn btn-ghost btn-sm" onClick={() => setKey({ mode: 'keep', value: '' })}>Keep stored</button>}
             </span>
           ) : (
             <span className="inline">
-              <input id={id} value={key.mode === 'clear' ? '(will be cleared)' : hasKey ? MASK : ''} readOnly />
+              <input id={id} {...aria} value={key.mode === 'clear' ? '(will be cleared)' : hasKey ? MASK : ''} readOnly />
               <button type="button" className="btn btn-ghost btn-sm" onClick={() => setKey({ mode: 'replace', value: '' })}>Replace</button>
               {hasKey && <button type="button" className="btn btn-ghost btn-sm" onClick={() => setKey({ mode: 'clear', value: '' })}>Clear</button>}
             </span>
           )
         }</Field>
       </div>
+      <Field label="Test the connection after saving" inline hint="One call to the provider's model list: the answer shows on its row">{(id, aria) => (
+        <input id={id} {...aria} type="checkbox" checked={testAfter} onChange={(e) => setTestAfter(e.target.checked)} />
+      )}</Field>
       {error && <p className="error-text" role="alert">{error}</p>}
       <div className="form-actions">
         <button className="btn btn-primary">Save</button>

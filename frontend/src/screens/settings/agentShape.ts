@@ -22,20 +22,67 @@ export const JSON_FIELDS = new Set(['guardrails.output_schema', 'resilience.fall
 /** Nullable booleans: unset (the default), on or off. */
 export const TRISTATE = new Set(['subagents', 'parallel_tool_calls'])
 
+/** Help under a knob, in plain words: what it does and what its empty or zero value means. */
 export const HINTS: Record<string, string> = {
   'behavior.max_turns': 'Model turns per run; 0 = the default (10)',
   'behavior.stop_at_tools': 'Comma-separated tool names: the run ends after a turn that called any of them',
   'behavior.max_tool_concurrency': 'Tool calls run at once; 0 = the default',
+  'behavior.disable_tool_choice_reset': 'Normally a forced tool choice is lifted after a tool call, so the model can answer; tick to keep forcing it',
+  'behavior.tool_not_found_behavior': 'default: tell the model the tool does not exist so it can correct itself; error: end the run',
+  'behavior.reasoning_item_id_policy': 'Whether reasoning items keep their ids when sent back to the model',
+  'behavior.workflow_authoring': 'Gives chat runs get_workflow and save_workflow (every save is approved first)',
+  'behavior.handoff_description': 'Read by agents that may hand off to this one, so they know when to',
+  'behavior.handoff_input_filter': 'remove_all_tools: the next agent sees the conversation without tool calls and results',
   'approval.approve_tools': '["*"] or tool names whose calls wait for your decision (comma-separated)',
+  'compaction.compaction_enabled': 'Fold older history into a summary when it grows past the threshold (and when the model says the context overflowed)',
   'compaction.compaction_threshold_tokens': 'Fold when the history passes this many tokens; 0 = 50000',
   'compaction.compaction_window': 'Recent entries kept intact; 0 = 10',
+  'compaction.compaction_model': 'The model that writes the summary; empty = this agent\'s model',
+  'compaction.compaction_mode': 'summary (default) folds into a summary; reset drops the old history; hybrid does both',
   'session.history_limit': 'Recent items sent per turn; 0 = all',
+  'session.prompt_id': 'An OpenAI stored prompt to use (Responses API only)',
   skills: 'null = every visible skill, [] = none, or a list of skill ids',
   tools: 'Built-in tool names the agent may use (comma-separated); MCP tools are picked below',
   error_handlers: 'Keyed by max_turns / model_refusal / invalid_final_output: {"final_output": …, "exclude_from_history": false}',
-  'guardrails.output_schema': 'A JSON Schema (object) the final output must match',
+  'guardrails.guardrails': 'Guardrail names (comma-separated), from Settings → Guardrails',
+  'guardrails.output_schema': 'A JSON Schema (object) the final output must match; null = plain text',
+  'resilience.retry_enabled': 'Retry a model call that failed for a passing reason (rate limit, overload)',
   'resilience.fallback_models': 'Tried in order: [{"model": "…", "provider_id": "…"}]',
   'behavior.subagents': 'Background task tools on chat runs; default on',
+  'model_settings.temperature': 'Randomness, 0 to 2; empty = the model\'s default',
+  'model_settings.top_p': 'Nucleus sampling, above 0 up to 1; empty = the model\'s default',
+  'model_settings.max_output_tokens': 'Longest answer per turn, in tokens; empty = the model\'s default',
+  'model_settings.tool_choice': 'auto, required, none or a tool name; empty = auto',
+  context_window: 'Declared tokens the model takes in; 0 = unknown',
+}
+
+/** Plain-language labels where a knob's key says too little; the others read as their key. */
+export const LABELS: Record<string, string> = {
+  'approval.approve_tools': 'Ask before running',
+  'behavior.stop_at_tools': 'Stop after these tools',
+  'behavior.max_tool_concurrency': 'Tool calls at once',
+  'behavior.disable_tool_choice_reset': 'Keep forcing the tool choice',
+  'behavior.tool_not_found_behavior': 'When the model calls an unknown tool',
+  'behavior.handoff_description': 'Description for agents handing off here',
+  'behavior.handoff_input_filter': 'History passed on a handoff',
+  'behavior.workflow_authoring': 'May write workflows',
+  'behavior.subagents': 'Background tasks',
+  'compaction.compaction_enabled': 'Fold old history',
+  'compaction.compaction_threshold_tokens': 'Fold past this many tokens',
+  'compaction.compaction_window': 'Recent entries kept',
+  'compaction.compaction_model': 'Summary model',
+  'compaction.compaction_prompt': 'Summary prompt',
+  'compaction.compaction_mode': 'Fold mode',
+  'session.history_limit': 'History items per turn',
+  'session.prompt_id': 'Stored prompt id',
+  'session.prompt_version': 'Stored prompt version',
+  'guardrails.guardrails': 'Guardrails to apply',
+  'guardrails.output_schema': 'Output schema',
+  'resilience.retry_enabled': 'Retry failed model calls',
+  'resilience.retry_policy': 'Retry policy',
+  'resilience.fallback_models': 'Fallback models',
+  'model_settings.max_output_tokens': 'Max answer tokens',
+  'model_settings.parallel_tool_calls': 'Parallel tool calls',
 }
 
 /** Number knobs' bounds, as AgentCompactionInput in the OpenAPI document declares them. */
