@@ -1,5 +1,6 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useSyncExternalStore } from 'react'
+import { LiveRegion } from './components/LiveRegion'
 import { Toasts } from './components/Toasts'
 import { getToken, onTokenChange } from './lib/auth'
 import { bus } from './lib/bus'
@@ -36,6 +37,7 @@ export function App() {
     <>
       {token ? <Workbench /> : <SignIn />}
       <Toasts />
+      <LiveRegion />
     </>
   )
 }

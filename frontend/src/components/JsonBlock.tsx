@@ -15,7 +15,8 @@ export function JsonBlock({ value, label }: { value: unknown; label?: string }) 
   return (
     <div className="json-block">
       {label && <div className="json-label">{label}</div>}
-      <pre>{text}</pre>
+      {/* Focusable: it scrolls, and a keyboard must be able to scroll it. */}
+      <pre tabIndex={0}>{text}</pre>
     </div>
   )
 }

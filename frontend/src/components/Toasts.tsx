@@ -4,7 +4,8 @@ export function Toasts() {
   const notices = useNotices()
   if (!notices.length) return null
   return (
-    <div className="toasts" role="status" aria-live="polite">
+    // Not a live region itself: notify() says each notice through the app's one (LiveRegion).
+    <div className="toasts">
       {notices.map((n) => (
         <div key={n.id} className={`toast toast-${n.tone}`}>
           <span>{n.message}</span>

@@ -28,6 +28,12 @@ export async function downloadFile(url: string, fallbackName: string): Promise<{
   if (!res.ok) throw await errorOf(res)
   const blob = await res.blob()
   const name = fileNameOf(res.headers.get('Content-Disposition')) ?? fallbackName
+  saveBlob(blob, name)
+  return { name, bytes: blob.size }
+}
+
+/** Hands a blob made in the page (an export) to the browser as a file named name. */
+export function saveBlob(blob: Blob, name: string) {
   const href = URL.createObjectURL(blob)
   const a = document.createElement('a')
   a.href = href
@@ -36,5 +42,4 @@ export async function downloadFile(url: string, fallbackName: string): Promise<{
   a.click()
   a.remove()
   setTimeout(() => URL.revokeObjectURL(href), 60_000)
-  return { name, bytes: blob.size }
 }

@@ -1,5 +1,6 @@
 // Transient notices (toasts): refused commands, failed writes.
 import { useSyncExternalStore } from 'react'
+import { announce } from './announce'
 
 export interface Notice { id: number; tone: 'error' | 'info'; message: string }
 let notices: Notice[] = []
@@ -11,6 +12,7 @@ export function notify(message: string, tone: Notice['tone'] = 'error') {
   const n = { id: next++, tone, message }
   notices = [...notices, n]
   emit()
+  announce(message)
   setTimeout(() => dismiss(n.id), 6000)
 }
 

@@ -2,11 +2,13 @@
 // cache: a finished run refetches its transcript and only then hands over
 // (no flicker), a gap resubscribes or refetches, a title renames the row.
 import type { QueryClient } from '@tanstack/react-query'
+import { announce } from '../lib/announce'
 import { api, ok, type Session, type Task } from '../lib/api'
 import { bus } from '../lib/bus'
 import { notify } from '../lib/notices'
 import { keys, refresh } from '../lib/queries'
 import { upsertTask } from '../lib/tasks'
+import { announcementOf } from '../timeline/announcements'
 import type { Effect } from '../timeline/reduce'
 import { liveStore } from './store'
 
@@ -94,7 +96,12 @@ export function wireLive(qc: QueryClient): () => void {
     }
   })
 
-  const offEvent = bus.onEvent((ev) => liveStore.dispatch(ev))
+  const offEvent = bus.onEvent((ev) => {
+    const before = liveStore.get()
+    liveStore.dispatch(ev)
+    const said = announcementOf(before, liveStore.get(), ev)
+    if (said) announce(said)
+  })
   const offReconnect = bus.onReconnect(() => {
     // Pick every live stream back up where this tab left it.
     for (const r of Object.values(liveStore.get().runs)) {

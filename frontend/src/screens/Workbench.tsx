@@ -1,13 +1,16 @@
-import { lazy, Suspense, useState } from 'react'
+import { lazy, Suspense, useState, useSyncExternalStore } from 'react'
 import { Icon } from '../components/Icon'
 import { useRoute } from '../lib/router'
+import { closeShortcutsHelp, openShortcutsHelp, shortcutsHelp, subscribeShortcutsHelp } from '../lib/shortcuts'
 import { Conversation } from './conversation/Conversation'
 import { NewConversation } from './conversation/NewConversation'
 import { Inspector } from './inspector/Inspector'
 import { toggleInspector, useInspector } from './inspector/inspectorState'
 import { Settings } from './settings/Settings'
+import { ShortcutsDialog } from './ShortcutsDialog'
 import { Sidebar } from './sidebar/Sidebar'
 import { closeTerminal, useTerminalTarget } from './terminal/terminalTarget'
+import { useGlobalShortcuts } from './useGlobalShortcuts'
 
 // xterm.js is loaded only when a terminal opens.
 const TerminalPanel = lazy(() => import('./terminal/TerminalPanel'))
@@ -20,6 +23,8 @@ export function Workbench() {
   const sessionId = route.name === 'session' ? route.id : undefined
   const showInspector = !!sessionId && inspector.open
   const terminal = useTerminalTarget()
+  const help = useSyncExternalStore(subscribeShortcutsHelp, shortcutsHelp)
+  useGlobalShortcuts(openShortcutsHelp)
 
   return (
     <div className={`workbench${navOpen ? ' nav-open' : ''}${showInspector ? ' with-inspector' : ''}`}>
@@ -41,6 +46,7 @@ export function Workbench() {
         )}
       </main>
       {showInspector && <Inspector sessionId={sessionId} />}
+      {help.open && <ShortcutsDialog key={help.opening} onClose={() => closeShortcutsHelp(help.opening)} />}
       {terminal && (
         <Suspense fallback={<div className="terminal-panel terminal-loading muted" role="status">Loading the terminal…</div>}>
           <TerminalPanel key={terminal.projectId} target={terminal} onClose={closeTerminal} />

@@ -109,7 +109,7 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
         if (it.role === 'user' && e.source === TASK_NOTIFICATION) out.push(taskNotice(base, text, e.display))
         else if (it.role === 'user') {
           const images = imagesOfContent(it.content)
-          out.push({ ...base, kind: 'user', text, ...(images.length ? { images } : {}) })
+          out.push({ ...base, kind: 'user', text, ...(images.length ? { images } : {}), ...(e.parent_id ? { parentId: e.parent_id } : {}) })
         }
         else if (it.role === 'assistant') {
           // A static answer and an answer a stop cut short say so.

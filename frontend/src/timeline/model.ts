@@ -18,8 +18,12 @@ import type { MessageImage } from '../lib/attachments'
 
 export interface ToolDisplay { title?: string; summary?: string; renderer?: string; extra?: Record<string, string> }
 
-/** images: what the message carried besides its text (input_image parts, run.started attachments). */
-export interface UserItem extends Base { kind: 'user'; text: string; images?: MessageImage[] }
+/**
+ * images: what the message carried besides its text (input_image parts, run.started attachments).
+ * parentId: the entry before it on its branch (stored only): editing branches there, so the
+ * edit becomes its sibling.
+ */
+export interface UserItem extends Base { kind: 'user'; text: string; images?: MessageImage[]; parentId?: string }
 export interface AssistantItem extends Base { kind: 'assistant'; text: string; streaming?: boolean; label?: string }
 export interface ReasoningItem extends Base { kind: 'reasoning'; text: string; streaming?: boolean }
 export interface ToolItem extends Base {

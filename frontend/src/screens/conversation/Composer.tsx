@@ -85,7 +85,7 @@ export function Composer({ agents, agentId, onAgent, plan, onPlan, liveRun, onSe
           <AttachImageButton onFiles={images.add} />
           <span className="grow" />
           {liveRun && (
-            <button type="button" className="btn btn-danger btn-sm" onClick={liveRun.onStop}>
+            <button type="button" className="btn btn-danger btn-sm" title="Stop (Esc)" aria-keyshortcuts="Escape" onClick={liveRun.onStop}>
               <Icon name="stop" size={14} /> Stop
             </button>
           )}

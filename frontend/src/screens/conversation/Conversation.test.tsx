@@ -213,3 +213,57 @@ describe('a compacted conversation', () => {
     expect(screen.queryByText('Compacting the conversation…')).not.toBeInTheDocument()
   })
 })
+
+describe('edit and regenerate on stored exchanges', () => {
+  let n = 0
+  const entry = (item: unknown, extra: Partial<Entry> = {}): Entry => {
+    n++
+    return { id: `e${n}`, row_id: `r${n}`, seq: n, kind: 'item', compacted: false, created_at: '', on_path: true, run_id: extra.run_id, item, ...extra }
+  }
+  const user = (text: string, extra: Partial<Entry> = {}) => entry({ type: 'message', role: 'user', content: [{ type: 'input_text', text }] }, extra)
+  const answer = (text: string, extra: Partial<Entry> = {}) => entry({ type: 'message', role: 'assistant', content: [{ type: 'output_text', text }] }, extra)
+  const failure = (extra: Partial<Entry> = {}) =>
+    entry(undefined, { kind: 'annotation', text: 'boom', display: { kind: 'run_error', title: 'The run failed', extra: { code: 'upstream' } } as Entry['display'], ...extra })
+  const cancelled = (extra: Partial<Entry> = {}) =>
+    entry(undefined, { kind: 'annotation', text: 'Stopped before it finished', display: { kind: 'run_cancelled', title: 'Cancelled' } as Entry['display'], ...extra })
+
+  function entries() {
+    const q1 = user('first question', { run_id: 'r1' })
+    const a1 = answer('first answer', { run_id: 'r1', parent_id: q1.id })
+    const q2 = user('second question', { run_id: 'r2', parent_id: a1.id })
+    const f2 = failure({ run_id: 'r2', parent_id: q2.id })
+    const q3 = user('third question', { run_id: 'r3', parent_id: f2.id })
+    const a3 = answer('partial', { run_id: 'r3', parent_id: q3.id, display: { kind: 'stopped', title: 'Stopped' } as Entry['display'] })
+    const c3 = cancelled({ run_id: 'r3', parent_id: a3.id })
+    return [q1, a1, q2, f2, q3, a3, c3]
+  }
+
+  it('offers Edit on every message of yours, the first (which branches to the root) too', () => {
+    show(runs.todo, { entries: entries() })
+    const bubbles = [...view().querySelectorAll<HTMLElement>('.msg-user')]
+    expect(bubbles.map((b) => !!within(b).queryByRole('button', { name: 'Edit message' }))).toEqual([true, true, true])
+  })
+
+  it('offers Regenerate on a failure without an answer, not twice on a stopped answer', () => {
+    show(runs.todo, { entries: entries() })
+    const notes = screen.getAllByRole('alert').concat(screen.getAllByRole('note'))
+    const failed = notes.find((x) => x.textContent?.includes('The run failed'))!
+    expect(within(failed).getByRole('button', { name: 'Regenerate the answer' })).toBeInTheDocument()
+    const stop = notes.find((x) => x.textContent?.includes('Cancelled'))!
+    expect(within(stop).queryByRole('button', { name: 'Regenerate the answer' })).not.toBeInTheDocument()
+    const partial = assistant().find((a) => a.textContent?.includes('partial'))!
+    expect(within(partial).getByRole('button', { name: 'Regenerate the answer' })).toBeInTheDocument()
+  })
+
+  it('turns a message into an editor, and Cancel turns it back', async () => {
+    show(runs.todo, { entries: entries() })
+    const second = [...view().querySelectorAll<HTMLElement>('.msg-user')][1]
+    act(() => within(second).getByRole('button', { name: 'Edit message' }).click())
+    const box = screen.getByRole('textbox', { name: 'Edited message' })
+    expect(box).toHaveValue('second question')
+    expect(screen.getByRole('button', { name: 'Save & send' })).toBeDisabled()
+    act(() => screen.getByRole('button', { name: 'Cancel' }).click())
+    expect(screen.queryByRole('textbox', { name: 'Edited message' })).not.toBeInTheDocument()
+    expect(view()).toHaveTextContent('second question')
+  })
+})

@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { useMemo, useState } from 'react'
+import { useEffect, useMemo, useState } from 'react'
 import { Avatar } from '../../components/Avatar'
 import { Icon } from '../../components/Icon'
 import { errorText } from '../../lib/api'
@@ -7,6 +7,7 @@ import { useBusStatus } from '../../lib/bus'
 import { notify } from '../../lib/notices'
 import { keys, useAgents, useApprovals, useMessages, useSession, useSessionTasks } from '../../lib/queries'
 import { navigate } from '../../lib/router'
+import { inDialog, isTyping } from '../../lib/shortcuts'
 import { useLiveSession } from '../../live/store'
 import { composeTimeline } from '../../timeline/compose'
 import { fromEntries } from '../../timeline/fromEntries'
@@ -14,6 +15,7 @@ import { TasksContext, type ConversationTasks } from '../tasks/TaskContext'
 import { TaskList } from '../tasks/TaskList'
 import { cancelRun, startRun, steer } from './actions'
 import { Composer } from './Composer'
+import { ExportMenu } from './ExportMenu'
 import { ProjectChip, ProjectPicker, ProjectTerminalButton } from './ProjectPicker'
 import { Timeline } from './Timeline'
 
@@ -52,6 +54,26 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
     projectId: !boundProject && projectChoice ? projectChoice : undefined,
   }
 
+  const liveRunId = liveRun?.runId
+  const stop = useMemo(() => liveRunId
+    ? () => void cancelRun(liveRunId).catch((e) => notify(errorText(e))).then(() => qc.invalidateQueries({ queryKey: ['approvals', sessionId] }))
+    : undefined, [liveRunId, qc, sessionId])
+
+  // Esc stops the running answer: from anywhere but a dialog or another
+  // text field (the rename box's Esc is its own), and only when nothing
+  // else handled the key (an open menu, an edit box).
+  useEffect(() => {
+    if (!stop) return
+    function onKey(e: KeyboardEvent) {
+      if (e.key !== 'Escape' || e.shiftKey || e.ctrlKey || e.metaKey || e.altKey || e.defaultPrevented) return
+      if (inDialog(e.target) || (isTyping(e.target) && !(e.target as Element).closest('.composer'))) return
+      e.preventDefault()
+      stop!()
+    }
+    window.addEventListener('keydown', onKey)
+    return () => window.removeEventListener('keydown', onKey)
+  }, [stop])
+
   async function send(text: string, attachmentIds: string[]) {
     try {
       await startRun(sessionId, text, { ...runOptions, attachmentIds })
@@ -85,6 +107,7 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
           {liveRun && <span className={`pill ${liveRun.status === 'interrupted' ? 'pill-warn' : 'pill-run'}`}>{liveRun.status === 'interrupted' ? 'Waiting for approval' : 'Running'}</span>}
           <span className="grow" />
           {boundProject && <ProjectTerminalButton projectId={boundProject} />}
+          {session.data && <ExportMenu session={session.data} agentName={agentList.find((a) => a.id === session.data.agent_config_id)?.name} />}
           {busStatus !== 'open' && <span className="pill pill-muted" role="status">{busStatus === 'closed' ? 'Offline — reconnecting…' : 'Connecting…'}</span>}
           <button className={`icon-btn${inspectorOpen ? ' active' : ''}`} aria-label="Toggle the inspector" aria-pressed={inspectorOpen} title="Inspector" onClick={onToggleInspector}>
             <Icon name="panel" size={18} />
@@ -110,7 +133,7 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
           project={boundProject ? <ProjectChip projectId={boundProject} /> : session.isSuccess && <ProjectPicker value={projectChoice} onChange={setProjectChoice} disabled={!!liveRun} />}
           liveRun={liveRun && {
             status: liveRun.status,
-            onStop: () => cancelRun(liveRun.runId).catch((e) => notify(errorText(e))).then(() => qc.invalidateQueries({ queryKey: ['approvals', sessionId] })),
+            onStop: () => stop?.(),
             onSteer: (t) => steer(liveRun.runId, t),
           }}
         />

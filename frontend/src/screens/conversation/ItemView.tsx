@@ -26,7 +26,7 @@ export function ItemView({ item, agent, approval, live, actions = none }: Props)
     case 'tool':
       return <ToolCard item={item} approval={approval} live={live} />
     case 'note':
-      return <Note item={item} />
+      return <Note item={item} actions={actions} />
     case 'compaction':
       return <Compaction item={item} />
     case 'task_notice':

@@ -1,24 +1,32 @@
-import { useState } from 'react'
+import { useRef, useState, type FormEvent, type KeyboardEvent, type Ref } from 'react'
 import { Avatar } from '../../components/Avatar'
 import { Icon } from '../../components/Icon'
 import { JsonBlock } from '../../components/JsonBlock'
 import { Markdown } from '../../components/Markdown'
 import type { Agent } from '../../lib/api'
+import type { MessageImage } from '../../lib/attachments'
 import type { AssistantItem, CompactionItem, NoteItem, ReasoningItem, Siblings, TaskNoticeItem, UnknownItem, UserItem } from '../../timeline/model'
 import { MessageImages } from './MessageImages'
 
 export interface MessageActions {
   onFork?: () => void
   onRegenerate?: () => void
+  /** Sends an edited copy of a user message as a new version of it; resolves whether it was sent. */
+  onEdit?: (text: string) => Promise<boolean>
 }
 
-function Actions({ text, actions }: { text: string; actions: MessageActions }) {
+function Actions({ text, actions, onEditStart, editRef }: { text: string; actions: MessageActions; onEditStart?: () => void; editRef?: Ref<HTMLButtonElement> }) {
   const [copied, setCopied] = useState(false)
   return (
     <div className="msg-actions">
-      <button className="icon-btn" title="Copy" aria-label="Copy message" onClick={() => navigator.clipboard?.writeText(text).then(() => setCopied(true))}>
+      <button className="icon-btn" title={copied ? 'Copied' : 'Copy'} aria-label="Copy message" onClick={() => navigator.clipboard?.writeText(text).then(() => setCopied(true))}>
         <Icon name={copied ? 'check' : 'copy'} size={14} />
       </button>
+      {onEditStart && (
+        <button ref={editRef} className="icon-btn" title="Edit" aria-label="Edit message" onClick={onEditStart}>
+          <Icon name="edit" size={14} />
+        </button>
+      )}
       {actions.onRegenerate && (
         <button className="icon-btn" title="Regenerate" aria-label="Regenerate the answer" onClick={actions.onRegenerate}>
           <Icon name="refresh" size={14} />
@@ -34,12 +42,72 @@ function Actions({ text, actions }: { text: string; actions: MessageActions }) {
 }
 
 export function UserMessage({ item, actions }: { item: UserItem; actions: MessageActions }) {
+  const [editing, setEditing] = useState(false)
+  const editButton = useRef<HTMLButtonElement>(null)
+  const onEdit = actions.onEdit
+  if (editing && onEdit) {
+    return (
+      <div className="msg msg-user editing" data-entry-id={item.entryId}>
+        <EditMessage text={item.text} images={item.images} onSend={onEdit}
+          onDone={(sent) => {
+            setEditing(false)
+            // Cancelled, focus goes back where it was; sent, the new version takes the screen.
+            if (!sent) requestAnimationFrame(() => editButton.current?.focus())
+          }} />
+      </div>
+    )
+  }
   return (
     <div className="msg msg-user" data-entry-id={item.entryId}>
+      <span className="visually-hidden">You said:</span>
       {item.images?.length ? <MessageImages images={item.images} /> : null}
       {(item.text || !item.images?.length) && <div className="bubble">{item.text}</div>}
-      <Actions text={item.text} actions={actions} />
+      <Actions text={item.text} actions={actions} onEditStart={onEdit && (() => setEditing(true))} editRef={editButton} />
     </div>
+  )
+}
+
+/** A user message turned into a textarea: Save & send makes it a new version of the message, Cancel (or Esc) leaves it. */
+function EditMessage({ text, images, onSend, onDone }: { text: string; images?: MessageImage[]; onSend: (text: string) => Promise<boolean>; onDone: (sent: boolean) => void }) {
+  const [value, setValue] = useState(text)
+  const [sending, setSending] = useState(false)
+  const changed = value.trim() !== '' && value.trim() !== text.trim()
+
+  async function submit(e?: FormEvent) {
+    e?.preventDefault()
+    if (!changed || sending) return
+    setSending(true)
+    const sent = await onSend(value.trim())
+    setSending(false)
+    if (sent) onDone(true)
+  }
+
+  function onKey(e: KeyboardEvent<HTMLTextAreaElement>) {
+    if (e.key === 'Escape') {
+      // Handled here: the conversation's Esc shortcut must not see it.
+      e.preventDefault()
+      onDone(false)
+    } else if (e.key === 'Enter' && !e.shiftKey && !e.nativeEvent.isComposing) {
+      e.preventDefault()
+      void submit()
+    }
+  }
+
+  return (
+    <form className="edit-message" onSubmit={submit} aria-label="Edit your message">
+      {images?.length ? <MessageImages images={images} /> : null}
+      <textarea aria-label="Edited message" value={value} autoFocus rows={Math.min(12, Math.max(2, value.split('\n').length))}
+        onChange={(e) => setValue(e.target.value)} onKeyDown={onKey}
+        onFocus={(e) => e.currentTarget.setSelectionRange(e.currentTarget.value.length, e.currentTarget.value.length)} />
+      <div className="edit-actions">
+        <span className="muted small">
+          Sending starts a new version of this message{images?.length ? ', with its images' : ''}; the old one stays switchable.
+        </span>
+        <span className="grow" />
+        <button type="button" className="btn btn-sm" onClick={() => onDone(false)}>Cancel</button>
+        <button type="submit" className="btn btn-primary btn-sm" disabled={!changed || sending}>{sending ? 'Sending…' : 'Save & send'}</button>
+      </div>
+    </form>
   )
 }
 
@@ -48,6 +116,7 @@ export function AssistantMessage({ item, agent, actions }: { item: AssistantItem
     <div className={`msg msg-assistant${item.streaming ? ' streaming' : ''}`} data-entry-id={item.entryId}>
       <Avatar agent={agent} name="Assistant" />
       <div className="msg-body">
+        <span className="visually-hidden">{agent?.name || 'The assistant'} said:</span>
         {item.label && <div className="msg-label">{item.label}</div>}
         <Markdown text={item.text} />
         {!item.streaming && <Actions text={item.text} actions={actions} />}
@@ -65,12 +134,18 @@ export function Reasoning({ item }: { item: ReasoningItem }) {
   )
 }
 
-export function Note({ item }: { item: NoteItem }) {
+/** A note; the ending of a failed or stopped exchange without an answer offers Regenerate. */
+export function Note({ item, actions }: { item: NoteItem; actions?: MessageActions }) {
   return (
-    <div className={`note note-${item.tone}`} role={item.tone === 'error' ? 'alert' : 'note'}>
+    <div className={`note note-${item.tone}`} role={item.tone === 'error' ? 'alert' : 'note'} data-entry-id={item.entryId}>
       <div className="note-head">
         <span className="note-title">{item.title}</span>
         {item.code && <code className="code-badge">{item.code}</code>}
+        {actions?.onRegenerate && (
+          <button className="btn btn-sm note-action" aria-label="Regenerate the answer" onClick={actions.onRegenerate}>
+            <Icon name="refresh" size={14} /> Regenerate
+          </button>
+        )}
       </div>
       {item.text && <div className="note-text">{item.text}</div>}
       {item.details && Object.keys(item.details).length > 0 && (
@@ -127,10 +202,10 @@ export function Unknown({ item }: { item: UnknownItem }) {
 }
 
 /** "‹ 2 / 3 ›": the attempts at a branch point; switching branches to the attempt's newest entry. */
-export function BranchSwitcher({ siblings, disabled, onSwitch }: { siblings: Siblings; disabled: boolean; onSwitch: (tip: string) => void }) {
+export function BranchSwitcher({ siblings, disabled, onSwitch, label = 'Answer versions' }: { siblings: Siblings; disabled: boolean; onSwitch: (tip: string) => void; label?: string }) {
   const { index, count, tips } = siblings
   return (
-    <div className="branch-switcher" role="group" aria-label="Answer versions">
+    <div className={`branch-switcher${label === 'Message versions' ? ' branch-switcher-user' : ''}`} role="group" aria-label={label}>
       <button className="icon-btn" aria-label="Previous version" disabled={disabled || index <= 0} onClick={() => onSwitch(tips[index - 1])}>‹</button>
       <span className="branch-count">{index + 1} / {count}</span>
       <button className="icon-btn" aria-label="Next version" disabled={disabled || index >= count - 1} onClick={() => onSwitch(tips[index + 1])}>›</button>

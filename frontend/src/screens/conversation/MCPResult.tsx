@@ -36,7 +36,7 @@ export function MCPResult({ call, output, isError }: { call: MCPCall; output: st
   const label = `${call.server} · ${call.tool}`
   return (
     <div className={`mcp-result${isError ? ' mcp-error' : ''}`} role="group" aria-label={`Result of ${label}`}>
-      {call.parts.length === 0 && output && <pre className="mcp-text">{output}</pre>}
+      {call.parts.length === 0 && output && <pre className="mcp-text" tabIndex={0}>{output}</pre>}
       {call.parts.map((p, i) => <Part key={i} part={p} label={label} />)}
     </div>
   )
@@ -45,7 +45,7 @@ export function MCPResult({ call, output, isError }: { call: MCPCall; output: st
 function Part({ part: p, label }: { part: MCPPart; label: string }) {
   switch (p.type) {
     case 'text':
-      return <pre className="mcp-text">{p.text}</pre>
+      return <pre className="mcp-text" tabIndex={0}>{p.text}</pre>
     case 'image': {
       const mime = mimeOf('image', p.mime_type)
       if (!p.data || !mime) return <p className="muted small">Image{p.mime_type ? ` (${p.mime_type})` : ''} {p.text ?? 'not kept'}</p>
@@ -66,10 +66,10 @@ function Part({ part: p, label }: { part: MCPPart; label: string }) {
             {p.uri && /^https?:\/\//i.test(p.uri) ? <a href={p.uri} target="_blank" rel="noopener noreferrer">{p.name || p.uri}</a> : <code>{p.uri}</code>}
             {p.name && p.uri && !/^https?:\/\//i.test(p.uri) && <span className="muted"> {p.name}</span>}
           </span>
-          {p.text && <pre className="mcp-text">{p.text}</pre>}
+          {p.text && <pre className="mcp-text" tabIndex={0}>{p.text}</pre>}
         </div>
       )
     default:
-      return p.text ? <pre className="mcp-text">{p.text}</pre> : <p className="muted small">A {p.type} part</p>
+      return p.text ? <pre className="mcp-text" tabIndex={0}>{p.text}</pre> : <p className="muted small">A {p.type} part</p>
   }
 }

@@ -22,7 +22,7 @@ export function PatchView({ args }: { args?: string }) {
   const text = patchText(args)
   if (!text) return null
   return (
-    <pre className="patch-view" aria-label="Patch">
+    <pre className="patch-view" role="region" tabIndex={0} aria-label="Patch">
       {text.split('\n').map((line, i) => (
         <span key={i} className={lineClass(line)}>{line + '\n'}</span>
       ))}

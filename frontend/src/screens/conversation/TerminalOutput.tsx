@@ -7,7 +7,7 @@ export function TerminalOutput({ output, progress }: { output?: string; progress
   const running = output === undefined
   const text = running ? progress ?? '' : output
   return (
-    <pre className={`terminal-output${running ? ' running' : ''}`} aria-label={running ? 'Output so far' : 'Command output'} aria-busy={running}>
+    <pre className={`terminal-output${running ? ' running' : ''}`} role="region" tabIndex={0} aria-label={running ? 'Output so far' : 'Command output'} aria-busy={running}>
       {text}
       {running && <span className="terminal-cursor" aria-hidden>▍</span>}
     </pre>

@@ -4,7 +4,7 @@ import { errorText, type Agent, type Approval } from '../../lib/api'
 import { notify } from '../../lib/notices'
 import { navigate, sessionPath } from '../../lib/router'
 import type { TimelineItem } from '../../timeline/model'
-import { fork, regenerate, switchBranch, type RunOptions } from './actions'
+import { BRANCH_ROOT, editAndResend, fork, regenerate, switchBranch, type RunOptions } from './actions'
 import { BranchSwitcher, type MessageActions } from './Items'
 import { ItemView } from './ItemView'
 import { ApprovalCard } from './ToolCard'
@@ -58,29 +58,50 @@ export function Timeline({ sessionId, items, agent, approvals, live, runOptions,
 
   // The user message each answer replies to: regenerate branches back to it.
   let lastUser: string | undefined
+  // Whether that exchange has an answer offering Regenerate already; one
+  // that failed or was stopped before any text offers it on its ending note.
+  let answered = false
   const rendered = items.map((item) => {
     const actions: MessageActions = {}
     if (item.entryId && !live && (item.kind === 'user' || item.kind === 'assistant')) {
       const id = item.entryId
       actions.onFork = () => run(async () => navigate(sessionPath((await fork(qc, sessionId, id)).id)))
     }
-    if (item.kind === 'user' && item.entryId) lastUser = item.entryId
+    if (item.kind === 'user' && item.entryId) {
+      lastUser = item.entryId
+      answered = false
+      // The first message has nothing before it: its edit branches to the
+      // root and opens a new first branch. The images go again with the text.
+      const parent = item.parentId ?? BRANCH_ROOT
+      const attachmentIds = item.images?.map((i) => i.attachmentId)
+      if (!live) {
+        actions.onEdit = (text) => editAndResend(qc, sessionId, parent, text, { ...runOptions, attachmentIds }).then(() => true, (e) => {
+          notify(errorText(e))
+          return false
+        })
+      }
+    }
     // What answers a wake-up answers background results, not the person's
     // message before them: there is nothing of theirs to regenerate it from.
     if (item.kind === 'task_notice') lastUser = undefined
-    if (item.kind === 'assistant' && item.entryId && lastUser && !live) {
-      const u = lastUser
+    const u = lastUser
+    if (item.kind === 'assistant' && item.entryId && u && !live) {
+      actions.onRegenerate = () => run(() => regenerate(qc, sessionId, u, runOptions))
+      answered = true
+    }
+    if (item.kind === 'note' && item.ending && u && !answered && !live) {
       actions.onRegenerate = () => run(() => regenerate(qc, sessionId, u, runOptions))
     }
     const switcher = item.siblings && item.siblings.count > 1 && (
-      <BranchSwitcher siblings={item.siblings} disabled={live} onSwitch={(tip) => run(() => switchBranch(qc, sessionId, tip))} />
+      <BranchSwitcher siblings={item.siblings} disabled={live} label={item.kind === 'user' ? 'Message versions' : 'Answer versions'}
+        onSwitch={(tip) => run(() => switchBranch(qc, sessionId, tip))} />
     )
     return (
-      <div className={item.folded ? 'item item-folded' : 'item'} key={item.key}
+      <li className={item.folded ? 'item item-folded' : 'item'} key={item.key} data-kind={item.kind}
         {...(item.folded ? { title: FOLDED, 'aria-description': FOLDED } : {})}>
         {switcher}
         <ItemView item={item} agent={agent} approval={item.kind === 'tool' ? byCall.get(item.callId) : undefined} live={live} actions={actions} />
-      </div>
+      </li>
     )
   })
 
@@ -93,17 +114,20 @@ export function Timeline({ sessionId, items, agent, approvals, live, runOptions,
         atBottom.current = el.scrollHeight - el.scrollTop - el.clientHeight < 80
       }}
     >
-      <div className="timeline-inner">
+      {/* The transcript is a list of messages (each says who spoke), for screen readers to move through. */}
+      <ol className="timeline-inner" aria-label="Messages">
         {hasEarlier && (
-          <button className="btn btn-ghost load-earlier" disabled={loadingEarlier} onClick={() => { keepOffset.current = true; onLoadEarlier() }}>
-            {loadingEarlier ? 'Loading…' : 'Load earlier messages'}
-          </button>
+          <li className="load-earlier">
+            <button className="btn btn-ghost" disabled={loadingEarlier} onClick={() => { keepOffset.current = true; onLoadEarlier() }}>
+              {loadingEarlier ? 'Loading…' : 'Load earlier messages'}
+            </button>
+          </li>
         )}
         {rendered}
         {loose.map((a) => (
-          <div className="item" key={`approval:${a.id}`}><ApprovalCard approval={a} /></div>
+          <li className="item" key={`approval:${a.id}`}><ApprovalCard approval={a} /></li>
         ))}
-      </div>
+      </ol>
     </div>
   )
 }

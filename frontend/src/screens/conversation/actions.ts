@@ -41,6 +41,9 @@ export function followRun(runId: string, sessionId: string) {
   bus.send({ type: 'run.subscribe', payload: { run_id: runId, from_seq: run.lastSeq } })
 }
 
+/** The branch target before the first message: an edited first message opens a new first branch. */
+export const BRANCH_ROOT = 'root'
+
 async function branchTo(qc: QueryClient, sessionId: string, entryId: string) {
   await ok(api.POST('/api/v1/sessions/{id}/branch', { params: { path: { id: sessionId } }, body: { entry_id: entryId } }))
   await qc.refetchQueries({ queryKey: keys.messages(sessionId) })
@@ -50,6 +53,17 @@ async function branchTo(qc: QueryClient, sessionId: string, entryId: string) {
 export async function regenerate(qc: QueryClient, sessionId: string, userEntryId: string, o: RunOptions = {}) {
   await branchTo(qc, sessionId, userEntryId)
   return startRun(sessionId, '', o)
+}
+
+/**
+ * Edit and resend: branch to the entry before the user's message (BRANCH_ROOT
+ * for the first), then run the edited text (with the message's images, in
+ * o.attachmentIds). The new message is the old one's sibling, so the branch
+ * switcher offers both versions.
+ */
+export async function editAndResend(qc: QueryClient, sessionId: string, parentEntryId: string, text: string, o: RunOptions = {}) {
+  await branchTo(qc, sessionId, parentEntryId)
+  return startRun(sessionId, text, o)
 }
 
 /** Switches to another attempt at a branch point by branching to its newest entry. */

@@ -12,10 +12,13 @@ export function Inspector({ sessionId }: { sessionId: string }) {
   const tabs: [InspectorTab, string][] = [['trace', 'Trace'], ['context', 'Context'], ...(task ? [['task', 'Task'] as [InspectorTab, string]] : [])]
   return (
     <aside className="inspector" aria-label="Inspector">
-      <div className="tabs" role="tablist">
-        {tabs.map(([id, label]) => (
-          <button key={id} role="tab" aria-selected={tab === id} className={`tab${tab === id ? ' active' : ''}`} onClick={() => showTab(id)}>{label}</button>
-        ))}
+      <div className="tabs">
+        {/* Only tabs in the tablist: the close button sits beside it. */}
+        <div className="tablist" role="tablist" aria-label="Inspector panels">
+          {tabs.map(([id, label]) => (
+            <button key={id} role="tab" aria-selected={tab === id} className={`tab${tab === id ? ' active' : ''}`} onClick={() => showTab(id)}>{label}</button>
+          ))}
+        </div>
         <span className="grow" />
         <button className="icon-btn" aria-label="Close the inspector" onClick={closeInspector}><Icon name="x" /></button>
       </div>

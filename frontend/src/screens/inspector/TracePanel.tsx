@@ -3,7 +3,7 @@ import { useMemo, useState } from 'react'
 import { JsonBlock } from '../../components/JsonBlock'
 import { api, errorText, ok } from '../../lib/api'
 import { useSessionRuns, useTraces } from '../../lib/queries'
-import { waterfall } from './waterfall'
+import { spanOutcome, waterfall } from './waterfall'
 
 const ms = (n: number) => (n < 1000 ? `${n} ms` : `${(n / 1000).toFixed(n < 10_000 ? 2 : 1)} s`)
 
@@ -30,27 +30,32 @@ export function TracePanel({ sessionId }: { sessionId: string }) {
     <div className="traces">
       {groups.map((g) => (
         <section key={g.runId} className="trace-group">
-          <h3 className="trace-run" title={g.runId}>
-            <span className="trace-q">{byRun.get(g.runId)?.question || (byRun.has(g.runId) ? '(regenerated)' : `Run ${g.runId.slice(-6)}`)}</span>
+          <h3 className="trace-run">
+            <span className="trace-q" title={byRun.get(g.runId)?.question || g.runId}>{byRun.get(g.runId)?.question || (byRun.has(g.runId) ? '(regenerated)' : `Run ${g.runId.slice(-6)}`)}</span>
             <RunStatus status={byRun.get(g.runId)?.status} code={byRun.get(g.runId)?.error_code} />
             <span className="muted small">{ms(g.durationMs)}</span>
           </h3>
           <ul className="waterfall">
-            {g.rows.map((r) => (
+            {g.rows.map((r) => {
+              const outcome = spanOutcome(r.span, byRun.get(g.runId)?.status)
+              return (
               <li key={r.span.span_id}>
-                <button className={`span-row${open === r.span.span_id ? ' open' : ''}${r.span.error ? ' has-error' : ''}`} aria-expanded={open === r.span.span_id}
-                  onClick={() => setOpen(open === r.span.span_id ? null : r.span.span_id)}>
+                <button className={`span-row${open === r.span.span_id ? ' open' : ''}${outcome !== 'ok' ? ` has-${outcome}` : ''}`} aria-expanded={open === r.span.span_id}
+                  data-outcome={outcome} onClick={() => setOpen(open === r.span.span_id ? null : r.span.span_id)}>
                   <span className="span-label" style={{ paddingLeft: r.depth * 12 }}>
                     <span className={`kind kind-${r.span.kind}`}>{r.span.kind}</span> {r.span.name}
+                    {outcome === 'cancelled' && <span className="span-outcome">cancelled</span>}
+                    {outcome === 'error' && <span className="visually-hidden"> (failed)</span>}
                   </span>
                   <span className="span-track">
                     <span className={`span-bar kind-${r.span.kind}`} style={{ left: `${r.left}%`, width: `${r.width}%` }} />
                   </span>
                   <span className="span-ms">{ms(r.span.duration_ms)}</span>
                 </button>
-                {open === r.span.span_id && <SpanDetail sessionId={sessionId} spanId={r.span.span_id} />}
+                {open === r.span.span_id && <SpanDetail sessionId={sessionId} spanId={r.span.span_id} cancelled={outcome === 'cancelled'} />}
               </li>
-            ))}
+              )
+            })}
           </ul>
         </section>
       ))}
@@ -58,7 +63,7 @@ export function TracePanel({ sessionId }: { sessionId: string }) {
   )
 }
 
-function SpanDetail({ sessionId, spanId }: { sessionId: string; spanId: string }) {
+function SpanDetail({ sessionId, spanId, cancelled }: { sessionId: string; spanId: string; cancelled: boolean }) {
   const span = useQuery({
     queryKey: ['span', sessionId, spanId],
     queryFn: () => ok(api.GET('/api/v1/sessions/{id}/traces/{span_id}', { params: { path: { id: sessionId, span_id: spanId } } })),
@@ -72,7 +77,7 @@ function SpanDetail({ sessionId, spanId }: { sessionId: string; spanId: string }
   const rest = Object.fromEntries(Object.entries(data).filter(([k]) => !(known as readonly string[]).includes(k)))
   return (
     <div className="span-detail" data-span-id={s.span_id}>
-      {s.error && <p className="error-text">{s.error}</p>}
+      {s.error && (cancelled ? <p className="cancelled-text">Cancelled: {s.error}</p> : <p className="error-text">{s.error}</p>)}
       <JsonBlock label="Meta" value={s.meta} />
       {typeof data.system_instructions === 'string' && data.system_instructions && <JsonBlock label="Instructions" value={data.system_instructions} />}
       {data.input !== undefined && <JsonBlock label="Input" value={data.input} />}

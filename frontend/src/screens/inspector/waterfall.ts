@@ -37,3 +37,17 @@ export function waterfall(spans: Span[]): TraceGroup[] {
   }
   return groups.sort((a, b) => a.start - b.start)
 }
+
+export type SpanOutcome = 'ok' | 'error' | 'cancelled'
+
+/**
+ * How a span ended. A stop cancels the model call in flight, and the call
+ * records the cancellation as its error ("context canceled"): that is the
+ * person's choice, not a failure, so it is told apart from real errors.
+ */
+export function spanOutcome(span: Pick<Span, 'error'>, runStatus?: string): SpanOutcome {
+  if (!span.error) return 'ok'
+  if (/\bcancel(?:l)?ed\b|\bcancellation\b/i.test(span.error)) return 'cancelled'
+  if (runStatus === 'cancelled' && /\bcontext\b/i.test(span.error)) return 'cancelled'
+  return 'error'
+}

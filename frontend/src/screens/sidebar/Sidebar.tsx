@@ -4,6 +4,7 @@ import { Icon } from '../../components/Icon'
 import { getToken, setToken } from '../../lib/auth'
 import { useMe, useSessions } from '../../lib/queries'
 import { navigate, useRoute } from '../../lib/router'
+import { openShortcutsHelp } from '../../lib/shortcuts'
 import { setTheme, useTheme } from '../../lib/theme'
 import { useBusySessions } from '../../live/store'
 import { SessionRow } from './SessionRow'
@@ -78,6 +79,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
             onClick={() => setTheme(theme === 'dark' ? 'light' : 'dark')}>
             <Icon name={theme === 'dark' ? 'sun' : 'moon'} />
           </button>
+          <button className="icon-btn help-btn" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={openShortcutsHelp}>?</button>
           <button className="icon-btn" aria-label="Sign out" title="Sign out" onClick={signOut}>
             <Icon name="logout" />
           </button>

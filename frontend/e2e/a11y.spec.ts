@@ -1,0 +1,87 @@
+// Accessibility: axe-core (its own source, injected into the page) finds no
+// serious or critical violation on the main screens; and the transcript is
+// a list of messages, each saying who spoke.
+import { createRequire } from 'node:module'
+import type { Page } from '@playwright/test'
+import type { AxeResults, Result } from 'axe-core'
+import { conversationFor, expect, inspector, test } from './fixtures'
+
+const axeSource = createRequire(import.meta.url).resolve('axe-core')
+
+// The app's CSP (default-src 'self') refuses an injected script; axe is the
+// test's, not the app's, so this spec's pages let it in. Reduced motion:
+// colours are measured as they settle, not halfway through a transition.
+test.use({ bypassCSP: true, reducedMotion: 'reduce' })
+
+function describe(v: Result) {
+  const nodes = v.nodes.slice(0, 6).map((n) => `    ${n.target.join(' ')}: ${n.failureSummary?.replace(/\s+/g, ' ')}`)
+  return `${v.id} (${v.impact}) ${v.help}\n${nodes.join('\n')}`
+}
+
+/** Runs axe on the page as it stands; fails listing every serious or critical violation. */
+async function expectAccessible(page: Page, what: string) {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: axeSource })
+  const results = await page.evaluate(() => (window as unknown as { axe: { run: (c: Document, o: object) => Promise<AxeResults> } }).axe.run(document, { resultTypes: ['violations'] }))
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  expect(bad.length, `${what}: axe found\n${bad.map(describe).join('\n')}`).toBe(0)
+}
+
+test('a11y: the chat with an answer and a tool card, and the inspector', async ({ page, user, agentFor }) => {
+  const agent = await agentFor('Planner', 'todo')
+  const sid = await conversationFor(user, agent.id, 'Plan the release')
+  await page.goto(`/s/${sid}`)
+  await expect(page.locator('.msg-assistant .markdown', { hasText: 'Here is the plan' })).toBeVisible()
+  const card = page.locator('.tool-card[data-tool="todo_write"]')
+  await expect(card).toBeVisible()
+  await card.locator('.tool-head').click()
+  await expect(card.getByText('Checklist saved')).toBeVisible()
+
+  // The transcript: a list of messages, each with its speaker.
+  const list = page.getByRole('list', { name: 'Messages' })
+  await expect(list).toBeVisible()
+  const first = list.getByRole('listitem').filter({ hasText: 'Plan the release' }).first()
+  await expect(first).toContainText('You said:')
+  await expect(list.getByRole('listitem').filter({ hasText: 'Here is the plan' })).toContainText(`${agent.name} said:`)
+
+  const panel = await inspector(page)
+  await panel.getByRole('tab', { name: 'Trace' }).click()
+  await panel.locator('.span-row', { hasText: 'generation' }).first().click()
+  await expect(panel.locator('.span-detail .json-label').first()).toBeVisible()
+  await expectAccessible(page, 'chat + trace panel (light)')
+
+  await panel.getByRole('tab', { name: 'Context' }).click()
+  await expect(panel.locator('.ctx-big')).toBeVisible()
+  await expectAccessible(page, 'chat + context panel (light)')
+
+  await page.getByRole('button', { name: 'Dark theme' }).click()
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
+  await expectAccessible(page, 'chat + context panel (dark)')
+  await page.getByRole('button', { name: 'Light theme' }).click()
+
+  await page.getByRole('button', { name: 'Keyboard shortcuts' }).click()
+  await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible()
+  await expectAccessible(page, 'keyboard shortcuts dialog')
+})
+
+test('a11y: settings — providers, agents, the agent form and every other tab', async ({ page, agentFor }) => {
+  await agentFor('Planner', 'todo')
+  await page.goto('/settings/providers')
+  await expect(page.locator('.row').first()).toBeVisible()
+  await expectAccessible(page, 'settings: providers')
+
+  await page.getByRole('tab', { name: 'Agents' }).click()
+  await expect(page.locator('.row').first()).toBeVisible()
+  await expectAccessible(page, 'settings: agents')
+
+  await page.getByRole('button', { name: 'New agent' }).click()
+  await expect(page.getByLabel('Name', { exact: true })).toBeVisible()
+  await expectAccessible(page, 'settings: new agent form')
+
+  // The other tabs, as each first draws.
+  for (const tab of ['MCP servers', 'Memories', 'Projects', 'Sandboxes', 'Guardrails', 'Global settings', 'Access tokens', 'Users']) {
+    await page.getByRole('tab', { name: tab }).click()
+    await expect(page.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true')
+    await expect(page.locator('.settings-body')).not.toContainText('Loading')
+    await expectAccessible(page, `settings: ${tab}`)
+  }
+})
