@@ -6,7 +6,6 @@ package attachments
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"image"
 	_ "image/jpeg" // registers the JPEG decoder DecodeConfig reads headers with
 	_ "image/png"  // and the PNG one
@@ -141,7 +140,7 @@ func (s *Service) DataURL(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "data:" + a.Mime + ";base64," + base64.StdEncoding.EncodeToString(data), nil
+	return domain.DataURL(a.Mime, data), nil
 }
 
 // Prune deletes the attachments nobody sent within the grace period (an

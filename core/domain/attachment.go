@@ -1,7 +1,9 @@
 package domain
 
 import (
+	"encoding/base64"
 	"encoding/json"
+	"strings"
 	"time"
 )
 
@@ -89,6 +91,21 @@ func UserMessage(text string, images []Attachment) json.RawMessage {
 		parts = append(parts, a.Part())
 	}
 	return mustJSON(map[string]any{"type": "message", "role": "user", "content": parts})
+}
+
+// DataURL is data as a base64 data: URL, how every vendor's API takes an
+// image inline.
+func DataURL(mime string, data []byte) string {
+	return "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(data)
+}
+
+// ParseDataURL splits a base64 data: URL into its media type and its
+// (still encoded) data; ok is false for anything else.
+func ParseDataURL(url string) (mime, b64 string, ok bool) {
+	rest, isData := strings.CutPrefix(url, "data:")
+	head, b64, found := strings.Cut(rest, ",")
+	mime, isBase64 := strings.CutSuffix(head, ";base64")
+	return mime, b64, isData && found && isBase64 && mime != ""
 }
 
 // Part is the content part that refers to the attachment.

@@ -214,7 +214,7 @@ func userBlocks(parts []domain.ContentPart) []anthropic.ContentBlockParamUnion {
 	for _, p := range parts {
 		switch {
 		case p.Type == domain.PartInputImage:
-			if mime, data, ok := splitDataURL(p.ImageURL); ok {
+			if mime, data, ok := domain.ParseDataURL(p.ImageURL); ok {
 				out = append(out, anthropic.NewImageBlockBase64(mime, data))
 			} else if p.ImageURL != "" {
 				out = append(out, anthropic.NewImageBlock(anthropic.URLImageSourceParam{URL: p.ImageURL}))
@@ -224,17 +224,6 @@ func userBlocks(parts []domain.ContentPart) []anthropic.ContentBlockParamUnion {
 		}
 	}
 	return out
-}
-
-// splitDataURL reads data:<mime>;base64,<data>.
-func splitDataURL(url string) (mime, data string, ok bool) {
-	rest, found := strings.CutPrefix(url, "data:")
-	if !found {
-		return "", "", false
-	}
-	head, data, found := strings.Cut(rest, ",")
-	mime, isBase64 := strings.CutSuffix(head, ";base64")
-	return mime, data, found && isBase64 && mime != ""
 }
 
 // foldedOpening is the user turn put before a history that opens on the

@@ -9,6 +9,8 @@ import (
 	_ "image/jpeg" // the decoders DecodeConfig reads the images' headers with
 	_ "image/png"
 	"strings"
+
+	"github.com/agents-server/agents-server/core/domain"
 )
 
 // What a vision model was shown: each protocol carries an image in its own
@@ -72,10 +74,8 @@ func imagesIn(api string, content json.RawMessage) seenImages {
 }
 
 func describeDataURL(url string) string {
-	rest, ok := strings.CutPrefix(url, "data:")
-	head, data, found := strings.Cut(rest, ",")
-	mime, isBase64 := strings.CutSuffix(head, ";base64")
-	if !ok || !found || !isBase64 {
+	mime, data, ok := domain.ParseDataURL(url)
+	if !ok {
 		return "not a base64 data URL"
 	}
 	return describe(mime, data)
