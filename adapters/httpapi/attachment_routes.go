@@ -64,14 +64,14 @@ func readUpload(r *http.Request, part string, limit int64) (string, []byte, erro
 			return "", nil, errs.Field(part, "is required: no part named %q", part)
 		}
 		if err != nil {
-			return "", nil, uploadError(err)
+			return "", nil, bodyReadError(err)
 		}
 		if pt.FormName() != part {
 			continue
 		}
 		data, err := io.ReadAll(io.LimitReader(pt, limit+1))
 		if err != nil {
-			return "", nil, uploadError(err)
+			return "", nil, bodyReadError(err)
 		}
 		if int64(len(data)) > limit {
 			return "", nil, withStatus(http.StatusRequestEntityTooLarge,
@@ -79,14 +79,6 @@ func readUpload(r *http.Request, part string, limit int64) (string, []byte, erro
 		}
 		return pt.FileName(), data, nil
 	}
-}
-
-func uploadError(err error) error {
-	var tooBig *http.MaxBytesError
-	if errors.As(err, &tooBig) {
-		return withStatus(http.StatusRequestEntityTooLarge, errs.E(errs.Validation, "request body exceeds the %s limit", humanBytes(tooBig.Limit)))
-	}
-	return errs.Wrap(errs.Validation, err, "could not read the upload")
 }
 
 func (s *Server) handleGetAttachment(c echo.Context) error {

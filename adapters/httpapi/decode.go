@@ -19,6 +19,19 @@ import (
 // DefaultBodyLimit caps request bodies, matching the WebSocket frame limit.
 const DefaultBodyLimit = 1 << 20
 
+// bodyReadError says why a request body could not be read: cut at the
+// cap, too slow, or broken off. Returns validation.
+func bodyReadError(err error) error {
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return errs.E(errs.Validation, "request body exceeds the %s limit", humanBytes(tooBig.Limit))
+	}
+	if errors.Is(err, errBodyTimeout) {
+		return errs.Wrap(errs.Validation, err, "the request body did not arrive in time; the connection is closed")
+	}
+	return errs.Wrap(errs.Validation, err, "could not read the request body")
+}
+
 // decodeBody reads a JSON object into dst strictly: a field the request type
 // does not know is a 400 naming it — except fields only the response carries
 // (id, timestamps, derived state), which are dropped, so a client may send
@@ -27,14 +40,7 @@ const DefaultBodyLimit = 1 << 20
 func decodeBody(r *http.Request, dst any, reqType, respType reflect.Type, optional bool) error {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			return errs.E(errs.Validation, "request body exceeds the %s limit", humanBytes(tooBig.Limit))
-		}
-		if errors.Is(err, errBodyTimeout) {
-			return errs.Wrap(errs.Validation, err, "the request body did not arrive in time; the connection is closed")
-		}
-		return errs.Wrap(errs.Validation, err, "could not read the request body")
+		return bodyReadError(err)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		if optional {
