@@ -53,6 +53,20 @@ const auth: Middleware = {
 export const api = createClient<paths>({ baseUrl: '' })
 api.use(auth)
 
+/**
+ * A request openapi-fetch cannot make (a download, a multipart upload) with
+ * the bearer token: a 401 signs out as every other call does, and a refusal
+ * becomes an ApiError.
+ */
+export async function authFetch(url: string, init: Omit<RequestInit, 'headers'> & { headers?: Record<string, string> } = {}): Promise<Response> {
+  const token = getToken()
+  const headers = { ...init.headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) }
+  const res = await fetch(url, { ...init, headers })
+  if (res.status === 401) setToken(null)
+  if (!res.ok) throw await errorOf(res)
+  return res
+}
+
 /** The error envelope of a response read without openapi-fetch (a download). */
 export async function errorOf(res: Response): Promise<ApiError> {
   const body = await res.json().catch(() => undefined)

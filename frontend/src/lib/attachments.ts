@@ -4,8 +4,7 @@
 // blob and shown through an object URL the query cache owns.
 import { useQuery, useQueryClient, type QueryClient } from '@tanstack/react-query'
 import { useEffect } from 'react'
-import { errorOf, type Schemas } from './api'
-import { getToken, setToken } from './auth'
+import { authFetch, type Schemas } from './api'
 
 /** An uploaded image as the server describes it (POST /attachments, run.started). */
 export type Attachment = Schemas['AttachmentView']
@@ -27,11 +26,6 @@ export const IMAGE_TYPES = 'image/png,image/jpeg'
 
 const URL_BASE = '/api/v1/attachments'
 
-function authHeaders(): Record<string, string> {
-  const token = getToken()
-  return token ? { Authorization: `Bearer ${token}` } : {}
-}
-
 /**
  * Uploads one image (multipart, the part named file). The answer's error
  * envelope — not a PNG/JPEG image, too large — becomes an ApiError whose
@@ -42,18 +36,14 @@ export async function uploadAttachment(file: File, signal?: AbortSignal): Promis
   form.append('file', file, file.name)
   // fetch, not openapi-fetch: the body is the FormData as it is, with the
   // boundary the browser writes into its Content-Type.
-  const res = await fetch(URL_BASE, { method: 'POST', body: form, headers: authHeaders(), signal })
-  if (res.status === 401) setToken(null)
-  if (!res.ok) throw await errorOf(res)
+  const res = await authFetch(URL_BASE, { method: 'POST', body: form, signal })
   return (await res.json()) as Attachment
 }
 
 export const attachmentKey = (id: string) => ['attachment', id] as const
 
 async function fetchAttachmentURL(id: string, signal: AbortSignal): Promise<string> {
-  const res = await fetch(`${URL_BASE}/${encodeURIComponent(id)}`, { headers: authHeaders(), signal })
-  if (res.status === 401) setToken(null)
-  if (!res.ok) throw await errorOf(res)
+  const res = await authFetch(`${URL_BASE}/${encodeURIComponent(id)}`, { signal })
   return URL.createObjectURL(await res.blob())
 }
 

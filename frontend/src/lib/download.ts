@@ -1,7 +1,6 @@
 // Files that come from an authenticated GET (a project's tar): fetched with
 // the bearer token, then handed to the browser as a blob download.
-import { errorOf } from './api'
-import { getToken, setToken } from './auth'
+import { authFetch } from './api'
 
 /** The file name a Content-Disposition header gives (RFC 6266: filename* wins over filename). */
 export function fileNameOf(header: string | null): string | undefined {
@@ -22,10 +21,7 @@ export function fileNameOf(header: string | null): string | undefined {
 
 /** Downloads an authenticated URL as a file; the error envelope becomes an ApiError. */
 export async function downloadFile(url: string, fallbackName: string): Promise<{ name: string; bytes: number }> {
-  const token = getToken()
-  const res = await fetch(url, { headers: token ? { Authorization: `Bearer ${token}` } : {} })
-  if (res.status === 401) setToken(null)
-  if (!res.ok) throw await errorOf(res)
+  const res = await authFetch(url)
   const blob = await res.blob()
   const name = fileNameOf(res.headers.get('Content-Disposition')) ?? fallbackName
   saveBlob(blob, name)
