@@ -38,12 +38,18 @@ func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 	if m, err := s.d.Settings.String(rc.lr.ctx, settings.KeyTitleModel); err == nil && strings.TrimSpace(m) != "" {
 		model = strings.TrimSpace(m)
 	}
+	// A cancelled run does not wait for its title, so the call is counted
+	// with the runs: Shutdown waits for it, and a forced stop ends it,
+	// before the store it writes to closes.
+	s.wg.Add(1)
 	go func() {
+		defer s.wg.Done()
 		defer close(done)
 		// A cancelled run still gets its title; a run stopped because its
 		// session or owner is going away does not (liveRun.stop).
 		ctx, cancel := context.WithTimeout(rc.lr.gone, titleBudget)
 		defer cancel()
+		defer context.AfterFunc(s.root, cancel)()
 		sp := rc.tr.span(domain.SpanTitle, "title", "").meta("model", model)
 		resp, err := s.d.LLM.Generate(ctx, ports.ModelRequest{
 			Endpoint: endpoint, Model: model, Instructions: titleInstructions,
