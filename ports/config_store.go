@@ -39,11 +39,19 @@ type ConfigReader interface {
 	ListMemories(ctx context.Context) ([]domain.Memory, error)
 	// CountMemories counts the memories of a scope ("" = global).
 	CountMemories(ctx context.Context, agentID string) (int, error)
+
+	// FindWorkflow returns not_found when absent.
+	FindWorkflow(ctx context.Context, id string) (domain.Workflow, error)
+	// ListWorkflows returns every workflow, newest first.
+	ListWorkflows(ctx context.Context) ([]domain.Workflow, error)
+	// WorkflowsUsingAgent returns the workflows with a step the agent runs.
+	WorkflowsUsingAgent(ctx context.Context, agentID string) ([]domain.Workflow, error)
 }
 
 // ConfigWriter writes configuration rows. Inserts and updates return
 // conflict when a name is taken in its uniqueness domain (providers and
-// agents: among globals, or among one owner's privates; guardrails: all;
+// agents and workflows: among globals, or among one owner's privates;
+// guardrails: all;
 // memories: per scope); updates and deletes return not_found for a missing
 // row.
 type ConfigWriter interface {
@@ -63,6 +71,10 @@ type ConfigWriter interface {
 	InsertMemory(ctx context.Context, m domain.Memory) error
 	UpdateMemory(ctx context.Context, m domain.Memory) error
 	DeleteMemory(ctx context.Context, id string) error
+
+	InsertWorkflow(ctx context.Context, w domain.Workflow) error
+	UpdateWorkflow(ctx context.Context, w domain.Workflow) error
+	DeleteWorkflow(ctx context.Context, id string) error
 }
 
 // ConfigTx is one write transaction over the configuration.

@@ -75,6 +75,15 @@ type SessionWriter interface {
 	// FinalizeTask is TaskStore.FinalizeTask in this transaction: a task
 	// attempt ends with its run.
 	FinalizeTask(ctx context.Context, f TaskFinal) (bool, error)
+	// AdvanceTask moves a working workflow task on to its next step in
+	// the transaction that records its step run's end: a compare-and-set
+	// on (working, RunID), so a stale attempt cannot drive it. false when
+	// the task moved.
+	AdvanceTask(ctx context.Context, a TaskAdvance) (bool, error)
+	// RecordTaskState writes a live task's state while runID is its
+	// attempt, in the transaction that starts that run (a workflow's
+	// launch log); conflict when the task moved.
+	RecordTaskState(ctx context.Context, taskID, runID string, state []byte, at time.Time) error
 	// SettleWakeups is TaskStore.SettleWakeups in this transaction: debts
 	// are paid by the notification this transaction files — every one of
 	// them, or conflict when another payer settled one first.

@@ -52,10 +52,22 @@ type TaskStore interface {
 	// is live.
 	DismissTask(ctx context.Context, id string, at time.Time) (bool, error)
 	// FailOrphanTasks ends every task a crash left working (queued ones
-	// included) as failed, with message as its result, writing their debts,
-	// and returns them. A task waiting for a decision (input_required) is
-	// left alone: its paused run survives a restart.
-	FailOrphanTasks(ctx context.Context, message string, at time.Time) ([]domain.Task, error)
+	// included) as failed, with the result (and, when not nil, the state)
+	// end gives it, writing their debts, and returns them. A task waiting
+	// for a decision (input_required) is left alone: its paused run, or its
+	// step approval, survives a restart.
+	FailOrphanTasks(ctx context.Context, end func(domain.Task) (result string, state []byte), at time.Time) ([]domain.Task, error)
+	// PauseStep holds a workflow task before its next step: in one
+	// transaction the task (working, on attempt run a.RunID, reserved and
+	// not started) becomes input_required waiting on a.ToolCallID, and the
+	// step approval a is filed. false (nothing written) when the task moved.
+	PauseStep(ctx context.Context, taskID string, a domain.Approval, at time.Time) (bool, error)
+	// ResolveStep decides a pending step approval in one transaction: the
+	// approval goes, and the task waiting on it either ends (end, a
+	// rejection) or goes back to working, queued to launch its step, with
+	// state. false (nothing written) when the approval is no longer pending
+	// or the task moved.
+	ResolveStep(ctx context.Context, a domain.Approval, end *TaskFinal, state []byte, at time.Time) (bool, error)
 	// DueWakeups returns a session's unsettled debts, oldest first.
 	DueWakeups(ctx context.Context, sessionID string) ([]domain.TaskWakeup, error)
 	// SessionsWithDueWakeups lists the sessions owed a notification.
@@ -74,7 +86,20 @@ type TaskFinal struct {
 	TaskID, RunID   string
 	Status          domain.TaskStatus // completed, failed or cancelled
 	Summary, Result string
-	At              time.Time
+	// State, when not nil, replaces the task's state in the same write (a
+	// workflow's launch log records how its last step ended).
+	State []byte
+	At    time.Time
+}
+
+// TaskAdvance moves a workflow task from the step run that just ended
+// (RunID) to its next step: a new reserved run (NewRunID, queued until
+// LaunchTask), the agent that runs it, and the state saying where it is.
+type TaskAdvance struct {
+	TaskID, RunID, NewRunID string
+	AgentConfigID           string
+	State                   []byte
+	At                      time.Time
 }
 
 // TaskFilter narrows a task listing.

@@ -20,6 +20,7 @@ func (s *Server) table() []Route {
 		s.traceRoutes(),
 		s.approvalRoutes(),
 		s.taskRoutes(),
+		s.workflowRoutes(),
 		s.sandboxRoutes(),
 		s.projectRoutes(),
 	} {

@@ -30,6 +30,7 @@ import (
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tasks"
 	"github.com/agents-server/agents-server/core/traces"
+	"github.com/agents-server/agents-server/core/workflows"
 )
 
 // Deps are the core services the HTTP edge calls.
@@ -46,6 +47,7 @@ type Deps struct {
 	Sandboxes  *sandboxes.Service
 	MCP        *mcp.Service
 	Tasks      *tasks.Manager
+	Workflows  *workflows.Service
 	// Attachments keeps the images people send with messages.
 	Attachments *attachments.Service
 	// Streams registers every open event stream, so a revoked credential

@@ -173,11 +173,22 @@ func finalizeTask(ctx context.Context, q querier, f ports.TaskFinal) (bool, erro
 	if !f.Status.Terminal() {
 		return false, fmt.Errorf("FinalizeTask takes a terminal status, not %s", f.Status)
 	}
-	r, err := q.ExecContext(ctx, `UPDATE tasks SET status = ?, summary = ?, result = ?, pending_call_id = '', updated_at = ?, ended_at = ?
-		WHERE id = ? AND run_id = ? AND `+liveTask, string(f.Status), f.Summary, f.Result, ms(f.At), ms(f.At), f.TaskID, f.RunID)
+	r, err := q.ExecContext(ctx, `UPDATE tasks SET status = ?, summary = ?, result = ?, pending_call_id = '', updated_at = ?, ended_at = ?,
+		state = CASE WHEN ? THEN ? ELSE state END
+		WHERE id = ? AND run_id = ? AND `+liveTask, string(f.Status), f.Summary, f.Result, ms(f.At), ms(f.At),
+		f.State != nil, string(f.State), f.TaskID, f.RunID)
 	won, err := changed(r, err)
-	if err != nil || !won || !f.Status.OwesWakeup() {
+	if err != nil || !won {
 		return won, err
+	}
+	// A step approval filed under a run that never started goes with the
+	// task (a started run's approvals go with its pause).
+	if _, err := q.ExecContext(ctx, `DELETE FROM approvals WHERE run_id = ? AND NOT EXISTS (SELECT 1 FROM runs WHERE runs.id = approvals.run_id)`,
+		f.RunID); err != nil {
+		return false, translate(err)
+	}
+	if !f.Status.OwesWakeup() {
+		return true, nil
 	}
 	return true, oweWakeups(ctx, q, `id = ?`, []any{f.TaskID}, f.At)
 }
@@ -215,27 +226,93 @@ func (db *DB) DismissTask(ctx context.Context, id string, at time.Time) (bool, e
 }
 
 // FailOrphanTasks implements ports.TaskStore.
-func (db *DB) FailOrphanTasks(ctx context.Context, message string, at time.Time) ([]domain.Task, error) {
+func (db *DB) FailOrphanTasks(ctx context.Context, end func(domain.Task) (string, []byte), at time.Time) ([]domain.Task, error) {
 	var out []domain.Task
 	err := db.tx(ctx, func(tx txQ) error {
 		var err error
 		if out, err = collect(ctx, tx, scanTask, `SELECT `+taskColumns+` FROM tasks WHERE status = 'working' ORDER BY created_at, id`); err != nil || len(out) == 0 {
 			return err
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'failed', result = ?, summary = ?, pending_call_id = '', updated_at = ?, ended_at = ?
-			WHERE status = 'working'`, message, message, ms(at), ms(at)); err != nil {
-			return translate(err)
-		}
 		ids := make([]any, len(out))
+		ended := fromMS(ms(at))
 		for i, t := range out {
+			result, state := end(t)
+			if state == nil {
+				state = t.State
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'failed', result = ?, summary = ?, state = ?, pending_call_id = '',
+				updated_at = ?, ended_at = ? WHERE id = ?`, result, result, string(state), ms(at), ms(at), t.ID); err != nil {
+				return translate(err)
+			}
 			ids[i] = t.ID
-			out[i].Status, out[i].Result, out[i].Summary, out[i].PendingCallID, out[i].UpdatedAt = domain.TaskFailed, message, message, "", fromMS(ms(at))
-			ended := fromMS(ms(at))
-			out[i].EndedAt = &ended
+			out[i].Status, out[i].Result, out[i].Summary, out[i].State = domain.TaskFailed, result, result, state
+			out[i].PendingCallID, out[i].UpdatedAt, out[i].EndedAt = "", ended, &ended
 		}
 		return oweWakeups(ctx, tx, `id IN (`+strings.TrimSuffix(strings.Repeat("?,", len(ids)), ",")+`)`, ids, at)
 	})
 	return out, err
+}
+
+// PauseStep implements ports.TaskStore.
+func (db *DB) PauseStep(ctx context.Context, taskID string, a domain.Approval, at time.Time) (bool, error) {
+	won := false
+	err := db.tx(ctx, func(tx txQ) error {
+		r, err := tx.ExecContext(ctx, `UPDATE tasks SET status = 'input_required', pending_call_id = ?, launched_at = NULL, updated_at = ?
+			WHERE id = ? AND run_id = ? AND status = 'working'`, a.ToolCallID, ms(at), taskID, a.RunID)
+		if won, err = changed(r, err); err != nil || !won {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `INSERT INTO approvals (`+approvalColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', '', '', ?, NULL)`,
+			a.ID, a.SessionID, a.RunID, a.OwnerID, a.ToolCallID, a.ToolName, a.Arguments, ms(a.CreatedAt))
+		return translate(err)
+	})
+	return won, err
+}
+
+// ResolveStep implements ports.TaskStore.
+func (db *DB) ResolveStep(ctx context.Context, a domain.Approval, end *ports.TaskFinal, state []byte, at time.Time) (bool, error) {
+	won := false
+	err := db.tx(ctx, func(tx txQ) error {
+		r, err := tx.ExecContext(ctx, `DELETE FROM approvals WHERE id = ? AND status = 'pending'`, a.ID)
+		if won, err = changed(r, err); err != nil || !won {
+			return err
+		}
+		if end != nil {
+			won, err = finalizeTask(ctx, tx, *end)
+		} else {
+			r, err = tx.ExecContext(ctx, `UPDATE tasks SET status = 'working', pending_call_id = '', state = ?, updated_at = ?
+				WHERE run_id = ? AND status = 'input_required' AND pending_call_id = ?`, string(state), ms(at), a.RunID, a.ToolCallID)
+			won, err = changed(r, err)
+		}
+		if err == nil && !won {
+			err = errLostStep
+		}
+		return err
+	})
+	if errors.Is(err, errLostStep) {
+		return false, nil
+	}
+	return won, err
+}
+
+// errLostStep rolls a step decision back when its task moved on.
+var errLostStep = errors.New("the task moved on")
+
+// AdvanceTask implements ports.SessionWriter.
+func (s sessionQ) AdvanceTask(ctx context.Context, a ports.TaskAdvance) (bool, error) {
+	r, err := s.q.ExecContext(ctx, `UPDATE tasks SET run_id = ?, agent_config_id = ?, state = ?, launched_at = NULL, pending_call_id = '',
+		updated_at = ? WHERE id = ? AND run_id = ? AND status = 'working'`, a.NewRunID, a.AgentConfigID, string(a.State), ms(a.At), a.TaskID, a.RunID)
+	return changed(r, err)
+}
+
+// RecordTaskState implements ports.SessionWriter.
+func (s sessionQ) RecordTaskState(ctx context.Context, taskID, runID string, state []byte, at time.Time) error {
+	r, err := s.q.ExecContext(ctx, `UPDATE tasks SET state = ?, updated_at = ? WHERE id = ? AND run_id = ? AND `+liveTask,
+		string(state), ms(at), taskID, runID)
+	if won, err := changed(r, err); err != nil || won {
+		return err
+	}
+	return errs.E(errs.Conflict, "the task was stopped before its step could start")
 }
 
 func scanWakeup(r rowScanner) (domain.TaskWakeup, error) {

@@ -214,12 +214,15 @@ func TestFailOrphanTasksAfterACrash(t *testing.T) {
 	newTask(t, db, s, "done", when)
 	db.PauseTask(ctx, "waiting", "run-waiting", domain.TaskInputRequired, "c", when)
 	finalize(t, db, "done", "run-done", domain.TaskCompleted, when)
-	orphans, err := db.FailOrphanTasks(ctx, "the server restarted during this task", when.Add(time.Hour))
+	end := func(domain.Task) (string, []byte) {
+		return "the server restarted during this task", []byte(`{"step_id":"s2"}`)
+	}
+	orphans, err := db.FailOrphanTasks(ctx, end, when.Add(time.Hour))
 	if err != nil || len(orphans) != 1 || orphans[0].ID != "working" || orphans[0].Status != domain.TaskFailed {
 		t.Fatalf("orphans = %+v, %v", orphans, err)
 	}
 	if got, _ := db.FindTask(ctx, "working"); got.Status != domain.TaskFailed || got.Result != "the server restarted during this task" ||
-		got.Summary != got.Result {
+		got.Summary != got.Result || string(got.State) != `{"step_id":"s2"}` {
 		t.Fatalf("orphan row = %+v", got)
 	}
 	// A task waiting for a decision survives: its paused run does too.
@@ -230,7 +233,7 @@ func TestFailOrphanTasksAfterACrash(t *testing.T) {
 		t.Fatalf("due after the sweep = %+v", due)
 	}
 	// A second start finds nothing left to fail, and owes nothing twice.
-	if again, _ := db.FailOrphanTasks(ctx, "again", when.Add(2*time.Hour)); len(again) != 0 {
+	if again, _ := db.FailOrphanTasks(ctx, end, when.Add(2*time.Hour)); len(again) != 0 {
 		t.Fatalf("second sweep = %+v", again)
 	}
 	if due, _ := db.DueWakeups(ctx, "s1"); len(due) != 2 {

@@ -37,6 +37,7 @@ import (
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tasks"
 	"github.com/agents-server/agents-server/core/traces"
+	"github.com/agents-server/agents-server/core/workflows"
 	"github.com/agents-server/agents-server/frontend"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -123,8 +124,9 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	eventHub := hub.New(cfg.Hub, clock)
 	// The task manager drives the run engine, and the engine tells it of
 	// every run's end: the two are wired both ways here.
+	workflowSvc := workflows.NewService(db, idGen, clock)
 	taskMgr := tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: sessionSvc, Config: db, Settings: settingsSvc, Hub: eventHub,
-		IDs: idGen, Clock: clock, Log: log})
+		Workflows: workflowSvc, Projects: sandboxSvc, IDs: idGen, Clock: clock, Log: log})
 	attachmentSvc := attachments.New(db, idGen, clock)
 	runSvc := runs.New(runs.Deps{
 		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
@@ -158,6 +160,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		Sandboxes:   sandboxSvc,
 		MCP:         mcpSvc,
 		Tasks:       taskMgr,
+		Workflows:   workflowSvc,
 		Attachments: attachmentSvc,
 		Streams:     streams,
 		Ready:       db.Ping,

@@ -137,6 +137,11 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 		if n := countOthers(from, id); n > 0 {
 			return errs.E(errs.Conflict, "%d agent(s) hand off to this one; remove it from their handoffs first", n)
 		}
+		if ws, err := tx.WorkflowsUsingAgent(ctx, id); err != nil {
+			return err
+		} else if len(ws) > 0 {
+			return errs.E(errs.Conflict, "%d workflow(s) run this agent in a step (%q first); change those steps first", len(ws), ws[0].Name)
+		}
 		return tx.DeleteAgent(ctx, id)
 	})
 }
@@ -180,6 +185,15 @@ func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, t
 		for _, h := range from {
 			if h.ID != id && !domain.ReferenceSurvives(h.Ownership, a.Ownership, to) {
 				return errs.E(errs.Conflict, "a shared or another person's agent hands off to this one; it must stay %s", a.Scope)
+			}
+		}
+		ws, err := tx.WorkflowsUsingAgent(ctx, id)
+		if err != nil {
+			return err
+		}
+		for _, w := range ws {
+			if !domain.ReferenceSurvives(w.Ownership, a.Ownership, to) {
+				return errs.E(errs.Conflict, "the workflow %q (shared, or another person's) runs this agent; it must stay %s", w.Name, a.Scope)
 			}
 		}
 		moved.UpdatedAt = s.clock.Now()

@@ -18,14 +18,22 @@ const (
 // Workflow is a fixed sequence of steps run on one session: which step
 // runs next is the definition's answer, never the model's.
 type Workflow struct {
-	ID          string
-	Ownership   Ownership
-	Name        string
-	Description string
-	Steps       []WorkflowStep
-	Budget      WorkflowBudget
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
+	ID string
+	Ownership
+	WorkflowSpec
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// WorkflowSpec is what a workflow's author writes: the name (unique,
+// whatever its case, among globals and among one owner's privates), the
+// description an agent matches requests against, the steps in order, and
+// the budget every execution answers to.
+type WorkflowSpec struct {
+	Name        string         `json:"name"`
+	Description string         `json:"description"`
+	Steps       []WorkflowStep `json:"steps"`
+	Budget      WorkflowBudget `json:"budget"`
 }
 
 // WorkflowStep is one step: the agent that runs it, the prompt that starts
@@ -84,6 +92,10 @@ const (
 	StepFail      = "fail"
 )
 
+// StepApprovalTool is the tool name a pause_before approval carries: it
+// holds a workflow before a step, not a tool call.
+const StepApprovalTool = "workflow_step"
+
 // WorkflowState is an execution's state: the definition it was started
 // with (a snapshot, so an edit never steers it), the brief, where it is,
 // and the log of every step launch.
@@ -98,6 +110,15 @@ type WorkflowState struct {
 	// Laps counts the times each backward edge ("from→to" by step id) was
 	// taken.
 	Laps map[string]int `json:"laps,omitempty"`
+	// Lead opens the next launch's turn: the error a failure handler is
+	// handling (a failed run leaves no usable account of itself).
+	Lead string `json:"lead,omitempty"`
+	// Cleared is the reserved run whose pause_before a person approved: it
+	// launches without asking again.
+	Cleared string `json:"cleared,omitempty"`
+	// Bound is set when a bound (laps, step runs, a budget) ended the
+	// execution: a retry could only end the same way, so it is refused.
+	Bound string `json:"bound,omitempty"`
 }
 
 // StepRun is one launch of a step: its run, and how it ended ("" while it
@@ -107,6 +128,7 @@ type StepRun struct {
 	RunID     string     `json:"run_id"`
 	Ending    string     `json:"ending,omitempty"`
 	Retry     bool       `json:"retry,omitempty"`
+	Attempt   int        `json:"attempt"` // the task's attempt that launched it
 	StartedAt time.Time  `json:"started_at"`
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
 }

@@ -137,6 +137,10 @@ func (s *Service) Decide(ctx context.Context, p domain.Principal, approvalID str
 	if err != nil {
 		return domain.Run{}, err
 	}
+	if a.ToolName == domain.StepApprovalTool && s.d.Tasks != nil {
+		// A workflow held before a step: no run waits, its task does.
+		return s.d.Tasks.DecideStep(ctx, a, approve, reason)
+	}
 	// A decision may arrive the moment run.interrupted is out, while the
 	// paused run is still letting go of the session: that wait is short.
 	s.awaitPause(ctx, a.SessionID, a.RunID)
@@ -298,6 +302,13 @@ func (s *Service) ReapApprovals(ctx context.Context) (int, error) {
 			continue
 		}
 		done[a.RunID] = true
+		if a.ToolName == domain.StepApprovalTool && s.d.Tasks != nil {
+			if _, err := s.d.Tasks.DecideStep(ctx, a, false, fmt.Sprintf("nobody decided within %d minutes", ttl)); err != nil &&
+				!errs.Is(err, errs.NotFound) {
+				return len(done), err
+			}
+			continue
+		}
 		run, err := s.d.Runs.FindRun(ctx, a.RunID)
 		if err != nil {
 			return len(done), err

@@ -29,6 +29,12 @@ type Background interface {
 	// StopTasks cancels a session's live tasks before the session is
 	// deleted and returns their sessions, whose runs the caller stops.
 	StopTasks(ctx context.Context, sessionID string) ([]string, error)
+	// DecideStep decides a workflow's pause_before approval (it holds no
+	// run): approving launches the step, rejecting cancels the execution.
+	DecideStep(ctx context.Context, a domain.Approval, approve bool, reason string) (domain.Run, error)
+	// SpawnSpec is what spawn_task's description adds for a run of
+	// ownerID's: the workflows on offer ("" for none).
+	SpawnSpec(ctx context.Context, ownerID string) string
 }
 
 // TaskCall is a task verb as a chat run called it.
@@ -72,7 +78,14 @@ func (s *Service) equipBackground(rc *runCtx, b *builtAgent) {
 		return
 	}
 	if s.offersTasks(rc, b.agent) {
-		b.specs = append(b.specs, tools.Tasks...)
+		for _, spec := range tools.Tasks {
+			if spec.Name == tools.SpawnTask.Name {
+				if offer := s.d.Tasks.SpawnSpec(rc.lr.ctx, rc.lr.run.OwnerID); offer != "" {
+					spec.Description += "\n\n" + offer
+				}
+			}
+			b.specs = append(b.specs, spec)
+		}
 	}
 }
 
@@ -99,6 +112,9 @@ type BackgroundStart struct {
 	Task *domain.TaskLink
 	// Also runs in the transaction that records the start.
 	Also func(tx ports.SessionTx) error
+	// CompactFirst folds the session into a summary before the first turn
+	// (a workflow step's compact_before), with the run's agent's settings.
+	CompactFirst bool
 }
 
 // StartBackground starts a run with no person asking, on the owner's
@@ -141,7 +157,7 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 		s.d.Hub.Release(sess.ID, run.ID)
 		return domain.Run{}, err
 	}
-	s.launch(&liveRun{run: run, planning: planning, task: req.Task, source: req.Source})
+	s.launch(&liveRun{run: run, planning: planning, task: req.Task, source: req.Source, compactFirst: req.CompactFirst})
 	return run, nil
 }
 

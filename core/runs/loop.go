@@ -297,8 +297,15 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		if t.turn > rc.agent.maxTurns() {
 			return s.maxTurns(ctx, rc), true
 		}
-		// The turn boundary: a history past the threshold folds first.
-		if _, err := s.compactTurn(rc, t, false); err != nil {
+		// The turn boundary: a history past the threshold folds first (and
+		// a workflow step that asks for it folds before its first turn).
+		first := t.turn == 1 && lr.compactFirst
+		lr.compactFirst = false
+		if first && !rc.agent.agent.Compaction.Enabled {
+			s.d.Log.Info("a workflow step asked to compact first, but its agent has compaction off", "run_id", lr.run.ID,
+				"agent", rc.agent.agent.Name)
+		}
+		if _, err := s.compactTurn(rc, t, first); err != nil {
 			return s.fail(rc, err), true
 		}
 		if resp, err = s.generateFitting(rc, t); err != nil {

@@ -76,11 +76,14 @@ type liveRun struct {
 	task     *domain.TaskLink    // a task's attempt: run.started carries it
 	source   string              // the input's source: "" a person, task_notification a wake-up
 	images   []domain.Attachment // the images the user's message carries
-	ctx      context.Context
-	cancel   context.CancelFunc
-	graceful atomic.Bool
-	pausing  atomic.Bool            // run.interrupted is out; the session is about to be free
-	stopWhy  atomic.Pointer[string] // why it was cancelled, when not by its owner
+	// compactFirst folds the session before the first turn (a workflow
+	// step's compact_before).
+	compactFirst bool
+	ctx          context.Context
+	cancel       context.CancelFunc
+	graceful     atomic.Bool
+	pausing      atomic.Bool            // run.interrupted is out; the session is about to be free
+	stopWhy      atomic.Pointer[string] // why it was cancelled, when not by its owner
 	// gone ends even what outlives a cancel (the session's title call)
 	// when the run's session or owner is being deleted; see stop.
 	gone     context.Context

@@ -51,6 +51,9 @@ func (m *Manager) Ending(ctx context.Context, run domain.Run) func(tx ports.Sess
 		}
 		return nil
 	}
+	if t.Kind == domain.TaskWorkflow {
+		return m.stepEnding(ctx, t, run)
+	}
 	f := final(t, run, ports.TaskFinal{At: m.d.Clock.Now()})
 	return func(tx ports.SessionTx) error {
 		_, err := tx.FinalizeTask(ctx, f)
@@ -64,6 +67,11 @@ func (m *Manager) Ending(ctx context.Context, run domain.Run) func(tx ports.Sess
 func (m *Manager) Ended(run domain.Run) {
 	ctx := context.Background()
 	t, err := m.d.Store.FindTaskByRun(ctx, run.ID)
+	if id, ok := m.takeStepped(run.ID); ok && errs.Is(err, errs.NotFound) {
+		// A workflow's step run that advanced it: the task names its next
+		// step's run now, which the pump below launches.
+		t, err = m.d.Store.FindTask(ctx, id)
+	}
 	switch {
 	case err == nil:
 		m.settled(ctx, t)

@@ -51,8 +51,14 @@ func (m *Manager) pump(ctx context.Context, parentID string) {
 // cannot start ends failed, saying why (while the server drains it is
 // left for the restart sweep).
 func (m *Manager) launch(ctx context.Context, t domain.Task) {
-	_, err := m.runs.StartBackground(ctx, runs.BackgroundStart{SessionID: t.ChildSessionID, OwnerID: t.OwnerID,
-		AgentConfigID: t.AgentConfigID, RunID: t.RunID, Input: attemptInput(t), Task: t.Link()})
+	start := &runs.BackgroundStart{SessionID: t.ChildSessionID, OwnerID: t.OwnerID,
+		AgentConfigID: t.AgentConfigID, RunID: t.RunID, Input: attemptInput(t), Task: t.Link()}
+	if t.Kind == domain.TaskWorkflow {
+		if start = m.stepStart(ctx, t); start == nil {
+			return
+		}
+	}
+	_, err := m.runs.StartBackground(ctx, *start)
 	if err == nil || errs.Is(err, errs.Unavailable) {
 		now, err2 := m.d.Store.FindTask(ctx, t.ID)
 		if err2 != nil {
@@ -139,6 +145,11 @@ func (m *Manager) retry(ctx context.Context, ownerID, id, within string) (domain
 	if err := t.CheckRetry(); err != nil {
 		return t, err
 	}
+	if t.Kind == domain.TaskWorkflow {
+		if err := m.checkWorkflowRetry(ctx, t); err != nil {
+			return t, err
+		}
+	}
 	limit, err := m.d.Settings.Int(ctx, settings.KeyMaxTasksPerSession)
 	if err != nil {
 		return t, err
@@ -182,7 +193,8 @@ func (m *Manager) Dismiss(ctx context.Context, p domain.Principal, id string) (d
 // serves, after the run engine has failed their runs — writing their
 // debts in the same transaction. Their parents are told by Drain.
 func (m *Manager) Recover(ctx context.Context) error {
-	failed, err := m.d.Store.FailOrphanTasks(ctx, restartMessage, m.d.Clock.Now())
+	now := m.d.Clock.Now()
+	failed, err := m.d.Store.FailOrphanTasks(ctx, orphanEnding(now), now)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/workflows"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -27,10 +28,14 @@ type Deps struct {
 	Sessions  *sessions.Service
 	Config    ports.ConfigReader
 	Settings  *settings.Service
-	Hub       *hub.Hub
-	IDs       ports.IDs
-	Clock     ports.Clock
-	Log       *slog.Logger
+	Workflows *workflows.Service
+	// Projects binds a conversation a workflow start names a project for;
+	// nil refuses project_id.
+	Projects ProjectBinder
+	Hub      *hub.Hub
+	IDs      ports.IDs
+	Clock    ports.Clock
+	Log      *slog.Logger
 }
 
 // Manager owns the tasks' lifecycle: spawn, the live-task cap and its
@@ -44,13 +49,14 @@ type Manager struct {
 
 	watchMu sync.Mutex
 	watch   map[string]chan struct{} // task id → closed at its next change
+	stepped map[string]string        // a step run that advanced its workflow → the task
 }
 
 var _ runs.Background = (*Manager)(nil)
 
 // New returns a manager; Attach gives it the run engine it drives.
 func New(d Deps) *Manager {
-	return &Manager{d: d, watch: map[string]chan struct{}{}}
+	return &Manager{d: d, watch: map[string]chan struct{}{}, stepped: map[string]string{}}
 }
 
 // Attach gives the manager the run engine (which in turn holds the

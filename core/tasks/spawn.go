@@ -26,9 +26,10 @@ type inherit struct {
 }
 
 type spawnArgs struct {
-	Prompt string `json:"prompt"`
-	Label  string `json:"label"`
-	Agent  string `json:"agent"`
+	Prompt   string `json:"prompt"`
+	Label    string `json:"label"`
+	Agent    string `json:"agent"`
+	Workflow string `json:"workflow"`
 }
 
 // spawn starts a task from a chat run's spawn_task call: a hidden session
@@ -39,7 +40,7 @@ func (m *Manager) spawn(ctx context.Context, c runs.TaskCall) (domain.Task, erro
 	dec := json.NewDecoder(strings.NewReader(c.Arguments))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&args); err != nil {
-		return domain.Task{}, errs.E(errs.Validation, "spawn_task takes {\"prompt\": …, \"label\"?: …, \"agent\"?: …}: %v", err)
+		return domain.Task{}, errs.E(errs.Validation, "spawn_task takes {\"prompt\": …, \"label\"?: …, \"agent\"?: …, \"workflow\"?: …}: %v", err)
 	}
 	if strings.TrimSpace(args.Prompt) == "" {
 		return domain.Task{}, errs.E(errs.Validation, "spawn_task needs a prompt: the task sees nothing of this conversation")
@@ -51,6 +52,9 @@ func (m *Manager) spawn(ctx context.Context, c runs.TaskCall) (domain.Task, erro
 	if parent.IsTaskSession() {
 		return domain.Task{}, errs.E(errs.Validation, "a background task cannot start tasks of its own")
 	}
+	if strings.TrimSpace(args.Workflow) != "" {
+		return m.spawnWorkflow(ctx, c, parent, args)
+	}
 	target, err := m.target(ctx, c.Agent, args.Agent)
 	if err != nil {
 		return domain.Task{}, err
@@ -59,9 +63,7 @@ func (m *Manager) spawn(ctx context.Context, c runs.TaskCall) (domain.Task, erro
 	if label == "" {
 		label = strings.Join(strings.Fields(args.Prompt), " ")
 	}
-	if r := []rune(label); len(r) > labelRunes {
-		label = string(r[:labelRunes-1]) + "…"
-	}
+	label = clipLabel(label)
 	child, err := m.d.Sessions.CreateChild(ctx, parent, label, target.ID)
 	if err != nil {
 		return domain.Task{}, err
@@ -105,4 +107,12 @@ func (m *Manager) target(ctx context.Context, caller domain.Agent, name string) 
 	}
 	return domain.Agent{}, errs.E(errs.Validation, "there is no agent %q to run the task: name one of %s, or omit agent to run it yourself",
 		name, strings.Join(append(offered, fmt.Sprintf("%q (yourself)", caller.Name)), ", "))
+}
+
+// clipLabel bounds a label to labelRunes.
+func clipLabel(label string) string {
+	if r := []rune(label); len(r) > labelRunes {
+		return string(r[:labelRunes-1]) + "…"
+	}
+	return label
 }

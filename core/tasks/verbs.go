@@ -153,6 +153,9 @@ func (m *Manager) settleTask(ctx context.Context, t domain.Task) {
 // line is one task in a report.
 func line(t domain.Task) string {
 	s := fmt.Sprintf("- %s %q: %s (attempt %d of %d)", t.ID, t.Label, t.Status, t.Attempt, domain.MaxTaskAttempts)
+	if d := describe(t); d != "" {
+		s += ", " + d
+	}
 	switch {
 	case t.Queued():
 		s += " — queued behind the live-task cap; do not redo its work"

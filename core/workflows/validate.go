@@ -46,7 +46,7 @@ func AssignIDs(steps []domain.WorkflowStep, newID func() string) []domain.Workfl
 // reserved), an agent the owner may use on each (agentOK), edges naming a
 // step or end, every step reachable from the first, a budget of no
 // negative figures. Returns validation.
-func Validate(w domain.Workflow, agentOK func(id string) bool) error {
+func Validate(w domain.WorkflowSpec, agentOK func(id string) bool) error {
 	var f errs.FieldErrors
 	switch name := strings.TrimSpace(w.Name); {
 	case name == "":
@@ -158,3 +158,5 @@ func unreachable(steps []domain.WorkflowStep) []int {
 	}
 	return out
 }
+
+func fieldAt(i int, field string) string { return fmt.Sprintf("steps[%d].%s", i, field) }

@@ -180,11 +180,11 @@ func TestValidateAndAssignIDs(t *testing.T) {
 	if steps[0].ID != "id1" || steps[1].ID != "kept" || steps[2].ID != "id2" || steps[2].OnFailure != "kept" {
 		t.Fatalf("ids = %+v", steps)
 	}
-	ok := domain.Workflow{Name: "build", Description: "plan, build, check", Steps: steps}
+	ok := domain.WorkflowSpec{Name: "build", Description: "plan, build, check", Steps: steps}
 	if err := Validate(ok, func(string) bool { return true }); err != nil {
 		t.Fatal(err)
 	}
-	bad := domain.Workflow{Name: " ", Steps: []domain.WorkflowStep{
+	bad := domain.WorkflowSpec{Name: " ", Steps: []domain.WorkflowStep{
 		{ID: "1", Name: "one", Agent: "a", Prompt: "p", OnSuccess: domain.WorkflowEnd},
 		{ID: "2", Name: "ONE", Agent: "ghost", Prompt: "p", OnFailure: "nowhere"},
 		{ID: "3", Name: "End", Agent: "a", Prompt: "", Gate: true, GatePass: "ok", GateFail: "OK"},
@@ -201,14 +201,14 @@ func TestValidateAndAssignIDs(t *testing.T) {
 		t.Errorf("duplicate reason = %q", fields["steps[1].name"])
 	}
 	// Step 2 follows an "end" edge, so nothing reaches it.
-	lone := domain.Workflow{Name: "w", Description: "d", Steps: []domain.WorkflowStep{
+	lone := domain.WorkflowSpec{Name: "w", Description: "d", Steps: []domain.WorkflowStep{
 		{ID: "1", Name: "one", Agent: "a", Prompt: "p", OnSuccess: domain.WorkflowEnd},
 		{ID: "2", Name: "two", Agent: "a", Prompt: "p"},
 	}}
 	if f := errs.FieldsOf(Validate(lone, nil)); !strings.Contains(f["steps[1].name"], "unreachable") {
 		t.Fatalf("unreachable not reported: %v", f)
 	}
-	if f := errs.FieldsOf(Validate(domain.Workflow{Name: "w", Description: "d"}, nil)); f["steps"] == "" {
+	if f := errs.FieldsOf(Validate(domain.WorkflowSpec{Name: "w", Description: "d"}, nil)); f["steps"] == "" {
 		t.Fatal("no steps accepted")
 	}
 }

@@ -32,15 +32,16 @@ type configRows struct {
 	agents     map[string]domain.Agent
 	guardrails map[string]domain.Guardrail
 	memories   map[string]domain.Memory
+	workflows  map[string]domain.Workflow
 }
 
 func (r *configRows) clone() *configRows {
 	if r == nil {
 		return &configRows{providers: map[string]domain.Provider{}, agents: map[string]domain.Agent{},
-			guardrails: map[string]domain.Guardrail{}, memories: map[string]domain.Memory{}}
+			guardrails: map[string]domain.Guardrail{}, memories: map[string]domain.Memory{}, workflows: map[string]domain.Workflow{}}
 	}
 	return &configRows{providers: maps.Clone(r.providers), agents: maps.Clone(r.agents),
-		guardrails: maps.Clone(r.guardrails), memories: maps.Clone(r.memories)}
+		guardrails: maps.Clone(r.guardrails), memories: maps.Clone(r.memories), workflows: maps.Clone(r.workflows)}
 }
 
 func (s *ConfigStore) committed() configTx {
@@ -134,6 +135,21 @@ func (s *ConfigStore) ListMemories(ctx context.Context) ([]domain.Memory, error)
 // CountMemories counts the memories of a scope ("" = global).
 func (s *ConfigStore) CountMemories(ctx context.Context, agentID string) (int, error) {
 	return s.committed().CountMemories(ctx, agentID)
+}
+
+// FindWorkflow returns not_found when absent.
+func (s *ConfigStore) FindWorkflow(ctx context.Context, id string) (domain.Workflow, error) {
+	return s.committed().FindWorkflow(ctx, id)
+}
+
+// ListWorkflows returns every workflow, newest first.
+func (s *ConfigStore) ListWorkflows(ctx context.Context) ([]domain.Workflow, error) {
+	return s.committed().ListWorkflows(ctx)
+}
+
+// WorkflowsUsingAgent returns the workflows with a step the agent runs.
+func (s *ConfigStore) WorkflowsUsingAgent(ctx context.Context, agentID string) ([]domain.Workflow, error) {
+	return s.committed().WorkflowsUsingAgent(ctx, agentID)
 }
 
 // configTx reads and writes one state of the rows: a committed one (read
@@ -504,3 +520,75 @@ func newestFirst[T any](ctx context.Context, rows map[string]T, keep func(T) boo
 }
 
 var _ ports.ConfigStore = (*ConfigStore)(nil)
+
+// copyWorkflow copies a workflow's steps, so no caller shares a row's.
+func copyWorkflow(w domain.Workflow) domain.Workflow {
+	w.Steps = slices.Clone(w.Steps)
+	return w
+}
+
+// FindWorkflow implements ports.ConfigReader.
+func (c configTx) FindWorkflow(ctx context.Context, id string) (domain.Workflow, error) {
+	w, ok := c.rows.workflows[id]
+	return copyWorkflow(w), found(ctx, ok, "workflow")
+}
+
+// ListWorkflows implements ports.ConfigReader.
+func (c configTx) ListWorkflows(ctx context.Context) ([]domain.Workflow, error) {
+	return c.workflowsWhere(ctx, func(domain.Workflow) bool { return true })
+}
+
+// WorkflowsUsingAgent implements ports.ConfigReader.
+func (c configTx) WorkflowsUsingAgent(ctx context.Context, agentID string) ([]domain.Workflow, error) {
+	return c.workflowsWhere(ctx, func(w domain.Workflow) bool {
+		return slices.ContainsFunc(w.Steps, func(s domain.WorkflowStep) bool { return s.Agent == agentID })
+	})
+}
+
+func (c configTx) workflowsWhere(ctx context.Context, keep func(domain.Workflow) bool) ([]domain.Workflow, error) {
+	out, err := newestFirst(ctx, c.rows.workflows, keep)
+	for i := range out {
+		out[i] = copyWorkflow(out[i])
+	}
+	return out, err
+}
+
+// InsertWorkflow implements ports.ConfigWriter.
+func (c configTx) InsertWorkflow(ctx context.Context, w domain.Workflow) error {
+	if err := c.checkWorkflow(ctx, w, true); err != nil {
+		return err
+	}
+	c.rows.workflows[w.ID] = copyWorkflow(w)
+	return nil
+}
+
+// UpdateWorkflow implements ports.ConfigWriter.
+func (c configTx) UpdateWorkflow(ctx context.Context, w domain.Workflow) error {
+	if err := c.checkWorkflow(ctx, w, false); err != nil {
+		return err
+	}
+	cur := c.rows.workflows[w.ID]
+	w.OwnerID, w.CreatedAt = cur.OwnerID, cur.CreatedAt // owner and creation time stay
+	c.rows.workflows[w.ID] = copyWorkflow(w)
+	return nil
+}
+
+func (c configTx) checkWorkflow(ctx context.Context, w domain.Workflow, insert bool) error {
+	if err := rowFor(ctx, c.rows.workflows, w.ID, insert, "workflow"); err != nil {
+		return err
+	}
+	if !insert {
+		w.OwnerID = c.rows.workflows[w.ID].OwnerID
+	}
+	for id, o := range c.rows.workflows {
+		if id != w.ID && sameScopedName(o.Ownership, o.Name, w.Ownership, w.Name) {
+			return errs.E(errs.Conflict, "a workflow named %q already exists in that scope", w.Name)
+		}
+	}
+	return nil
+}
+
+// DeleteWorkflow implements ports.ConfigWriter.
+func (c configTx) DeleteWorkflow(ctx context.Context, id string) error {
+	return deleteRow(ctx, c.rows.workflows, id, "workflow")
+}

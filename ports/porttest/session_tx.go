@@ -312,3 +312,13 @@ func (t *sessionTx) MarkCompacted(_ context.Context, ids []string) (int, error) 
 	}
 	return n, nil
 }
+
+// AdvanceTask implements ports.SessionWriter; this fake keeps no tasks.
+func (t *sessionTx) AdvanceTask(context.Context, ports.TaskAdvance) (bool, error) {
+	return false, errNoTasks
+}
+
+// RecordTaskState implements ports.SessionWriter; this fake keeps no tasks.
+func (t *sessionTx) RecordTaskState(context.Context, string, string, []byte, time.Time) error {
+	return errNoTasks
+}

@@ -27,6 +27,10 @@ type Script struct {
 type Exchange struct {
 	When  string `json:"when,omitempty"`
 	Steps []Step `json:"steps"`
+	// Times, when set, lets the exchange answer only the first Times turns
+	// it matches; later ones go to the next exchange that matches (a check
+	// that fails once, then passes).
+	Times int `json:"times,omitempty"`
 }
 
 // Step is one model call's answer: reasoning, then text, then tool calls, or
@@ -134,13 +138,7 @@ func (s *Server) resolve(conv conversation) reply {
 		r.failure = &Failure{Status: 400, Message: fmt.Sprintf("model %s does not accept image input", conv.model)}
 		return r
 	}
-	ex := -1
-	for i, e := range sc.Exchanges {
-		if strings.Contains(conv.lastUser, e.When) {
-			ex = i
-			break
-		}
-	}
+	ex := s.pick(conv, sc)
 	if ex < 0 {
 		return textReply(fmt.Sprintf("[scripted: no exchange matches %q]", conv.lastUser), conv)
 	}
@@ -191,6 +189,34 @@ func (s *Server) shouldFail(model string, ex, step int, st Step) bool {
 	defer s.mu.Unlock()
 	s.failCounts[key]++
 	return s.failCounts[key] <= st.FailTimes
+}
+
+// pick chooses the exchange answering a request: the first that matches
+// and has turns left — counted at each turn's first call, whose choice the
+// turn's later calls keep.
+func (s *Server) pick(conv conversation, sc Script) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if conv.afterUser > 0 {
+		if ex, ok := s.turnExchange[conv.model]; ok && ex < len(sc.Exchanges) && strings.Contains(conv.lastUser, sc.Exchanges[ex].When) {
+			return ex
+		}
+	}
+	for i, e := range sc.Exchanges {
+		if !strings.Contains(conv.lastUser, e.When) {
+			continue
+		}
+		key := failKey{model: conv.model, exchange: i, step: -1}
+		if e.Times > 0 && conv.afterUser == 0 {
+			if s.failCounts[key] >= e.Times {
+				continue
+			}
+			s.failCounts[key]++
+		}
+		s.turnExchange[conv.model] = i
+		return i
+	}
+	return -1
 }
 
 type failKey struct {

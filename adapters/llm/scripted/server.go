@@ -45,13 +45,15 @@ type Server struct {
 	mu         sync.Mutex
 	scripts    map[string]Script
 	failCounts map[failKey]int
-	requests   []Recorded
-	ids        atomic.Int64 // numbers responses, so ids differ between calls
+	// turnExchange is the exchange each model's current turn started on.
+	turnExchange map[string]int
+	requests     []Recorded
+	ids          atomic.Int64 // numbers responses, so ids differ between calls
 }
 
 // New returns a server with no scripts: every model echoes until SetScript.
 func New(opts Options) *Server {
-	return &Server{opts: opts, scripts: map[string]Script{}, failCounts: map[failKey]int{}}
+	return &Server{opts: opts, scripts: map[string]Script{}, failCounts: map[failKey]int{}, turnExchange: map[string]int{}}
 }
 
 // SetScript makes requests naming model answer from sc, and restarts that

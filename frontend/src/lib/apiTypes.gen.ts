@@ -1291,6 +1291,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/workflows": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Workflows the caller can see: shared ones first, then the caller's own */
+        get: operations["listWorkflows"];
+        put?: never;
+        /** Add a workflow (private unless an admin asks for global); step ids are assigned, and edges may name steps by name */
+        post: operations["createWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One workflow */
+        get: operations["getWorkflow"];
+        /** Replace a workflow's definition: a step keeps its id by sending it, a step without one is new; executions in flight keep their snapshot */
+        put: operations["updateWorkflow"];
+        post?: never;
+        /** Delete a workflow (executions in flight run on their snapshot) */
+        delete: operations["deleteWorkflow"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start an execution into a conversation: a background task of kind workflow, listed, stopped and retried as a task */
+        post: operations["startWorkflow"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/workflows/{id}/scope": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish (admin) or unpublish (admin or author) a workflow */
+        post: operations["setWorkflowScope"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health": {
         parameters: {
             query?: never;
@@ -1694,6 +1765,20 @@ export interface components {
              */
             role?: "admin" | "member";
             username: string;
+        };
+        CreateWorkflowRequest: {
+            budget?: components["schemas"]["WorkflowBudgetInput"];
+            /** @description What the workflow is for: an agent matches a request against it when spawn_task lists the workflows */
+            description?: string;
+            /** @description Unique, whatever its case, among globals and among the owner's privates */
+            name?: string;
+            /**
+             * @description Default private
+             * @enum {string}
+             */
+            scope?: "private" | "global";
+            /** @description In order: success falls through to the next step unless on_success says otherwise */
+            steps?: components["schemas"]["WorkflowStepInput"][];
         };
         CreatedToken: {
             /** Format: date-time */
@@ -2738,6 +2823,14 @@ export interface components {
             /** @description Binds the session to a project on its first project-carrying run */
             project_id?: string;
         };
+        StartWorkflowRequest: {
+            /** @description The brief: it leads the first step, which sees nothing of the conversation */
+            input: string;
+            /** @description Binds an unbound conversation to this project first (a bound one keeps its own) */
+            project_id?: string;
+            /** @description The conversation the execution reports back to */
+            session_id: string;
+        };
         TaskInfo: {
             agent_config_id: string;
             /** @description 1 for the original run, one more per retry */
@@ -2966,6 +3059,104 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             username: string;
+        };
+        WorkflowBudget: {
+            /** @description Times one backward edge may be taken; 0 = 3 */
+            max_laps?: number;
+            /** @description The step runs' own time (waits for a person are free); 0 = no bound */
+            max_minutes?: number;
+            /** @description Step launches per execution, retries included; 0 = no bound (at most 50 anyway) */
+            max_steps?: number;
+            /**
+             * Format: int64
+             * @description Input plus output tokens of every model call of the execution; 0 = no bound
+             */
+            max_tokens?: number;
+        };
+        WorkflowBudgetInput: {
+            /** @description Times one backward edge may be taken; 0 = 3 */
+            max_laps?: number;
+            /** @description The step runs' own time (waits for a person are free); 0 = no bound */
+            max_minutes?: number;
+            /** @description Step launches per execution, retries included; 0 = no bound (at most 50 anyway) */
+            max_steps?: number;
+            /**
+             * Format: int64
+             * @description Input plus output tokens of every model call of the execution; 0 = no bound
+             */
+            max_tokens?: number;
+        };
+        WorkflowSpec: {
+            budget?: components["schemas"]["WorkflowBudgetInput"];
+            /** @description What the workflow is for: an agent matches a request against it when spawn_task lists the workflows */
+            description?: string;
+            /** @description Unique, whatever its case, among globals and among the owner's privates */
+            name?: string;
+            /** @description In order: success falls through to the next step unless on_success says otherwise */
+            steps?: components["schemas"]["WorkflowStepInput"][];
+        };
+        WorkflowStep: {
+            /** @description The id of the agent that runs the step */
+            agent: string;
+            /** @description Fold the conversation into a summary before the step (with its agent's compaction settings) */
+            compact_before?: boolean;
+            /** @description The step checks: its verdict (the last non-empty line, or a structured passed/verdict) picks the edge */
+            gate?: boolean;
+            /** @description The fail sentinel; empty = FAIL */
+            gate_fail?: string;
+            /** @description The pass sentinel; empty = PASS */
+            gate_pass?: string;
+            /** @description Stable and server-assigned: omit it for a new step, send it back to keep a step */
+            id: string;
+            name: string;
+            /** @description A step id (or name), end, or empty to fail the execution; an earlier step makes a loop */
+            on_failure?: string;
+            /** @description A step id (or name), end, or empty for the next step */
+            on_success?: string;
+            /** @description Hold before the step until a person approves it from the conversation that asked */
+            pause_before?: boolean;
+            /** @description Starts the step's turn (the brief leads the first step's) */
+            prompt: string;
+        };
+        WorkflowStepInput: {
+            /** @description The id of the agent that runs the step */
+            agent?: string;
+            /** @description Fold the conversation into a summary before the step (with its agent's compaction settings) */
+            compact_before?: boolean;
+            /** @description The step checks: its verdict (the last non-empty line, or a structured passed/verdict) picks the edge */
+            gate?: boolean;
+            /** @description The fail sentinel; empty = FAIL */
+            gate_fail?: string;
+            /** @description The pass sentinel; empty = PASS */
+            gate_pass?: string;
+            /** @description Stable and server-assigned: omit it for a new step, send it back to keep a step */
+            id?: string;
+            name?: string;
+            /** @description A step id (or name), end, or empty to fail the execution; an earlier step makes a loop */
+            on_failure?: string;
+            /** @description A step id (or name), end, or empty for the next step */
+            on_success?: string;
+            /** @description Hold before the step until a person approves it from the conversation that asked */
+            pause_before?: boolean;
+            /** @description Starts the step's turn (the brief leads the first step's) */
+            prompt?: string;
+        };
+        WorkflowView: {
+            budget: components["schemas"]["WorkflowBudget"];
+            /** Format: date-time */
+            created_at: string;
+            /** @description What the workflow is for: an agent matches a request against it when spawn_task lists the workflows */
+            description: string;
+            id: string;
+            /** @description Unique, whatever its case, among globals and among the owner's privates */
+            name: string;
+            owner_id: string;
+            /** @enum {string} */
+            scope: "private" | "global";
+            /** @description In order: success falls through to the next step unless on_success says otherwise */
+            steps: components["schemas"]["WorkflowStep"][];
+            /** Format: date-time */
+            updated_at: string;
         };
     };
     responses: {
@@ -6006,6 +6197,219 @@ export interface operations {
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listWorkflows: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowView"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    createWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWorkflowRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowView"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    updateWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WorkflowSpec"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deleteWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    startWorkflow: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartWorkflowRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    setWorkflowScope: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScopeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkflowView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
