@@ -98,3 +98,68 @@ func TestATaskCutShortBySIGKILLFailsAndTheParentIsToldOnce(t *testing.T) {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+func TestAWorkflowCutShortBySIGKILLFailsAtItsStep(t *testing.T) {
+	t.Parallel()
+	model, modelURL := startScripted(t)
+	model.SetScript("lead", taskExchanges([]scripted.Step{{Text: "Hi."}}))
+	model.SetScript("worker", scripted.Script{Exchanges: []scripted.Exchange{
+		{When: "SLOW-STEP", Steps: []scripted.Step{slowText(120)}},
+		{Steps: []scripted.Step{{Text: "First step done."}}},
+	}})
+	dir := t.TempDir()
+	p := startBinary(t, dir)
+	_, prov, _ := p.call(t, "POST", "/api/v1/providers", map[string]any{"name": "m", "base_url": modelURL + "/v1", "api_key": "k"})
+	_, lead, _ := p.call(t, "POST", "/api/v1/agents", map[string]any{"name": "lead", "model": "lead", "provider_id": prov["id"]})
+	_, worker, _ := p.call(t, "POST", "/api/v1/agents", map[string]any{"name": "worker", "model": "worker", "provider_id": prov["id"]})
+	_, sess, _ := p.call(t, "POST", "/api/v1/sessions", map[string]any{"agent_config_id": lead["id"], "name": "s"})
+	sid := sess["id"].(string)
+	code, wf, raw := p.call(t, "POST", "/api/v1/workflows", map[string]any{"name": "two", "description": "two steps", "steps": []map[string]any{
+		{"name": "first", "agent": worker["id"], "prompt": "Do the first part."},
+		{"name": "second", "agent": worker["id"], "prompt": "SLOW-STEP: do the second part."},
+	}})
+	if code != 201 {
+		t.Fatalf("workflow: %d %s", code, raw)
+	}
+	code, started, raw := p.call(t, "POST", "/api/v1/workflows/"+wf["id"].(string)+"/runs", map[string]any{"session_id": sid, "input": "go"})
+	if code != 201 {
+		t.Fatalf("start: %d %s", code, raw)
+	}
+	taskID := started["task_id"].(string)
+	state := func(p *process) (httpapi.TaskView, domain.WorkflowState) {
+		var task httpapi.TaskView
+		var st domain.WorkflowState
+		_, _, raw := p.call(t, "GET", "/api/v1/tasks/"+taskID, nil)
+		json.Unmarshal(raw, &task)
+		json.Unmarshal(task.State, &st)
+		return task, st
+	}
+	// Killed while its second step streams.
+	waitFor(t, func() bool {
+		task, st := state(p)
+		if len(st.StepRuns) != 2 {
+			return false
+		}
+		_, _, raw := p.call(t, "GET", "/api/v1/sessions/"+task.ChildSessionID+"/messages", nil)
+		return task.Status == domain.TaskWorking && strings.Contains(string(raw), "SLOW-STEP")
+	})
+	p.cmd.Process.Signal(syscall.SIGKILL)
+	p.wait(t)
+	p2 := startBinary(t, dir)
+	task, st := state(p2)
+	if task.Status != domain.TaskFailed || !strings.Contains(task.Result, "stopped at step 2/2 (second)") ||
+		!strings.Contains(task.Result, "restarted") {
+		t.Fatalf("after the kill: %s %q", task.Status, task.Result)
+	}
+	if len(st.StepRuns) != 2 || st.StepRuns[0].Ending != domain.StepCompleted || st.StepRuns[1].Ending != domain.StepFailed ||
+		st.StepRuns[1].EndedAt == nil {
+		t.Fatalf("launch log after the kill = %+v", st.StepRuns)
+	}
+	// The parent is told, once.
+	waitFor(t, func() bool {
+		notes := notificationsOf(t, p2, sid)
+		return len(notes) == 1 && strings.Contains(notes[0], "task_id="+taskID) && strings.Contains(notes[0], "status=failed")
+	})
+	p2.cmd.Process.Signal(syscall.SIGTERM)
+	p2.wait(t)
+}
