@@ -19,11 +19,13 @@ type ApprovalView struct {
 	Arguments  string    `json:"arguments" doc:"The call's arguments, as JSON text"`
 	CreatedAt  time.Time `json:"created_at"`
 	TaskID     string    `json:"task_id,omitempty" doc:"The background task whose run waits on this call; absent for the session's own run"`
+	// WorkflowPreview is a save_workflow call's review.
+	WorkflowPreview *domain.WorkflowPreview `json:"workflow_preview,omitempty" doc:"For save_workflow: the proposed definition drawn, and on an update the stored one diffed line by line"`
 }
 
 func approvalView(a domain.Approval) ApprovalView {
 	return ApprovalView{ID: a.ID, SessionID: a.SessionID, RunID: a.RunID, ToolCallID: a.ToolCallID, ToolName: a.ToolName,
-		Arguments: a.Arguments, CreatedAt: a.CreatedAt, TaskID: a.TaskID}
+		Arguments: a.Arguments, CreatedAt: a.CreatedAt, TaskID: a.TaskID, WorkflowPreview: a.Preview}
 }
 
 // ApproveRequest approves a call; the body may be omitted (scope once).

@@ -84,6 +84,13 @@ var fieldDocs = map[reflect.Type]map[string]string{
 		"max_minutes": "The step runs' own time (waits for a person are free); 0 = no bound",
 		"max_laps":    "Times one backward edge may be taken; 0 = 3",
 	},
+	reflect.TypeFor[domain.DiffLine](): {
+		"op": "= an unchanged line, - a line of the stored definition that goes, + a line of the proposed one",
+	},
+	reflect.TypeFor[domain.WorkflowPreview](): {
+		"definition": "The proposed definition, drawn as text",
+		"replaces":   "The save replaces the caller's workflow of that name (diff holds the change)",
+	},
 	reflect.TypeFor[domain.RunStartedPayload](): {
 		"source":  "Who wrote the input: absent for a person, task_notification for the background results a wake-up run reads",
 		"task_id": "Present on a background task's run: the task it is an attempt of",

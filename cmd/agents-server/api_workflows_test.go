@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -457,4 +458,111 @@ func TestWorkflowDefinitionsAreValidatedAndScoped(t *testing.T) {
 	h.call("POST", "/api/v1/workflows/"+w.ID+"/runs", s.token, map[string]any{"session_id": s.session}).wantErr(t, 400, "validation")
 	h.call("DELETE", "/api/v1/workflows/"+w.ID, s.token, nil).want(t, 204)
 	h.call("DELETE", "/api/v1/agents/"+s.agents["verify"], s.token, nil).want(t, 204)
+}
+
+func TestSaveWorkflowWaitsForApprovalWithTheDiff(t *testing.T) {
+	t.Parallel()
+	s := newWorkflowSetup(t, testConfig(t))
+	h := s.h
+	// The chat agent may author workflows.
+	var chat httpapi.AgentView
+	h.call("GET", "/api/v1/agents/"+s.agents["chat"], s.token, nil).want(t, 200).decode(t, &chat)
+	spec := chat.AgentSpec
+	spec.Behavior.WorkflowAuthoring = true
+	h.call("PUT", "/api/v1/agents/"+s.agents["chat"], s.token, spec).want(t, 200)
+	old := s.create("release", []map[string]any{
+		s.step("build", "build", "Build it."),
+		s.step("check", "verify", "Check it.", map[string]any{"gate": true}),
+	}, nil)
+	save := func(agent string) string {
+		b, _ := json.Marshal(map[string]any{"name": "Release", "description": "Build, test and check a release", "steps": []map[string]any{
+			{"name": "build", "agent": "build", "prompt": "Build it."},
+			{"name": "test", "agent": agent, "prompt": "Run the unit tests."},
+			{"name": "check", "agent": "verify", "prompt": "Check it.", "gate": true, "on_failure": "build"},
+		}})
+		return string(b)
+	}
+	s.script("chat",
+		scripted.Exchange{When: "read it", Steps: []scripted.Step{{ToolCalls: []scripted.ToolCall{{Name: "get_workflow", Arguments: `{"name":"release"}`}}}, {Text: "Read."}}},
+		scripted.Exchange{When: "ghost", Steps: []scripted.Step{{ToolCalls: []scripted.ToolCall{{Name: "save_workflow", Arguments: save("ghost")}}}, {Text: "Could not."}}},
+		scripted.Exchange{When: "save it", Steps: []scripted.Step{{ToolCalls: []scripted.ToolCall{{Name: "save_workflow", Arguments: save("build")}}}, {Text: "Saved."}}})
+	var tools []httpapi.ToolView
+	h.call("GET", "/api/v1/agents/"+s.agents["chat"]+"/tools", s.token, nil).want(t, 200).decode(t, &tools)
+	names := ""
+	for _, tl := range tools {
+		names += tl.Name + " "
+	}
+	if !strings.Contains(names, "get_workflow") || !strings.Contains(names, "save_workflow") {
+		t.Fatalf("tools = %s", names)
+	}
+
+	// get_workflow reads by names.
+	h.call("POST", "/api/v1/sessions/"+s.session+"/runs", s.token, map[string]any{"input": "read it"}, "Prefer", "wait=30").want(t, 200)
+	if out := toolOutputs(h, s.token, s.session); !strings.Contains(out, `"agent": "verify"`) || !strings.Contains(out, `"name": "check"`) {
+		t.Fatalf("get_workflow answered %s", out)
+	}
+	// A save that cannot be saved is refused at once: nobody is asked.
+	var run httpapi.RunStateView
+	h.call("POST", "/api/v1/sessions/"+s.session+"/runs", s.token, map[string]any{"input": "ghost"}, "Prefer", "wait=30").want(t, 200).decode(t, &run)
+	if run.Status != "completed" || !strings.Contains(toolOutputs(h, s.token, s.session), `there is no agent named "ghost"`) {
+		t.Fatalf("unsaveable save: %s %s", run.Status, toolOutputs(h, s.token, s.session))
+	}
+	// A save waits for the person, who reviews it drawn and diffed.
+	h.call("POST", "/api/v1/sessions/"+s.session+"/runs", s.token, map[string]any{"input": "save it"}, "Prefer", "wait=30").want(t, 200).decode(t, &run)
+	if run.Status != "interrupted" {
+		t.Fatalf("save run = %s", run.Status)
+	}
+	var list []httpapi.ApprovalView
+	h.call("GET", "/api/v1/sessions/"+s.session+"/approvals", s.token, nil).want(t, 200).decode(t, &list)
+	if len(list) != 1 || list[0].ToolName != "save_workflow" || list[0].WorkflowPreview == nil || !list[0].WorkflowPreview.Replaces {
+		t.Fatalf("approvals = %+v", list)
+	}
+	p := list[0].WorkflowPreview
+	var added, removed []string
+	for _, d := range p.Diff {
+		switch d.Op {
+		case domain.DiffAdded:
+			added = append(added, d.Text)
+		case domain.DiffRemoved:
+			removed = append(removed, d.Text)
+		}
+	}
+	if !strings.Contains(p.Definition, "2. test — agent build") || !slices.Contains(added, "2. test — agent build") ||
+		!slices.Contains(removed, "2. check — agent verify") || !slices.Contains(added, "   gate: PASS → end, FAIL → build") {
+		t.Fatalf("preview = %s\nadded %q\nremoved %q", p.Definition, added, removed)
+	}
+	// Nothing is saved before the decision.
+	var cur httpapi.WorkflowView
+	h.call("GET", "/api/v1/workflows/"+old.ID, s.token, nil).want(t, 200).decode(t, &cur)
+	if len(cur.Steps) != 2 {
+		t.Fatalf("saved before approval: %+v", cur.Steps)
+	}
+	h.call("POST", "/api/v1/approvals/"+list[0].ID+"/approve", s.token, nil).want(t, 200)
+	waitFor(t, func() bool {
+		h.call("GET", "/api/v1/workflows/"+old.ID, s.token, nil).want(t, 200).decode(t, &cur)
+		return len(cur.Steps) == 3
+	})
+	// An update, not a second workflow: the steps it kept keep their ids.
+	if cur.Steps[0].ID != old.Steps[0].ID || cur.Steps[2].ID != old.Steps[1].ID || cur.Steps[1].ID == "" ||
+		cur.Steps[1].Agent != s.agents["build"] || cur.Steps[2].OnFailure != old.Steps[0].ID {
+		t.Fatalf("saved = %+v (was %+v)", cur.Steps, old.Steps)
+	}
+	var all []httpapi.WorkflowView
+	h.call("GET", "/api/v1/workflows", s.token, nil).want(t, 200).decode(t, &all)
+	if len(all) != 1 {
+		t.Fatalf("%d workflows after an update", len(all))
+	}
+}
+
+// toolOutputs joins the tool results of a session's transcript.
+func toolOutputs(h *harness, token, sessionID string) string {
+	var b strings.Builder
+	for _, e := range h.messages(token, sessionID, "") {
+		if e.Source == domain.SourceTool {
+			var out string
+			json.Unmarshal(domain.ParseItem(e.Item).Output, &out)
+			b.WriteString(out + "\n")
+		}
+	}
+	return b.String()
 }

@@ -131,6 +131,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	runSvc := runs.New(runs.Deps{
 		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
 		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, Tasks: taskMgr,
+		Authoring:   workflowSvc,
 		Attachments: attachmentSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
 	})
 	taskMgr.Attach(runSvc)

@@ -221,6 +221,9 @@ func (s *Service) Tools(ctx context.Context, p domain.Principal, id string) ([]t
 	if a.Behavior.Subagents == nil || *a.Behavior.Subagents {
 		out = append(out, tools.Tasks...)
 	}
+	if a.Behavior.WorkflowAuthoring {
+		out = append(out, tools.GetWorkflow, tools.SaveWorkflow)
+	}
 	if s.mcp != nil {
 		// The live MCP tools: a server that is not connected offers none.
 		live, _, err := s.mcp.Resolve(ctx, a.Ownership, a.Tools)

@@ -40,6 +40,9 @@ type Approval struct {
 	// TaskID names the background task whose attempt filed it; "" for a
 	// chat run's own.
 	TaskID string
+	// Preview is what a save_workflow approval shows, drawn when it is
+	// read (nil for any other tool).
+	Preview *WorkflowPreview
 }
 
 // CheckOwner refuses anyone but the approval's owner, as if it did not

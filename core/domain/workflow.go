@@ -132,3 +132,25 @@ type StepRun struct {
 	StartedAt time.Time  `json:"started_at"`
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
 }
+
+// WorkflowPreview is what a save_workflow approval shows: the proposed
+// definition drawn as text and, when it replaces a stored one, the two
+// diffed line by line.
+type WorkflowPreview struct {
+	Definition string     `json:"definition"`
+	Replaces   bool       `json:"replaces"`
+	Diff       []DiffLine `json:"diff,omitempty"`
+}
+
+// DiffLine is one line of a line diff.
+type DiffLine struct {
+	Op   string `json:"op"`
+	Text string `json:"text"`
+}
+
+// Diff line operations.
+const (
+	DiffSame    = "="
+	DiffAdded   = "+"
+	DiffRemoved = "-"
+)

@@ -24,6 +24,12 @@ const execCommand = tools.ExecCommand
 func (s *Service) gates(rc *runCtx, calls []domain.Item) []bool {
 	out := make([]bool, len(calls))
 	for i, c := range calls {
+		if c.Name == tools.SaveWorkflow.Name {
+			// Every save is the person's to approve — unless it could
+			// not be saved anyway, which the model hears at once.
+			out[i] = !s.savesUnasked(rc, c)
+			continue
+		}
 		out[i] = (rc.planning && c.Name == tools.SubmitPlan.Name) ||
 			domain.Gated(rc.agent.agent.Approval.ApproveTools, c.Name) &&
 				!(c.Name == execCommand && s.trust.Trusted(rc.lr.run.SessionID, commandOf(c.Arguments)))
@@ -99,7 +105,8 @@ func (s *Service) Approvals(ctx context.Context, p domain.Principal, sessionID s
 			return nil, err
 		}
 	}
-	return s.d.Approvals.ListApprovals(ctx, p.User.ID, sessionID)
+	list, err := s.d.Approvals.ListApprovals(ctx, p.User.ID, sessionID)
+	return s.withPreviews(ctx, list), err
 }
 
 // ApprovalByCall finds the caller's pending approval of a tool call (the
@@ -199,6 +206,17 @@ func (s *Service) resume(ctx context.Context, a domain.Approval) (domain.Run, er
 type resumeData struct {
 	state   domain.PauseState
 	decided []domain.Approval
+}
+
+// approvals lists a resumed turn's approved calls.
+func (r *resumeData) approvals() map[string]bool {
+	out := map[string]bool{}
+	for _, d := range r.decided {
+		if d.Status == domain.ApprovalApproved {
+			out[d.ToolCallID] = true
+		}
+	}
+	return out
 }
 
 // rejections maps a resumed turn's rejected calls to their reasons.

@@ -243,6 +243,7 @@ func (b *builtAgent) profile() json.RawMessage {
 func (s *Service) equip(ctx context.Context, rc *runCtx, b *builtAgent) error {
 	s.reportUnavailable(rc, b)
 	s.equipBackground(rc, b)
+	s.equipAuthoring(rc, b)
 	if rc.ws == nil {
 		return nil
 	}

@@ -40,6 +40,7 @@ type runCtx struct {
 	ws         *sandboxtools.Workspace // the project's tree; nil without a project
 	cleanups   []func()                // run by cleanUp, last first
 	images     map[string]string       // attachment id → data URL, read once per run
+	approved   map[string]bool         // the resumed turn's calls a person approved
 }
 
 // onCleanUp has cleanUp run f when the run's loop ends.
@@ -284,6 +285,7 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 	if t.resumed != nil {
 		// The paused turn: its model items are already recorded (and in
 		// the history); its calls run now, as decided.
+		rc.approved = t.resumed.approvals()
 		calls, rejected, t.resumed = t.resumed.state.Calls, t.resumed.rejections(), nil
 	} else {
 		if lr.graceful.Load() {

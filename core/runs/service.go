@@ -45,6 +45,8 @@ type Deps struct {
 	// Tasks answers the task verbs and hears of runs' ends; nil offers no
 	// background tasks.
 	Tasks Background
+	// Authoring answers get_workflow / save_workflow; nil offers neither.
+	Authoring Authoring
 	// Attachments serves the images messages carry; nil refuses them.
 	Attachments *attachments.Service
 	LLM         ports.LLM

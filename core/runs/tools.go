@@ -21,7 +21,7 @@ type toolResult struct {
 
 // refusedInPlanning lists tools a planning session may still use: reading
 // and thinking, nothing that changes the world or the plan's scope.
-var allowedInPlanning = []string{"read_file", "list_files", "task_status"}
+var allowedInPlanning = []string{"read_file", "list_files", "task_status", "get_workflow"}
 
 // runTools answers a turn's calls, at most max_tool_concurrency at once. A
 // transfer tool hands the run to its target (the first one wins). Each call
@@ -131,6 +131,8 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 		r = todoWrite(call)
 	case tools.IsTaskVerb(call.Name) && s.d.Tasks != nil:
 		r = s.callTask(ctx, rc, call)
+	case (call.Name == tools.GetWorkflow.Name || call.Name == tools.SaveWorkflow.Name) && s.d.Authoring != nil:
+		r = s.authoringTool(ctx, rc, call)
 	case rc.agent.mcp[call.Name].Name != "":
 		t := rc.agent.mcp[call.Name]
 		sp.meta("mcp_server", t.Server)

@@ -21,7 +21,8 @@ var SpawnTask = Spec{
 	Parameters: json.RawMessage(`{"type":"object","properties":{` +
 		`"prompt":{"type":"string","description":"The whole brief: what to do, what to report back"},` +
 		`"label":{"type":"string","description":"A few words naming the task, shown in the task list"},` +
-		`"agent":{"type":"string","description":"The agent to run it: one you can hand off to, by name; omit for yourself"}},` +
+		`"agent":{"type":"string","description":"The agent to run it: one you can hand off to, by name; omit for yourself"},` +
+		`"workflow":{"type":"string","description":"A workflow to start instead, by name (the prompt is then its brief); omit agent with it"}},` +
 		`"required":["prompt"],"additionalProperties":false}`),
 	Origin: OriginTasks,
 }

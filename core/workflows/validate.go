@@ -2,6 +2,7 @@ package workflows
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -160,3 +161,17 @@ func unreachable(steps []domain.WorkflowStep) []int {
 }
 
 func fieldAt(i int, field string) string { return fmt.Sprintf("steps[%d].%s", i, field) }
+
+// agentNames lists the agents' names.
+func agentNames(m map[string]domain.Agent) []string {
+	out := make([]string, 0, len(m))
+	for _, a := range m {
+		out = append(out, a.Name)
+	}
+	return out
+}
+
+func sortedNames(names []string) []string {
+	slices.SortFunc(names, func(a, b string) int { return strings.Compare(strings.ToLower(a), strings.ToLower(b)) })
+	return names
+}

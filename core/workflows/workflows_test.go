@@ -212,3 +212,25 @@ func TestValidateAndAssignIDs(t *testing.T) {
 		t.Fatal("no steps accepted")
 	}
 }
+
+func TestLineDiff(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want string
+	}{
+		{"a b c", "a b c", "=a =b =c"},
+		{"a b c", "a x c", "=a -b +x =c"},
+		{"a c", "a b c", "=a +b =c"},
+		{"a b c", "c", "-a -b =c"},
+		{"", "a", "+a"},
+	}
+	for _, c := range cases {
+		var got []string
+		for _, d := range LineDiff(strings.Fields(c.a), strings.Fields(c.b)) {
+			got = append(got, d.Op+d.Text)
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("LineDiff(%q, %q) = %v, want %s", c.a, c.b, got, c.want)
+		}
+	}
+}

@@ -1584,6 +1584,7 @@ export interface components {
             task_id?: string;
             tool_call_id: string;
             tool_name: string;
+            workflow_preview?: components["schemas"]["WorkflowPreview"];
         };
         ApproveRequest: {
             /**
@@ -1815,6 +1816,11 @@ export interface components {
             message?: string;
             run_id: string;
             type: string;
+        };
+        DiffLine: {
+            /** @description = an unchanged line, - a line of the stored definition that goes, + a line of the proposed one */
+            op: string;
+            text: string;
         };
         Display: {
             extra?: {
@@ -3086,6 +3092,13 @@ export interface components {
              */
             max_tokens?: number;
         };
+        WorkflowPreview: {
+            /** @description The proposed definition, drawn as text */
+            definition: string;
+            diff?: components["schemas"]["DiffLine"][];
+            /** @description The save replaces the caller's workflow of that name (diff holds the change) */
+            replaces: boolean;
+        } | null;
         WorkflowSpec: {
             budget?: components["schemas"]["WorkflowBudgetInput"];
             /** @description What the workflow is for: an agent matches a request against it when spawn_task lists the workflows */
