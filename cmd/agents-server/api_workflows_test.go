@@ -566,3 +566,36 @@ func toolOutputs(h *harness, token, sessionID string) string {
 	}
 	return b.String()
 }
+
+func TestWorkflowCompactBeforeFoldsTheStepSessionFirst(t *testing.T) {
+	t.Parallel()
+	s := newWorkflowSetup(t, testConfig(t))
+	h := s.h
+	// The verify agent folds with a one-entry window, at a threshold it
+	// would never reach by itself.
+	var verify httpapi.AgentView
+	h.call("GET", "/api/v1/agents/"+s.agents["verify"], s.token, nil).want(t, 200).decode(t, &verify)
+	spec := verify.AgentSpec
+	spec.Compaction = domain.AgentCompaction{Enabled: true, ThresholdTokens: 1_000_000, Window: 1}
+	h.call("PUT", "/api/v1/agents/"+s.agents["verify"], s.token, spec).want(t, 200)
+	s.script("verify", scripted.Exchange{When: "Summarize this conversation so far", Steps: []scripted.Step{{Text: "Planned and built."}}},
+		scripted.Exchange{Steps: []scripted.Step{{Text: "Checked.\nPASS"}}})
+	w := s.create("folded", []map[string]any{
+		s.step("plan", "plan", "Plan it."), s.step("build", "build", "Build it."),
+		s.step("check", "verify", "Check it.", map[string]any{"gate": true, "compact_before": true}),
+	}, nil)
+	task, _ := s.ended(s.start(w.ID, "go").TaskID)
+	if task.Status != domain.TaskCompleted {
+		t.Fatalf("execution = %s %q", task.Status, task.Result)
+	}
+	var kinds []string
+	for _, e := range h.messages(s.token, task.ChildSessionID, "") {
+		kinds = append(kinds, e.Kind)
+	}
+	if !slices.Contains(kinds, domain.KindCompaction) {
+		t.Fatalf("no compaction in the step session: %v", kinds)
+	}
+	if n := len(s.requestsTo("verify")); n != 2 {
+		t.Fatalf("verify model calls = %d, want the summary and the check", n)
+	}
+}
