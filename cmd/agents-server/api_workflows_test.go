@@ -49,6 +49,15 @@ func (s wfSetup) script(role string, ex ...scripted.Exchange) {
 	s.model.SetScript("wf-"+role, scripted.Script{Exchanges: ex})
 }
 
+// editAgent changes a role's agent.
+func (s wfSetup) editAgent(role string, edit func(*domain.AgentSpec)) {
+	s.h.t.Helper()
+	var a httpapi.AgentView
+	s.h.call("GET", "/api/v1/agents/"+s.agents[role], s.token, nil).want(s.h.t, 200).decode(s.h.t, &a)
+	edit(&a.AgentSpec)
+	s.h.call("PUT", "/api/v1/agents/"+s.agents[role], s.token, a.AgentSpec).want(s.h.t, 200)
+}
+
 // step is a workflow step on a role's agent.
 func (s wfSetup) step(name, role, prompt string, extra ...map[string]any) map[string]any {
 	st := map[string]any{"name": name, "agent": s.agents[role], "prompt": prompt}
@@ -465,11 +474,7 @@ func TestSaveWorkflowWaitsForApprovalWithTheDiff(t *testing.T) {
 	s := newWorkflowSetup(t, testConfig(t))
 	h := s.h
 	// The chat agent may author workflows.
-	var chat httpapi.AgentView
-	h.call("GET", "/api/v1/agents/"+s.agents["chat"], s.token, nil).want(t, 200).decode(t, &chat)
-	spec := chat.AgentSpec
-	spec.Behavior.WorkflowAuthoring = true
-	h.call("PUT", "/api/v1/agents/"+s.agents["chat"], s.token, spec).want(t, 200)
+	s.editAgent("chat", func(a *domain.AgentSpec) { a.Behavior.WorkflowAuthoring = true })
 	old := s.create("release", []map[string]any{
 		s.step("build", "build", "Build it."),
 		s.step("check", "verify", "Check it.", map[string]any{"gate": true}),
@@ -573,11 +578,9 @@ func TestWorkflowCompactBeforeFoldsTheStepSessionFirst(t *testing.T) {
 	h := s.h
 	// The verify agent folds with a one-entry window, at a threshold it
 	// would never reach by itself.
-	var verify httpapi.AgentView
-	h.call("GET", "/api/v1/agents/"+s.agents["verify"], s.token, nil).want(t, 200).decode(t, &verify)
-	spec := verify.AgentSpec
-	spec.Compaction = domain.AgentCompaction{Enabled: true, ThresholdTokens: 1_000_000, Window: 1}
-	h.call("PUT", "/api/v1/agents/"+s.agents["verify"], s.token, spec).want(t, 200)
+	s.editAgent("verify", func(a *domain.AgentSpec) {
+		a.Compaction = domain.AgentCompaction{Enabled: true, ThresholdTokens: 1_000_000, Window: 1}
+	})
 	s.script("verify", scripted.Exchange{When: "Summarize this conversation so far", Steps: []scripted.Step{{Text: "Planned and built."}}},
 		scripted.Exchange{Steps: []scripted.Step{{Text: "Checked.\nPASS"}}})
 	w := s.create("folded", []map[string]any{
