@@ -35,9 +35,9 @@ type TaskStore interface {
 	// false when none waits.
 	NextQueuedTask(ctx context.Context, parentSessionID string) (domain.Task, bool, error)
 	// PauseTask moves attempt runID between working and input_required
-	// (with the call it waits on, or ""); false when the task is final or
-	// on another attempt.
-	PauseTask(ctx context.Context, id, runID string, status domain.TaskStatus, pendingCallID string, at time.Time) (bool, error)
+	// (with the call it waits on, or "", and, when not nil, the state in
+	// the same write); false when the task is final or on another attempt.
+	PauseTask(ctx context.Context, id, runID string, status domain.TaskStatus, pendingCallID string, state []byte, at time.Time) (bool, error)
 	// FinalizeTask writes attempt runID's terminal status once, with its
 	// summary and result; a completed or failed end writes the parent's
 	// wake-up debt (id "<task id>:<attempt>") in the same transaction. false (nothing written) when

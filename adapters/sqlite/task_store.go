@@ -141,12 +141,13 @@ func (db *DB) NextQueuedTask(ctx context.Context, parentSessionID string) (domai
 }
 
 // PauseTask implements ports.TaskStore.
-func (db *DB) PauseTask(ctx context.Context, id, runID string, status domain.TaskStatus, pendingCallID string, at time.Time) (bool, error) {
+func (db *DB) PauseTask(ctx context.Context, id, runID string, status domain.TaskStatus, pendingCallID string, state []byte,
+	at time.Time) (bool, error) {
 	if status.Terminal() {
 		return false, fmt.Errorf("PauseTask takes a live status, not %s", status)
 	}
-	r, err := db.exec(ctx, `UPDATE tasks SET status = ?, pending_call_id = ?, updated_at = ? WHERE id = ? AND run_id = ? AND `+liveTask,
-		string(status), pendingCallID, ms(at), id, runID)
+	r, err := db.exec(ctx, `UPDATE tasks SET status = ?, pending_call_id = ?, state = CASE WHEN ? THEN ? ELSE state END, updated_at = ?
+		WHERE id = ? AND run_id = ? AND `+liveTask, string(status), pendingCallID, state != nil, string(state), ms(at), id, runID)
 	return changed(r, err)
 }
 

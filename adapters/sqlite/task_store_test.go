@@ -108,10 +108,10 @@ func TestFinalizeWritesOnceWithItsDebt(t *testing.T) {
 	finalize(t, db, "broke", "run-broke", domain.TaskFailed, when.Add(time.Second))
 	finalize(t, db, "stopped", "run-stopped", domain.TaskCancelled, when)
 	// A paused task waits on a call; the pause is attempt-scoped too.
-	if ok, _ := db.PauseTask(ctx, "paused", "run-paused", domain.TaskInputRequired, "call-9", when); !ok {
+	if ok, _ := db.PauseTask(ctx, "paused", "run-paused", domain.TaskInputRequired, "call-9", nil, when); !ok {
 		t.Fatal("the pause did not take")
 	}
-	if ok, _ := db.PauseTask(ctx, "done", "run-done", domain.TaskWorking, "", when); ok {
+	if ok, _ := db.PauseTask(ctx, "done", "run-done", domain.TaskWorking, "", nil, when); ok {
 		t.Fatal("a final task was paused")
 	}
 	if got, _ := db.FindTask(ctx, "paused"); got.Status != domain.TaskInputRequired || got.PendingCallID != "call-9" {
@@ -212,7 +212,7 @@ func TestFailOrphanTasksAfterACrash(t *testing.T) {
 	newTask(t, db, s, "working", when)
 	newTask(t, db, s, "waiting", when.Add(time.Second))
 	newTask(t, db, s, "done", when)
-	db.PauseTask(ctx, "waiting", "run-waiting", domain.TaskInputRequired, "c", when)
+	db.PauseTask(ctx, "waiting", "run-waiting", domain.TaskInputRequired, "c", nil, when)
 	finalize(t, db, "done", "run-done", domain.TaskCompleted, when)
 	end := func(domain.Task) (string, []byte) {
 		return "the server restarted during this task", []byte(`{"step_id":"s2"}`)

@@ -296,6 +296,31 @@ func TestWorkflowBudgetsStopAnExecutionNamingTheBound(t *testing.T) {
 			t.Fatalf("execution = %s %q", task.Status, task.Result)
 		}
 	})
+	t.Run("minutes waiting for a person are free", func(t *testing.T) {
+		t.Parallel()
+		clock := porttest.NewClock(time.Now())
+		cfg := testConfig(t)
+		cfg.Clock = clock
+		s := newWorkflowSetup(t, cfg)
+		s.editAgent("plan", func(a *domain.AgentSpec) { a.Approval.ApproveTools = []string{"todo_write"} })
+		s.script("plan", scripted.Exchange{Steps: []scripted.Step{
+			{ToolCalls: []scripted.ToolCall{{Name: "todo_write", Arguments: `{"todos":[{"content":"plan","status":"completed"}]}`}}},
+			{Text: "Planned."}}})
+		w := s.create("patient", linear(s), map[string]any{"max_minutes": 1})
+		started := s.start(w.ID, "go")
+		s.until(started.TaskID, func(task httpapi.TaskView, _ domain.WorkflowState) bool { return task.Status == domain.TaskInputRequired })
+		clock.Advance(10 * time.Minute) // nobody decides for a while
+		var list []httpapi.ApprovalView
+		s.h.call("GET", "/api/v1/sessions/"+s.session+"/approvals", s.token, nil).want(t, 200).decode(t, &list)
+		if len(list) != 1 || list[0].ToolName != "todo_write" {
+			t.Fatalf("approvals = %+v", list)
+		}
+		s.h.call("POST", "/api/v1/approvals/"+list[0].ID+"/approve", s.token, nil).want(t, 200)
+		task, st := s.ended(started.TaskID)
+		if task.Status != domain.TaskCompleted || st.StepRuns[0].WaitedMS < (10*time.Minute).Milliseconds() {
+			t.Fatalf("execution = %s %q, first step %+v", task.Status, task.Result, st.StepRuns[0])
+		}
+	})
 }
 
 func TestWorkflowPauseBeforeWaitsForAPerson(t *testing.T) {

@@ -131,6 +131,24 @@ type StepRun struct {
 	Attempt   int        `json:"attempt"` // the task's attempt that launched it
 	StartedAt time.Time  `json:"started_at"`
 	EndedAt   *time.Time `json:"ended_at,omitempty"`
+	// PausedAt is when the run began waiting for a person's decision
+	// (nil while it works); WaitedMS totals those waits, which cost the
+	// max_minutes budget nothing.
+	PausedAt *time.Time `json:"paused_at,omitempty"`
+	WaitedMS int64      `json:"waited_ms,omitempty"`
+}
+
+// Active is the time the step's run worked: from its start to its end
+// (or now), less its waits for a person.
+func (r StepRun) Active(now time.Time) time.Duration {
+	end := now
+	if r.EndedAt != nil {
+		end = *r.EndedAt
+	}
+	if r.PausedAt != nil {
+		end = *r.PausedAt
+	}
+	return max(end.Sub(r.StartedAt)-time.Duration(r.WaitedMS)*time.Millisecond, 0)
 }
 
 // WorkflowPreview is what a save_workflow approval shows: the proposed

@@ -115,7 +115,8 @@ func (m *Manager) pause(run domain.Run, status domain.TaskStatus, callID string)
 		}
 		return
 	}
-	won, err := m.d.Store.PauseTask(ctx, t.ID, run.ID, status, callID, m.d.Clock.Now())
+	now := m.d.Clock.Now()
+	won, err := m.d.Store.PauseTask(ctx, t.ID, run.ID, status, callID, waited(t, run.ID, status, now), now)
 	m.logErr("recording a task's pause failed", err, "task_id", t.ID)
 	if won {
 		_, err = m.reload(ctx, t.ID)

@@ -227,10 +227,38 @@ func (m *Manager) spent(ctx context.Context, t domain.Task, st domain.WorkflowSt
 	}
 	for _, r := range st.StepRuns {
 		if r.EndedAt != nil {
-			out.Active += r.EndedAt.Sub(r.StartedAt)
+			out.Active += r.Active(*r.EndedAt)
 		}
 	}
 	return out
+}
+
+// waited is a workflow step's state as its run pauses for a decision
+// (status input_required) or goes on (working): the wait is timed, so it
+// costs the max_minutes budget nothing. nil leaves any other task's
+// state alone.
+func waited(t domain.Task, runID string, status domain.TaskStatus, now time.Time) []byte {
+	if t.Kind != domain.TaskWorkflow {
+		return nil
+	}
+	st, err := readState(t)
+	if err != nil {
+		return nil
+	}
+	for i := range st.StepRuns {
+		r := &st.StepRuns[i]
+		if r.RunID != runID {
+			continue
+		}
+		switch {
+		case status == domain.TaskInputRequired && r.PausedAt == nil:
+			r.PausedAt = &now
+		case status == domain.TaskWorking && r.PausedAt != nil:
+			r.WaitedMS += now.Sub(*r.PausedAt).Milliseconds()
+			r.PausedAt = nil
+		}
+	}
+	return encodeState(st)
 }
 
 // stopped says where an execution stopped and why, as its result.

@@ -234,3 +234,23 @@ func TestLineDiff(t *testing.T) {
 		}
 	}
 }
+
+func TestStepRunActiveLeavesOutWaits(t *testing.T) {
+	start := time.Date(2026, 1, 1, 12, 0, 0, 0, time.UTC)
+	at := func(min int) *time.Time { v := start.Add(time.Duration(min) * time.Minute); return &v }
+	cases := []struct {
+		r    domain.StepRun
+		now  time.Time
+		want time.Duration
+	}{
+		{domain.StepRun{StartedAt: start}, *at(3), 3 * time.Minute},
+		{domain.StepRun{StartedAt: start, EndedAt: at(10), WaitedMS: (7 * time.Minute).Milliseconds()}, *at(20), 3 * time.Minute},
+		{domain.StepRun{StartedAt: start, PausedAt: at(2)}, *at(60), 2 * time.Minute},
+		{domain.StepRun{StartedAt: start, EndedAt: at(30), PausedAt: at(4), WaitedMS: (1 * time.Minute).Milliseconds()}, *at(30), 3 * time.Minute},
+	}
+	for i, c := range cases {
+		if got := c.r.Active(c.now); got != c.want {
+			t.Errorf("case %d: Active = %v, want %v", i, got, c.want)
+		}
+	}
+}
