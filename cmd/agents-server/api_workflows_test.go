@@ -308,7 +308,9 @@ func TestWorkflowBudgetsStopAnExecutionNamingTheBound(t *testing.T) {
 			{Text: "Planned."}}})
 		w := s.create("patient", linear(s), map[string]any{"max_minutes": 1})
 		started := s.start(w.ID, "go")
-		s.until(started.TaskID, func(task httpapi.TaskView, _ domain.WorkflowState) bool { return task.Status == domain.TaskInputRequired })
+		s.until(started.TaskID, func(task httpapi.TaskView, _ domain.WorkflowState) bool {
+			return task.Status == domain.TaskInputRequired
+		})
 		clock.Advance(10 * time.Minute) // nobody decides for a while
 		var list []httpapi.ApprovalView
 		s.h.call("GET", "/api/v1/sessions/"+s.session+"/approvals", s.token, nil).want(t, 200).decode(t, &list)
