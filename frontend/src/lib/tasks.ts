@@ -70,3 +70,18 @@ export function tally(list: Task[]): string {
   }
   return [...counts].map(([l, n]) => `${n} ${l}`).join(' · ')
 }
+
+/**
+ * A page of a cross-conversation task list with one task as the server now
+ * has it: replaced in place when the page holds it (keeping the
+ * conversation's name the event does not carry) and the row is not newer;
+ * otherwise the page as it was (a new task's place is the server's to say).
+ */
+export function patchTaskPage<P extends { tasks: Task[] }>(page: P | undefined, t: TaskInfo | Task): P | undefined {
+  if (!page) return page
+  const i = page.tasks.findIndex((x) => x.task_id === t.task_id)
+  if (i < 0 || t.updated_at < page.tasks[i].updated_at) return page
+  const tasks = page.tasks.slice()
+  tasks[i] = { ...page.tasks[i], ...t }
+  return { ...page, tasks }
+}

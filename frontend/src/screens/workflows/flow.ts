@@ -20,6 +20,8 @@ export interface FlowStep {
 }
 
 export const END = 'end'
+/** The chart's distance between two rows, in pixels at zoom 1. */
+export const ROW = 120
 /** The End node's id: no step id can take it (ids are server-made, keys the editor's). */
 export const END_NODE = '__end'
 
