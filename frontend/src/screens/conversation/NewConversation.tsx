@@ -23,12 +23,12 @@ export function NewConversation() {
   const agentId = choice ?? (list.some((a) => a.id === saved) ? saved! : list[0]?.id ?? '')
   const agent = list.find((a) => a.id === agentId)
 
-  async function send(text: string, attachmentIds: string[]) {
+  async function send(text: string, attachmentIds: string[], o: { plan?: boolean } = {}) {
     try {
       const s = await ok(api.POST('/api/v1/sessions', { body: { agent_config_id: agentId } }))
       localStorage.setItem(LAST_AGENT, agentId)
       qc.setQueryData(keys.session(s.id), s)
-      await startRun(s.id, text, { ...(plan ? { plan: true } : {}), ...(projectId ? { projectId } : {}), attachmentIds })
+      await startRun(s.id, text, { ...(plan || o.plan ? { plan: true } : {}), ...(projectId ? { projectId } : {}), attachmentIds })
       // The run set the session's planning phase and maybe its project.
       qc.invalidateQueries({ queryKey: keys.session(s.id) })
       qc.invalidateQueries({ queryKey: keys.sessions })
