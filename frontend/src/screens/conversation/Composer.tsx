@@ -22,7 +22,7 @@ interface Props {
   autoFocus?: boolean
   /** The project control: a picker while unbound, the fixed chip once bound. */
   project?: ReactNode
-  /** The workflows /workflow may name; with onStartWorkflow, the command is offered (a conversation exists). */
+  /** The workflows /workflow may name; with onStartWorkflow, the command is offered. */
   workflows?: Named[]
   /** Starts a workflow into this conversation with the brief; a refusal is thrown, and shown. */
   onStartWorkflow?: (workflowId: string, brief: string) => Promise<unknown>

@@ -3,8 +3,9 @@ import { useState } from 'react'
 import { Avatar } from '../../components/Avatar'
 import { api, errorText, ok } from '../../lib/api'
 import { notify } from '../../lib/notices'
-import { keys, useAgents } from '../../lib/queries'
+import { keys, useAgents, useWorkflows } from '../../lib/queries'
 import { navigate, sessionPath } from '../../lib/router'
+import { startWorkflow } from '../workflows/actions'
 import { startRun } from './actions'
 import { Composer } from './Composer'
 import { ProjectPicker } from './ProjectPicker'
@@ -15,6 +16,7 @@ const LAST_AGENT = 'agents.lastAgent'
 export function NewConversation() {
   const qc = useQueryClient()
   const agents = useAgents()
+  const workflows = useWorkflows()
   const [choice, setChoice] = useState<string | null>(null)
   const [plan, setPlan] = useState(false)
   const [projectId, setProjectId] = useState('')
@@ -40,6 +42,22 @@ export function NewConversation() {
     }
   }
 
+  /** /workflow here: the conversation is made first (with the chosen agent, for what follows), then the workflow starts into it. */
+  async function runWorkflow(workflowId: string, brief: string) {
+    const s = await ok(api.POST('/api/v1/sessions', { body: { agent_config_id: agentId } }))
+    localStorage.setItem(LAST_AGENT, agentId)
+    qc.setQueryData(keys.session(s.id), s)
+    try {
+      await startWorkflow(qc, workflowId, s.id, brief, projectId || undefined)
+    } catch (e) {
+      // A conversation made for nothing is not left behind.
+      await ok(api.DELETE('/api/v1/sessions/{id}', { params: { path: { id: s.id } } })).catch(() => {})
+      throw e
+    }
+    qc.invalidateQueries({ queryKey: keys.sessions })
+    navigate(sessionPath(s.id))
+  }
+
   return (
     <section className="conversation new-conversation" aria-label="New conversation">
       <div className="timeline">
@@ -55,6 +73,7 @@ export function NewConversation() {
         </div>
       </div>
       <Composer agents={list} agentId={agentId} onAgent={setChoice} plan={plan} onPlan={setPlan} onSend={send} autoFocus
+        workflows={workflows.data} onStartWorkflow={agentId ? runWorkflow : undefined}
         project={<ProjectPicker value={projectId} onChange={setProjectId} />} />
     </section>
   )

@@ -6,12 +6,14 @@
 import { screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it, vi } from 'vitest'
-import { ApiError, type Agent, type Approval, type Entry, type Task } from '../../lib/api'
+import { api, ApiError, type Agent, type Approval, type Entry, type Task } from '../../lib/api'
 import { keys } from '../../lib/queries'
+import { answer } from '../../test/mcp'
 import { renderWithData } from '../../test/render'
 import { fromEntries } from '../../timeline/fromEntries'
 import { Composer } from '../conversation/Composer'
 import { ItemView } from '../conversation/ItemView'
+import { NewConversation } from '../conversation/NewConversation'
 import { ApprovalCard } from '../conversation/ToolCard'
 import { inspectorNow, resetInspector } from '../inspector/inspectorState'
 import { TasksContext } from '../tasks/TaskContext'
@@ -138,5 +140,27 @@ describe('a step held by pause_before', () => {
     expect(group).toHaveTextContent('Approving runs it; rejecting cancels the workflow.')
     expect(within(group).getAllByRole('button').map((b) => b.textContent)).toEqual(['Run the step', 'Reject…'])
     expect(within(card).getByRole('button', { name: 'Open task' })).toBeInTheDocument()
+  })
+})
+
+describe('/workflow on the start screen', () => {
+  it('makes the conversation with the chosen agent, starts the workflow into it and opens it', async () => {
+    const post = vi.spyOn(api, 'POST').mockImplementation(((path: string) => (path === '/api/v1/sessions'
+      ? answer(201, { id: 's9', name: '', agent_config_id: 'a1', owner_id: 'u', pinned: false, planning: false, created_at: '', updated_at: '' })
+      : answer(201, { ...task, task_id: 't9', parent_session_id: 's9' }))) as never)
+    vi.spyOn(api, 'GET').mockImplementation((() => answer(200, [])) as never)
+    try {
+      renderWithData(<NewConversation />, [[keys.agents, agents], [keys.workflows, flows], [keys.projectList(false), []]])
+      await userEvent.type(screen.getByRole('textbox', { name: 'Message' }), '/workflow review check the diff{Enter}')
+      await vi.waitFor(() => expect(window.location.pathname).toBe('/s/s9'))
+      const calls = post.mock.calls as unknown as [string, { body?: unknown; params?: unknown }][]
+      expect(calls.map(([path, o]) => [path, o.body])).toEqual([
+        ['/api/v1/sessions', { agent_config_id: 'a1' }],
+        ['/api/v1/workflows/{id}/runs', { session_id: 's9', input: 'check the diff' }],
+      ])
+      expect(calls[1][1].params).toEqual({ path: { id: 'w2' } })
+    } finally {
+      vi.restoreAllMocks()
+    }
   })
 })
