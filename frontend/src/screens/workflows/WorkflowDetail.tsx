@@ -27,11 +27,12 @@ export function WorkflowDetail({ id }: { id: string }) {
   const agents = useAgents()
   const me = useMe()
   const [running, setRunning] = useState(false)
+  // An agent the caller cannot see is named so, once the list is there to say it.
   const agentName = useMemo(() => {
     const byId = new Map((agents.data ?? []).map((a) => [a.id, a.name]))
-    return (aid: string) => byId.get(aid)
+    return (aid: string) => byId.get(aid) ?? (agents.data ? 'an agent you cannot see' : undefined)
   }, [agents.data])
-  const steps = useMemo(() => (workflow.data?.steps ?? []).map((s) => ({ ...s, agent: agentName(s.agent) ?? 'an agent you cannot see' })), [workflow.data, agentName])
+  const steps = useMemo(() => (workflow.data?.steps ?? []).map((s) => ({ ...s, agent: agentName(s.agent) })), [workflow.data, agentName])
 
   if (workflow.isLoading) return <p className="muted">Loading the workflow…</p>
   if (workflow.isError) {
@@ -65,7 +66,7 @@ export function WorkflowDetail({ id }: { id: string }) {
           {w.steps.map((s, i) => (
             <li key={s.id} className="wf-step-line">
               <div>
-                <b>{s.name}</b> <span className="muted small">· {agentName(s.agent) ?? 'an agent you cannot see'}</span>
+                <b>{s.name}</b> <span className="muted small">· {agentName(s.agent) ?? '…'}</span>
                 {s.gate && <> <span className="wf-badge wf-badge-gate">gate: {s.gate_pass || 'PASS'} / {s.gate_fail || 'FAIL'}</span></>}
                 {s.pause_before && <> <span className="wf-badge">pause before</span></>}
                 {s.compact_before && <> <span className="wf-badge">compact before</span></>}

@@ -1,5 +1,5 @@
 import { useState } from 'react'
-import type { Task } from '../../lib/api'
+import { errorText, type Task } from '../../lib/api'
 import { HUB_PAGE, useWorkflowRuns, useWorkflows } from '../../lib/queries'
 import { navigate, sessionPath, workflowPath, type Route } from '../../lib/router'
 import { progressText, workflowState } from '../../lib/workflows'
@@ -57,7 +57,7 @@ function Definitions() {
         <button className="btn btn-primary" onClick={() => navigate(workflowPath('new'))}>New workflow</button>
       </div>
       {workflows.isLoading && <p className="muted">Loading…</p>}
-      {workflows.isError && <p className="error-text">{String(workflows.error.message)}</p>}
+      {workflows.isError && <p className="error-text">{errorText(workflows.error)}</p>}
       {workflows.isSuccess && !list.length && <p className="empty muted">No workflows yet.</p>}
       <ul className="rows" aria-label="Workflow definitions">
         {shown.map((w) => (
@@ -89,17 +89,19 @@ function Runs() {
         </div>
       </div>
       {runs.isLoading && <p className="muted">Loading…</p>}
-      {runs.isError && <p className="error-text">{String(runs.error.message)}</p>}
+      {runs.isError && <p className="error-text">{errorText(runs.error)}</p>}
       {runs.isSuccess && !tasks.length && <p className="empty muted">No workflow has run yet.</p>}
       {tasks.length > 0 && (
-        <table className="table wf-runs" aria-label="Workflow runs">
-          <thead>
-            <tr><th scope="col">Workflow</th><th scope="col">Conversation</th><th scope="col">Status</th><th scope="col">Progress</th><th scope="col">Started</th></tr>
-          </thead>
-          <tbody>
-            {tasks.map((t) => <RunRow key={t.task_id} task={t} />)}
-          </tbody>
-        </table>
+        <div className="table-scroll">
+          <table className="table wf-runs" aria-label="Workflow runs">
+            <thead>
+              <tr><th scope="col">Workflow</th><th scope="col">Conversation</th><th scope="col">Status</th><th scope="col">Progress</th><th scope="col">Started</th></tr>
+            </thead>
+            <tbody>
+              {tasks.map((t) => <RunRow key={t.task_id} task={t} />)}
+            </tbody>
+          </table>
+        </div>
       )}
       <Pager label="Runs pages" offset={offset} size={HUB_PAGE} total={runs.data?.total ?? 0} onOffset={setOffset} />
     </section>
