@@ -7,7 +7,8 @@
 // per scripted model's life, so the test asks a fresh stack (as every
 // `go tool task e2e` run starts), not --repeat-each. A second test starts a
 // pause_before workflow with Run… and approves the step from the
-// conversation's card.
+// conversation's card, while another tab on that conversation sees the
+// start's chip and the held step arrive live.
 import type { Page } from '@playwright/test'
 import { conversationFor, expect, expectConsole, inspector, test } from './fixtures'
 
@@ -134,7 +135,7 @@ test('workflows: drawn in the editor, started with /workflow, its steps go by in
     await expect(page.locator('.msg-assistant .markdown', { hasText: "Noted the workflow's result." })).toBeVisible()
   })
 
-test('workflows: Run… from the hub waits before a pause_before step until the conversation approves it', async ({ page, user, agentFor, tag }) => {
+test('workflows: Run… from the hub waits before a pause_before step until the conversation approves it', async ({ page, context, user, agentFor, tag }) => {
   const deployer = await agentFor('Deployer', 'wf-deploy')
   const host = await agentFor('Host', 'wf-host')
   const sid = await conversationFor(user, host.id, 'Hello there')
@@ -143,6 +144,11 @@ test('workflows: Run… from the hub waits before a pause_before step until the 
     name, description: 'Deploys once a person says so',
     steps: [{ name: 'deploy', agent: deployer.id, prompt: 'DEPLOY-STEP: ship the release', pause_before: true, compact_before: true }],
   })
+
+  // Another tab on the conversation hears of the start, and of the step held, as it happens.
+  const other = await context.newPage()
+  await other.goto(`/s/${sid}`)
+  await expect(other.locator('.msg-assistant .markdown')).toHaveText(['Hello, ready when you are.'])
 
   await page.goto(`/workflows/${wf.id}`)
   const chart = page.getByRole('figure', { name: `Flowchart of ${name}` })
@@ -162,7 +168,10 @@ test('workflows: Run… from the hub waits before a pause_before step until the 
   await expect(card).toContainText('step 1/1 (deploy)')
   await expect(card.locator('.step-prompt')).toHaveText('DEPLOY-STEP: ship the release')
   await expect(page.locator('.wf-start-chip')).toHaveText(`▶ ${name} (${user.username})`)
+  await expect(other.locator('.wf-start-chip')).toHaveText(`▶ ${name} (${user.username})`)
+  await expect(other.locator('.timeline .step-approval .tool-title')).toHaveText(`Run step deploy of ${name}?`)
   await card.getByRole('button', { name: 'Run the step' }).click()
+  await expect(other.locator('.timeline .step-approval')).toHaveCount(0)
   await expect(card).toHaveCount(0)
   await expect(panel.locator('.task-panel .task-chip')).toHaveText('Completed')
   await expect(panel.locator('.wf-launch .pill')).toHaveText(['Completed'])

@@ -89,6 +89,10 @@ export function wireLive(qc: QueryClient): () => void {
         // parent lists for it).
         if (e.task) {
           const t = e.task
+          // A workflow a person started left a note in the conversation that
+          // no event announces: the first sight of its task asks for it.
+          const seen = qc.getQueryData<Task[]>(keys.tasks(e.parentSessionId))?.some((x) => x.task_id === t.task_id)
+          if (t.kind === 'workflow' && seen === false) void refresh(qc, keys.messages(e.parentSessionId))
           qc.setQueryData<Task[]>(keys.tasks(e.parentSessionId), (list) => upsertTask(list, t))
           qc.setQueryData<Task>(keys.task(e.taskId), (cur) => (cur && t.updated_at >= cur.updated_at ? { ...cur, ...t } : cur))
           // The hub's Runs: a listed execution moves in place at once, and
