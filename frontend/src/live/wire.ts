@@ -89,10 +89,12 @@ export function wireLive(qc: QueryClient): () => void {
         // parent lists for it).
         if (e.task) {
           const t = e.task
-          // A workflow a person started left a note in the conversation that
-          // no event announces: the first sight of its task asks for it.
+          // A workflow a person started leaves a note in the conversation
+          // that no event announces, written just after its task is first
+          // announced: the first sight of the task asks for it a moment later.
           const seen = qc.getQueryData<Task[]>(keys.tasks(e.parentSessionId))?.some((x) => x.task_id === t.task_id)
-          if (t.kind === 'workflow' && seen === false) void refresh(qc, keys.messages(e.parentSessionId))
+          const parent = e.parentSessionId
+          if (t.kind === 'workflow' && seen === false) soon(`note:${parent}`, () => void refresh(qc, keys.messages(parent)), 500)
           qc.setQueryData<Task[]>(keys.tasks(e.parentSessionId), (list) => upsertTask(list, t))
           qc.setQueryData<Task>(keys.task(e.taskId), (cur) => (cur && t.updated_at >= cur.updated_at ? { ...cur, ...t } : cur))
           // The hub's Runs: a listed execution moves in place at once, and
