@@ -43,6 +43,9 @@ describe('upsertTask', () => {
   it('never lets an older row overwrite a newer one, and leaves no list none', () => {
     const list = [t({ status: 'completed', updated_at: '2026-01-01T00:00:05Z' })]
     expect(upsertTask(list, t({ status: 'working', updated_at: '2026-01-01T00:00:02Z' }))).toBe(list)
+    // Instants, not text: the server trims a fraction's trailing zeros.
+    const trimmed = [t({ status: 'working', updated_at: '2026-01-01T00:00:05.84Z' })]
+    expect(upsertTask(trimmed, t({ status: 'completed', updated_at: '2026-01-01T00:00:05.844Z' }))![0].status).toBe('completed')
     expect(upsertTask(undefined, t())).toBeUndefined()
   })
 })

@@ -7,7 +7,7 @@ import { api, ok, type Schemas, type Session, type Task } from '../lib/api'
 import { bus } from '../lib/bus'
 import { notify } from '../lib/notices'
 import { keys, refresh } from '../lib/queries'
-import { patchTaskPage, upsertTask } from '../lib/tasks'
+import { isBefore, patchTaskPage, upsertTask } from '../lib/tasks'
 import { announcementOf } from '../timeline/announcements'
 import type { Effect } from '../timeline/reduce'
 import { liveStore } from './store'
@@ -96,7 +96,7 @@ export function wireLive(qc: QueryClient): () => void {
           const parent = e.parentSessionId
           if (t.kind === 'workflow' && seen === false) soon(`note:${parent}`, () => void refresh(qc, keys.messages(parent)), 500)
           qc.setQueryData<Task[]>(keys.tasks(e.parentSessionId), (list) => upsertTask(list, t))
-          qc.setQueryData<Task>(keys.task(e.taskId), (cur) => (cur && t.updated_at >= cur.updated_at ? { ...cur, ...t } : cur))
+          qc.setQueryData<Task>(keys.task(e.taskId), (cur) => (cur && !isBefore(t.updated_at, cur.updated_at) ? { ...cur, ...t } : cur))
           // The hub's Runs: a listed execution moves in place at once, and
           // the list is asked again soon after (a new one is listed, and
           // two updates of one moment cannot leave it showing the older).
