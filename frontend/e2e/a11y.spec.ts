@@ -85,3 +85,38 @@ test('a11y: settings — providers, agents, the agent form and every other tab',
     await expectAccessible(page, `settings: ${tab}`)
   }
 })
+
+test("a11y: the workflows hub, a definition's flowchart, the editor and the composer's commands", async ({ page, user, agentFor, tag }) => {
+  const agent = await agentFor('Builder', 'wf-deploy')
+  const sid = await conversationFor(user, agent.id, 'Hello')
+  const wf = await user.api('POST', '/workflows', {
+    name: `a11y-${tag}`, description: 'Two steps and a loop',
+    steps: [
+      { name: 'build', agent: agent.id, prompt: 'Build it', compact_before: true },
+      { name: 'check', agent: agent.id, prompt: 'Check it', gate: true, on_failure: 'build', pause_before: true },
+    ],
+  })
+  await user.api('POST', `/workflows/${wf.id}/runs`, { session_id: sid, input: 'go' })
+  await page.goto('/workflows')
+  await expect(page.locator('.wf-run-row')).toHaveCount(1)
+  await expectAccessible(page, 'workflows hub')
+
+  await page.getByRole('list', { name: 'Workflow definitions' }).getByRole('button', { name: `a11y-${tag}` }).click()
+  await expect(page.locator('.wf-detail .react-flow__node')).toHaveCount(3)
+  await expectAccessible(page, 'a workflow and its flowchart (light)')
+  await page.getByRole('button', { name: 'Dark theme' }).click()
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
+  await expectAccessible(page, 'a workflow and its flowchart (dark)')
+  await page.getByRole('button', { name: 'Light theme' }).click()
+
+  await page.getByRole('button', { name: 'Edit' }).click()
+  await expect(page.locator('.wf-editor .react-flow__node')).toHaveCount(3)
+  await expectAccessible(page, 'the workflow editor')
+
+  // The conversation: the start's chip, the step waiting for approval, the slash popup.
+  await page.goto(`/s/${sid}`)
+  await expect(page.locator('.wf-start-chip')).toBeVisible()
+  await page.getByRole('textbox', { name: 'Message' }).fill('/')
+  await expect(page.getByRole('listbox', { name: 'Commands' })).toBeVisible()
+  await expectAccessible(page, 'the composer offering commands')
+})

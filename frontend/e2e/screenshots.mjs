@@ -1,5 +1,6 @@
 // Regenerates docs/screenshots/*.png from the real stack: npm run screenshots
-// (after npm run build; AGENTS_BIN may name a prebuilt binary). A plain
+// (after npm run build; AGENTS_BIN may name a prebuilt binary;
+// SCREENSHOTS_DIR writes them elsewhere, to look before replacing). A plain
 // script, not a test: it shares the suite's stack and Chromium launch
 // (stack.mjs).
 import { chromium } from '@playwright/test'
@@ -16,7 +17,7 @@ if (missing) {
   console.log(`screenshots: SKIP — ${missing}`)
   process.exit(0)
 }
-const out = join(repoDir, 'docs/screenshots')
+const out = process.env.SCREENSHOTS_DIR || join(repoDir, 'docs/screenshots')
 mkdirSync(out, { recursive: true })
 
 const stack = await startStack()
@@ -110,6 +111,31 @@ try {
   await page.locator('.row', { hasText: 'Planner' }).getByRole('button', { name: 'Edit' }).click()
   await page.getByRole('form', { name: 'Edit Planner' }).waitFor()
   await shot('settings-agents')
+
+  // Workflows: a definition drawn as a flowchart in the hub, then started
+  // from the composer and held before its deploy step, watched in the inspector.
+  const coder = await stack.api('POST', '/agents', { name: 'Coder', model: 'wf-build', provider_id: prov.id, avatar: '/avatars/robot.svg' })
+  const reviewer = await stack.api('POST', '/agents', { name: 'Reviewer', model: 'wf-check', provider_id: prov.id, avatar: '/avatars/owl.svg' })
+  const release = await stack.api('POST', '/workflows', {
+    name: 'ship', description: 'Builds the change, checks it until it passes, and deploys once a person says so.',
+    steps: [
+      { name: 'build', agent: coder.id, prompt: 'BUILD-STEP: make the change', compact_before: true },
+      { name: 'check', agent: reviewer.id, prompt: 'CHECK-STEP: run the tests and review the diff', gate: true, on_failure: 'build' },
+      { name: 'deploy', agent: coder.id, prompt: 'Deploy the release', pause_before: true },
+    ],
+    budget: { max_steps: 12, max_laps: 3 },
+  })
+  await page.goto(`${stack.baseURL}/workflows/${release.id}`)
+  await page.locator('.wf-detail .react-flow__node').first().waitFor()
+  await shot('workflows')
+  await page.goto(`${stack.baseURL}/s/${sid}`)
+  await page.getByRole('textbox', { name: 'Message' }).fill('/workflow ship fix the login bug')
+  await page.keyboard.press('Enter')
+  await page.locator('.wf-start-chip').click()
+  await page.locator('.timeline .step-approval').waitFor({ timeout: 60_000 })
+  await shot('workflow-run')
+  await page.getByRole('button', { name: 'Run the step' }).click()
+  await idle(page)
 
   // Projects and the terminal, when a Docker daemon is there (DOCKER_HOST) to run them.
   if (process.env.DOCKER_HOST) {

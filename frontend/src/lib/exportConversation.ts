@@ -80,6 +80,8 @@ function itemMarkdown(item: TimelineItem, agent: string): string | null {
       return `> _Conversation compacted${item.detail ? ` · ${item.detail}` : ''}_`
     case 'task_notice':
       return `**${item.title}**${item.summary ? ` · ${item.summary}` : ''}`
+    case 'workflow_start':
+      return `> _▶ ${item.workflow}${item.who ? ` (${item.who})` : ''}_`
     case 'reasoning':
     case 'unknown':
       // The model's private notes and what this build cannot read are not the conversation.

@@ -26,9 +26,16 @@ export const keys = {
   /** A conversation's background tasks; every such list sits under the ['tasks'] prefix. */
   tasks: (sessionId: string) => ['tasks', sessionId] as const,
   task: (id: string) => ['task', id] as const,
+  /** The workflow definitions the caller can see (and each one under it). */
+  workflows: ['workflows'] as const,
+  workflow: (id: string) => ['workflows', id] as const,
+  /** Every workflow execution of the caller's, a page at a time; every page sits under ['workflow-runs']. */
+  workflowRuns: (offset: number) => ['workflow-runs', offset] as const,
 }
 
 export const PAGE = 200
+/** The hub's lists page past this many rows. */
+export const HUB_PAGE = 25
 
 /**
  * Marks the queries under queryKey stale and refetches them (the active
@@ -93,3 +100,16 @@ export const useTask = (id: string | undefined) =>
   useQuery({ queryKey: keys.task(id ?? ''), queryFn: () => ok(api.GET('/api/v1/tasks/{id}', { params: { path: { id: id! } } })), enabled: !!id })
 export const useContextReport = (id: string) =>
   useQuery({ queryKey: keys.context(id), queryFn: () => ok(api.GET('/api/v1/sessions/{id}/context', { params: { path: { id } } })) })
+
+/** The workflows the caller can see: shared ones first, then their own. */
+export const useWorkflows = () => useQuery({ queryKey: keys.workflows, queryFn: () => ok(api.GET('/api/v1/workflows')) })
+/** One workflow; disabled without an id. */
+export const useWorkflow = (id: string | undefined) =>
+  useQuery({ queryKey: keys.workflow(id ?? ''), queryFn: () => ok(api.GET('/api/v1/workflows/{id}', { params: { path: { id: id! } } })), enabled: !!id })
+/** A page of the caller's workflow executions across conversations, newest first, with the total. */
+export const useWorkflowRuns = (offset: number) =>
+  useQuery({
+    queryKey: keys.workflowRuns(offset),
+    queryFn: () => ok(api.GET('/api/v1/tasks', { params: { query: { kind: 'workflow', limit: HUB_PAGE, offset } } })),
+    placeholderData: (prev) => prev,
+  })

@@ -1,4 +1,5 @@
-// A small path router: / (new conversation), /s/<session>, /settings/<tab>.
+// A small path router: / (new conversation), /s/<session>, /settings/<tab>,
+// /workflows (the hub), /workflows/new, /workflows/<id> and /workflows/<id>/edit.
 // The server answers index.html for every UI path, so reloads keep the place.
 import { useSyncExternalStore } from 'react'
 
@@ -6,6 +7,7 @@ export type Route =
   | { name: 'home' }
   | { name: 'session'; id: string }
   | { name: 'settings'; tab: string }
+  | { name: 'workflows'; id?: string; edit?: boolean }
 
 const listeners = new Set<() => void>()
 let current = parse(window.location.pathname)
@@ -15,6 +17,8 @@ function parse(path: string): Route {
   if (s) return { name: 'session', id: decodeURIComponent(s[1]) }
   const t = /^\/settings(?:\/([^/]+))?/.exec(path)
   if (t) return { name: 'settings', tab: t[1] ?? 'providers' }
+  const w = /^\/workflows(?:\/([^/]+)(\/edit)?)?\/?$/.exec(path)
+  if (w) return { name: 'workflows', ...(w[1] ? { id: decodeURIComponent(w[1]) } : {}), ...(w[2] ? { edit: true } : {}) }
   return { name: 'home' }
 }
 
@@ -42,3 +46,4 @@ export function useRoute(): Route {
 }
 
 export const sessionPath = (id: string) => `/s/${encodeURIComponent(id)}`
+export const workflowPath = (id?: string, edit = false) => (id ? `/workflows/${encodeURIComponent(id)}${edit ? '/edit' : ''}` : '/workflows')

@@ -14,6 +14,7 @@ export const SHORTCUTS: Shortcut[] = [
   { keys: ['Esc'], what: 'Stop the running answer' },
   { keys: ['Enter'], what: 'Send the message' },
   { keys: ['Shift', 'Enter'], what: 'New line in the message' },
+  { keys: ['/'], what: 'At the start of a message: the commands (/workflow, /plan); ↑ ↓ walk them, Tab or Enter completes, Esc closes' },
   { keys: ['?'], what: 'Show these shortcuts (when not typing)' },
   { keys: [MOD, '/'], what: 'Show these shortcuts' },
 ]

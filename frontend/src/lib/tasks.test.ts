@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Task } from './api'
-import { attemptText, canDismiss, canRetry, canStop, splitDismissed, tally, taskChip, upsertTask } from './tasks'
+import { attemptText, canDismiss, canRetry, canStop, patchTaskPage, splitDismissed, tally, taskChip, upsertTask } from './tasks'
 
 const t = (over: Partial<Task> = {}): Task => ({
   task_id: 't1', run_id: 'r1', kind: 'agent', status: 'working', label: 'a', prompt: 'p', attempt: 1, max_attempts: 3, dismissed: false, queued: false,
@@ -43,6 +43,9 @@ describe('upsertTask', () => {
   it('never lets an older row overwrite a newer one, and leaves no list none', () => {
     const list = [t({ status: 'completed', updated_at: '2026-01-01T00:00:05Z' })]
     expect(upsertTask(list, t({ status: 'working', updated_at: '2026-01-01T00:00:02Z' }))).toBe(list)
+    // Instants, not text: the server trims a fraction's trailing zeros.
+    const trimmed = [t({ status: 'working', updated_at: '2026-01-01T00:00:05.84Z' })]
+    expect(upsertTask(trimmed, t({ status: 'completed', updated_at: '2026-01-01T00:00:05.844Z' }))![0].status).toBe('completed')
     expect(upsertTask(undefined, t())).toBeUndefined()
   })
 })
@@ -52,4 +55,17 @@ it('splits off dismissed tasks and tallies the rest by chip', () => {
   const { shown, dismissed } = splitDismissed(list)
   expect(dismissed.map((x) => x.task_id)).toEqual(['z'])
   expect(tally(shown)).toBe('1 working · 2 completed')
+})
+
+describe('patchTaskPage', () => {
+  it("moves a listed task in place, keeping its conversation's name, and leaves an unlisted or older one to the server", () => {
+    const page = { tasks: [t({ task_id: 'a' }), t({ task_id: 'b', updated_at: '2026-01-01T00:00:05Z' })], total: 30 }
+    const { session_name: _, ...info } = t({ task_id: 'a', status: 'completed', updated_at: '2026-01-01T00:00:03Z' })
+    const out = patchTaskPage(page, info)!
+    expect(out.tasks[0]).toMatchObject({ task_id: 'a', status: 'completed', session_name: 'chat' })
+    expect(out.total).toBe(30)
+    expect(patchTaskPage(page, t({ task_id: 'zz' }))).toBe(page)
+    expect(patchTaskPage(page, t({ task_id: 'b', status: 'failed', updated_at: '2026-01-01T00:00:04Z' }))).toBe(page)
+    expect(patchTaskPage(undefined, t())).toBeUndefined()
+  })
 })

@@ -38,6 +38,13 @@ export const canDismiss = (t: Pick<Task, 'status' | 'dismissed'>) => !isLive(t) 
 /** "attempt 2/3". */
 export const attemptText = (t: Pick<Task, 'attempt' | 'max_attempts'>) => `attempt ${t.attempt}/${t.max_attempts || 3}`
 
+/**
+ * Whether timestamp a is before b. Compared as instants, not as text: the
+ * server trims trailing zeros from fractions ("…28.84Z" is before
+ * "…28.844Z", though it sorts after it as text).
+ */
+export const isBefore = (a: string, b: string) => Date.parse(a) < Date.parse(b)
+
 const newestFirst = (a: Task, b: Task) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0)
 
 /**
@@ -50,7 +57,7 @@ export function upsertTask(list: Task[] | undefined, t: TaskInfo | Task): Task[]
   const i = list.findIndex((x) => x.task_id === t.task_id)
   if (i < 0) return [...list, { ...t } as Task].sort(newestFirst)
   // An older row (events can cross a refetch) never overwrites a newer one.
-  if (t.updated_at < list[i].updated_at) return list
+  if (isBefore(t.updated_at, list[i].updated_at)) return list
   const out = list.slice()
   out[i] = { ...list[i], ...t }
   return out
@@ -69,4 +76,19 @@ export function tally(list: Task[]): string {
     counts.set(l, (counts.get(l) ?? 0) + 1)
   }
   return [...counts].map(([l, n]) => `${n} ${l}`).join(' · ')
+}
+
+/**
+ * A page of a cross-conversation task list with one task as the server now
+ * has it: replaced in place when the page holds it (keeping the
+ * conversation's name the event does not carry) and the row is not newer;
+ * otherwise the page as it was (a new task's place is the server's to say).
+ */
+export function patchTaskPage<P extends { tasks: Task[] }>(page: P | undefined, t: TaskInfo | Task): P | undefined {
+  if (!page) return page
+  const i = page.tasks.findIndex((x) => x.task_id === t.task_id)
+  if (i < 0 || isBefore(t.updated_at, page.tasks[i].updated_at)) return page
+  const tasks = page.tasks.slice()
+  tasks[i] = { ...page.tasks[i], ...t }
+  return { ...page, tasks }
 }

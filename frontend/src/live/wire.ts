@@ -3,18 +3,26 @@
 // (no flicker), a gap resubscribes or refetches, a title renames the row.
 import type { QueryClient } from '@tanstack/react-query'
 import { announce } from '../lib/announce'
-import { api, ok, type Session, type Task } from '../lib/api'
+import { api, ok, type Schemas, type Session, type Task } from '../lib/api'
 import { bus } from '../lib/bus'
 import { notify } from '../lib/notices'
 import { keys, refresh } from '../lib/queries'
-import { upsertTask } from '../lib/tasks'
+import { isBefore, patchTaskPage, upsertTask } from '../lib/tasks'
 import { announcementOf } from '../timeline/announcements'
 import type { Effect } from '../timeline/reduce'
 import { liveStore } from './store'
 
 export function wireLive(qc: QueryClient): () => void {
   const looked = new Set<string>()
-  const traceTimers = new Map<string, ReturnType<typeof setTimeout>>()
+  const timers = new Map<string, ReturnType<typeof setTimeout>>()
+  /** Runs f once, a moment after the first of a burst of calls naming key. */
+  function soon(key: string, f: () => void, ms = 300) {
+    if (timers.has(key)) return
+    timers.set(key, setTimeout(() => {
+      timers.delete(key)
+      f()
+    }, ms))
+  }
 
   async function ended(runId: string, sessionId: string) {
     await refresh(qc, keys.messages(sessionId), 'all').catch(() => {})
@@ -55,14 +63,9 @@ export function wireLive(qc: QueryClient): () => void {
         // A project bind moves the project's session count.
         void refresh(qc, keys.projects)
         return
-      case 'traces': {
-        if (traceTimers.has(e.sessionId)) return
-        traceTimers.set(e.sessionId, setTimeout(() => {
-          traceTimers.delete(e.sessionId)
-          void refresh(qc, keys.traces(e.sessionId))
-        }, 1500))
+      case 'traces':
+        soon(e.sessionId, () => void refresh(qc, keys.traces(e.sessionId)), 1500)
         return
-      }
       case 'lookupRun': {
         // A run first seen mid-stream (resumed after a restart or by another
         // tab's decision): learn its session, then replay what is retained.
@@ -86,8 +89,21 @@ export function wireLive(qc: QueryClient): () => void {
         // parent lists for it).
         if (e.task) {
           const t = e.task
+          // A workflow a person started leaves a note in the conversation
+          // that no event announces, written just after its task is first
+          // announced: the first sight of the task asks for it a moment later.
+          const seen = qc.getQueryData<Task[]>(keys.tasks(e.parentSessionId))?.some((x) => x.task_id === t.task_id)
+          const parent = e.parentSessionId
+          if (t.kind === 'workflow' && seen === false) soon(`note:${parent}`, () => void refresh(qc, keys.messages(parent)), 500)
           qc.setQueryData<Task[]>(keys.tasks(e.parentSessionId), (list) => upsertTask(list, t))
-          qc.setQueryData<Task>(keys.task(e.taskId), (cur) => (cur && t.updated_at >= cur.updated_at ? { ...cur, ...t } : cur))
+          qc.setQueryData<Task>(keys.task(e.taskId), (cur) => (cur && !isBefore(t.updated_at, cur.updated_at) ? { ...cur, ...t } : cur))
+          // The hub's Runs: a listed execution moves in place at once, and
+          // the list is asked again soon after (a new one is listed, and
+          // two updates of one moment cannot leave it showing the older).
+          if (t.kind === 'workflow') {
+            qc.setQueriesData<Schemas['TaskListView']>({ queryKey: ['workflow-runs'] }, (page) => patchTaskPage(page, t))
+            soon('workflow-runs', () => void refresh(qc, ['workflow-runs']))
+          }
         }
         void refresh(qc, keys.tasks(e.parentSessionId))
         void refresh(qc, keys.task(e.taskId))
@@ -111,6 +127,7 @@ export function wireLive(qc: QueryClient): () => void {
     // Tasks that moved while the socket was down said so to nobody.
     void refresh(qc, ['tasks'])
     void refresh(qc, ['task'])
+    void refresh(qc, ['workflow-runs'])
   })
   return () => {
     offEvent()

@@ -11,11 +11,12 @@ import { ShortcutsDialog } from './ShortcutsDialog'
 import { Sidebar } from './sidebar/Sidebar'
 import { closeTerminal, useTerminalTarget } from './terminal/terminalTarget'
 import { useGlobalShortcuts } from './useGlobalShortcuts'
+import { WorkflowsHub } from './workflows/WorkflowsHub'
 
 // xterm.js is loaded only when a terminal opens.
 const TerminalPanel = lazy(() => import('./terminal/TerminalPanel'))
 
-/** The three columns: sidebar | conversation (or settings) | inspector. */
+/** The three columns: sidebar | conversation (or settings, or the workflows hub) | inspector. */
 export function Workbench() {
   const route = useRoute()
   const [navOpen, setNavOpen] = useState(false)
@@ -39,6 +40,8 @@ export function Workbench() {
         </div>
         {route.name === 'settings' ? (
           <Settings tab={route.tab} />
+        ) : route.name === 'workflows' ? (
+          <WorkflowsHub route={route} />
         ) : sessionId ? (
           <Conversation key={sessionId} sessionId={sessionId} inspectorOpen={showInspector} onToggleInspector={toggleInspector} />
         ) : (

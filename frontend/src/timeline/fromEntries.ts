@@ -79,6 +79,11 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
     const base = { key: e.id, entryId: e.id, runId: e.run_id || undefined, siblings: siblings ?? undefined, ...(e.compacted ? { folded: true } : {}) }
     if (e.kind === 'annotation') {
       const d = e.display
+      if (d?.kind === 'workflow_started') {
+        const x = d.extra ?? {}
+        out.push({ ...base, kind: 'workflow_start', workflow: d.title || x.workflow || 'a workflow', who: d.summary || x.started_by || '', taskId: x.task_id ?? '' })
+        return
+      }
       const ending = d?.kind === 'run_error' || d?.kind === 'run_cancelled'
       const tone = d?.kind === 'error' || d?.kind === 'run_error' ? 'error' : 'info'
       const x = d?.extra ?? {}

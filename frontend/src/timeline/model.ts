@@ -70,10 +70,17 @@ export interface CompactionItem extends Base {
  * message. People see a compact note (title · summary) that opens to the raw text.
  */
 export interface TaskNoticeItem extends Base { kind: 'task_notice'; title: string; summary: string; text: string }
+/**
+ * A workflow a person (or, later, a trigger) started into the conversation:
+ * the note the start left (display.kind workflow_started). Drawn as a chip
+ * naming what started and who asked, opening the execution; the brief is
+ * read there, not repeated here.
+ */
+export interface WorkflowStartItem extends Base { kind: 'workflow_start'; workflow: string; who: string; taskId: string }
 /** Something this build does not know (an entry kind, an item type, an event): shown as its raw data. */
 export interface UnknownItem extends Base { kind: 'unknown'; label: string; data: unknown }
 
-export type TimelineItem = UserItem | AssistantItem | ReasoningItem | ToolItem | NoteItem | CompactionItem | TaskNoticeItem | UnknownItem
+export type TimelineItem = UserItem | AssistantItem | ReasoningItem | ToolItem | NoteItem | CompactionItem | TaskNoticeItem | WorkflowStartItem | UnknownItem
 
 /** The comparable content of an item, without keys, ids and streaming flags. */
 export function contentOf(item: TimelineItem): Record<string, unknown> {
@@ -95,6 +102,8 @@ export function contentOf(item: TimelineItem): Record<string, unknown> {
       return { kind: 'compaction', detail: item.detail }
     case 'task_notice':
       return { kind: 'task_notice', title: item.title, summary: item.summary, text: item.text }
+    case 'workflow_start':
+      return { kind: 'workflow_start', workflow: item.workflow, who: item.who, taskId: item.taskId }
     case 'unknown':
       return { kind: 'unknown', label: item.label, data: item.data }
   }

@@ -38,26 +38,29 @@ export function ApprovalControls({ approval }: { approval: Approval }) {
   }
 
   const isPlan = approval.tool_name === 'submit_plan'
+  const isStep = approval.tool_name === 'workflow_step'
   const command = approval.tool_name === 'exec_command' ? commandOf(approval.arguments) : ''
   return (
     <div className="approval" role="group" aria-label={`Approval for ${approval.tool_name}`}>
       <span className="approval-ask">
         {isPlan
           ? <>The agent submitted its plan. Approving it ends planning mode and the agent starts the work.</>
+          : isStep
+          ? <>The workflow waits for you before this step. Approving runs it; rejecting cancels the workflow.</>
           : command
             ? <>The agent wants to run <code className="approval-command">{command}</code></>
             : <>The agent wants to run <b>{approval.tool_name}</b>.</>}
       </span>
       {rejecting ? (
         <form className="approval-reject" onSubmit={(e) => { e.preventDefault(); void act(() => reject(qc, approval.session_id, approval.id, reason)) }}>
-          <input autoFocus placeholder={isPlan ? 'What should change? (the agent is told)' : 'Why not? (the agent is told)'} aria-label="Reason for rejecting" value={reason} onChange={(e) => setReason(e.target.value)} />
-          <button className="btn btn-danger btn-sm" disabled={busy}>Reject</button>
+          <input autoFocus placeholder={isPlan ? 'What should change? (the agent is told)' : isStep ? 'Why not? (kept with the cancelled workflow)' : 'Why not? (the agent is told)'} aria-label="Reason for rejecting" value={reason} onChange={(e) => setReason(e.target.value)} />
+          <button className="btn btn-danger btn-sm" disabled={busy}>{isStep ? 'Reject and cancel' : 'Reject'}</button>
           <button type="button" className="btn btn-ghost btn-sm" onClick={() => setRejecting(false)}>Back</button>
         </form>
       ) : (
         <span className="approval-buttons">
           <button className="btn btn-primary btn-sm" disabled={busy} onClick={() => act(() => approve(qc, approval.session_id, approval.id, 'once'))}>
-            {isPlan ? 'Approve plan' : 'Approve once'}
+            {isPlan ? 'Approve plan' : isStep ? 'Run the step' : 'Approve once'}
           </button>
           {command && (
             <>

@@ -24,6 +24,7 @@ function show(r: Recorded, { entries = [] as Entry[], approvals = [] as Approval
     [keys.approvals(r.sessionId), approvals],
     [keys.tasks(r.sessionId), []],
     [keys.agents, [agent]],
+    [keys.workflows, []],
     [keys.projectList(false), []],
   ])
 }
@@ -70,7 +71,7 @@ describe('a stored conversation', () => {
       expect(within(answer).getByRole('button', { name: label })).toBeInTheDocument()
     }
     expect(screen.queryByRole('button', { name: 'Stop' })).not.toBeInTheDocument()
-    expect(screen.getByLabelText('Message')).toHaveAttribute('placeholder', 'Message the agent… (Enter sends, Shift+Enter for a new line)')
+    expect(screen.getByLabelText('Message')).toHaveAttribute('placeholder', 'Message the agent… (Enter sends, Shift+Enter for a new line, / for commands)')
   })
 
   it('a handoff reads as a line between the two agents\u2019 words', () => {

@@ -5,7 +5,7 @@ import { Icon } from '../../components/Icon'
 import { errorText } from '../../lib/api'
 import { useBusStatus } from '../../lib/bus'
 import { notify } from '../../lib/notices'
-import { keys, useAgents, useApprovals, useMessages, useSession, useSessionTasks } from '../../lib/queries'
+import { keys, useAgents, useApprovals, useMessages, useSession, useSessionTasks, useWorkflows } from '../../lib/queries'
 import { navigate } from '../../lib/router'
 import { inDialog, isTyping } from '../../lib/shortcuts'
 import { useLiveSession } from '../../live/store'
@@ -13,6 +13,7 @@ import { composeTimeline } from '../../timeline/compose'
 import { fromEntries } from '../../timeline/fromEntries'
 import { TasksContext, type ConversationTasks } from '../tasks/TaskContext'
 import { TaskList } from '../tasks/TaskList'
+import { startWorkflow } from '../workflows/actions'
 import { cancelRun, startRun, steer } from './actions'
 import { Composer } from './Composer'
 import { ExportMenu } from './ExportMenu'
@@ -28,6 +29,7 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
   const approvals = useApprovals(sessionId)
   const tasks = useSessionTasks(sessionId)
   const agents = useAgents()
+  const workflows = useWorkflows()
   const live = useLiveSession(sessionId)
   const busStatus = useBusStatus()
   const [agentChoice, setAgentChoice] = useState<string | null>(null)
@@ -74,10 +76,12 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
     return () => window.removeEventListener('keydown', onKey)
   }, [stop])
 
-  async function send(text: string, attachmentIds: string[]) {
+  async function send(text: string, attachmentIds: string[], o: { plan?: boolean } = {}) {
     try {
-      await startRun(sessionId, text, { ...runOptions, attachmentIds })
-      if (runOptions.plan !== undefined) qc.invalidateQueries({ queryKey: keys.session(sessionId) })
+      // /plan sends in plan mode whatever the toggle showed when it was typed.
+      const plan = o.plan === undefined ? runOptions.plan : o.plan !== planning ? o.plan : undefined
+      await startRun(sessionId, text, { ...runOptions, plan, attachmentIds })
+      if (plan !== undefined) qc.invalidateQueries({ queryKey: keys.session(sessionId) })
       setPlanChoice(null)
       return true
     } catch (e) {
@@ -129,6 +133,8 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
           plan={plan}
           onPlan={setPlanChoice}
           onSend={send}
+          workflows={workflows.data}
+          onStartWorkflow={(id, brief) => startWorkflow(qc, id, sessionId, brief, runOptions.projectId)}
           autoFocus
           project={boundProject ? <ProjectChip projectId={boundProject} /> : session.isSuccess && <ProjectPicker value={projectChoice} onChange={setProjectChoice} disabled={!!liveRun} />}
           liveRun={liveRun && {

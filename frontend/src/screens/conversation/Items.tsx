@@ -5,7 +5,10 @@ import { JsonBlock } from '../../components/JsonBlock'
 import { Markdown } from '../../components/Markdown'
 import type { Agent } from '../../lib/api'
 import type { MessageImage } from '../../lib/attachments'
-import type { AssistantItem, CompactionItem, NoteItem, ReasoningItem, Siblings, TaskNoticeItem, UnknownItem, UserItem } from '../../timeline/model'
+import type { AssistantItem, CompactionItem, NoteItem, ReasoningItem, Siblings, TaskNoticeItem, UnknownItem, UserItem, WorkflowStartItem } from '../../timeline/model'
+import { openTask } from '../inspector/inspectorState'
+import { useConversationTasks } from '../tasks/TaskContext'
+import { TaskChip } from '../tasks/TaskControls'
 import { MessageImages } from './MessageImages'
 
 export interface MessageActions {
@@ -189,6 +192,27 @@ export function TaskNotice({ item }: { item: TaskNoticeItem }) {
       </summary>
       <div className="reasoning-text">{item.text}</div>
     </details>
+  )
+}
+
+/**
+ * A workflow a person started here: "▶ build (alice)", opening the
+ * execution's detail in the inspector (its brief, its steps, its
+ * transcript), with the execution's status beside it while the
+ * conversation lists it.
+ */
+export function WorkflowStart({ item }: { item: WorkflowStartItem }) {
+  const tasks = useConversationTasks()
+  const task = item.taskId ? tasks?.byId.get(item.taskId) : undefined
+  const label = `▶ ${item.workflow}${item.who ? ` (${item.who})` : ''}`
+  return (
+    <div className="wf-start" data-entry-id={item.entryId} data-task-id={item.taskId || undefined}>
+      {tasks && item.taskId ? (
+        <button className="wf-start-chip" title="Open the execution in the inspector" aria-label={`${label}: open the workflow's execution`}
+          onClick={() => openTask(tasks.sessionId, item.taskId)}>{label}</button>
+      ) : <span className="wf-start-chip">{label}</span>}
+      {task && <TaskChip task={task} />}
+    </div>
   )
 }
 

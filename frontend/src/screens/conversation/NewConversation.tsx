@@ -3,8 +3,9 @@ import { useState } from 'react'
 import { Avatar } from '../../components/Avatar'
 import { api, errorText, ok } from '../../lib/api'
 import { notify } from '../../lib/notices'
-import { keys, useAgents } from '../../lib/queries'
+import { keys, useAgents, useWorkflows } from '../../lib/queries'
 import { navigate, sessionPath } from '../../lib/router'
+import { startWorkflow } from '../workflows/actions'
 import { startRun } from './actions'
 import { Composer } from './Composer'
 import { ProjectPicker } from './ProjectPicker'
@@ -15,6 +16,7 @@ const LAST_AGENT = 'agents.lastAgent'
 export function NewConversation() {
   const qc = useQueryClient()
   const agents = useAgents()
+  const workflows = useWorkflows()
   const [choice, setChoice] = useState<string | null>(null)
   const [plan, setPlan] = useState(false)
   const [projectId, setProjectId] = useState('')
@@ -23,12 +25,12 @@ export function NewConversation() {
   const agentId = choice ?? (list.some((a) => a.id === saved) ? saved! : list[0]?.id ?? '')
   const agent = list.find((a) => a.id === agentId)
 
-  async function send(text: string, attachmentIds: string[]) {
+  async function send(text: string, attachmentIds: string[], o: { plan?: boolean } = {}) {
     try {
       const s = await ok(api.POST('/api/v1/sessions', { body: { agent_config_id: agentId } }))
       localStorage.setItem(LAST_AGENT, agentId)
       qc.setQueryData(keys.session(s.id), s)
-      await startRun(s.id, text, { ...(plan ? { plan: true } : {}), ...(projectId ? { projectId } : {}), attachmentIds })
+      await startRun(s.id, text, { ...(plan || o.plan ? { plan: true } : {}), ...(projectId ? { projectId } : {}), attachmentIds })
       // The run set the session's planning phase and maybe its project.
       qc.invalidateQueries({ queryKey: keys.session(s.id) })
       qc.invalidateQueries({ queryKey: keys.sessions })
@@ -38,6 +40,22 @@ export function NewConversation() {
       notify(errorText(e))
       return false
     }
+  }
+
+  /** /workflow here: the conversation is made first (with the chosen agent, for what follows), then the workflow starts into it. */
+  async function runWorkflow(workflowId: string, brief: string) {
+    const s = await ok(api.POST('/api/v1/sessions', { body: { agent_config_id: agentId } }))
+    localStorage.setItem(LAST_AGENT, agentId)
+    qc.setQueryData(keys.session(s.id), s)
+    try {
+      await startWorkflow(qc, workflowId, s.id, brief, projectId || undefined)
+    } catch (e) {
+      // A conversation made for nothing is not left behind.
+      await ok(api.DELETE('/api/v1/sessions/{id}', { params: { path: { id: s.id } } })).catch(() => {})
+      throw e
+    }
+    qc.invalidateQueries({ queryKey: keys.sessions })
+    navigate(sessionPath(s.id))
   }
 
   return (
@@ -55,6 +73,7 @@ export function NewConversation() {
         </div>
       </div>
       <Composer agents={list} agentId={agentId} onAgent={setChoice} plan={plan} onPlan={setPlan} onSend={send} autoFocus
+        workflows={workflows.data} onStartWorkflow={agentId ? runWorkflow : undefined}
         project={<ProjectPicker value={projectId} onChange={setProjectId} />} />
     </section>
   )

@@ -2,6 +2,7 @@ import { useState } from 'react'
 import { Icon } from '../../components/Icon'
 import { JsonBlock } from '../../components/JsonBlock'
 import type { Approval } from '../../lib/api'
+import { useAgents } from '../../lib/queries'
 import { taskChip } from '../../lib/tasks'
 import type { ToolItem } from '../../timeline/model'
 import { openTask } from '../inspector/inspectorState'
@@ -124,6 +125,7 @@ export function ToolCard({ item, approval, live }: { item: ToolItem; approval?: 
  */
 export function ApprovalCard({ approval }: { approval: Approval }) {
   const tasks = useConversationTasks()
+  if (approval.tool_name === STEP_APPROVAL) return <StepApprovalCard approval={approval} />
   const taskId = approval.task_id
   const label = taskId ? tasks?.byId.get(taskId)?.label || 'a background task' : ''
   return (
@@ -139,6 +141,50 @@ export function ApprovalCard({ approval }: { approval: Approval }) {
       {approval.tool_name === 'submit_plan'
         ? <PlanView args={approval.arguments} />
         : <div className="tool-body"><JsonBlock label="Arguments" value={approval.arguments} /></div>}
+      <ApprovalControls approval={approval} />
+    </div>
+  )
+}
+
+/** The tool name of a pause_before approval: it holds a workflow before a step, not a tool call. */
+export const STEP_APPROVAL = 'workflow_step'
+
+interface StepAsk { workflow?: string; step?: string; step_id?: string; agent?: string; prompt?: string; progress?: string; task_id?: string }
+
+function stepAsk(args: string): StepAsk {
+  try {
+    const v = JSON.parse(args) as unknown
+    return v && typeof v === 'object' ? (v as StepAsk) : {}
+  } catch {
+    return {}
+  }
+}
+
+/**
+ * A workflow held before a pause_before step: "Run step deploy of
+ * release?", where it is, who runs the step and the prompt it starts with.
+ * Approving runs the step; rejecting cancels the execution.
+ */
+function StepApprovalCard({ approval }: { approval: Approval }) {
+  const tasks = useConversationTasks()
+  const agents = useAgents()
+  const ask = stepAsk(approval.arguments)
+  const taskId = approval.task_id || ask.task_id
+  const agent = agents.data?.find((a) => a.id === ask.agent)?.name
+  const question = `Run step ${ask.step || '?'} of ${ask.workflow || 'the workflow'}?`
+  return (
+    <div className="tool-card tone-warn step-approval" data-tool={approval.tool_name} data-call-id={approval.tool_call_id} data-task-id={taskId}>
+      <div className="tool-head static">
+        <span className="tool-title">{question}</span>
+        {taskId && tasks && (
+          <button className="btn btn-ghost btn-xs task-open-btn" title="Open the execution in the inspector" onClick={() => openTask(tasks.sessionId, taskId)}>Open task</button>
+        )}
+        <span className="pill pill-warn">Needs approval</span>
+      </div>
+      <div className="tool-body">
+        <div className="muted small">{[ask.progress, agent && `run by ${agent}`].filter(Boolean).join(' · ')}{ask.prompt ? '. The step starts with:' : ''}</div>
+        {ask.prompt && <div className="reasoning-text step-prompt">{ask.prompt}</div>}
+      </div>
       <ApprovalControls approval={approval} />
     </div>
   )

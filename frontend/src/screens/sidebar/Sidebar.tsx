@@ -49,9 +49,15 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
           <img src="/favicon.svg" alt="" width={22} height={22} />
           <span>agents-server</span>
         </div>
-        <button className="btn btn-primary btn-block" onClick={() => go('/')}>
-          <Icon name="plus" /> New conversation
-        </button>
+        <div className="sidebar-new">
+          <button className="btn btn-primary" title="New conversation" onClick={() => go('/')}>
+            <Icon name="plus" /> New<span className="visually-hidden"> conversation</span>
+          </button>
+          <button className={`btn${route.name === 'workflows' ? ' active' : ''}`} aria-current={route.name === 'workflows' ? 'page' : undefined}
+            title="Workflows: definitions and runs" onClick={() => go('/workflows')}>
+            <Icon name="flow" /> Workflows
+          </button>
+        </div>
         <label className="search">
           <Icon name="search" />
           <input type="search" placeholder="Search conversations" aria-label="Search conversations" value={query} onChange={(e) => setQuery(e.target.value)} />

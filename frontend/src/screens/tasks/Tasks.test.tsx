@@ -43,6 +43,7 @@ function show({ entries = runs.todo.entries as Entry[], approvals = [] as Approv
     [keys.approvals(sid), approvals],
     [keys.tasks(sid), list],
     [keys.agents, [agent]],
+    [keys.workflows, []],
     [keys.projectList(false), []],
   ])
 }
