@@ -9,7 +9,6 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/settings"
-	"github.com/agents-server/agents-server/ports"
 )
 
 // restartMessage is the result of a task a restart cut short.
@@ -74,16 +73,7 @@ func (m *Manager) launch(ctx context.Context, t domain.Task) {
 		return
 	}
 	m.d.Log.Warn("a task could not start", "task_id", t.ID, "err", err)
-	f := ports.TaskFinal{TaskID: t.ID, RunID: t.RunID, Status: domain.TaskFailed, At: m.d.Clock.Now(),
-		Result: "The task could not start: " + errs.MessageOf(err)}
-	f.Summary = summarize(f.Result)
-	if _, err := m.d.Store.FinalizeTask(ctx, f); err != nil {
-		m.logErr("failing a task failed", err, "task_id", t.ID)
-		return
-	}
-	if t, err = m.d.Store.FindTask(ctx, t.ID); err == nil {
-		m.settled(ctx, t)
-	}
+	m.failLaunch(ctx, t, nil, "The task could not start: "+errs.MessageOf(err))
 }
 
 // attemptInput is what an attempt's run is told: the prompt, or for a

@@ -90,6 +90,9 @@ func (m *Manager) StartWorkflow(ctx context.Context, p domain.Principal, req Wor
 	if _, err := m.d.Sessions.Append(ctx, sess.ID, []domain.Entry{note}); err != nil {
 		m.logErr("noting a workflow start failed", err, "task_id", t.ID)
 	}
+	// Announced once its note is written, so a follower that reads the
+	// conversation on the news finds the note.
+	m.changed(t)
 	m.pump(ctx, sess.ID)
 	return m.d.Store.FindTask(ctx, t.ID)
 }
@@ -110,7 +113,7 @@ func (m *Manager) underCap(ctx context.Context, sessionID string) error {
 
 // newExecution writes an execution's hidden session and task row, its
 // state a snapshot of the definition (an edit never steers it). It is
-// queued: the caller pumps.
+// queued and not yet announced: the caller announces and pumps.
 func (m *Manager) newExecution(ctx context.Context, parent domain.Session, w domain.Workflow, input, parentRunID, callID, askingAgent,
 	label string) (domain.Task, error) {
 	if len(w.Steps) == 0 {
@@ -133,11 +136,7 @@ func (m *Manager) newExecution(ctx context.Context, parent domain.Session, w dom
 		ParentRunID: parentRunID, ToolCallID: callID, ChildSessionID: child.ID, AgentConfigID: first.Agent, Label: label,
 		Prompt: input, Kind: domain.TaskWorkflow, Attempt: 1, Status: domain.TaskWorking, Inherit: snapshot, State: state,
 		CreatedAt: now, UpdatedAt: now}
-	if err := m.d.Store.CreateTask(ctx, t); err != nil {
-		return t, err
-	}
-	m.changed(t)
-	return t, nil
+	return t, m.d.Store.CreateTask(ctx, t)
 }
 
 // spawnWorkflow is spawn_task told a workflow name: an execution the
@@ -161,6 +160,7 @@ func (m *Manager) spawnWorkflow(ctx context.Context, c runs.TaskCall, parent dom
 	if err != nil {
 		return t, err
 	}
+	m.changed(t)
 	m.pump(ctx, parent.ID)
 	return m.d.Store.FindTask(ctx, t.ID)
 }
@@ -272,17 +272,17 @@ func stopped(st domain.WorkflowState, why string) string {
 func (m *Manager) stepStart(ctx context.Context, t domain.Task) *runs.BackgroundStart {
 	st, err := readState(t)
 	if err != nil {
-		m.failStep(ctx, t, nil, err.Error())
+		m.failLaunch(ctx, t, nil, err.Error())
 		return nil
 	}
 	step, ok := stepAt(st)
 	if !ok {
-		m.failStep(ctx, t, &st, fmt.Sprintf("its step %q is not in the workflow", st.StepID))
+		m.failLaunch(ctx, t, &st, fmt.Sprintf("its step %q is not in the workflow", st.StepID))
 		return nil
 	}
 	if why := workflows.BeforeLaunch(st, m.spent(ctx, t, st)); why != "" {
 		st.Bound = why
-		m.failStep(ctx, t, &st, why)
+		m.failLaunch(ctx, t, &st, why)
 		return nil
 	}
 	if step.PauseBefore && st.Cleared != t.RunID {
@@ -306,16 +306,17 @@ func (m *Manager) stepStart(ctx context.Context, t domain.Task) *runs.Background
 		Also: func(tx ports.SessionTx) error { return tx.RecordTaskState(ctx, t.ID, t.RunID, state, now) }}
 }
 
-// failStep ends an execution that cannot launch its step, failed with why
-// (and its state, when given), and tells whoever follows it.
-func (m *Manager) failStep(ctx context.Context, t domain.Task, st *domain.WorkflowState, why string) {
+// failLaunch ends a task whose attempt cannot launch, failed with why
+// (for a workflow with its state, when given, saying where it stopped),
+// and tells whoever follows it.
+func (m *Manager) failLaunch(ctx context.Context, t domain.Task, st *domain.WorkflowState, why string) {
 	f := ports.TaskFinal{TaskID: t.ID, RunID: t.RunID, Status: domain.TaskFailed, At: m.d.Clock.Now(), Result: why}
 	if st != nil {
 		f.Result, f.State = stopped(*st, why), encodeState(*st)
 	}
 	f.Summary = summarize(f.Result)
 	if _, err := m.d.Store.FinalizeTask(ctx, f); err != nil {
-		m.logErr("failing a workflow failed", err, "task_id", t.ID)
+		m.logErr("failing a task failed", err, "task_id", t.ID)
 		return
 	}
 	if now, err := m.d.Store.FindTask(ctx, t.ID); err == nil {
