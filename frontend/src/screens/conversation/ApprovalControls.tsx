@@ -2,6 +2,7 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { errorText, type Approval } from '../../lib/api'
 import { approve, reject } from './actions'
+import { WorkflowPreviewView } from './WorkflowPreviewView'
 
 /** The shell command an exec_command approval is about. */
 function commandOf(args: unknown): string {
@@ -51,6 +52,7 @@ export function ApprovalControls({ approval }: { approval: Approval }) {
             ? <>The agent wants to run <code className="approval-command">{command}</code></>
             : <>The agent wants to run <b>{approval.tool_name}</b>.</>}
       </span>
+      {approval.workflow_preview && <WorkflowPreviewView preview={approval.workflow_preview} />}
       {rejecting ? (
         <form className="approval-reject" onSubmit={(e) => { e.preventDefault(); void act(() => reject(qc, approval.session_id, approval.id, reason)) }}>
           <input autoFocus placeholder={isPlan ? 'What should change? (the agent is told)' : isStep ? 'Why not? (kept with the cancelled workflow)' : 'Why not? (the agent is told)'} aria-label="Reason for rejecting" value={reason} onChange={(e) => setReason(e.target.value)} />

@@ -222,6 +222,31 @@ describe('a call waiting for approval', () => {
     expect(qcCalls()).toEqual([['s1', 'ap1', 'once']])
   })
 
+  it('a workflow save shows the definition it would store, or the change line by line when it replaces one', () => {
+    const tool: ToolItem = { key: 'w', kind: 'tool', callId: 'call_wf', name: 'save_workflow', arguments: '{"name":"ship"}', needsApproval: true }
+    const definition = 'workflow ship — plan, then build\n1. plan (agent planner)\n2. build (agent builder)'
+    const { unmount } = renderWithData(<ToolCard item={tool} approval={approval(tool, { workflow_preview: { definition, replaces: false } })} live />)
+    let controls = screen.getByRole('group', { name: 'Approval for save_workflow' })
+    expect(controls).toHaveTextContent('This save creates the workflow:')
+    expect(within(controls).getByRole('region', { name: 'Workflow definition' }).textContent).toBe(definition)
+    unmount()
+
+    const diff = [
+      { op: '=', text: '1. plan (agent planner)' },
+      { op: '-', text: '2. build (agent builder)' },
+      { op: '+', text: '2. build (agent careful-builder)' },
+    ]
+    renderWithData(<ToolCard item={tool} approval={approval(tool, { workflow_preview: { definition, replaces: true, diff } })} live />)
+    controls = screen.getByRole('group', { name: 'Approval for save_workflow' })
+    expect(controls).toHaveTextContent('This save replaces your workflow of that name. The change:')
+    const change = within(controls).getByRole('region', { name: 'Workflow change' })
+    expect([...change.children].map((l) => [l.className, l.textContent])).toEqual([
+      ['', '  1. plan (agent planner)\n'],
+      ['patch-del', '- 2. build (agent builder)\n'],
+      ['patch-add', '+ 2. build (agent careful-builder)\n'],
+    ])
+  })
+
   it('an approval whose call is not drawn gets a card of its own', async () => {
     const tool = gated()
     renderWithData(<ApprovalCard approval={approval(tool)} />)
