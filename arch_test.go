@@ -125,6 +125,7 @@ var (
 		"golang.org/x/sys/cpu",                   // argon2's and blake2b's CPU feature detection
 		"golang.org/x/text/",                     // jsonschema's messages
 		"golang.org/x/image/",                    // scaling attached images down (attachments)
+		"github.com/adhocore/gronx",              // reading cron schedules (triggers): pure, no I/O
 	}
 )
 

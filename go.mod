@@ -3,6 +3,7 @@ module github.com/agents-server/agents-server
 go 1.26.4
 
 require (
+	github.com/adhocore/gronx v1.20.4
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/containerd/errdefs v1.0.0
 	github.com/getkin/kin-openapi v0.153.0

@@ -99,6 +99,10 @@ func operation(r Route, ok *openapi3.Response, reqGen *schemaGen) (*openapi3.Ope
 	}
 	if r.Upload != "" {
 		o.RequestBody = &openapi3.RequestBodyRef{Value: uploadBody(r.Upload)}
+	} else if r.RawBody {
+		// Any bytes at all: the handler reads them as they are.
+		o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithContent(openapi3.Content{
+			"*/*": openapi3.NewMediaType().WithSchema(openapi3.NewSchema())})}
 	} else if r.HasBody() {
 		ref, err := requestSchema(r, reqGen)
 		if err != nil {

@@ -66,6 +66,9 @@ type Route struct {
 	Upload string
 	// OptionalBody lets the body be absent (read as an empty object).
 	OptionalBody bool
+	// RawBody, when set, takes the body as the bytes it is, of any type:
+	// the handler reads it (a webhook checks a signature over it).
+	RawBody bool
 	// AltStatuses are further success statuses answering the same schema
 	// (a handler that writes them itself).
 	AltStatuses []int
@@ -92,7 +95,9 @@ func (r Route) Class() RateClass {
 }
 
 // HasBody reports whether the route takes a JSON request body.
-func (r Route) HasBody() bool { return r.Upload != "" || (r.Request != nil && r.Request != noBodyType) }
+func (r Route) HasBody() bool {
+	return r.Upload != "" || r.RawBody || (r.Request != nil && r.Request != noBodyType)
+}
 
 // OpenAPIPath converts echo's :param syntax to OpenAPI's {param}.
 func (r Route) OpenAPIPath() string {
@@ -144,6 +149,13 @@ func (r Route) WithUpload(part string, limit int64) Route {
 	return r
 }
 
+// WithRawBody makes the body opaque bytes of any type, capped at limit,
+// which the handler reads itself.
+func (r Route) WithRawBody(limit int64) Route {
+	r.RawBody, r.BodyLimit = true, limit
+	return r
+}
+
 // WithOptionalBody lets a client omit the body entirely.
 func (r Route) WithOptionalBody() Route { r.OptionalBody = true; return r }
 
@@ -179,7 +191,7 @@ func op[Req, Resp any](method, path, id, tag, summary string, status int, h Hand
 	r.handler = func(r Route) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := new(Req)
-			if r.HasBody() && r.Upload == "" {
+			if r.HasBody() && r.Upload == "" && !r.RawBody {
 				if err := decodeBody(c.Request(), req, r.Request, r.Response, r.OptionalBody); err != nil {
 					return err
 				}

@@ -21,6 +21,7 @@ func (s *Server) table() []Route {
 		s.approvalRoutes(),
 		s.taskRoutes(),
 		s.workflowRoutes(),
+		s.triggerRoutes(),
 		s.sandboxRoutes(),
 		s.projectRoutes(),
 	} {

@@ -30,6 +30,7 @@ import (
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tasks"
 	"github.com/agents-server/agents-server/core/traces"
+	"github.com/agents-server/agents-server/core/triggers"
 	"github.com/agents-server/agents-server/core/workflows"
 )
 
@@ -48,6 +49,7 @@ type Deps struct {
 	MCP        *mcp.Service
 	Tasks      *tasks.Manager
 	Workflows  *workflows.Service
+	Triggers   *triggers.Service
 	// Attachments keeps the images people send with messages.
 	Attachments *attachments.Service
 	// Streams registers every open event stream, so a revoked credential

@@ -29,9 +29,12 @@ type config struct {
 	LogFormat     string
 
 	// Not flags: tuned by tests.
-	HTTP           httpapi.Config
-	Hub            hub.Options
-	Clock          ports.Clock // nil: the system clock
+	HTTP  httpapi.Config
+	Hub   hub.Options
+	Clock ports.Clock // nil: the system clock
+	// TriggerEvery is how often the scheduler looks for due cron ticks
+	// (0: every second).
+	TriggerEvery   time.Duration
 	PasswordParams auth.PasswordParams
 	DrainTimeout   time.Duration
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tasks"
 	"github.com/agents-server/agents-server/core/traces"
+	"github.com/agents-server/agents-server/core/triggers"
 	"github.com/agents-server/agents-server/core/workflows"
 	"github.com/agents-server/agents-server/frontend"
 	"github.com/agents-server/agents-server/ports"
@@ -147,6 +148,13 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	}
 
 	agentSvc := agents.New(db, idGen, clock, nil).WithMCP(mcpSvc)
+	triggerSvc := triggers.New(triggers.Deps{Store: db, Users: db, Config: db, Sessions: sessionSvc, Workflows: workflowSvc,
+		Starter: triggerStarter{taskMgr, runSvc}, Box: box, IDs: idGen, Clock: clock, Location: time.Local, Log: log})
+	// Ticks missed while the process was down are skipped before anything
+	// could fire them: they are not replayed.
+	if err := triggerSvc.SkipMissed(ctx); err != nil {
+		return nil, err
+	}
 	httpCfg := cfg.HTTP
 	httpCfg.BaseURL = cfg.BaseURL
 	api, err := httpapi.New(httpapi.Deps{
@@ -162,6 +170,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		MCP:         mcpSvc,
 		Tasks:       taskMgr,
 		Workflows:   workflowSvc,
+		Triggers:    triggerSvc,
 		Attachments: attachmentSvc,
 		Streams:     streams,
 		Ready:       db.Ping,
@@ -196,11 +205,26 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	// The wake-ups owed when the process stopped are paid now that
 	// everything is wired.
 	go taskMgr.Drain(loopCtx)
-	a.loops.Add(3)
+	a.loops.Add(4)
+	go func() {
+		defer a.loops.Done()
+		every := cfg.TriggerEvery
+		if every <= 0 {
+			every = time.Second
+		}
+		triggerSvc.Run(loopCtx, every)
+	}()
 	go a.maintain(loopCtx, authSvc, traceSvc, runSvc, taskMgr, attachmentSvc)
 	go a.idleStops(loopCtx)
 	go a.expireStreams(loopCtx)
 	return a, nil
+}
+
+// triggerStarter is what a trigger fires: workflow executions through the
+// task manager, agent turns through the run engine.
+type triggerStarter struct {
+	*tasks.Manager
+	*runs.Service
 }
 
 // loadSecretBox reads the sealing key from --secret-key-file or

@@ -32,7 +32,7 @@ func (s *Service) gates(rc *runCtx, calls []domain.Item) []bool {
 		}
 		out[i] = (rc.planning && c.Name == tools.SubmitPlan.Name) ||
 			domain.Gated(rc.agent.agent.Approval.ApproveTools, c.Name) &&
-				!(c.Name == execCommand && s.trust.Trusted(rc.lr.run.SessionID, commandOf(c.Arguments)))
+				!(c.Name == execCommand && s.trust.Trusted(rc.lr.run.SessionID, rc.lr.run.ID, commandOf(c.Arguments)))
 	}
 	return out
 }
@@ -163,7 +163,7 @@ func (s *Service) Decide(ctx context.Context, p domain.Principal, approvalID str
 		return domain.Run{}, err
 	}
 	if approve && a.ToolName == execCommand {
-		s.trust.Grant(a.SessionID, scope, commandOf(a.Arguments))
+		s.trust.Grant(a.SessionID, a.RunID, scope, commandOf(a.Arguments))
 	}
 	for _, x := range all {
 		if x.Status == domain.ApprovalPending {

@@ -11,9 +11,14 @@ import (
 // command (scope all). It lives in memory on purpose — trust survives a
 // pause and resume but not a restart — and matches exactly, so approving
 // `go test` never green-lights `go test && rm -rf /`.
+//
+// A run a trigger started keeps its grants to itself: nobody watched the
+// session's earlier decisions being made for it, so it neither uses the
+// session's standing trust nor adds to it.
 type TrustStore struct {
-	mu       sync.Mutex
-	sessions map[string]*sessionTrust
+	mu        sync.Mutex
+	sessions  map[string]*sessionTrust // by session id, or "run:"+id for a triggered run
+	triggered map[string]bool
 }
 
 type sessionTrust struct {
@@ -22,19 +27,38 @@ type sessionTrust struct {
 }
 
 // NewTrustStore returns an empty store.
-func NewTrustStore() *TrustStore { return &TrustStore{sessions: map[string]*sessionTrust{}} }
+func NewTrustStore() *TrustStore {
+	return &TrustStore{sessions: map[string]*sessionTrust{}, triggered: map[string]bool{}}
+}
 
-// Grant records a decision's scope for a command; scope once records nothing.
-func (t *TrustStore) Grant(sessionID string, scope domain.ApprovalScope, command string) {
+// Triggered marks a run a trigger started: its grants are its own.
+func (t *TrustStore) Triggered(runID string) {
+	t.mu.Lock()
+	t.triggered[runID] = true
+	t.mu.Unlock()
+}
+
+// key is where a run's trust is kept; the caller holds mu.
+func (t *TrustStore) key(sessionID, runID string) string {
+	if t.triggered[runID] {
+		return "run:" + runID
+	}
+	return sessionID
+}
+
+// Grant records a decision's scope for a command made in a run; scope once
+// records nothing.
+func (t *TrustStore) Grant(sessionID, runID string, scope domain.ApprovalScope, command string) {
 	if scope != domain.ScopeSame && scope != domain.ScopeAll {
 		return
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	st := t.sessions[sessionID]
+	k := t.key(sessionID, runID)
+	st := t.sessions[k]
 	if st == nil {
 		st = &sessionTrust{same: map[string]bool{}}
-		t.sessions[sessionID] = st
+		t.sessions[k] = st
 	}
 	if scope == domain.ScopeAll {
 		st.all = true
@@ -43,11 +67,12 @@ func (t *TrustStore) Grant(sessionID string, scope domain.ApprovalScope, command
 	st.same[command] = true
 }
 
-// Trusted reports whether a command runs without asking in a session.
-func (t *TrustStore) Trusted(sessionID, command string) bool {
+// Trusted reports whether a command runs without asking in a run of a
+// session.
+func (t *TrustStore) Trusted(sessionID, runID, command string) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	st := t.sessions[sessionID]
+	st := t.sessions[t.key(sessionID, runID)]
 	return st != nil && (st.all || st.same[command])
 }
 

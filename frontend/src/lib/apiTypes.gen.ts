@@ -1291,6 +1291,77 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/triggers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's triggers, newest first */
+        get: operations["listTriggers"];
+        put?: never;
+        /** Add a cron or webhook trigger (at most 50 each); a webhook's signing secret is in this answer only */
+        post: operations["createTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/triggers/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One trigger */
+        get: operations["getTrigger"];
+        /** Replace a trigger's spec (its kind and secret stay); enabling a cron trigger schedules its next tick from now */
+        put: operations["updateTrigger"];
+        post?: never;
+        /** Delete a trigger */
+        delete: operations["deleteTrigger"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/triggers/{id}/fire": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Fire a trigger now: the task its workflow started, or the run its agent answers in */
+        post: operations["fireTrigger"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/triggers/{id}/rotate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Mint a webhook trigger a new secret (in this answer only); the old one stops working at once */
+        post: operations["rotateTriggerSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workflows": {
         parameters: {
             query?: never;
@@ -1373,6 +1444,23 @@ export interface paths {
         get: operations["getHealth"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/hooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A signed webhook delivery: X-Timestamp (UNIX seconds, within 5 minutes) and X-Signature-256 = hex HMAC-SHA256(secret, timestamp + "." + body); the body (at most 64 KB, any type) is appended to the brief as an external payload. A delivery that fired answers 409 if sent again */
+        post: operations["deliverWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1918,6 +2006,11 @@ export interface components {
         FallbackModelInput: {
             model: string;
             provider_id: string;
+        };
+        FireView: {
+            /** @description The run the agent answers in, or the workflow's first step run */
+            run_id: string;
+            task?: components["schemas"]["TaskView"];
         };
         ForkSessionRequest: {
             /** @description Leave the boundary entry itself out */
@@ -3032,6 +3125,90 @@ export interface components {
              * @enum {string}
              */
             type: "trace.span";
+        };
+        TriggerRequest: {
+            /** @description The agent an agent target asks */
+            agent_config_id?: string;
+            /** @description What the started work is asked to do; a webhook's body is appended to it as an external payload */
+            brief?: string;
+            /** @description Default true; a disabled trigger fires nothing */
+            enabled?: boolean | null;
+            /**
+             * @description Required on create; it stays what it was created as
+             * @enum {string}
+             */
+            kind?: "cron" | "webhook";
+            /** @description For people; empty = named by what fires it */
+            name?: string;
+            /** @description cron only: five fields (minute hour day-of-month month day-of-week), @hourly-style macros, or @every 30m (at least 1m), in the server's time zone (GET /server) */
+            schedule?: string;
+            /** @description The caller's conversation the work reports into; deleting it deletes the trigger */
+            session_id?: string;
+            /**
+             * @description workflow: an execution into the session; agent: the brief sent as a message of the session
+             * @enum {string}
+             */
+            target?: "workflow" | "agent";
+            /** @description The workflow a workflow target starts */
+            workflow_id?: string;
+        };
+        TriggerSecretView: {
+            agent_config_id?: string;
+            brief: string;
+            /** Format: date-time */
+            created_at: string;
+            enabled: boolean;
+            /** @description webhook only: where deliveries are POSTed */
+            hook_url?: string;
+            id: string;
+            /** @enum {string} */
+            kind: "cron" | "webhook";
+            /** @description Why the last fire started nothing (the session busy, at its task cap, the target gone); empty when it started something */
+            last_error: string;
+            /** Format: date-time */
+            last_fired_at?: string | null;
+            /** @description The task or run the last fire started; empty when it started nothing */
+            last_started_id: string;
+            name: string;
+            /** Format: date-time */
+            next_fire_at?: string | null;
+            schedule?: string;
+            /** @description webhook only: the signing secret, shown in this answer and never again */
+            secret?: string;
+            session_id: string;
+            /** @enum {string} */
+            target: "workflow" | "agent";
+            /** Format: date-time */
+            updated_at: string;
+            workflow_id?: string;
+        };
+        TriggerView: {
+            agent_config_id?: string;
+            brief: string;
+            /** Format: date-time */
+            created_at: string;
+            enabled: boolean;
+            /** @description webhook only: where deliveries are POSTed */
+            hook_url?: string;
+            id: string;
+            /** @enum {string} */
+            kind: "cron" | "webhook";
+            /** @description Why the last fire started nothing (the session busy, at its task cap, the target gone); empty when it started something */
+            last_error: string;
+            /** Format: date-time */
+            last_fired_at?: string | null;
+            /** @description The task or run the last fire started; empty when it started nothing */
+            last_started_id: string;
+            name: string;
+            /** Format: date-time */
+            next_fire_at?: string | null;
+            schedule?: string;
+            session_id: string;
+            /** @enum {string} */
+            target: "workflow" | "agent";
+            /** Format: date-time */
+            updated_at: string;
+            workflow_id?: string;
         };
         UpdateUserRequest: {
             /** @description Disabling revokes every token of the user */
@@ -6215,6 +6392,203 @@ export interface operations {
             503: components["responses"]["Error"];
         };
     };
+    listTriggers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerView"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    createTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": WithRequired<components["schemas"]["TriggerRequest"], "kind" | "target" | "session_id" | "brief">;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerSecretView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerView"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    updateTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": WithRequired<components["schemas"]["TriggerRequest"], "target" | "session_id" | "brief">;
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deleteTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    fireTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FireView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    rotateTriggerSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TriggerSecretView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
     listWorkflows: {
         parameters: {
             query?: never;
@@ -6446,6 +6820,45 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deliverWebhook: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The delivery's time in UNIX seconds */
+                "X-Timestamp"?: string;
+                /** @description hex HMAC-SHA256 of timestamp + "." + body under the trigger's secret; a sha256= prefix is accepted */
+                "X-Signature-256"?: string;
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "*/*": unknown;
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FireView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
