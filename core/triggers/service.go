@@ -88,8 +88,6 @@ type Spec struct {
 	Enabled       *bool
 }
 
-const what = "trigger"
-
 func secretPlace(id string) string { return secrets.Place("triggers", "secret", id) }
 
 // List returns the caller's triggers, newest first.
