@@ -307,8 +307,11 @@ func TestMCPServerKilledMidCallAndRestart(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the hang call never reached the server")
 	}
-	// The server dies mid-call.
+	// The server dies mid-call. The cut call's handler is let go once its
+	// connection is gone: a session DELETE racing the close would otherwise
+	// wait on it, and Close on that (a hang seen under load).
 	calc.CloseClientConnections()
+	close(calc.release)
 	calc.Close()
 	events := stream.all(t)
 	var result domain.ToolResultPayload
