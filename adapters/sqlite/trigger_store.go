@@ -10,8 +10,13 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 )
 
-const triggerColumns = `id, owner_id, name, kind, schedule, target, coalesce(workflow_id, ''), agent_config_id, session_id,
+const (
+	triggerFields = `id, owner_id, name, kind, schedule, target, workflow_id, agent_config_id, session_id,
 	brief, enabled, secret, next_fire_at, last_fired_at, last_error, last_started_id, created_at, updated_at`
+	// triggerColumns reads them back, a trigger without a workflow as "".
+	triggerColumns = `id, owner_id, name, kind, schedule, target, coalesce(workflow_id, ''), agent_config_id, session_id,
+	brief, enabled, secret, next_fire_at, last_fired_at, last_error, last_started_id, created_at, updated_at`
+)
 
 func scanTrigger(r rowScanner) (domain.Trigger, error) {
 	var t domain.Trigger
@@ -36,7 +41,7 @@ func (db *DB) InsertTrigger(ctx context.Context, t domain.Trigger, max int) erro
 		if n >= max {
 			return errs.E(errs.Conflict, "you keep %d triggers already, the most one person may: delete one first", n)
 		}
-		_, err := q.ExecContext(ctx, `INSERT INTO triggers (`+triggerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		_, err := q.ExecContext(ctx, `INSERT INTO triggers (`+triggerFields+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 			t.ID, t.OwnerID, t.Name, string(t.Kind), t.Schedule, string(t.Target), nullable(t.WorkflowID), t.AgentConfigID, t.SessionID,
 			t.Brief, t.Enabled, t.SealedSecret, msPtr(t.NextFireAt), msPtr(t.LastFiredAt), t.LastError, t.LastStartedID,
 			ms(t.CreatedAt), ms(t.UpdatedAt))

@@ -212,7 +212,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		if every <= 0 {
 			every = time.Second
 		}
-		triggerSvc.Run(loopCtx, every)
+		a.every(loopCtx, every, triggerSvc.Tick) // fires the due cron ticks
 	}()
 	go a.maintain(loopCtx, authSvc, traceSvc, runSvc, taskMgr, attachmentSvc)
 	go a.idleStops(loopCtx)

@@ -44,6 +44,9 @@ type TaskCall struct {
 	CallID    string
 	Name      string
 	Arguments string
+	// Triggered: a trigger started the calling run, so what it starts
+	// keeps its exec grants to itself too.
+	Triggered bool
 }
 
 // ToolAnswer is what a tool answered: the model reads Output, people see
@@ -91,7 +94,8 @@ func (s *Service) equipBackground(rc *runCtx, b *builtAgent) {
 
 // callTask answers a task verb through the manager.
 func (s *Service) callTask(ctx context.Context, rc *runCtx, call domain.Item) toolResult {
-	a := s.d.Tasks.Call(ctx, TaskCall{Run: rc.lr.run, Agent: rc.agent.agent, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments})
+	a := s.d.Tasks.Call(ctx, TaskCall{Run: rc.lr.run, Agent: rc.agent.agent, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments,
+		Triggered: s.trust.IsTriggered(rc.lr.run.ID)})
 	return toolResult{callID: call.CallID, name: call.Name, output: a.Output, isError: a.IsError, display: a.Display}
 }
 
@@ -115,6 +119,9 @@ type BackgroundStart struct {
 	// CompactFirst folds the session into a summary before the first turn
 	// (a workflow step's compact_before), with the run's agent's settings.
 	CompactFirst bool
+	// Triggered: the run is trigger-started work (a task's attempt or a
+	// wake-up reading its results) and keeps its exec grants to itself.
+	Triggered bool
 }
 
 // StartBackground starts a run with no person asking, on the owner's
@@ -156,6 +163,9 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 	if err != nil {
 		s.d.Hub.Release(sess.ID, run.ID)
 		return domain.Run{}, err
+	}
+	if req.Triggered {
+		s.trust.Triggered(run.ID)
 	}
 	s.launch(&liveRun{run: run, planning: planning, task: req.Task, source: req.Source, compactFirst: req.CompactFirst})
 	return run, nil

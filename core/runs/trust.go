@@ -38,6 +38,14 @@ func (t *TrustStore) Triggered(runID string) {
 	t.mu.Unlock()
 }
 
+// IsTriggered reports whether a trigger started the run (or the work that
+// led to it).
+func (t *TrustStore) IsTriggered(runID string) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.triggered[runID]
+}
+
 // key is where a run's trust is kept; the caller holds mu.
 func (t *TrustStore) key(sessionID, runID string) string {
 	if t.triggered[runID] {

@@ -57,6 +57,7 @@ func (m *Manager) launch(ctx context.Context, t domain.Task) {
 			return
 		}
 	}
+	start.Triggered = triggered(t)
 	_, err := m.runs.StartBackground(ctx, *start)
 	if err == nil || errs.Is(err, errs.Unavailable) {
 		now, err2 := m.d.Store.FindTask(ctx, t.ID)

@@ -23,6 +23,15 @@ var selfNames = []string{"", "self", "default", "current"}
 type inherit struct {
 	AskingAgentID string `json:"asking_agent_id"`
 	ProjectID     string `json:"project_id,omitempty"`
+	// Triggered: trigger-started work, whose runs (attempts, steps, the
+	// wake-ups reading them) keep their exec grants to themselves.
+	Triggered bool `json:"triggered,omitempty"`
+}
+
+// triggered reports whether t is trigger-started work.
+func triggered(t domain.Task) bool {
+	var in inherit
+	return json.Unmarshal(t.Inherit, &in) == nil && in.Triggered
 }
 
 type spawnArgs struct {
@@ -68,7 +77,7 @@ func (m *Manager) spawn(ctx context.Context, c runs.TaskCall) (domain.Task, erro
 	if err != nil {
 		return domain.Task{}, err
 	}
-	snapshot, _ := json.Marshal(inherit{AskingAgentID: c.Agent.ID, ProjectID: parent.ProjectID})
+	snapshot, _ := json.Marshal(inherit{AskingAgentID: c.Agent.ID, ProjectID: parent.ProjectID, Triggered: c.Triggered})
 	now := m.d.Clock.Now()
 	t := domain.Task{ID: m.d.IDs.NewID(), RunID: m.d.IDs.NewID(), OwnerID: parent.OwnerID, ParentSessionID: parent.ID,
 		ParentRunID: c.Run.ID, ToolCallID: c.CallID, ChildSessionID: child.ID, AgentConfigID: target.ID, Label: label,

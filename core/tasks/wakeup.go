@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -66,8 +67,9 @@ func (m *Manager) drain(ctx context.Context, sessionID string) {
 	}
 	_, err = m.runs.StartBackground(ctx, runs.BackgroundStart{SessionID: sessionID, OwnerID: sess.OwnerID, AgentConfigID: agentID,
 		Input: notification(tasks), Source: domain.SourceTaskNotification,
-		Display: &domain.Display{Kind: domain.SourceTaskNotification, Title: "Background task results", Summary: reported(tasks)},
-		Also:    func(tx ports.SessionTx) error { return tx.SettleWakeups(ctx, ids, m.d.Clock.Now()) }})
+		Display:   &domain.Display{Kind: domain.SourceTaskNotification, Title: "Background task results", Summary: reported(tasks)},
+		Triggered: slices.ContainsFunc(tasks, triggered),
+		Also:      func(tx ports.SessionTx) error { return tx.SettleWakeups(ctx, ids, m.d.Clock.Now()) }})
 	switch {
 	case err == nil:
 		m.d.Log.Info("woke a session with task results", "session_id", sessionID, "tasks", len(tasks))

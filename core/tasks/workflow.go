@@ -37,6 +37,9 @@ type WorkflowStart struct {
 	// StartedBy names who asked, for the conversation's note ("" = the
 	// caller).
 	StartedBy string
+	// TriggerID is the trigger that started it, if one did: its runs keep
+	// their exec grants to themselves.
+	TriggerID string
 }
 
 // StartWorkflow starts an execution of a workflow the caller may use into
@@ -76,7 +79,7 @@ func (m *Manager) StartWorkflow(ctx context.Context, p domain.Principal, req Wor
 			return domain.Task{}, err
 		}
 	}
-	t, err := m.newExecution(ctx, sess, w, req.Input, "", "", "", w.Name)
+	t, err := m.newExecution(ctx, sess, w, req.Input, "", "", "", w.Name, req.TriggerID != "")
 	if err != nil {
 		return t, err
 	}
@@ -87,6 +90,9 @@ func (m *Manager) StartWorkflow(ctx context.Context, p domain.Principal, req Wor
 	note := domain.Entry{Kind: domain.KindAnnotation, Text: fmt.Sprintf("Workflow %q started by %s.", w.Name, who),
 		Display: &domain.Display{Kind: "workflow_started", Title: w.Name, Summary: who,
 			Extra: map[string]string{"task_id": t.ID, "workflow_id": w.ID, "workflow": w.Name, "brief": req.Input, "started_by": who}}}
+	if req.TriggerID != "" {
+		note.Display.Extra["trigger_id"] = req.TriggerID
+	}
 	if _, err := m.d.Sessions.Append(ctx, sess.ID, []domain.Entry{note}); err != nil {
 		m.logErr("noting a workflow start failed", err, "task_id", t.ID)
 	}
@@ -115,7 +121,7 @@ func (m *Manager) underCap(ctx context.Context, sessionID string) error {
 // state a snapshot of the definition (an edit never steers it). It is
 // queued and not yet announced: the caller announces and pumps.
 func (m *Manager) newExecution(ctx context.Context, parent domain.Session, w domain.Workflow, input, parentRunID, callID, askingAgent,
-	label string) (domain.Task, error) {
+	label string, triggered bool) (domain.Task, error) {
 	if len(w.Steps) == 0 {
 		return domain.Task{}, errs.E(errs.Validation, "the workflow %q has no steps", w.Name)
 	}
@@ -130,7 +136,7 @@ func (m *Manager) newExecution(ctx context.Context, parent domain.Session, w dom
 	if err != nil {
 		return domain.Task{}, errs.Wrap(errs.Internal, err, "encode a workflow's state")
 	}
-	snapshot, _ := json.Marshal(inherit{AskingAgentID: askingAgent, ProjectID: parent.ProjectID})
+	snapshot, _ := json.Marshal(inherit{AskingAgentID: askingAgent, ProjectID: parent.ProjectID, Triggered: triggered})
 	now := m.d.Clock.Now()
 	t := domain.Task{ID: m.d.IDs.NewID(), RunID: m.d.IDs.NewID(), OwnerID: parent.OwnerID, ParentSessionID: parent.ID,
 		ParentRunID: parentRunID, ToolCallID: callID, ChildSessionID: child.ID, AgentConfigID: first.Agent, Label: label,
@@ -156,7 +162,7 @@ func (m *Manager) spawnWorkflow(ctx context.Context, c runs.TaskCall, parent dom
 	if label == "" {
 		label = w.Name
 	}
-	t, err := m.newExecution(ctx, parent, w, args.Prompt, c.Run.ID, c.CallID, c.Agent.ID, clipLabel(label))
+	t, err := m.newExecution(ctx, parent, w, args.Prompt, c.Run.ID, c.CallID, c.Agent.ID, clipLabel(label), c.Triggered)
 	if err != nil {
 		return t, err
 	}

@@ -101,7 +101,7 @@ func (s *Service) start(ctx context.Context, t domain.Trigger, input string) (do
 	switch t.Target {
 	case domain.TargetWorkflow:
 		task, err := s.d.Starter.StartWorkflow(ctx, p, tasks.WorkflowStart{WorkflowID: t.WorkflowID, SessionID: t.SessionID,
-			Input: input, StartedBy: startedBy(t)})
+			Input: input, StartedBy: startedBy(t), TriggerID: t.ID})
 		if errs.Is(err, errs.NotFound) {
 			// The session or workflow would have taken the trigger with it:
 			// what is gone is the owner's right to use the workflow.
@@ -194,19 +194,4 @@ func (s *Service) SkipMissed(ctx context.Context) error {
 		s.claim(ctx, t, now)
 	}
 	return nil
-}
-
-// Run fires due cron triggers every interval until ctx ends (SkipMissed
-// comes first, once).
-func (s *Service) Run(ctx context.Context, every time.Duration) {
-	tick := time.NewTicker(every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-		}
-		s.Tick(ctx)
-	}
 }

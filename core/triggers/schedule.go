@@ -38,7 +38,7 @@ func ParseSchedule(text string) (Schedule, error) {
 	switch {
 	case text == "":
 		return Schedule{}, errs.Field("schedule", "is required for a cron trigger")
-	case strings.HasPrefix(lower, "@every"):
+	case lower == "@every" || strings.HasPrefix(lower, "@every ") || strings.HasPrefix(lower, "@every\t"):
 		arg := strings.TrimSpace(text[len("@every"):])
 		d, err := time.ParseDuration(arg)
 		if err != nil || arg == "" {
