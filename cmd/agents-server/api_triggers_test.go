@@ -438,3 +438,21 @@ func TestAWebhookSecretIsSealedAtRestAndStillSigns(t *testing.T) {
 	h2.call("POST", "/hooks/"+hook.ID, "", "{}", triggers.TimestampHeader, stamp,
 		triggers.SignatureHeader, triggers.Sign(hook.Secret, stamp, []byte("{}"))).want(t, 201)
 }
+
+func TestDeletingAUserTakesTheirWorkflowsAndTriggersAlong(t *testing.T) {
+	t.Parallel()
+	ws := newWorkflowSetup(t, testConfig(t))
+	h, tok := ws.h, ws.token
+	w := ws.create("mine", []map[string]any{ws.step("plan", "plan", "Plan it.")}, nil)
+	var tr httpapi.TriggerSecretView
+	h.call("POST", "/api/v1/triggers", tok, map[string]any{"kind": "webhook", "target": "workflow", "workflow_id": w.ID,
+		"session_id": ws.session, "brief": "b"}).want(t, 201).decode(t, &tr)
+	var me httpapi.UserView
+	h.call("GET", "/api/v1/auth/me", tok, nil).want(t, 200).decode(t, &me)
+
+	h.call("DELETE", "/api/v1/auth/users/"+me.ID, h.admin, nil).want(t, 204)
+	h.call("GET", "/api/v1/workflows/"+w.ID, h.admin, nil).wantErr(t, 404, "not_found")
+	stamp := strconv.FormatInt(time.Now().Unix(), 10)
+	h.call("POST", "/hooks/"+tr.ID, "", "{}", triggers.TimestampHeader, stamp,
+		triggers.SignatureHeader, triggers.Sign(tr.Secret, stamp, []byte("{}"))).wantErr(t, 401, "unauthorized")
+}
