@@ -92,7 +92,10 @@ func fireView(f domain.Fired) FireView {
 func (s *Server) triggerRoutes() []Route {
 	p := APIPrefix + "/triggers"
 	return []Route{
-		op(http.MethodGet, p, "listTriggers", "triggers", "The caller's triggers, newest first", http.StatusOK, s.handleListTriggers),
+		op(http.MethodGet, p, "listTriggers", "triggers", "The caller's triggers, newest first; admins may list everyone's with all=true",
+			http.StatusOK, s.handleListTriggers).
+			WithQuery(QueryParam{Name: "all", Type: "boolean", Description: "Admins: every user's triggers"}).
+			WithRefusals(http.StatusBadRequest, http.StatusForbidden),
 		op(http.MethodPost, p, "createTrigger", "triggers",
 			"Add a cron or webhook trigger (at most 50 each); a webhook's signing secret is in this answer only",
 			http.StatusCreated, s.handleCreateTrigger).WithRequired("kind", "target", "session_id", "brief").
@@ -101,7 +104,8 @@ func (s *Server) triggerRoutes() []Route {
 		op(http.MethodPut, p+"/:id", "updateTrigger", "triggers",
 			"Replace a trigger's spec (its kind and secret stay); enabling a cron trigger schedules its next tick from now",
 			http.StatusOK, s.handleUpdateTrigger).WithRequired("target", "session_id", "brief"),
-		op(http.MethodDelete, p+"/:id", "deleteTrigger", "triggers", "Delete a trigger", http.StatusNoContent, s.handleDeleteTrigger),
+		op(http.MethodDelete, p+"/:id", "deleteTrigger", "triggers", "Delete a trigger (its owner, or an admin)", http.StatusNoContent,
+			s.handleDeleteTrigger),
 		op(http.MethodPost, p+"/:id/rotate", "rotateTriggerSecret", "triggers",
 			"Mint a webhook trigger a new secret (in this answer only); the old one stops working at once",
 			http.StatusOK, s.handleRotateTrigger).WithRefusals(http.StatusBadRequest),
@@ -118,7 +122,11 @@ func (s *Server) triggerRoutes() []Route {
 }
 
 func (s *Server) handleListTriggers(c echo.Context, _ *NoBody) ([]TriggerView, error) {
-	list, err := s.deps.Triggers.List(c.Request().Context(), caller(c))
+	all, err := boolQuery(c, "all")
+	if err != nil {
+		return nil, err
+	}
+	list, err := s.deps.Triggers.List(c.Request().Context(), caller(c), all)
 	return mapAll(list, func(t domain.Trigger) TriggerView { return s.triggerView(c, t) }), err
 }
 

@@ -172,12 +172,22 @@ func TestTriggersAreValidatedOwnedAndCapped(t *testing.T) {
 	if len(bobs) != 0 {
 		t.Fatalf("bob lists %d triggers", len(bobs))
 	}
+	h.call("GET", "/api/v1/triggers?all=true", bob, nil).wantErr(t, 403, "forbidden")
+	// An admin administers without reading: lists everyone's, may delete.
+	var every []httpapi.TriggerView
+	h.call("GET", "/api/v1/triggers?all=true", h.admin, nil).want(t, 200).decode(t, &every)
+	if len(every) != 2 {
+		t.Fatalf("an admin lists %d triggers, want 2", len(every))
+	}
+	h.call("GET", "/api/v1/triggers/"+hook.ID, h.admin, nil).wantErr(t, 404, "not_found")
+	h.call("POST", "/api/v1/triggers/"+hook.ID+"/fire", h.admin, nil).wantErr(t, 404, "not_found")
+	h.call("DELETE", "/api/v1/triggers/"+cron.ID, h.admin, nil).want(t, 204)
 	bobSession := h.createSession(bob, map[string]any{"name": "b"}).ID
 	h.call("POST", "/api/v1/triggers", tok, map[string]any{"kind": "webhook", "target": "agent", "agent_config_id": s.agent,
 		"session_id": bobSession, "brief": "b"}).wantErr(t, 400, "validation")
 
 	// Fifty per owner.
-	for i := 2; i < domain.MaxTriggersPerOwner; i++ {
+	for i := 1; i < domain.MaxTriggersPerOwner; i++ {
 		s.create(map[string]any{"name": fmt.Sprint("t", i)})
 	}
 	h.call("POST", "/api/v1/triggers", tok, map[string]any{"kind": "webhook", "target": "agent", "agent_config_id": s.agent,

@@ -1298,7 +1298,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller's triggers, newest first */
+        /** The caller's triggers, newest first; admins may list everyone's with all=true */
         get: operations["listTriggers"];
         put?: never;
         /** Add a cron or webhook trigger (at most 50 each); a webhook's signing secret is in this answer only */
@@ -1321,7 +1321,7 @@ export interface paths {
         /** Replace a trigger's spec (its kind and secret stay); enabling a cron trigger schedules its next tick from now */
         put: operations["updateTrigger"];
         post?: never;
-        /** Delete a trigger */
+        /** Delete a trigger (its owner, or an admin) */
         delete: operations["deleteTrigger"];
         options?: never;
         head?: never;
@@ -6394,7 +6394,10 @@ export interface operations {
     };
     listTriggers: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Admins: every user's triggers */
+                all?: boolean;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -6410,7 +6413,9 @@ export interface operations {
                     "application/json": components["schemas"]["TriggerView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
