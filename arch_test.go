@@ -126,6 +126,7 @@ var (
 		"golang.org/x/text/",                     // jsonschema's messages
 		"golang.org/x/image/",                    // scaling attached images down (attachments)
 		"github.com/adhocore/gronx",              // reading cron schedules (triggers): pure, no I/O
+		"go.yaml.in/yaml/",                       // reading SKILL.md frontmatter (skills): pure, no I/O
 	}
 )
 
