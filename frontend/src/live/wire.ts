@@ -31,6 +31,9 @@ export function wireLive(qc: QueryClient): () => void {
     if (qc.getQueryState(keys.messages(sessionId))?.status !== 'error') liveStore.settle(runId)
     for (const k of [keys.context(sessionId), keys.traces(sessionId), keys.runs(sessionId), keys.approvals(sessionId), keys.session(sessionId), keys.sessions])
       void refresh(qc, k)
+    // A trigger's fire is recorded as its run starts: a list read at that
+    // start may have missed it.
+    void refresh(qc, keys.triggers)
   }
 
   liveStore.setEffectHandler((e: Effect) => {
