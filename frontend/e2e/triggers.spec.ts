@@ -109,7 +109,6 @@ test('triggers: a webhook made in the hub, its signed example run with bash, ans
     await expect(trigger).toHaveCount(0)
     await expect(section).toContainText('No triggers yet.')
 
-    // Its last result, from the conversation's side: the row opened it there.
     await convo.close()
   })
 
