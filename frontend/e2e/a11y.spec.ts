@@ -86,7 +86,7 @@ test('a11y: settings — providers, agents, the agent form and every other tab',
   }
 })
 
-test("a11y: the workflows hub, a definition's flowchart, the editor and the composer's commands", async ({ page, user, agentFor, tag }) => {
+test("a11y: the workflows hub with its triggers, a definition's flowchart, the editor and the composer's commands", async ({ page, user, agentFor, tag }) => {
   const agent = await agentFor('Builder', 'wf-deploy')
   const sid = await conversationFor(user, agent.id, 'Hello')
   const wf = await user.api('POST', '/workflows', {
@@ -97,9 +97,19 @@ test("a11y: the workflows hub, a definition's flowchart, the editor and the comp
     ],
   })
   await user.api('POST', `/workflows/${wf.id}/runs`, { session_id: sid, input: 'go' })
+  await user.api('POST', '/triggers', { name: `hook-${tag}`, kind: 'webhook', target: 'agent', agent_config_id: agent.id, session_id: sid, brief: 'Look at it' })
+  await user.api('POST', '/triggers', { kind: 'cron', schedule: '@daily', target: 'workflow', workflow_id: wf.id, session_id: sid, brief: 'Nightly', enabled: false })
   await page.goto('/workflows')
   await expect(page.locator('.wf-run-row')).toHaveCount(1)
+  await expect(page.getByRole('table', { name: 'Triggers' }).locator('tbody.trigger')).toHaveCount(2)
   await expectAccessible(page, 'workflows hub')
+
+  // A webhook trigger opened (its signed example), and the form to add one.
+  await page.getByRole('table', { name: 'Triggers' }).getByRole('button', { name: `hook-${tag}` }).click()
+  await expect(page.locator('.trigger-curl')).toBeVisible()
+  await page.getByRole('button', { name: 'Add trigger' }).click()
+  await page.getByRole('form', { name: 'Add trigger' }).getByLabel('Kind').selectOption('cron')
+  await expectAccessible(page, "the hub's triggers: one opened, and the form")
 
   await page.getByRole('list', { name: 'Workflow definitions' }).getByRole('button', { name: `a11y-${tag}` }).click()
   await expect(page.locator('.wf-detail .react-flow__node')).toHaveCount(3)

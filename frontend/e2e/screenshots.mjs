@@ -128,6 +128,17 @@ try {
   await page.goto(`${stack.baseURL}/workflows/${release.id}`)
   await page.locator('.wf-detail .react-flow__node').first().waitFor()
   await shot('workflows')
+
+  // Triggers: a nightly schedule of the workflow and a webhook asking an
+  // agent, in the hub's Triggers; the webhook opened on its signed example.
+  await stack.api('POST', '/triggers', { name: 'nightly', kind: 'cron', schedule: '0 2 * * *', target: 'workflow', workflow_id: release.id, session_id: sid, brief: 'Ship what landed today.' })
+  const hook = await stack.api('POST', '/triggers', {
+    name: 'on push', kind: 'webhook', target: 'agent', agent_config_id: reviewer.id, session_id: sid, brief: 'Review what was pushed: the payload names the commits.',
+  })
+  await page.goto(`${stack.baseURL}/workflows`)
+  await page.getByRole('table', { name: 'Triggers' }).getByRole('button', { name: 'on push' }).click()
+  await page.locator(`tbody[data-trigger-id="${hook.id}"] .trigger-curl`).waitFor()
+  await shot('triggers')
   await page.goto(`${stack.baseURL}/s/${sid}`)
   await page.getByRole('textbox', { name: 'Message' }).fill('/workflow ship fix the login bug')
   await page.keyboard.press('Enter')

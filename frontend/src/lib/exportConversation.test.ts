@@ -53,6 +53,12 @@ describe('exporting a conversation', () => {
     expect(toMarkdown({ session, entries: [withImages], now })).toContain('**You**\n\nlook\n\n_(2 images)_')
   })
 
+  it("writes a trigger's note as its label, before the brief it sent", () => {
+    const note = entry({}, { kind: 'annotation', text: 'Trigger "nightly" asked Reviewer.', display: { kind: 'trigger_fired', title: 'nightly', summary: 'Reviewer' } as Entry['display'] })
+    const md = toMarkdown({ session, entries: [note, user('Review the day')], now })
+    expect(md).toContain('> _⚡ nightly asked Reviewer_\n\n**You**\n\nReview the day')
+  })
+
   it('fences arguments that hold backticks with a longer fence', () => {
     const md = toMarkdown({ session, entries: [entry({ type: 'function_call', call_id: 'c9', name: 'write', arguments: '"```"' })], now })
     expect(md).toContain('````json\n"```"\n````')

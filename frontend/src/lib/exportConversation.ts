@@ -82,6 +82,8 @@ function itemMarkdown(item: TimelineItem, agent: string): string | null {
       return `**${item.title}**${item.summary ? ` · ${item.summary}` : ''}`
     case 'workflow_start':
       return `> _▶ ${item.workflow}${item.who ? ` (${item.who})` : ''}_`
+    case 'trigger_fired':
+      return `> _⚡ ${item.trigger} asked ${item.agent}_`
     case 'reasoning':
     case 'unknown':
       // The model's private notes and what this build cannot read are not the conversation.

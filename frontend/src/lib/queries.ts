@@ -31,6 +31,10 @@ export const keys = {
   workflow: (id: string) => ['workflows', id] as const,
   /** Every workflow execution of the caller's, a page at a time; every page sits under ['workflow-runs']. */
   workflowRuns: (offset: number) => ['workflow-runs', offset] as const,
+  /** The caller's triggers (cron and webhook, either target), newest first. */
+  triggers: ['triggers'] as const,
+  /** The server's version and time zone (cron schedules run in it). */
+  serverInfo: ['server-info'] as const,
 }
 
 export const PAGE = 200
@@ -113,3 +117,13 @@ export const useWorkflowRuns = (offset: number) =>
     queryFn: () => ok(api.GET('/api/v1/tasks', { params: { query: { kind: 'workflow', limit: HUB_PAGE, offset } } })),
     placeholderData: (prev) => prev,
   })
+
+/**
+ * The caller's triggers, newest first. A trigger fires when nobody is
+ * looking (a schedule, a delivery), so the list is asked again now and then
+ * while it is shown, besides the live layer's nudges.
+ */
+export const useTriggers = () =>
+  useQuery({ queryKey: keys.triggers, queryFn: () => ok(api.GET('/api/v1/triggers')), refetchInterval: 30_000 })
+/** The server's version and time zone; they change only with a restart. */
+export const useServerInfo = () => useQuery({ queryKey: keys.serverInfo, queryFn: () => ok(api.GET('/api/v1/server')), staleTime: Infinity })

@@ -31,6 +31,9 @@ export function wireLive(qc: QueryClient): () => void {
     if (qc.getQueryState(keys.messages(sessionId))?.status !== 'error') liveStore.settle(runId)
     for (const k of [keys.context(sessionId), keys.traces(sessionId), keys.runs(sessionId), keys.approvals(sessionId), keys.session(sessionId), keys.sessions])
       void refresh(qc, k)
+    // A trigger's fire is recorded as its run starts: a list read at that
+    // start may have missed it.
+    void refresh(qc, keys.triggers)
   }
 
   liveStore.setEffectHandler((e: Effect) => {
@@ -40,6 +43,12 @@ export function wireLive(qc: QueryClient): () => void {
         return
       case 'refetchMessages':
         void refresh(qc, keys.messages(e.sessionId))
+        return
+      case 'firstSight':
+        // A trigger's run leaves a note before its message; and the
+        // trigger that fired it now says so (its last result).
+        void refresh(qc, keys.messages(e.sessionId))
+        void refresh(qc, keys.triggers)
         return
       case 'ended':
         void ended(e.runId, e.sessionId)
@@ -93,7 +102,11 @@ export function wireLive(qc: QueryClient): () => void {
           // that no event announces (the server writes it before it first
           // announces the task): the first sight of the task asks for it.
           const seen = qc.getQueryData<Task[]>(keys.tasks(e.parentSessionId))?.some((x) => x.task_id === t.task_id)
-          if (t.kind === 'workflow' && seen === false) void refresh(qc, keys.messages(e.parentSessionId))
+          if (t.kind === 'workflow' && seen === false) {
+            void refresh(qc, keys.messages(e.parentSessionId))
+            // A trigger may have started it: its last result moved.
+            void refresh(qc, keys.triggers)
+          }
           qc.setQueryData<Task[]>(keys.tasks(e.parentSessionId), (list) => upsertTask(list, t))
           qc.setQueryData<Task>(keys.task(e.taskId), (cur) => (cur && !isBefore(t.updated_at, cur.updated_at) ? { ...cur, ...t } : cur))
           // The hub's Runs: a listed execution moves in place at once, and

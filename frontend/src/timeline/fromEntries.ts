@@ -84,6 +84,11 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
         out.push({ ...base, kind: 'workflow_start', workflow: d.title || x.workflow || 'a workflow', who: d.summary || x.started_by || '', taskId: x.task_id ?? '' })
         return
       }
+      if (d?.kind === 'trigger_fired') {
+        const x = d.extra ?? {}
+        out.push({ ...base, kind: 'trigger_fired', trigger: d.title || x.trigger || 'a trigger', agent: d.summary || x.agent || 'an agent', triggerId: x.trigger_id ?? '' })
+        return
+      }
       const ending = d?.kind === 'run_error' || d?.kind === 'run_cancelled'
       const tone = d?.kind === 'error' || d?.kind === 'run_error' ? 'error' : 'info'
       const x = d?.extra ?? {}

@@ -77,10 +77,17 @@ export interface TaskNoticeItem extends Base { kind: 'task_notice'; title: strin
  * read there, not repeated here.
  */
 export interface WorkflowStartItem extends Base { kind: 'workflow_start'; workflow: string; who: string; taskId: string }
+/**
+ * A trigger asked an agent in the conversation: the note the fire left
+ * (display.kind trigger_fired) right before the message holding the brief.
+ * Drawn as a chip naming the trigger and the agent, people-only; the brief
+ * is the message that follows.
+ */
+export interface TriggerFiredItem extends Base { kind: 'trigger_fired'; trigger: string; agent: string; triggerId: string }
 /** Something this build does not know (an entry kind, an item type, an event): shown as its raw data. */
 export interface UnknownItem extends Base { kind: 'unknown'; label: string; data: unknown }
 
-export type TimelineItem = UserItem | AssistantItem | ReasoningItem | ToolItem | NoteItem | CompactionItem | TaskNoticeItem | WorkflowStartItem | UnknownItem
+export type TimelineItem = UserItem | AssistantItem | ReasoningItem | ToolItem | NoteItem | CompactionItem | TaskNoticeItem | WorkflowStartItem | TriggerFiredItem | UnknownItem
 
 /** The comparable content of an item, without keys, ids and streaming flags. */
 export function contentOf(item: TimelineItem): Record<string, unknown> {
@@ -104,6 +111,8 @@ export function contentOf(item: TimelineItem): Record<string, unknown> {
       return { kind: 'task_notice', title: item.title, summary: item.summary, text: item.text }
     case 'workflow_start':
       return { kind: 'workflow_start', workflow: item.workflow, who: item.who, taskId: item.taskId }
+    case 'trigger_fired':
+      return { kind: 'trigger_fired', trigger: item.trigger, agent: item.agent, triggerId: item.triggerId }
     case 'unknown':
       return { kind: 'unknown', label: item.label, data: item.data }
   }

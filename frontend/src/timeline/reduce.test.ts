@@ -255,3 +255,20 @@ describe('sandbox commands (exec_command, the terminal renderer)', () => {
     expect(reloaded.find((i) => i.kind === 'tool')).toMatchObject({ isError: true })
   })
 })
+
+describe("a run this tab did not start (a trigger's, another tab's)", () => {
+  const started = { type: 'run.started', seq: 1, payload: { run_id: 'tr-run', session_id: 's1', input: 'Review what was pushed' } }
+
+  it('asks for the transcript again at its first sight: a trigger files its note before the message', () => {
+    const { state, effects } = fold([started])
+    expect(effects).toContainEqual({ type: 'firstSight', runId: 'tr-run', sessionId: 's1' })
+    expect(state.runs['tr-run'].items.map((i) => i.kind)).toEqual(['user'])
+  })
+
+  it('is not asked for a run the tab started (adopted first) or a background task\'s', () => {
+    const adopted = { ...emptyLive(), runs: { 'tr-run': { runId: 'tr-run', sessionId: 's1', status: 'running' as const, lastSeq: 0, fromStart: false, items: [], notes: [] } } }
+    expect(fold([started], adopted).effects.filter((e) => e.type === 'firstSight')).toEqual([])
+    const task = { type: 'run.started', seq: 1, payload: { run_id: 'k1', session_id: 'child', input: 'x', task_id: 't1', parent_session_id: 's1' } }
+    expect(fold([task]).effects.filter((e) => e.type === 'firstSight')).toEqual([])
+  })
+})

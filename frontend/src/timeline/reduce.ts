@@ -59,6 +59,13 @@ export type Effect =
   | { type: 'traces'; sessionId: string }
   | { type: 'toolResult'; runId: string; sessionId: string; callId: string }
   | { type: 'lookupRun'; runId: string }
+  /**
+   * A conversation's run this tab hears of first from its run.started,
+   * not having started it: a trigger's, another tab's. What the server
+   * filed before its message (a trigger's note) rides no event, so the
+   * transcript is asked again.
+   */
+  | { type: 'firstSight'; runId: string; sessionId: string }
   | { type: 'notice'; tone: 'error' | 'info'; message: string; sessionId?: string }
   /** A background task moved (task.updated carries it whole) or its run did: its parent's task list is stale. */
   | { type: 'task'; parentSessionId: string; taskId: string; task?: EventPayload<'task.updated'> }
@@ -119,6 +126,7 @@ export function applyEvent(state: LiveState, ev: ServerEvent): Result {
   if (!run) {
     if (ev.type !== 'run.started') return { state, effects: [...effects, { type: 'lookupRun', runId }] }
     run = newRun(runId, String(p.session_id), false, taskLinkOf(p))
+    if (!run.task) effects.push({ type: 'firstSight', runId, sessionId: run.sessionId })
   }
   if (ev.seq && ev.seq <= run.lastSeq) return { state, effects } // a replayed duplicate
 

@@ -1,6 +1,6 @@
 import type { Agent, Approval } from '../../lib/api'
 import type { TimelineItem } from '../../timeline/model'
-import { AssistantMessage, Compaction, Note, Reasoning, TaskNotice, Unknown, UserMessage, WorkflowStart, type MessageActions } from './Items'
+import { AssistantMessage, Compaction, Note, Reasoning, TaskNotice, TriggerFired, Unknown, UserMessage, WorkflowStart, type MessageActions } from './Items'
 import { ToolCard } from './ToolCard'
 
 interface Props {
@@ -33,6 +33,8 @@ export function ItemView({ item, agent, approval, live, actions = none }: Props)
       return <TaskNotice item={item} />
     case 'workflow_start':
       return <WorkflowStart item={item} />
+    case 'trigger_fired':
+      return <TriggerFired item={item} />
     case 'unknown':
       return <Unknown item={item} />
   }

@@ -5,7 +5,7 @@ import { JsonBlock } from '../../components/JsonBlock'
 import { Markdown } from '../../components/Markdown'
 import type { Agent } from '../../lib/api'
 import type { MessageImage } from '../../lib/attachments'
-import type { AssistantItem, CompactionItem, NoteItem, ReasoningItem, Siblings, TaskNoticeItem, UnknownItem, UserItem, WorkflowStartItem } from '../../timeline/model'
+import type { AssistantItem, CompactionItem, NoteItem, ReasoningItem, Siblings, TaskNoticeItem, TriggerFiredItem, UnknownItem, UserItem, WorkflowStartItem } from '../../timeline/model'
 import { openTask } from '../inspector/inspectorState'
 import { useConversationTasks } from '../tasks/TaskContext'
 import { TaskChip } from '../tasks/TaskControls'
@@ -212,6 +212,19 @@ export function WorkflowStart({ item }: { item: WorkflowStartItem }) {
           onClick={() => openTask(tasks.sessionId, item.taskId)}>{label}</button>
       ) : <span className="wf-start-chip">{label}</span>}
       {task && <TaskChip task={task} />}
+    </div>
+  )
+}
+
+/**
+ * A trigger asked here: "⚡ nightly asked Reviewer", the label alone. The
+ * message after it is the brief (with a webhook's payload); the chip is for
+ * people, the model never reads it.
+ */
+export function TriggerFired({ item }: { item: TriggerFiredItem }) {
+  return (
+    <div className="wf-start" data-entry-id={item.entryId} data-trigger-id={item.triggerId || undefined}>
+      <span className="wf-start-chip trigger-chip" title="A trigger sent the next message">⚡ {item.trigger} asked {item.agent}</span>
     </div>
   )
 }

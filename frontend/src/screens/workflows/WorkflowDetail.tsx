@@ -8,6 +8,7 @@ import type { Workflow } from '../../lib/workflows'
 import { openTask } from '../inspector/inspectorState'
 import { ScopeButton } from '../settings/ScopeButton'
 import { startWorkflow } from './actions'
+import { WorkflowTriggers } from './Triggers'
 import { WorkflowChart } from './WorkflowChart'
 
 /** What one budget says, in words: "at most 10 step launches · loops at most 3 times". */
@@ -21,7 +22,7 @@ export function budgetText(b: Workflow['budget']): string {
   return parts.filter(Boolean).join(' · ')
 }
 
-/** One workflow: its description, its sequence drawn, its steps, Edit and Run…. */
+/** One workflow: its description, its sequence drawn, its triggers, its steps, Edit and Run…. */
 export function WorkflowDetail({ id }: { id: string }) {
   const workflow = useWorkflow(id)
   const agents = useAgents()
@@ -60,6 +61,7 @@ export function WorkflowDetail({ id }: { id: string }) {
       <p className="muted small">Budget: {budgetText(w.budget)}.</p>
       {running && <RunForm workflow={w} onCancel={() => setRunning(false)} />}
       <WorkflowChart steps={steps} label={`Flowchart of ${w.name}`} />
+      <WorkflowTriggers workflowId={w.id} workflowName={w.name} />
       <section aria-labelledby="wf-steps-h">
         <h3 id="wf-steps-h" className="ctx-h">Steps</h3>
         <ol className="wf-steps">

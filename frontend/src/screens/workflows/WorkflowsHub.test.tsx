@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
-// The hub's two lists as a user meets them: the definitions a page of 25 at
-// a time, and every execution with its conversation, status and progress,
-// opening in its conversation with the execution in the inspector.
+// The hub's lists as a user meets them: the definitions a page of 25 at
+// a time, the triggers between them (Triggers.test.tsx), and every
+// execution with its conversation, status and progress, opening in its
+// conversation with the execution in the inspector.
 import { screen, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
@@ -29,10 +30,16 @@ beforeEach(() => resetInspector())
 function show() {
   const definitions = Array.from({ length: 30 }, (_, i) => wf(i + 1))
   const tasks = [run({}), run({ task_id: 't2', status: 'completed', session_name: '', state: { name: 'ship', steps, step_id: 's1', step_runs: [] } })]
-  return renderWithData(<WorkflowsHub route={{ name: 'workflows' }} />, [[keys.workflows, definitions], [keys.workflowRuns(0), { tasks, total: 2 }]])
+  return renderWithData(<WorkflowsHub route={{ name: 'workflows' }} />, [[keys.workflows, definitions], [keys.workflowRuns(0), { tasks, total: 2 }], [keys.triggers, []], [keys.sessions, []], [keys.agents, []]])
 }
 
 describe('the workflows hub', () => {
+  it('has its Definitions, Triggers and Runs, in that order', () => {
+    show()
+    expect(screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent)).toEqual(['Definitions', 'Triggers', 'Runs'])
+    expect(screen.getByRole('region', { name: 'Triggers' })).toHaveTextContent('No triggers yet.')
+  })
+
   it('lists the definitions 25 to a page', async () => {
     show()
     const list = screen.getByRole('list', { name: 'Workflow definitions' })

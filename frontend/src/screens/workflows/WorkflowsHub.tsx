@@ -6,13 +6,15 @@ import { progressText, workflowState } from '../../lib/workflows'
 import { openTask } from '../inspector/inspectorState'
 import { TaskChip } from '../tasks/TaskControls'
 import { Pager } from './Pager'
+import { TriggersSection } from './Triggers'
 import { WorkflowDetail } from './WorkflowDetail'
 import { WorkflowEditor } from './WorkflowEditor'
 
 /**
  * The workflows' own place in the middle column: the definitions (each
- * opening to its description, flowchart, editor and Run…) and every
- * execution across the caller's conversations, live.
+ * opening to its description, flowchart, editor and Run…), the triggers
+ * that start work with nobody asking, and every execution across the
+ * caller's conversations, live.
  */
 export function WorkflowsHub({ route }: { route: Extract<Route, { name: 'workflows' }> }) {
   const page = route.id === 'new'
@@ -37,6 +39,7 @@ function HubLists() {
   return (
     <div className="tab-page">
       <Definitions />
+      <TriggersSection />
       <Runs />
     </div>
   )
