@@ -46,6 +46,11 @@ type ConfigReader interface {
 	ListWorkflows(ctx context.Context) ([]domain.Workflow, error)
 	// WorkflowsUsingAgent returns the workflows with a step the agent runs.
 	WorkflowsUsingAgent(ctx context.Context, agentID string) ([]domain.Workflow, error)
+
+	// FindSkill returns not_found when absent.
+	FindSkill(ctx context.Context, id string) (domain.Skill, error)
+	// ListSkills returns every skill, newest first.
+	ListSkills(ctx context.Context) ([]domain.Skill, error)
 }
 
 // ConfigWriter writes configuration rows. Inserts and updates return
@@ -75,6 +80,12 @@ type ConfigWriter interface {
 	InsertWorkflow(ctx context.Context, w domain.Workflow) error
 	UpdateWorkflow(ctx context.Context, w domain.Workflow) error
 	DeleteWorkflow(ctx context.Context, id string) error
+
+	// Skills are unique per (repo label, name) among globals and among one
+	// owner's privates.
+	InsertSkill(ctx context.Context, s domain.Skill) error
+	UpdateSkill(ctx context.Context, s domain.Skill) error
+	DeleteSkill(ctx context.Context, id string) error
 }
 
 // ConfigTx is one write transaction over the configuration.

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -201,6 +202,14 @@ func TestDeletingAUserKeepsTheirSharedConfiguration(t *testing.T) {
 				return err
 			}
 		}
+		for _, sk := range []domain.Skill{
+			{ID: "sk-priv", Ownership: domain.Ownership{Scope: domain.ScopePrivate, OwnerID: m.ID}, Name: "a", CreatedAt: when, UpdatedAt: when},
+			{ID: "sk-glob", Ownership: domain.Ownership{Scope: domain.ScopeGlobal, OwnerID: m.ID}, Name: "b", CreatedAt: when, UpdatedAt: when},
+		} {
+			if err := tx.InsertSkill(ctx, sk); err != nil {
+				return err
+			}
+		}
 		return tx.InsertAgent(ctx, domain.Agent{ID: "ag", Ownership: domain.Ownership{Scope: domain.ScopePrivate, OwnerID: m.ID},
 			AgentSpec: domain.AgentSpec{Name: "x", Model: "m"}, CreatedAt: when, UpdatedAt: when})
 	})
@@ -215,5 +224,49 @@ func TestDeletingAUserKeepsTheirSharedConfiguration(t *testing.T) {
 	}
 	if g, err := db.FindProvider(ctx, "glob"); err != nil || g.OwnerID != heir.ID {
 		t.Fatalf("global provider: %+v %v", g, err)
+	}
+	if _, err := db.FindSkill(ctx, "sk-priv"); errs.CodeOf(err) != errs.NotFound {
+		t.Fatal("private skill survived its owner")
+	}
+	if g, err := db.FindSkill(ctx, "sk-glob"); err != nil || g.OwnerID != heir.ID {
+		t.Fatalf("global skill: %+v %v", g, err)
+	}
+}
+
+func TestSkillsAreUniquePerRepoLabelAndNameInAScope(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	ann, bob := user("ann", domain.RoleMember), user("bob", domain.RoleMember)
+	db.CreateUser(ctx, ann)
+	db.CreateUser(ctx, bob)
+	skill := func(id, owner string, scope domain.Scope, label, name string) domain.Skill {
+		return domain.Skill{ID: id, Ownership: domain.Ownership{Scope: scope, OwnerID: owner}, Name: name, Description: "d",
+			Content: "c", RepoLabel: label, CreatedAt: when, UpdatedAt: when}
+	}
+	insert := func(s domain.Skill) error {
+		return db.InConfigTx(ctx, func(tx ports.ConfigTx) error { return tx.InsertSkill(ctx, s) })
+	}
+	for _, s := range []domain.Skill{
+		skill("1", ann.ID, domain.ScopeGlobal, "", "review"),
+		skill("2", ann.ID, domain.ScopeGlobal, "acme/tools", "review"), // another repository may ship a review
+		skill("3", ann.ID, domain.ScopeGlobal, "docs.example.com", "review"),
+		skill("4", ann.ID, domain.ScopePrivate, "", "review"), // a private one beside the global
+		skill("5", bob.ID, domain.ScopePrivate, "", "review"), // and another owner's
+	} {
+		if err := insert(s); err != nil {
+			t.Fatalf("insert %s (%s): %v", s.ID, s.ModelName(), err)
+		}
+	}
+	for _, s := range []domain.Skill{
+		skill("6", bob.ID, domain.ScopeGlobal, "ACME/tools", "Review"),
+		skill("7", ann.ID, domain.ScopePrivate, "", "REVIEW"),
+	} {
+		if err := insert(s); errs.CodeOf(err) != errs.Conflict || !strings.Contains(errs.MessageOf(err), s.ModelName()) {
+			t.Fatalf("insert %s (%s): %v, want a conflict naming it", s.ID, s.ModelName(), err)
+		}
+	}
+	got, err := db.FindSkill(ctx, "2")
+	if err != nil || got.ModelName() != "acme/tools:review" || got.Scope != domain.ScopeGlobal {
+		t.Fatalf("read back %+v %v", got, err)
 	}
 }

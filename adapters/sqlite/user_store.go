@@ -141,10 +141,12 @@ func (db *DB) DeleteUser(ctx context.Context, id, heirID string, check func(u do
 			`DELETE FROM providers WHERE owner_id = ?1 AND scope = 'private'`,
 			`DELETE FROM mcp_servers WHERE owner_id = ?1 AND scope = 'private'`,
 			`DELETE FROM workflows WHERE owner_id = ?1 AND scope = 'private'`,
+			`DELETE FROM skills WHERE owner_id = ?1 AND scope = 'private'`,
 			`UPDATE agents SET owner_id = ?2 WHERE owner_id = ?1`,
 			`UPDATE providers SET owner_id = ?2 WHERE owner_id = ?1`,
 			`UPDATE mcp_servers SET owner_id = ?2 WHERE owner_id = ?1`,
 			`UPDATE workflows SET owner_id = ?2 WHERE owner_id = ?1`,
+			`UPDATE skills SET owner_id = ?2 WHERE owner_id = ?1`,
 			`DELETE FROM users WHERE id = ?1`,
 		} {
 			if _, err := tx.ExecContext(ctx, stmt, id, heirID); err != nil {

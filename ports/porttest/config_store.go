@@ -33,15 +33,18 @@ type configRows struct {
 	guardrails map[string]domain.Guardrail
 	memories   map[string]domain.Memory
 	workflows  map[string]domain.Workflow
+	skills     map[string]domain.Skill
 }
 
 func (r *configRows) clone() *configRows {
 	if r == nil {
 		return &configRows{providers: map[string]domain.Provider{}, agents: map[string]domain.Agent{},
-			guardrails: map[string]domain.Guardrail{}, memories: map[string]domain.Memory{}, workflows: map[string]domain.Workflow{}}
+			guardrails: map[string]domain.Guardrail{}, memories: map[string]domain.Memory{}, workflows: map[string]domain.Workflow{},
+			skills: map[string]domain.Skill{}}
 	}
 	return &configRows{providers: maps.Clone(r.providers), agents: maps.Clone(r.agents),
-		guardrails: maps.Clone(r.guardrails), memories: maps.Clone(r.memories), workflows: maps.Clone(r.workflows)}
+		guardrails: maps.Clone(r.guardrails), memories: maps.Clone(r.memories), workflows: maps.Clone(r.workflows),
+		skills: maps.Clone(r.skills)}
 }
 
 func (s *ConfigStore) committed() configTx {
@@ -135,6 +138,16 @@ func (s *ConfigStore) ListMemories(ctx context.Context) ([]domain.Memory, error)
 // CountMemories counts the memories of a scope ("" = global).
 func (s *ConfigStore) CountMemories(ctx context.Context, agentID string) (int, error) {
 	return s.committed().CountMemories(ctx, agentID)
+}
+
+// FindSkill returns not_found when absent.
+func (s *ConfigStore) FindSkill(ctx context.Context, id string) (domain.Skill, error) {
+	return s.committed().FindSkill(ctx, id)
+}
+
+// ListSkills returns every skill, newest first.
+func (s *ConfigStore) ListSkills(ctx context.Context) ([]domain.Skill, error) {
+	return s.committed().ListSkills(ctx)
 }
 
 // FindWorkflow returns not_found when absent.
@@ -591,4 +604,55 @@ func (c configTx) checkWorkflow(ctx context.Context, w domain.Workflow, insert b
 // DeleteWorkflow implements ports.ConfigWriter.
 func (c configTx) DeleteWorkflow(ctx context.Context, id string) error {
 	return deleteRow(ctx, c.rows.workflows, id, "workflow")
+}
+
+// FindSkill implements ports.ConfigReader.
+func (c configTx) FindSkill(ctx context.Context, id string) (domain.Skill, error) {
+	s, ok := c.rows.skills[id]
+	return s, found(ctx, ok, "skill")
+}
+
+// ListSkills implements ports.ConfigReader.
+func (c configTx) ListSkills(ctx context.Context) ([]domain.Skill, error) {
+	return newestFirst(ctx, c.rows.skills, func(domain.Skill) bool { return true })
+}
+
+// InsertSkill implements ports.ConfigWriter.
+func (c configTx) InsertSkill(ctx context.Context, s domain.Skill) error {
+	if err := c.checkSkill(ctx, s, true); err != nil {
+		return err
+	}
+	c.rows.skills[s.ID] = s
+	return nil
+}
+
+// UpdateSkill implements ports.ConfigWriter. Owner and creation time stay.
+func (c configTx) UpdateSkill(ctx context.Context, s domain.Skill) error {
+	if err := c.checkSkill(ctx, s, false); err != nil {
+		return err
+	}
+	cur := c.rows.skills[s.ID]
+	s.OwnerID, s.CreatedAt = cur.OwnerID, cur.CreatedAt
+	c.rows.skills[s.ID] = s
+	return nil
+}
+
+func (c configTx) checkSkill(ctx context.Context, s domain.Skill, insert bool) error {
+	if err := rowFor(ctx, c.rows.skills, s.ID, insert, "skill"); err != nil {
+		return err
+	}
+	if !insert {
+		s.OwnerID = c.rows.skills[s.ID].OwnerID
+	}
+	for id, o := range c.rows.skills {
+		if id != s.ID && strings.EqualFold(o.RepoLabel, s.RepoLabel) && sameScopedName(o.Ownership, o.Name, s.Ownership, s.Name) {
+			return errs.E(errs.Conflict, "a skill named %q already exists in that scope", s.ModelName())
+		}
+	}
+	return nil
+}
+
+// DeleteSkill implements ports.ConfigWriter.
+func (c configTx) DeleteSkill(ctx context.Context, id string) error {
+	return deleteRow(ctx, c.rows.skills, id, "skill")
 }
