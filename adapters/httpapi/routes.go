@@ -12,6 +12,7 @@ func (s *Server) table() []Route {
 		s.providerRoutes(),
 		s.agentRoutes(),
 		s.mcpRoutes(),
+		s.skillRoutes(),
 		s.memoryRoutes(),
 		s.guardrailRoutes(),
 		s.sessionRoutes(),

@@ -28,6 +28,7 @@ import (
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/skills"
 	"github.com/agents-server/agents-server/core/tasks"
 	"github.com/agents-server/agents-server/core/traces"
 	"github.com/agents-server/agents-server/core/triggers"
@@ -50,6 +51,7 @@ type Deps struct {
 	Tasks      *tasks.Manager
 	Workflows  *workflows.Service
 	Triggers   *triggers.Service
+	Skills     *skills.Service
 	// Attachments keeps the images people send with messages.
 	Attachments *attachments.Service
 	// Streams registers every open event stream, so a revoked credential

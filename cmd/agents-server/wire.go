@@ -35,6 +35,7 @@ import (
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/skills"
 	"github.com/agents-server/agents-server/core/tasks"
 	"github.com/agents-server/agents-server/core/traces"
 	"github.com/agents-server/agents-server/core/triggers"
@@ -147,7 +148,8 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, err
 	}
 
-	agentSvc := agents.New(db, idGen, clock, nil).WithMCP(mcpSvc)
+	skillSvc := skills.NewService(db, idGen, clock)
+	agentSvc := agents.New(db, idGen, clock, skillSvc.Exists).WithMCP(mcpSvc)
 	triggerSvc := triggers.New(triggers.Deps{Store: db, Users: db, Config: db, Sessions: sessionSvc, Workflows: workflowSvc,
 		Starter: triggerStarter{taskMgr, runSvc}, Box: box, IDs: idGen, Clock: clock, Location: time.Local, Log: log})
 	// Ticks missed while the process was down are skipped before anything
@@ -171,6 +173,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		Tasks:       taskMgr,
 		Workflows:   workflowSvc,
 		Triggers:    triggerSvc,
+		Skills:      skillSvc,
 		Attachments: attachmentSvc,
 		Streams:     streams,
 		Ready:       db.Ping,

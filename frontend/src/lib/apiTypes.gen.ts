@@ -1206,6 +1206,60 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Skills the caller can see: shared ones first, then the caller's own */
+        get: operations["listSkills"];
+        put?: never;
+        /** Add a skill from its SKILL.md (private unless an admin asks for global); name and description come from its frontmatter */
+        post: operations["createSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One skill */
+        get: operations["getSkill"];
+        /** Replace a skill's SKILL.md; an imported skill edited here is detached from its source */
+        put: operations["updateSkill"];
+        post?: never;
+        /** Delete a skill no agent selects */
+        delete: operations["deleteSkill"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skills/{id}/scope": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish (admin) or unpublish (admin or author) a skill authored here (an imported one moves with its repository) */
+        post: operations["setSkillScope"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/tasks": {
         parameters: {
             query?: never;
@@ -1840,6 +1894,15 @@ export interface components {
             /** @description An agent the caller can see */
             agent_config_id?: string;
             name?: string;
+        };
+        CreateSkillRequest: {
+            /** @description The SKILL.md: YAML frontmatter with name and description, then the instructions (at most 256 KiB) */
+            content: string;
+            /**
+             * @description Default private
+             * @enum {string}
+             */
+            scope?: "private" | "global";
         };
         CreateTokenRequest: {
             /** @description Lifetime in days; 0 never expires */
@@ -2889,6 +2952,30 @@ export interface components {
             /** @description The newest entry of each attempt: branch to it to switch */
             tips: string[];
         } | null;
+        SkillView: {
+            content: string;
+            /** Format: date-time */
+            created_at: string;
+            /** @description From the frontmatter: what the model reads in the skills index */
+            description: string;
+            /** @description An imported skill edited here: imports never overwrite it again */
+            detached: boolean;
+            id: string;
+            /** @description The name the model knows it by: owner/repo:name (GitHub import), host:name (another URL) or the bare name */
+            model_name: string;
+            /** @description From the frontmatter */
+            name: string;
+            owner_id: string;
+            repo_label?: string;
+            /** @enum {string} */
+            scope: "private" | "global";
+            source_commit?: string;
+            source_path?: string;
+            /** @description Where an imported skill came from; its skills move scope as one group */
+            source_repo?: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         SpanPayload: {
             data?: unknown;
             data_bytes: number;
@@ -3209,6 +3296,10 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
             workflow_id?: string;
+        };
+        UpdateSkillRequest: {
+            /** @description The SKILL.md; name and description are read from it again. Editing an imported skill detaches it from its source */
+            content: string;
         };
         UpdateUserRequest: {
             /** @description Disabling revokes every token of the user */
@@ -6242,6 +6333,186 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listSkills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillView"][];
+                };
+            };
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    createSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSkillRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillView"];
+                };
+            };
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    updateSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["UpdateSkillRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deleteSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    setSkillScope: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ScopeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];

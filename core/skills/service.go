@@ -1,0 +1,213 @@
+package skills
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+const what = "skill"
+
+// Service keeps skills under the ownership rules of scoped configuration.
+type Service struct {
+	store ports.ConfigStore
+	ids   ports.IDs
+	clock ports.Clock
+}
+
+// NewService returns a Service.
+func NewService(store ports.ConfigStore, ids ports.IDs, clock ports.Clock) *Service {
+	return &Service{store: store, ids: ids, clock: clock}
+}
+
+// List returns the skills the caller can see: others' shared ones first,
+// then the caller's own, newest first within each.
+func (s *Service) List(ctx context.Context, p domain.Principal) ([]domain.Skill, error) {
+	all, err := s.store.ListSkills(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return domain.VisibleOrdered(all, p, func(k domain.Skill) domain.Ownership { return k.Ownership }), nil
+}
+
+// Get returns one skill; another user's private one is not_found.
+func (s *Service) Get(ctx context.Context, p domain.Principal, id string) (domain.Skill, error) {
+	k, err := s.store.FindSkill(ctx, id)
+	if err != nil {
+		return k, err
+	}
+	return k, k.CheckRead(p, what)
+}
+
+// Create adds a skill authored here from its SKILL.md, private unless an
+// admin asks for global. Returns validation (the document's problem),
+// forbidden, conflict (the name is taken in that scope).
+func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.Scope, content string) (domain.Skill, error) {
+	if scope == "" {
+		scope = domain.ScopePrivate
+	}
+	if err := domain.CheckCreate(p, scope, what); err != nil {
+		return domain.Skill{}, err
+	}
+	doc, err := Parse(content)
+	if err != nil {
+		return domain.Skill{}, err
+	}
+	now := s.clock.Now()
+	k := domain.Skill{ID: s.ids.NewID(), Ownership: domain.Ownership{Scope: scope, OwnerID: p.User.ID}, Name: doc.Name,
+		Description: doc.Description, Content: content, CreatedAt: now, UpdatedAt: now}
+	return k, s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error { return tx.InsertSkill(ctx, k) })
+}
+
+// Update replaces a skill's document; name and description are read from
+// it again. An imported skill edited here is detached: an import never
+// overwrites it again. Returns not_found, forbidden, validation, conflict.
+func (s *Service) Update(ctx context.Context, p domain.Principal, id, content string) (domain.Skill, error) {
+	doc, err := Parse(content)
+	if err != nil {
+		return domain.Skill{}, err
+	}
+	var out domain.Skill
+	err = s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+		k, err := tx.FindSkill(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := k.CheckUpdate(p, what); err != nil {
+			return err
+		}
+		if k.Content == content {
+			out = k
+			return nil // nothing changed: an imported skill stays attached
+		}
+		k.Name, k.Description, k.Content, k.UpdatedAt = doc.Name, doc.Description, content, s.clock.Now()
+		k.Detached = k.Imported()
+		out = k
+		return tx.UpdateSkill(ctx, k)
+	})
+	return out, err
+}
+
+// Delete removes a skill no agent selects. Returns not_found, forbidden,
+// conflict (naming the agents that select it).
+func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
+	return s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+		k, err := tx.FindSkill(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := k.CheckDelete(p, what); err != nil {
+			return err
+		}
+		users, err := selecting(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if len(users) > 0 {
+			return errs.E(errs.Conflict, "the agents %s select this skill: take it out of their skills first", names(users))
+		}
+		return tx.DeleteSkill(ctx, id)
+	})
+}
+
+// SetScope publishes (admin) or unpublishes (admin or author) a skill
+// authored here; an imported one moves with its repository's group.
+// Unpublishing is refused while a global agent selects it. Returns
+// validation, not_found, forbidden, conflict.
+func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, to domain.Scope) (domain.Skill, error) {
+	var out domain.Skill
+	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+		k, err := tx.FindSkill(ctx, id)
+		if err != nil {
+			return err
+		}
+		if err := k.CheckRead(p, what); err != nil {
+			return err
+		}
+		if k.Imported() {
+			return errs.E(errs.Validation, "this skill came with %s: a repository's skills move scope together, as one group", k.SourceRepo)
+		}
+		if err := k.CheckScopeChange(p, to, what); err != nil {
+			return err
+		}
+		users, err := selecting(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		var stranded []domain.Agent
+		for _, a := range users {
+			if !domain.ReferenceSurvives(a.Ownership, k.Ownership, to) {
+				stranded = append(stranded, a)
+			}
+		}
+		if len(stranded) > 0 {
+			return errs.E(errs.Conflict, "the shared agents %s select this skill: it cannot become private under them", names(stranded))
+		}
+		k.Scope, k.UpdatedAt = to, s.clock.Now()
+		out = k
+		return tx.UpdateSkill(ctx, k)
+	})
+	return out, err
+}
+
+// Exists says whether a skill id names a skill an agent held as holder may
+// select: it exists, and the holder may reference it.
+func (s *Service) Exists(ctx context.Context, holder domain.Ownership, id string) (bool, error) {
+	k, err := s.store.FindSkill(ctx, id)
+	if errs.Is(err, errs.NotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return holder.MayReference(k.Ownership), nil
+}
+
+// ForAgent lists the skills an agent reads: those its holding may
+// reference, narrowed by its selection (nil: every one, empty: none), by
+// model-facing name.
+func (s *Service) ForAgent(ctx context.Context, a domain.Agent) ([]domain.Skill, error) {
+	if a.Skills != nil && len(a.Skills) == 0 {
+		return nil, nil
+	}
+	all, err := s.store.ListSkills(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Skill
+	for _, k := range all {
+		if a.MayReference(k.Ownership) && (a.Skills == nil || slices.Contains(a.Skills, k.ID)) {
+			out = append(out, k)
+		}
+	}
+	slices.SortFunc(out, func(x, y domain.Skill) int { return strings.Compare(x.ModelName(), y.ModelName()) })
+	return out, nil
+}
+
+// selecting lists the agents whose selection names the skill.
+func selecting(ctx context.Context, tx ports.ConfigReader, id string) ([]domain.Agent, error) {
+	agents, err := tx.ListAgents(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Agent
+	for _, a := range agents {
+		if slices.Contains(a.Skills, id) {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+// names lists agents by name, quoted.
+func names(agents []domain.Agent) string {
+	var out []string
+	for _, a := range agents {
+		out = append(out, `"`+a.Name+`"`)
+	}
+	return strings.Join(out, ", ")
+}
