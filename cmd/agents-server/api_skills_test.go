@@ -1,10 +1,13 @@
 package main
 
 import (
+	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
+	"github.com/agents-server/agents-server/adapters/llm/scripted"
 )
 
 func skillDoc(name, desc string) string {
@@ -58,4 +61,97 @@ func TestSkillsCRUDAndTheAgentSelection(t *testing.T) {
 	}
 	h.call("DELETE", "/api/v1/skills/"+k.ID, bob, nil).wantErr(t, 403, "forbidden")
 	h.call("DELETE", "/api/v1/skills/"+k.ID, ann, nil).want(t, 204)
+}
+
+func TestAnAgentReadsASkillThroughReadSkill(t *testing.T) {
+	t.Parallel()
+	h := startServer(t, testConfig(t))
+	model, url := startScripted(t)
+	tok := h.member("sk")
+	p := h.createProvider(tok, protocols(url)["openai-responses"])
+	var release, style httpapi.SkillView
+	h.call("POST", "/api/v1/skills", tok, map[string]any{"content": skillDoc("release", "How we cut a release")}).want(t, 201).decode(t, &release)
+	h.call("POST", "/api/v1/skills", tok, map[string]any{"content": skillDoc("house-style", "Our prose rules")}).want(t, 201).decode(t, &style)
+	model.SetScript("sk", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{
+		{ToolCalls: []scripted.ToolCall{{Name: "read_skill", Arguments: `{"name":"release"}`}}},
+		{Text: "Following the release skill."},
+	}}}})
+	agent := h.createAgent(tok, map[string]any{"name": "releaser", "model": "sk", "provider_id": p.ID})
+	s := h.createSession(tok, map[string]any{"agent_config_id": agent.ID})
+	var run httpapi.RunView
+	h.call("POST", "/api/v1/sessions/"+s.ID+"/runs", tok, map[string]any{"input": "cut 1.2"}, "Prefer", "wait=30").want(t, 200).decode(t, &run)
+	if run.Status != "completed" {
+		t.Fatalf("run %+v", run)
+	}
+	var card *httpapi.EntryView
+	for _, e := range h.messages(tok, s.ID, "") {
+		if e.Display != nil && e.Display.Kind == "skill" {
+			card = &e
+		}
+	}
+	if card == nil || card.Display.Title != "release" || card.Display.Extra["skill_id"] != release.ID {
+		t.Fatalf("the read_skill result's card: %+v", card)
+	}
+	// The model's turns, not the conversation's title request.
+	turns := func() []string {
+		var out []string
+		for _, r := range model.Requests() {
+			if !strings.Contains(string(r.Body), "Title this conversation") {
+				out = append(out, string(r.Body))
+			}
+		}
+		return out
+	}
+	reqs := turns()
+	first, second := reqs[0], reqs[1]
+	// Every skill it may read is indexed (null selection), and read_skill offered.
+	for _, want := range []string{"- house-style: Our prose rules", "- release: How we cut a release", `"read_skill"`} {
+		if !strings.Contains(first, want) {
+			t.Fatalf("the first request lacks %q: %s", want, first)
+		}
+	}
+	if !strings.Contains(second, "Do it well.") {
+		t.Fatalf("the skill's document did not reach the model: %s", second)
+	}
+	var ctx struct {
+		Prompt struct {
+			Layers map[string]int `json:"layers"`
+			Tools  map[string]int `json:"tools"`
+		} `json:"prompt"`
+	}
+	h.call("GET", "/api/v1/sessions/"+s.ID+"/context", tok, nil).want(t, 200).decode(t, &ctx)
+	if ctx.Prompt.Layers["skills_index"] == 0 || ctx.Prompt.Tools["skills"] == 0 {
+		t.Fatalf("context report %+v", ctx.Prompt)
+	}
+
+	// A selection narrows the index; an empty one offers no skills at all.
+	h.call("PUT", "/api/v1/agents/"+agent.ID, tok, map[string]any{"name": "releaser", "model": "sk", "provider_id": p.ID,
+		"skills": []string{style.ID}}).want(t, 200)
+	model.SetScript("sk", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{{Text: "ok"}}}}})
+	h.call("POST", "/api/v1/sessions/"+s.ID+"/runs", tok, map[string]any{"input": "again"}, "Prefer", "wait=30").want(t, 200)
+	reqs = turns()
+	last := reqs[len(reqs)-1]
+	if !strings.Contains(last, "- house-style: Our prose rules") || strings.Contains(last, "- release: How we cut") {
+		t.Fatalf("the selection did not narrow the index")
+	}
+	h.call("PUT", "/api/v1/agents/"+agent.ID, tok, map[string]any{"name": "releaser", "model": "sk", "provider_id": p.ID,
+		"skills": []string{}}).want(t, 200)
+	h.call("POST", "/api/v1/sessions/"+s.ID+"/runs", tok, map[string]any{"input": "once more"}, "Prefer", "wait=30").want(t, 200)
+	reqs = turns()
+	var offered struct {
+		Instructions string
+		Tools        []struct{ Name string }
+	}
+	if err := json.Unmarshal([]byte(reqs[len(reqs)-1]), &offered); err != nil || !strings.Contains(reqs[len(reqs)-1], "once more") {
+		t.Fatalf("the last turn's request (%v): %s", err, reqs[len(reqs)-1])
+	}
+	if strings.Contains(offered.Instructions, "house-style") || slices.ContainsFunc(offered.Tools, func(t struct{ Name string }) bool {
+		return t.Name == "read_skill"
+	}) {
+		t.Fatalf("an empty selection still offers skills: %+v", offered)
+	}
+	h.call("GET", "/api/v1/sessions/"+s.ID+"/context", tok, nil).want(t, 200).decode(t, &ctx)
+	if ctx.Prompt.Layers["skills_index"] != 0 {
+		t.Fatalf("context report after an empty selection %+v", ctx.Prompt)
+	}
 }

@@ -127,6 +127,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	// The task manager drives the run engine, and the engine tells it of
 	// every run's end: the two are wired both ways here.
 	workflowSvc := workflows.NewService(db, idGen, clock)
+	skillSvc := skills.NewService(db, idGen, clock)
 	taskMgr := tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: sessionSvc, Config: db, Settings: settingsSvc, Hub: eventHub,
 		Workflows: workflowSvc, Projects: sandboxSvc, IDs: idGen, Clock: clock, Log: log})
 	attachmentSvc := attachments.New(db, idGen, clock)
@@ -134,6 +135,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
 		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, Tasks: taskMgr,
 		Authoring:   workflowSvc,
+		Skills:      skillSvc,
 		Attachments: attachmentSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
 	})
 	taskMgr.Attach(runSvc)
@@ -148,7 +150,6 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		return nil, err
 	}
 
-	skillSvc := skills.NewService(db, idGen, clock)
 	agentSvc := agents.New(db, idGen, clock, skillSvc.Exists).WithMCP(mcpSvc)
 	triggerSvc := triggers.New(triggers.Deps{Store: db, Users: db, Config: db, Sessions: sessionSvc, Workflows: workflowSvc,
 		Starter: triggerStarter{taskMgr, runSvc}, Box: box, IDs: idGen, Clock: clock, Location: time.Local, Log: log})

@@ -31,8 +31,9 @@ type builtAgent struct {
 	handoffs     map[string]domain.Agent
 	checks       []*domain.GuardrailCheck
 	schema       *agents.OutputSchema
-	mcp          map[string]mcp.Tool // the live MCP tools, by the name the model calls
-	unavailable  []mcp.Unavailable   // selected MCP servers that cannot serve this run
+	mcp          map[string]mcp.Tool     // the live MCP tools, by the name the model calls
+	skills       map[string]domain.Skill // what read_skill reads, by model-facing name
+	unavailable  []mcp.Unavailable       // selected MCP servers that cannot serve this run
 }
 
 func (b *builtAgent) maxTurns() int {
@@ -245,7 +246,7 @@ func (s *Service) equip(ctx context.Context, rc *runCtx, b *builtAgent) error {
 	s.equipBackground(rc, b)
 	s.equipAuthoring(rc, b)
 	if rc.ws == nil {
-		return nil
+		return s.equipSkills(ctx, b)
 	}
 	prompt, err := s.d.Sandboxes.Prompt(ctx, rc.ws.ProjectID())
 	if errs.Is(err, errs.NotFound) {
@@ -262,7 +263,7 @@ func (s *Service) equip(ctx context.Context, rc *runCtx, b *builtAgent) error {
 	}
 	b.layers["sandbox_prompt"] = len(prompt)
 	b.specs = append(b.specs, tools.Sandbox...)
-	return nil
+	return s.equipSkills(ctx, b)
 }
 
 // reportUnavailable traces the MCP tools the build got, per server, and

@@ -47,6 +47,8 @@ type Deps struct {
 	Tasks Background
 	// Authoring answers get_workflow / save_workflow; nil offers neither.
 	Authoring Authoring
+	// Skills lists what an agent reads with read_skill; nil offers none.
+	Skills Skills
 	// Attachments serves the images messages carry; nil refuses them.
 	Attachments *attachments.Service
 	LLM         ports.LLM

@@ -21,7 +21,7 @@ type toolResult struct {
 
 // refusedInPlanning lists tools a planning session may still use: reading
 // and thinking, nothing that changes the world or the plan's scope.
-var allowedInPlanning = []string{"read_file", "list_files", "task_status", "get_workflow"}
+var allowedInPlanning = []string{"read_file", "list_files", "task_status", "get_workflow", "read_skill"}
 
 // runTools answers a turn's calls, at most max_tool_concurrency at once. A
 // transfer tool hands the run to its target (the first one wins). Each call
@@ -133,6 +133,8 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 		r = s.callTask(ctx, rc, call)
 	case (call.Name == tools.GetWorkflow.Name || call.Name == tools.SaveWorkflow.Name) && s.d.Authoring != nil:
 		r = s.authoringTool(ctx, rc, call)
+	case call.Name == tools.ReadSkill.Name:
+		r = readSkill(rc, call)
 	case rc.agent.mcp[call.Name].Name != "":
 		t := rc.agent.mcp[call.Name]
 		sp.meta("mcp_server", t.Server)

@@ -1,0 +1,17 @@
+package tools
+
+import "encoding/json"
+
+// OriginSkills marks read_skill, which an agent gets when it has skills to
+// read.
+const OriginSkills = "skills"
+
+// ReadSkill reads one skill's document by the name the index gives it.
+var ReadSkill = Spec{
+	Name: "read_skill",
+	Description: "Read a skill: a document of know-how (a checklist, a house style, how to use an internal API) listed in the " +
+		"skills index of your instructions. Read one when the task at hand matches its description, then follow it.",
+	Parameters: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name as the index gives it"}},` +
+		`"required":["name"],"additionalProperties":false}`),
+	Origin: OriginSkills,
+}
