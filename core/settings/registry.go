@@ -20,6 +20,8 @@ const (
 	KeyMaxStreamsPerUser         = "max_streams_per_user"
 	KeyMCPServerEnabled          = "mcp_server_enabled"
 	KeyTitleModel                = "title_model"
+	KeySkillsGitHubAPI           = "skills_github_api_url"
+	KeySkillsAllowPrivate        = "skills_allow_private_addresses"
 )
 
 // Registry is every global setting, in the order the panel shows them.
@@ -91,5 +93,17 @@ var Registry = []domain.SettingDef{
 		Group: "mcp", Label: "Serve the workbench over MCP (/mcp)",
 		Description: "When on, MCP clients (Claude Desktop, Cursor, another workbench) reach /mcp with a bearer token: " +
 			"each agent the caller can see is an ask_<agent> tool, with list_sessions and read_session. Approvals still gate in the workbench.",
+	},
+	{
+		Key: KeySkillsGitHubAPI, Kind: domain.SettingURL, Schemes: []string{"http", "https"}, Default: "https://api.github.com",
+		Group: "skills", Label: "GitHub API for skill imports",
+		Description: "Where a github.com repository URL is walked (anonymously) on a skill import: point it at a GitHub " +
+			"Enterprise server's API (https://ghe.example.com/api/v3) to import from there.",
+	},
+	{
+		Key: KeySkillsAllowPrivate, Kind: domain.SettingBool, Default: "false",
+		Group: "skills", Label: "Skill imports may reach private addresses",
+		Description: "When off, a skill import refuses URLs that resolve to loopback, link-local or private addresses, " +
+			"so an import cannot probe the server's own network. Turn on only to import from a host on that network.",
 	},
 }
