@@ -52,6 +52,8 @@ type Deps struct {
 	Workflows  *workflows.Service
 	Triggers   *triggers.Service
 	Skills     *skills.Service
+	// SkillImports reads skills from GitHub and raw URLs.
+	SkillImports *skills.Importer
 	// Attachments keeps the images people send with messages.
 	Attachments *attachments.Service
 	// Streams registers every open event stream, so a revoked credential

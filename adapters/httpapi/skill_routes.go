@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/skills"
 )
 
 // CreateSkillRequest adds a skill authored here.
@@ -44,9 +45,27 @@ func skillView(k domain.Skill) SkillView {
 		SourceCommit: k.SourceCommit, Detached: k.Detached, CreatedAt: k.CreatedAt, UpdatedAt: k.UpdatedAt}
 }
 
+// SkillImportRequest imports skills from elsewhere.
+type SkillImportRequest struct {
+	URL string `json:"url" required:"true" doc:"https://github.com/owner/repo (every SKILL.md of the repository at its HEAD commit) or any http(s) URL of one raw SKILL.md"`
+}
+
+// SkillGroupScopeRequest moves a repository's skills between scopes.
+type SkillGroupScopeRequest struct {
+	SourceRepo string `json:"source_repo" required:"true" doc:"The skills' source_repo"`
+	OwnerID    string `json:"owner_id,omitempty" doc:"Whose import (admins); default the caller's"`
+	Scope      string `json:"scope" required:"true" enum:"scope"`
+}
+
 func (s *Server) skillRoutes() []Route {
 	p := APIPrefix + "/skills"
 	return []Route{
+		op(http.MethodPost, APIPrefix+"/skill-imports", "importSkills", "skills",
+			"Import skills from a GitHub repository (anonymously, pinned to its HEAD commit) or one raw SKILL.md URL: unedited skills are refreshed, ones edited here are left, new ones join the group's scope",
+			http.StatusOK, s.handleImportSkills).WithRefusals(http.StatusConflict, http.StatusBadGateway),
+		op(http.MethodPost, APIPrefix+"/skill-repos/scope", "setSkillRepoScope", "skills",
+			"Publish (admin) or unpublish (admin or owner) every skill imported from one source, as one group",
+			http.StatusOK, s.handleSkillRepoScope).WithRefusals(http.StatusForbidden, http.StatusNotFound, http.StatusConflict),
 		op(http.MethodGet, p, "listSkills", "skills", "Skills the caller can see: shared ones first, then the caller's own",
 			http.StatusOK, s.handleListSkills),
 		op(http.MethodPost, p, "createSkill", "skills",
@@ -91,4 +110,13 @@ func (s *Server) handleDeleteSkill(c echo.Context, _ *NoBody) (NoBody, error) {
 func (s *Server) handleSkillScope(c echo.Context, req *ScopeRequest) (SkillView, error) {
 	k, err := s.deps.Skills.SetScope(c.Request().Context(), caller(c), c.Param("id"), domain.Scope(req.Scope))
 	return skillView(k), err
+}
+
+func (s *Server) handleImportSkills(c echo.Context, req *SkillImportRequest) (skills.ImportResult, error) {
+	return s.deps.SkillImports.Import(c.Request().Context(), caller(c), req.URL)
+}
+
+func (s *Server) handleSkillRepoScope(c echo.Context, req *SkillGroupScopeRequest) ([]SkillView, error) {
+	list, err := s.deps.Skills.SetGroupScope(c.Request().Context(), caller(c), req.SourceRepo, req.OwnerID, domain.Scope(req.Scope))
+	return mapAll(list, skillView), err
 }

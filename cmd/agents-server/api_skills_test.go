@@ -2,12 +2,17 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
+	"github.com/agents-server/agents-server/core/skills"
 )
 
 func skillDoc(name, desc string) string {
@@ -154,4 +159,188 @@ func TestAnAgentReadsASkillThroughReadSkill(t *testing.T) {
 	if ctx.Prompt.Layers["skills_index"] != 0 {
 		t.Fatalf("context report after an empty selection %+v", ctx.Prompt)
 	}
+}
+
+// fakeGitHub serves the GitHub REST API's shapes for one repository,
+// acme/tools, at a commit the test moves.
+type fakeGitHub struct {
+	mu        sync.Mutex
+	commit    string
+	files     map[string]string // path → content, at the current commit
+	truncated bool
+}
+
+func (g *fakeGitHub) set(commit string, truncated bool, files map[string]string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.commit, g.truncated, g.files = commit, truncated, files
+}
+
+func (g *fakeGitHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	const repo = "/repos/acme/tools"
+	switch {
+	case r.URL.Path == repo+"/commits/HEAD":
+		json.NewEncoder(w).Encode(map[string]string{"sha": g.commit})
+	case r.URL.Path == repo+"/git/trees/"+g.commit && r.URL.Query().Get("recursive") == "1":
+		type entry struct {
+			Path string `json:"path"`
+			Type string `json:"type"`
+			Size int    `json:"size"`
+		}
+		tree := []entry{{Path: "skills", Type: "tree"}, {Path: "README.md", Type: "blob", Size: 10}}
+		for p, c := range g.files {
+			tree = append(tree, entry{Path: p, Type: "blob", Size: len(c)})
+		}
+		json.NewEncoder(w).Encode(map[string]any{"sha": g.commit, "tree": tree, "truncated": g.truncated})
+	case strings.HasPrefix(r.URL.Path, repo+"/contents/") && r.URL.Query().Get("ref") == g.commit &&
+		r.Header.Get("Accept") == "application/vnd.github.raw":
+		c, ok := g.files[strings.TrimPrefix(r.URL.Path, repo+"/contents/")]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		io.WriteString(w, c)
+	case r.URL.Path == "/raw/one/SKILL.md":
+		io.WriteString(w, skillDoc("one", "A single raw skill"))
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+func TestSkillImportsFromAGitHubRepository(t *testing.T) {
+	t.Parallel()
+	h := startServer(t, testConfig(t))
+	gh := &fakeGitHub{}
+	srv := httptest.NewServer(gh)
+	t.Cleanup(srv.Close)
+	tok := h.member("imp")
+	var me httpapi.UserView
+	h.call("GET", "/api/v1/auth/me", tok, nil).want(t, 200).decode(t, &me)
+	h.call("PUT", "/api/v1/settings/skills_github_api_url", h.admin, map[string]string{"value": srv.URL}).want(t, 200)
+	gh.set("c1", true, map[string]string{
+		"skills/release/SKILL.md":    skillDoc("release", "How we cut a release"),
+		"deep/nested/style/SKILL.md": skillDoc("house-style", "Our prose rules"),
+		"bad/SKILL.md":               "# no frontmatter here",
+		"dup/SKILL.md":               skillDoc("release", "A second release skill"),
+		"big/SKILL.md":               "---\nname: big\ndescription: too big\n---\n" + strings.Repeat("x", 256<<10),
+	})
+	imp := func(url string) (r skills.ImportResult) {
+		t.Helper()
+		h.call("POST", "/api/v1/skill-imports", tok, map[string]any{"url": url}).want(t, 200).decode(t, &r)
+		return r
+	}
+	names := func(files []skills.ImportedFile) string {
+		var out []string
+		for _, f := range files {
+			out = append(out, f.ModelName)
+		}
+		slices.Sort(out)
+		return strings.Join(out, ",")
+	}
+
+	// The server's own network is refused until an admin allows it.
+	d := h.call("POST", "/api/v1/skill-imports", tok, map[string]any{"url": "https://github.com/acme/tools"}).wantErr(t, 400, "validation")
+	if !strings.Contains(d.Message, "private or loopback") {
+		t.Fatalf("private address: %s", d.Message)
+	}
+	h.call("PUT", "/api/v1/settings/skills_allow_private_addresses", h.admin, map[string]string{"value": "true"}).want(t, 200)
+
+	r := imp("https://github.com/acme/tools")
+	if r.Repo != "acme/tools" || r.Commit != "c1" || !r.Truncated || names(r.Created) != "acme/tools:house-style,acme/tools:release" {
+		t.Fatalf("first import %+v", r)
+	}
+	reasons := map[string]string{}
+	for _, s := range r.Skipped {
+		reasons[s.Path] = s.Reason
+	}
+	// The duplicate is whichever of the two came second in the tree.
+	dupPath := "dup/SKILL.md"
+	if _, ok := reasons["skills/release/SKILL.md"]; ok {
+		dupPath = "skills/release/SKILL.md"
+	}
+	if len(r.Skipped) != 3 || !strings.Contains(reasons["bad/SKILL.md"], "no frontmatter") ||
+		!strings.Contains(reasons["big/SKILL.md"], "256 KiB") || !strings.Contains(reasons[dupPath], `a second skill named "release"`) {
+		t.Fatalf("skipped %+v", r.Skipped)
+	}
+
+	// Again, unchanged; then upstream moves on.
+	if r := imp("https://github.com/acme/tools/"); len(r.Created)+len(r.Updated) != 0 || len(r.Unchanged) != 2 {
+		t.Fatalf("re-import %+v", r)
+	}
+	gh.set("c2", false, map[string]string{
+		"skills/release/SKILL.md":    skillDoc("release", "How we cut a release, v2"),
+		"deep/nested/style/SKILL.md": skillDoc("house-style", "Our prose rules"),
+		"new/SKILL.md":               skillDoc("triage", "Sorting incoming bugs"),
+	})
+	r = imp("https://github.com/acme/tools")
+	if names(r.Updated) != "acme/tools:release" || names(r.Created) != "acme/tools:triage" || names(r.Unchanged) != "acme/tools:house-style" || r.Truncated {
+		t.Fatalf("after an upstream change %+v", r)
+	}
+
+	// An edit here detaches the skill: the next import leaves it.
+	var list []httpapi.SkillView
+	h.call("GET", "/api/v1/skills", tok, nil).want(t, 200).decode(t, &list)
+	var style httpapi.SkillView
+	for _, k := range list {
+		if k.Name == "house-style" {
+			style = k
+		}
+	}
+	if style.SourceCommit != "c2" || style.SourcePath != "deep/nested/style/SKILL.md" || style.Detached {
+		t.Fatalf("imported skill %+v", style)
+	}
+	h.call("PUT", "/api/v1/skills/"+style.ID, tok, map[string]any{"content": skillDoc("house-style", "Our own rules")}).
+		want(t, 200).decode(t, &style)
+	if !style.Detached || style.ModelName != "acme/tools:house-style" {
+		t.Fatalf("edited import %+v", style)
+	}
+	gh.set("c3", false, map[string]string{
+		"skills/release/SKILL.md":    skillDoc("release", "How we cut a release, v2"),
+		"deep/nested/style/SKILL.md": skillDoc("house-style", "Upstream's newer rules"),
+		"new/SKILL.md":               skillDoc("triage", "Sorting incoming bugs"),
+	})
+	r = imp("https://github.com/acme/tools")
+	if len(r.Skipped) != 1 || !strings.Contains(r.Skipped[0].Reason, "detached") {
+		t.Fatalf("import over a detached skill %+v", r)
+	}
+	h.call("GET", "/api/v1/skills/"+style.ID, tok, nil).want(t, 200).decode(t, &style)
+	if style.Description != "Our own rules" {
+		t.Fatalf("the import overwrote a detached skill: %+v", style)
+	}
+
+	// The repository's skills move scope as one group; new files follow it.
+	h.call("POST", "/api/v1/skills/"+style.ID+"/scope", h.admin, map[string]any{"scope": "global"}).wantErr(t, 400, "validation")
+	h.call("POST", "/api/v1/skill-repos/scope", tok, map[string]any{"source_repo": "https://github.com/acme/tools", "scope": "global"}).
+		wantErr(t, 403, "forbidden")
+	var moved []httpapi.SkillView
+	h.call("POST", "/api/v1/skill-repos/scope", h.admin, map[string]any{"source_repo": "https://github.com/acme/tools",
+		"owner_id": me.ID, "scope": "global"}).want(t, 200).decode(t, &moved)
+	if len(moved) != 3 || moved[0].Scope != "global" || moved[2].Scope != "global" {
+		t.Fatalf("moved %+v", moved)
+	}
+	gh.set("c4", false, map[string]string{
+		"skills/release/SKILL.md": skillDoc("release", "How we cut a release, v2"),
+		"later/SKILL.md":          skillDoc("oncall", "Being on call"),
+	})
+	r = imp("https://github.com/acme/tools")
+	var oncall httpapi.SkillView
+	h.call("GET", "/api/v1/skills/"+r.Created[0].ID, tok, nil).want(t, 200).decode(t, &oncall)
+	if names(r.Created) != "acme/tools:oncall" || oncall.Scope != "global" {
+		t.Fatalf("a new file after publishing %+v → %+v", r, oncall)
+	}
+	h.call("POST", "/api/v1/skill-repos/scope", tok, map[string]any{"source_repo": "https://github.com/nobody/none", "scope": "private"}).
+		wantErr(t, 404, "not_found")
+
+	// One raw SKILL.md is named by its host; a failing fetch is a 502.
+	raw := imp(srv.URL + "/raw/one/SKILL.md")
+	if names(raw.Created) != "127.0.0.1:one" || raw.Commit != "" {
+		t.Fatalf("raw import %+v", raw)
+	}
+	d = h.call("POST", "/api/v1/skill-imports", tok, map[string]any{"url": "https://github.com/acme/missing"}).wantErr(t, 502, "upstream")
+	if !strings.Contains(d.Message, "404") {
+		t.Fatalf("a missing repository: %s", d.Message)
+	}
+	h.call("POST", "/api/v1/skill-imports", tok, map[string]any{"url": "ftp://example.com/SKILL.md"}).wantErr(t, 400, "validation")
 }

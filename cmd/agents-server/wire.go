@@ -19,6 +19,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/mcpserver"
 	dockersandbox "github.com/agents-server/agents-server/adapters/sandbox/docker"
 	"github.com/agents-server/agents-server/adapters/sqlite"
+	"github.com/agents-server/agents-server/adapters/webfetch"
 	"github.com/agents-server/agents-server/adapters/ws"
 	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/attachments"
@@ -162,23 +163,24 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	httpCfg.BaseURL = cfg.BaseURL
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: authSvc, Settings: settingsSvc,
-		Providers:   providerSvc,
-		Agents:      agentSvc,
-		Memories:    memories.New(db, idGen, clock),
-		Guardrails:  guardrailSvc,
-		Sessions:    sessionSvc,
-		Runs:        runSvc,
-		Traces:      traceSvc,
-		Sandboxes:   sandboxSvc,
-		MCP:         mcpSvc,
-		Tasks:       taskMgr,
-		Workflows:   workflowSvc,
-		Triggers:    triggerSvc,
-		Skills:      skillSvc,
-		Attachments: attachmentSvc,
-		Streams:     streams,
-		Ready:       db.Ping,
-		Version:     version(), UI: frontend.Assets(), Log: log,
+		Providers:    providerSvc,
+		Agents:       agentSvc,
+		Memories:     memories.New(db, idGen, clock),
+		Guardrails:   guardrailSvc,
+		Sessions:     sessionSvc,
+		Runs:         runSvc,
+		Traces:       traceSvc,
+		Sandboxes:    sandboxSvc,
+		MCP:          mcpSvc,
+		Tasks:        taskMgr,
+		Workflows:    workflowSvc,
+		Triggers:     triggerSvc,
+		Skills:       skillSvc,
+		SkillImports: skills.NewImporter(skillSvc, webfetch.New("agents-server/"+version()), settingsSvc),
+		Attachments:  attachmentSvc,
+		Streams:      streams,
+		Ready:        db.Ping,
+		Version:      version(), UI: frontend.Assets(), Log: log,
 	}, httpCfg)
 	if err != nil {
 		return nil, err

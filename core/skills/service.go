@@ -211,3 +211,59 @@ func names(agents []domain.Agent) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// SetGroupScope publishes (admin) or unpublishes (admin or owner) the
+// skills imported from one source by one owner ("" = the caller), all or
+// nothing. Returns validation, not_found (no such group), forbidden,
+// conflict (already so; a name taken there; a shared agent selecting one).
+func (s *Service) SetGroupScope(ctx context.Context, p domain.Principal, sourceRepo, ownerID string, to domain.Scope) ([]domain.Skill, error) {
+	if ownerID == "" {
+		ownerID = p.User.ID
+	}
+	var out []domain.Skill
+	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+		all, err := tx.ListSkills(ctx)
+		if err != nil {
+			return err
+		}
+		var group []domain.Skill
+		for _, k := range all {
+			if k.SourceRepo == sourceRepo && k.SourceRepo != "" && k.OwnerID == ownerID && k.VisibleTo(p) {
+				group = append(group, k)
+			}
+		}
+		if len(group) == 0 {
+			return errs.E(errs.NotFound, "no skills imported from %s", sourceRepo)
+		}
+		if err := group[0].CheckScopeChange(p, to, "repository's skills"); err != nil {
+			return err
+		}
+		for _, k := range group {
+			moved := k
+			moved.Scope = to
+			if taken(all, moved) {
+				return errs.E(errs.Conflict, "a skill named %q already exists as %s", moved.ModelName(), to)
+			}
+			users, err := selecting(ctx, tx, k.ID)
+			if err != nil {
+				return err
+			}
+			for _, a := range users {
+				if !domain.ReferenceSurvives(a.Ownership, k.Ownership, to) {
+					return errs.E(errs.Conflict, "the shared agent %q selects %s: the repository cannot become private under it",
+						a.Name, k.ModelName())
+				}
+			}
+		}
+		now := s.clock.Now()
+		for _, k := range group {
+			k.Scope, k.UpdatedAt = to, now
+			if err := tx.UpdateSkill(ctx, k); err != nil {
+				return err
+			}
+			out = append(out, k)
+		}
+		return nil
+	})
+	return out, err
+}

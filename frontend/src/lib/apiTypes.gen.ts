@@ -1206,6 +1206,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/skill-imports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Import skills from a GitHub repository (anonymously, pinned to its HEAD commit) or one raw SKILL.md URL: unedited skills are refreshed, ones edited here are left, new ones join the group's scope */
+        post: operations["importSkills"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/skill-repos/scope": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Publish (admin) or unpublish (admin or owner) every skill imported from one source, as one group */
+        post: operations["setSkillRepoScope"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/skills": {
         parameters: {
             query?: never;
@@ -2135,6 +2169,22 @@ export interface components {
             status: string;
             version: string;
         };
+        ImportResult: {
+            commit?: string;
+            created: components["schemas"]["ImportedFile"][];
+            repo: string;
+            skipped: components["schemas"]["SkippedFile"][];
+            source_repo: string;
+            truncated: boolean;
+            unchanged: components["schemas"]["ImportedFile"][];
+            updated: components["schemas"]["ImportedFile"][];
+        };
+        ImportedFile: {
+            id: string;
+            model_name: string;
+            name: string;
+            path: string;
+        };
         InjectRunRequest: {
             input: string;
             /** @enum {string} */
@@ -2952,6 +3002,18 @@ export interface components {
             /** @description The newest entry of each attempt: branch to it to switch */
             tips: string[];
         } | null;
+        SkillGroupScopeRequest: {
+            /** @description Whose import (admins); default the caller's */
+            owner_id?: string;
+            /** @enum {string} */
+            scope: "private" | "global";
+            /** @description The skills' source_repo */
+            source_repo: string;
+        };
+        SkillImportRequest: {
+            /** @description https://github.com/owner/repo (every SKILL.md of the repository at its HEAD commit) or any http(s) URL of one raw SKILL.md */
+            url: string;
+        };
         SkillView: {
             content: string;
             /** Format: date-time */
@@ -2975,6 +3037,10 @@ export interface components {
             source_repo?: string;
             /** Format: date-time */
             updated_at: string;
+        };
+        SkippedFile: {
+            path: string;
+            reason: string;
         };
         SpanPayload: {
             data?: unknown;
@@ -6333,6 +6399,71 @@ export interface operations {
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    importSkills: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkillImportRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            502: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    setSkillRepoScope: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SkillGroupScopeRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillView"][];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
