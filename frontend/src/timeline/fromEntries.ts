@@ -38,7 +38,6 @@ function reasoningText(it: ItemShape): string {
 export function toolDisplay(d: Entry['display']): ToolDisplay | undefined {
   if (!d) return undefined
   const out: ToolDisplay = {}
-  if (d.kind) out.kind = d.kind
   if (d.title) out.title = d.title
   if (d.summary) out.summary = d.summary
   if (d.renderer) out.renderer = d.renderer

@@ -16,8 +16,7 @@ interface Base {
 
 import type { MessageImage } from '../lib/attachments'
 
-/** kind: what the result is about (skill for read_skill), as stored entries carry it; live results do not. */
-export interface ToolDisplay { kind?: string; title?: string; summary?: string; renderer?: string; extra?: Record<string, string> }
+export interface ToolDisplay { title?: string; summary?: string; renderer?: string; extra?: Record<string, string> }
 
 /**
  * images: what the message carried besides its text (input_image parts, run.started attachments).

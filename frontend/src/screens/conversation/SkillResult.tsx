@@ -2,10 +2,13 @@ import { useState } from 'react'
 import { Markdown } from '../../components/Markdown'
 import type { ToolDisplay } from '../../timeline/model'
 
-/** The skill a read_skill result is about (its name and description), or undefined for any other result. */
+/**
+ * The skill a read_skill result is about (its name and description), or
+ * undefined for any other result. A stored result says display.kind skill,
+ * a live one no kind: both carry extra.skill_id, which is what is read.
+ */
 export function skillOf(name: string, display: ToolDisplay | undefined): { modelName: string; description: string; id: string } | undefined {
-  const isSkill = display?.kind === 'skill' || (name === 'read_skill' && !!display?.extra?.skill_id)
-  if (!isSkill || !display) return undefined
+  if (name !== 'read_skill' || !display?.extra?.skill_id) return undefined
   return { modelName: display.title ?? '', description: display.summary ?? '', id: display.extra?.skill_id ?? '' }
 }
 

@@ -1,21 +1,10 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useId, useState, type FormEvent } from 'react'
-import { authFetch, errorText } from '../../lib/api'
+import { api, errorText, ok, type Schemas } from '../../lib/api'
 import { keys, refresh } from '../../lib/queries'
 
-/** One file an import touched. */
-export interface ImportedFile { id: string; name: string; model_name: string; path: string }
 /** What POST /skill-imports answers: the repository, its commit, and what happened to each SKILL.md. */
-export interface ImportReport {
-  repo: string
-  source_repo: string
-  commit: string
-  created: ImportedFile[]
-  updated: ImportedFile[]
-  unchanged: ImportedFile[]
-  skipped: { path: string; reason: string }[]
-  truncated: boolean
-}
+export type ImportReport = Schemas['ImportResult']
 
 /**
  * Import skills by URL: a github.com repository brings every SKILL.md it
@@ -36,10 +25,7 @@ export function SkillImport() {
     setError('')
     setReport(null)
     try {
-      const res = await authFetch('/api/v1/skill-imports', {
-        method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ url: url.trim() }),
-      })
-      setReport((await res.json()) as ImportReport)
+      setReport(await ok(api.POST('/api/v1/skill-imports', { body: { url: url.trim() } })))
       await refresh(qc, keys.skills)
     } catch (err) {
       setError(errorText(err))
@@ -79,7 +65,7 @@ export function ImportResult({ report: r }: { report: ImportReport }) {
   return (
     <section className="import-report" role="status" aria-label="Import report">
       <p>
-        <b>{r.repo || r.source_repo}</b>{r.commit && <> @ <code>{r.commit.slice(0, 7)}</code></>}:{' '}
+        <b>{r.repo || r.source_repo}</b>{r.commit ? <> @ <code>{r.commit.slice(0, 7)}</code></> : null}:{' '}
         {[
           `${r.created.length} created`, `${r.updated.length} updated`, `${r.unchanged.length} unchanged`, `${r.skipped.length} skipped`,
         ].join(', ')}

@@ -1,7 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, errorText, ok, type Skill } from '../../lib/api'
-import { keys, refresh } from '../../lib/queries'
+import { notify } from '../../lib/notices'
+import { keys, refresh, useMe } from '../../lib/queries'
 import { skillOrigin } from '../../lib/skills'
 import { ScopeButton } from './ScopeButton'
 
@@ -41,8 +42,8 @@ export function SkillRow({ skill: k, rights, onEdit }: { skill: Skill; rights: S
           {origin && <div className="muted small" data-origin>{origin}</div>}
         </div>
         {rights.edit && <button className="btn btn-ghost btn-sm" onClick={onEdit}>Edit</button>}
-        {/* An imported skill moves scope with its repository, not alone. */}
-        {!k.source_repo && <ScopeButton kind="skills" id={k.id} scope={k.scope} />}
+        {/* An imported skill moves scope with its repository's group, not alone. */}
+        {k.source_repo ? <GroupScopeButton skill={k} /> : <ScopeButton kind="skills" id={k.id} scope={k.scope} />}
         {rights.remove && (confirming ? (
           <button className="btn btn-danger btn-sm" autoFocus onBlur={() => setConfirming(false)} onClick={remove}>Delete?</button>
         ) : (
@@ -51,5 +52,26 @@ export function SkillRow({ skill: k, rights, onEdit }: { skill: Skill; rights: S
       </div>
       {error && <p className="error-text" role="alert">{error}</p>}
     </li>
+  )
+}
+
+/** Admins publish every skill imported from one source (for its importer) at once, or take them back: a repository never splits. */
+function GroupScopeButton({ skill: k }: { skill: Skill }) {
+  const qc = useQueryClient()
+  const me = useMe()
+  if (me.data?.role !== 'admin' || !k.source_repo) return null
+  const next = k.scope === 'global' ? 'private' : 'global'
+  async function flip() {
+    try {
+      await ok(api.POST('/api/v1/skill-repos/scope', { body: { source_repo: k.source_repo!, owner_id: k.owner_id, scope: next } }))
+      await refresh(qc, keys.skills)
+    } catch (e) {
+      notify(errorText(e))
+    }
+  }
+  return (
+    <button className="btn btn-ghost btn-sm" title={`Every skill imported from ${k.source_repo} moves with it`} onClick={flip}>
+      {k.scope === 'global' ? 'Unpublish repository' : 'Publish repository'}
+    </button>
   )
 }
