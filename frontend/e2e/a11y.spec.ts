@@ -88,18 +88,18 @@ test('a11y: settings — providers, agents, the agent form and every other tab',
 
 test('a11y: skills — the list, the editor with its preview, and the agent form\'s picker', async ({ page, user, agentFor }) => {
   await user.api('POST', '/skills', { content: '---\nname: release\ndescription: How we cut a release\n---\n# Release\n' })
-  await agentFor('Reader', 'todo')
+  const agent = await agentFor('Reader', 'todo')
   await page.goto('/settings/skills')
-  await expect(page.getByRole('listitem', { name: 'release' })).toBeVisible()
+  await expect(page.locator(`li[data-owner="${user.id}"]`, { hasText: 'How we cut a release' })).toBeVisible()
   await page.getByRole('button', { name: 'New skill' }).click()
   await expect(page.getByRole('region', { name: 'Frontmatter preview' })).toContainText('frontmatter name: is empty')
   await expectAccessible(page, 'settings: skills with the new skill form')
 
   await page.getByRole('tab', { name: 'Agents' }).click()
-  await page.locator('.row').first().getByRole('button', { name: 'Edit' }).click()
+  await page.locator('.row', { hasText: agent.name }).getByRole('button', { name: 'Edit' }).click()
   await page.locator('details[data-group="skills"] > summary').click()
   await page.getByRole('radio', { name: 'Specific skills' }).check()
-  await expect(page.getByRole('group', { name: 'Skills to read' }).getByRole('checkbox', { name: 'release' })).toBeVisible()
+  await expect(page.getByRole('group', { name: 'Skills to read' }).getByRole('checkbox', { name: 'release', exact: true })).toBeVisible()
   await expectAccessible(page, 'settings: the agent form\'s skills')
 })
 

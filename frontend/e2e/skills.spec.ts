@@ -53,13 +53,15 @@ test('skills: import a repository, edit one (detached), and an agent reads one i
     await expect(report.getByRole('list', { name: 'Created' })).toContainText('acme/tools:house-style')
     await expect(report.getByRole('list', { name: 'Skipped' })).toContainText('bad/SKILL.md')
 
+    // An admin lists everyone's skills: this test's are the ones its user owns.
     const list = page.getByRole('list', { name: 'Skills' })
-    const releaseRow = list.getByRole('listitem', { name: 'acme/tools:release' })
+    const row = (name: string) => list.locator(`li[data-owner="${user.id}"][data-skill="${name}"]`)
+    const releaseRow = row('acme/tools:release')
     await expect(releaseRow).toContainText('How we cut a release')
     await expect(releaseRow).toContainText('imported from acme/tools @ c1a2b3c')
 
     // Edit an imported one: it says it detaches, and the row shows it did.
-    const style = list.getByRole('listitem', { name: 'acme/tools:house-style' })
+    const style = row('acme/tools:house-style')
     await style.getByRole('button', { name: 'Edit' }).click()
     const form = page.getByRole('form', { name: 'Edit acme/tools:house-style' })
     await expect(form).toContainText('Saving a change detaches it')
@@ -77,7 +79,7 @@ test('skills: import a repository, edit one (detached), and an agent reads one i
     await page.locator('.row', { hasText: agent.name }).getByRole('button', { name: 'Edit' }).click()
     await page.locator('details[data-group="skills"] > summary').click()
     await page.getByRole('radio', { name: 'Specific skills' }).check()
-    await page.getByRole('group', { name: 'Skills to read' }).getByRole('checkbox', { name: 'acme/tools:release' }).check()
+    await page.getByRole('group', { name: 'Skills to read' }).getByRole('checkbox', { name: 'acme/tools:release', exact: true }).check()
     await page.getByRole('button', { name: 'Save' }).first().click()
     await expect(page.locator('.form-top').getByText('Saved')).toBeVisible()
     const skills: { id: string; model_name: string }[] = await user.api('GET', '/skills')

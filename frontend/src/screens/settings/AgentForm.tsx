@@ -218,7 +218,8 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
       </FormSection>
       <FormSection group="skills" title="Skills" about="Which skills the agent may load" problems={problems(['skills'])}>
         <Field label="Skills" group hint={HINTS.skills} error={errors.skills}>{(_, aria) => (
-          <SkillPicker value={a.skills} aria={aria} onChange={(v) => set('skills', v)} />
+          <SkillPicker value={a.skills} aria={aria} onChange={(v) => set('skills', v)}
+            agent={{ scope: agent?.scope ?? 'private', ownerId: agent?.owner_id ?? me.data?.id ?? '' }} />
         )}</Field>
       </FormSection>
 

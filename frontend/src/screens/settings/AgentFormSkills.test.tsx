@@ -14,7 +14,8 @@ import { AgentForm } from './AgentForm'
 import { newAgent } from './agentShape'
 
 const agent = (over: Partial<Agent> = {}): Agent => ({ ...newAgent(), id: 'a1', name: 'Planner', model: 'todo', scope: 'private', owner_id: member.id, created_at: '', updated_at: '', ...over })
-const skills = [skill(), imported()]
+// Someone else's private skill (an admin lists it) is no agent of ours' to read; a shared one is.
+const skills = [skill(), imported(), skill({ id: 'k3', name: 'theirs', model_name: 'theirs', owner_id: 'someone' }), skill({ id: 'k4', name: 'shared', model_name: 'shared', scope: 'global', owner_id: 'someone' })]
 
 function show(a: Agent) {
   return renderWithData(<AgentForm agent={a} onDone={() => {}} />, [
@@ -49,7 +50,7 @@ describe('the skills of an agent', () => {
     show(agent({ skills: null }))
     await userEvent.click(within(modes()).getByRole('radio', { name: 'Specific skills' }))
     const pick = screen.getByRole('group', { name: 'Skills to read' })
-    expect(within(pick).getAllByRole('checkbox').map((c) => c.closest('div')?.querySelector('code')?.textContent)).toEqual(['release', 'acme/tools:house-style'])
+    expect(within(pick).getAllByRole('checkbox').map((c) => c.closest('div')?.querySelector('code')?.textContent)).toEqual(['release', 'acme/tools:house-style', 'shared'])
     expect(pick).toHaveTextContent('Nothing ticked: the agent reads no skills.')
     await userEvent.click(within(pick).getByRole('checkbox', { name: 'acme/tools:house-style' }))
     expect(within(pick).getByRole('checkbox', { name: 'acme/tools:house-style' })).toHaveAccessibleDescription('Our prose rules')
@@ -59,6 +60,12 @@ describe('the skills of an agent', () => {
     await userEvent.click(within(modes()).getByRole('radio', { name: 'All skills' }))
     await save()
     expect(sent()).toBeNull()
+  })
+
+  it('a shared agent is offered shared skills only', async () => {
+    show(agent({ skills: [], scope: 'global' }))
+    await userEvent.click(within(modes()).getByRole('radio', { name: 'Specific skills' }))
+    expect(within(screen.getByRole('group', { name: 'Skills to read' })).getAllByRole('checkbox').map((c) => c.closest('div')?.querySelector('code')?.textContent)).toEqual(['shared'])
   })
 
   it('a stored pick opens as Specific, and an id no skill has stays checked until unticked', async () => {

@@ -6,6 +6,8 @@ interface Props {
   /** The agent's selection: null = every skill it may use, [] = none, else these ids. */
   value: string[] | null
   onChange: (v: string[] | null) => void
+  /** Who the agent belongs to: a private agent may read its owner's skills and the shared ones, a shared agent only shared ones. */
+  agent: { scope: 'private' | 'global'; ownerId: string }
   aria?: FieldAria
 }
 
@@ -14,12 +16,13 @@ interface Props {
  * picked by the name the model knows them by. A picked id no visible skill
  * has any more stays listed and checked, so a save does not drop it unseen.
  */
-export function SkillPicker({ value, onChange, aria }: Props) {
+export function SkillPicker({ value, onChange, agent, aria }: Props) {
   const skills = useSkills()
   const base = useId()
   // The mode is the person's choice: "specific" with nothing ticked yet stays specific.
   const [mode, setMode] = useState<SkillsChoice>(() => choiceOf(value))
-  const list = Array.isArray(skills.data) ? skills.data : []
+  // An admin lists everyone's skills; the agent may use only these.
+  const list = (Array.isArray(skills.data) ? skills.data : []).filter((k) => k.scope === 'global' || (agent.scope === 'private' && k.owner_id === agent.ownerId))
   const picked = value ?? []
   const missing = picked.filter((id) => !list.some((k) => k.id === id))
   const choose = (m: SkillsChoice) => {

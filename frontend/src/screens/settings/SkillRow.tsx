@@ -32,7 +32,7 @@ export function SkillRow({ skill: k, rights, onEdit }: { skill: Skill; rights: S
   }
 
   return (
-    <li className="row row-stack" data-skill={k.model_name} aria-label={k.model_name}>
+    <li className="row row-stack" data-skill={k.model_name} data-owner={k.owner_id} aria-label={k.model_name}>
       <div className="row-line">
         <div className="row-main">
           <code className="skill-name">{k.model_name}</code>{' '}
