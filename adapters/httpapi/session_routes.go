@@ -143,7 +143,7 @@ type ContextView struct {
 // RunSummaryView is one run found in a session's entries.
 type RunSummaryView struct {
 	RunID         string     `json:"run_id"`
-	Question      string     `json:"question" doc:"The user message the run answered"`
+	Question      string     `json:"question" doc:"The user message the run answered; for a wake-up, ▶ what woke it: the workflow and who started it (its start note), or the tasks that reported"`
 	OnPath        bool       `json:"on_path"`
 	Entries       int        `json:"entries"`
 	StartedAt     time.Time  `json:"started_at"`

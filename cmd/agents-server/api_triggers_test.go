@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -406,6 +407,15 @@ func TestAWorkflowTriggerStartsAnExecutionThatCompletes(t *testing.T) {
 	if got := h.call("GET", "/api/v1/triggers/"+tr.ID, tok, nil).want(t, 200); !strings.Contains(string(got.Body), `"last_started_id":"`+fired.Task.TaskID+`"`) {
 		t.Fatalf("trigger after the fire: %s", got.Body)
 	}
+	// The wake-up that reads the result is labelled by the start note: what
+	// started, and who asked.
+	waitFor(t, func() bool {
+		var runs []httpapi.RunSummaryView
+		h.call("GET", "/api/v1/sessions/"+ws.session+"/runs", tok, nil).want(t, 200).decode(t, &runs)
+		return slices.ContainsFunc(runs, func(r httpapi.RunSummaryView) bool {
+			return r.Question == "▶ ship (nightly (cron))" && r.Status == string(domain.RunCompleted)
+		})
+	})
 
 	// Deleting the workflow deletes its triggers.
 	h.call("DELETE", "/api/v1/workflows/"+w.ID, tok, nil).want(t, 204)

@@ -2,7 +2,10 @@ package sessions
 
 import (
 	"context"
+	"fmt"
+	"regexp"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -50,8 +53,13 @@ func (s *Service) Runs(ctx context.Context, p domain.Principal, id string) ([]Ru
 		path := domain.ActivePath(index, sess.TipID)
 		at := map[string]int{}
 		asked := map[string]string{} // run → the entry holding its question
+		woken := map[string]bool{}   // runs whose question is a wake-up's task results
 		first := map[string]domain.EntryMeta{}
+		var notes []string // annotations: a workflow's start note labels its wake-up
 		for _, m := range metas {
+			if m.Kind == domain.KindAnnotation {
+				notes = append(notes, m.ID)
+			}
 			if m.RunID == "" {
 				continue
 			}
@@ -66,8 +74,18 @@ func (s *Service) Runs(ctx context.Context, p domain.Principal, id string) ([]Ru
 			run.Entries++
 			run.LastAt = m.CreatedAt
 			run.OnPath = run.OnPath || path[m.ID]
-			if _, has := asked[m.RunID]; !has && m.Source == domain.SourceUser && m.Kind == domain.KindItem {
+			if _, has := asked[m.RunID]; !has && m.Kind == domain.KindItem &&
+				(m.Source == domain.SourceUser || m.Source == domain.SourceTaskNotification) {
 				asked[m.RunID] = m.ID
+				woken[m.RunID] = m.Source == domain.SourceTaskNotification
+			}
+		}
+		var starts map[string]string // task id → "workflow (who started it)"
+		for i := range out {
+			if woken[out[i].RunID] && starts == nil {
+				if starts, err = startNotes(ctx, r, notes); err != nil {
+					return err
+				}
 			}
 		}
 		for i := range out {
@@ -83,6 +101,9 @@ func (s *Service) Runs(ctx context.Context, p domain.Principal, id string) ([]Ru
 				return err
 			}
 			out[i].Question, _ = e.UserText()
+			if woken[out[i].RunID] {
+				out[i].Question = wakeLabel(e, out[i].Question, starts)
+			}
 		}
 		return nil
 	})
@@ -116,6 +137,44 @@ func (s *Service) joinRuns(ctx context.Context, sessionID string, out []RunSumma
 		sort.SliceStable(out, func(i, j int) bool { return out[i].StartedAt.Before(out[j].StartedAt) })
 	}
 	return out, nil
+}
+
+// startNotes reads the workflow_started notes among the annotations: the
+// task each started, labelled "workflow (who started it)".
+func startNotes(ctx context.Context, r ports.SessionReader, ids []string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, id := range ids {
+		e, err := r.FindEntry(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if d := e.Display; d != nil && d.Kind == "workflow_started" && d.Extra["task_id"] != "" {
+			out[d.Extra["task_id"]] = fmt.Sprintf("%s (%s)", d.Extra["workflow"], d.Extra["started_by"])
+		}
+	}
+	return out, nil
+}
+
+// taskIDs finds the task ids a wake-up's notification reports.
+var taskIDs = regexp.MustCompile(`(?m)^task_id=(\S+) `)
+
+// wakeLabel names a wake-up run by what woke it: "▶ build (cron @daily)"
+// for a workflow a person or a trigger started (its start note), else the
+// notification's own summary ("▶ "fix lint" completed").
+func wakeLabel(e domain.Entry, text string, starts map[string]string) string {
+	var labels []string
+	for _, m := range taskIDs.FindAllStringSubmatch(text, -1) {
+		if l, ok := starts[m[1]]; ok {
+			labels = append(labels, l)
+		}
+	}
+	switch {
+	case len(labels) > 0:
+		return "▶ " + strings.Join(labels, ", ")
+	case e.Display != nil && e.Display.Summary != "":
+		return "▶ " + e.Display.Summary
+	}
+	return "▶ background task results"
 }
 
 // nearestUserMessage walks up from id to the first user item.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -69,6 +70,13 @@ type ImportResult struct {
 	Unchanged  []ImportedFile `json:"unchanged"`
 	Skipped    []SkippedFile  `json:"skipped"`
 	Truncated  bool           `json:"truncated"`
+}
+
+// treeEntry is one entry of a GitHub tree listing.
+type treeEntry struct {
+	Path string `json:"path"`
+	Type string `json:"type"`
+	Size int64  `json:"size"`
 }
 
 // fetched is one SKILL.md read from the source.
@@ -167,17 +175,16 @@ func (im *Importer) walkGitHub(ctx context.Context, owner, repo string, allow bo
 	}
 	res.Commit = commit.SHA
 	var tree struct {
-		Tree []struct {
-			Path string `json:"path"`
-			Type string `json:"type"`
-			Size int64  `json:"size"`
-		} `json:"tree"`
-		Truncated bool `json:"truncated"`
+		Tree      []treeEntry `json:"tree"`
+		Truncated bool        `json:"truncated"`
 	}
 	if err := im.getJSON(ctx, base+"/git/trees/"+commit.SHA+"?recursive=1", allow, &tree); err != nil {
 		return nil, err
 	}
 	res.Truncated = tree.Truncated
+	// In path order, so what a cap or a duplicate leaves out does not
+	// depend on how the listing came.
+	slices.SortFunc(tree.Tree, func(a, b treeEntry) int { return strings.Compare(a.Path, b.Path) })
 	var out []fetched
 	for _, e := range tree.Tree {
 		if e.Type != "blob" || path.Base(e.Path) != FileName {
@@ -277,16 +284,15 @@ func (im *Importer) upsert(ctx context.Context, p domain.Principal, files []fetc
 				scope = k.Scope
 			}
 		}
-		firstAt := map[string]string{}
+		chosen := choose(files, group)
 		now := s.clock.Now()
 		for _, f := range files {
 			key := strings.ToLower(f.doc.Name)
-			if first, dup := firstAt[key]; dup {
-				res.Skipped = append(res.Skipped, SkippedFile{f.path, fmt.Sprintf("a second skill named %q in this source (the first is %s)",
-					f.doc.Name, first)})
+			if kept := chosen[key]; kept != f.path {
+				res.Skipped = append(res.Skipped, SkippedFile{f.path, fmt.Sprintf("a second skill named %q in this source (%s has it)",
+					f.doc.Name, kept)})
 				continue
 			}
-			firstAt[key] = f.path
 			cur, ok := group[key]
 			switch {
 			case ok && cur.Detached:
@@ -324,6 +330,19 @@ func (im *Importer) upsert(ctx context.Context, p domain.Principal, files []fetc
 		}
 		return nil
 	})
+}
+
+// choose picks, for each name the source holds more than once, the file
+// that keeps it: the one the group's skill came from, else the first.
+func choose(files []fetched, group map[string]domain.Skill) map[string]string {
+	chosen := map[string]string{}
+	for _, f := range files {
+		key := strings.ToLower(f.doc.Name)
+		if _, seen := chosen[key]; !seen || group[key].SourcePath == f.path {
+			chosen[key] = f.path
+		}
+	}
+	return chosen
 }
 
 // taken reports whether another skill already holds k's model name where

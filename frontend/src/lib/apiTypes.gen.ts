@@ -2791,7 +2791,7 @@ export interface components {
             /** Format: date-time */
             last_at: string;
             on_path: boolean;
-            /** @description The user message the run answered */
+            /** @description The user message the run answered; for a wake-up, ▶ what woke it: the workflow and who started it (its start note), or the tasks that reported */
             question: string;
             run_id: string;
             /** Format: date-time */
