@@ -78,12 +78,29 @@ test('a11y: settings — providers, agents, the agent form and every other tab',
   await expectAccessible(page, 'settings: new agent form')
 
   // The other tabs, as each first draws.
-  for (const tab of ['MCP servers', 'Memories', 'Projects', 'Sandboxes', 'Guardrails', 'Global settings', 'Access tokens', 'Users']) {
+  for (const tab of ['MCP servers', 'Skills', 'Memories', 'Projects', 'Sandboxes', 'Guardrails', 'Global settings', 'Access tokens', 'Users']) {
     await page.getByRole('tab', { name: tab }).click()
     await expect(page.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true')
     await expect(page.locator('.settings-body')).not.toContainText('Loading')
     await expectAccessible(page, `settings: ${tab}`)
   }
+})
+
+test('a11y: skills — the list, the editor with its preview, and the agent form\'s picker', async ({ page, user, agentFor }) => {
+  await user.api('POST', '/skills', { content: '---\nname: release\ndescription: How we cut a release\n---\n# Release\n' })
+  const agent = await agentFor('Reader', 'todo')
+  await page.goto('/settings/skills')
+  await expect(page.locator(`li[data-owner="${user.id}"]`, { hasText: 'How we cut a release' })).toBeVisible()
+  await page.getByRole('button', { name: 'New skill' }).click()
+  await expect(page.getByRole('region', { name: 'Frontmatter preview' })).toContainText('frontmatter name: is empty')
+  await expectAccessible(page, 'settings: skills with the new skill form')
+
+  await page.getByRole('tab', { name: 'Agents' }).click()
+  await page.locator('.row', { hasText: agent.name }).getByRole('button', { name: 'Edit' }).click()
+  await page.locator('details[data-group="skills"] > summary').click()
+  await page.getByRole('radio', { name: 'Specific skills' }).check()
+  await expect(page.getByRole('group', { name: 'Skills to read' }).getByRole('checkbox', { name: 'release', exact: true })).toBeVisible()
+  await expectAccessible(page, 'settings: the agent form\'s skills')
 })
 
 test("a11y: the workflows hub with its triggers, a definition's flowchart, the editor and the composer's commands", async ({ page, user, agentFor, tag }) => {

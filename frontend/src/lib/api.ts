@@ -19,6 +19,7 @@ export type Container = Schemas['ContainerView']
 export type MCPServer = Schemas['MCPServerView']
 export type MCPTool = Schemas['MCPToolView']
 export type MCPHints = NonNullable<Schemas['MCPAnnotations']>
+export type Skill = Schemas['SkillView']
 export type Task = Schemas['TaskView']
 /** A task as task.updated carries it: a TaskView without the parent's name. */
 export type TaskInfo = Schemas['TaskInfo']

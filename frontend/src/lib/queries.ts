@@ -23,6 +23,8 @@ export const keys = {
   projectList: (all: boolean) => ['projects', all ? 'all' : 'own'] as const,
   projectState: (id: string) => ['project-state', id] as const,
   mcpServers: ['mcp-servers'] as const,
+  /** The skills the caller can see (shared ones first, then their own). */
+  skills: ['skills'] as const,
   /** A conversation's background tasks; every such list sits under the ['tasks'] prefix. */
   tasks: (sessionId: string) => ['tasks', sessionId] as const,
   task: (id: string) => ['task', id] as const,

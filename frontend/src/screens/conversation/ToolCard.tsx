@@ -11,6 +11,7 @@ import { ApprovalControls } from './ApprovalControls'
 import { MCPResult, mcpCallOf } from './MCPResult'
 import { PatchView } from './PatchView'
 import { PlanView } from './PlanView'
+import { SkillResult, skillOf } from './SkillResult'
 import { TerminalOutput } from './TerminalOutput'
 import { TodoList } from './TodoList'
 
@@ -79,6 +80,8 @@ export function ToolCard({ item, approval, live }: { item: ToolItem; approval?: 
   const renderer = item.display?.renderer ?? (item.name === 'submit_plan' ? 'plan' : undefined)
   // An MCP tool's result carries its server and its parts: drawn as they are, not as raw text.
   const mcp = mcpCallOf(item.display)
+  // read_skill: the skill it read, by the name the model knows it; the document folds under the head.
+  const skill = mcpCallOf(item.display) ? undefined : skillOf(item.name, item.display)
   const title = task?.title ?? item.display?.title ?? (mcp ? `${mcp.server} · ${mcp.tool}` : item.name || 'Tool result')
   const summary = task ? task.summary : item.display?.summary
   const head = (
@@ -91,7 +94,7 @@ export function ToolCard({ item, approval, live }: { item: ToolItem; approval?: 
     </button>
   )
   return (
-    <div className={`tool-card tone-${st.tone}${task ? ' task-card' : ''}`} data-tool={item.name} data-call-id={item.callId} data-renderer={renderer} data-mcp-server={mcp?.server}
+    <div className={`tool-card tone-${st.tone}${task ? ' task-card' : ''}`} data-tool={item.name} data-call-id={item.callId} data-renderer={renderer} data-mcp-server={mcp?.server} data-skill={skill?.modelName}
       data-task-id={task?.taskId} data-task-status={task?.status}>
       {task?.open ? (
         <div className="tool-head-row">
@@ -103,13 +106,14 @@ export function ToolCard({ item, approval, live }: { item: ToolItem; approval?: 
       {renderer === 'terminal' && <TerminalOutput output={item.output} progress={item.progress} />}
       {renderer === 'plan' && <PlanView extra={item.display?.extra?.plan} args={item.arguments} />}
       {mcp && item.output !== undefined && <MCPResult call={mcp} output={item.output} isError={item.isError} />}
+      {skill && item.output !== undefined && !item.isError && <SkillResult modelName={skill.modelName} content={item.output} />}
       {expanded && !(renderer === 'plan' && item.output === undefined) && (
         <div className="tool-body">
           {item.name === 'apply_patch' && <PatchView args={item.arguments} />}
           {item.arguments && renderer !== 'plan' && item.name !== 'apply_patch' && <JsonBlock label="Arguments" value={item.arguments} />}
           {renderer !== 'terminal' && item.progress && item.output === undefined && <JsonBlock label="Output so far" value={item.progress} />}
           {mcp?.structured && <JsonBlock label="Structured content" value={mcp.structured} />}
-          {renderer !== 'terminal' && !mcp && item.output !== undefined && <JsonBlock label={item.isError ? 'Error' : 'Result'} value={item.output} />}
+          {renderer !== 'terminal' && !mcp && !skill && item.output !== undefined && <JsonBlock label={item.isError ? 'Error' : 'Result'} value={item.output} />}
           {renderer && !DRAWN.has(renderer) && <div className="muted small">renderer: {renderer}</div>}
         </div>
       )}

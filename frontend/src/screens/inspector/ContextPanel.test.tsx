@@ -68,3 +68,14 @@ describe('Compact now', () => {
     await waitFor(() => expect(screen.getByRole('button', { name: 'Compact now' })).toBeDisabled())
   })
 })
+
+describe('the prompt breakdown', () => {
+  it('labels the skills index and the read_skill tool', () => {
+    renderWithData(<ContextPanel sessionId="s2" />, [[keys.context('s2'), {
+      ...report, prompt: { agent: 'Reader', layers: { instructions: 10, skills_index: 321 }, tools: { builtin: 50, skills: 456 } },
+    }]])
+    const item = (label: string) => screen.getByText(label, { selector: '.ctx-list li > span:first-child' }).parentElement
+    expect(item('Skills index')).toHaveTextContent('Skills index321')
+    expect(item('read_skill')).toHaveTextContent('read_skill456')
+  })
+})

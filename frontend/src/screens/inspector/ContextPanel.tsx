@@ -10,6 +10,8 @@ interface Prompt { agent?: string; layers?: Record<string, number>; tools?: Reco
 
 const fmt = (n: number) => n.toLocaleString()
 const layerNames: Record<string, string> = { instructions: 'Instructions', global_prompt: 'Global prompt', memory: 'Memories', skills_index: 'Skills index' }
+/** Tool origins whose key says too little: skills is the one read_skill tool. */
+const toolNames: Record<string, string> = { skills: 'read_skill' }
 
 /** What occupies the model's window: the last call's input over the declared window, and what it is made of. */
 export function ContextPanel({ sessionId }: { sessionId: string }) {
@@ -71,7 +73,7 @@ export function ContextPanel({ sessionId }: { sessionId: string }) {
           </ul>
           <h3 className="ctx-h">Tools by origin <span className="muted small">(characters)</span></h3>
           <ul className="ctx-list">
-            {tools.length || mcp.length ? tools.map(([k, v]) => <li key={k}><span>{k}</span><span>{typeof v === 'number' ? fmt(v) : String(v)}</span></li>) : <li className="muted">none</li>}
+            {tools.length || mcp.length ? tools.map(([k, v]) => <li key={k}><span>{toolNames[k] ?? k}</span><span>{typeof v === 'number' ? fmt(v) : String(v)}</span></li>) : <li className="muted">none</li>}
             {mcp.map((m) => (
               <li key={`mcp:${m.server}`}>
                 <span>mcp · {m.server}</span>

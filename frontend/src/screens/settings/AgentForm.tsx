@@ -4,6 +4,7 @@ import { AVATARS, Avatar } from '../../components/Avatar'
 import { Field, JsonField, ListField } from '../../components/Field'
 import { api, ApiError, errorText, ok, type Agent } from '../../lib/api'
 import { splitToolName } from '../../lib/mcpServers'
+import { useSkills } from '../../lib/skills'
 import { keys, useAgents, useMe, useProviders } from '../../lib/queries'
 import { agentFieldKeys, placeErrors, type PlacedErrors } from './agentErrors'
 import { HINTS, TEMPLATES, newAgent, toBody, type AgentBody } from './agentShape'
@@ -11,6 +12,7 @@ import { FormSection, revealProblems } from './FormSection'
 import { GroupEditor } from './GroupEditor'
 import { MCPToolPicker } from './MCPToolPicker'
 import { ModelField } from './ModelField'
+import { SkillPicker } from './SkillPicker'
 
 type Obj = Record<string, unknown>
 const NO_ERRORS: PlacedErrors = { byField: {}, byTool: {}, stray: [] }
@@ -29,6 +31,7 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
   const providers = useProviders()
   const agents = useAgents()
   const me = useMe()
+  const skills = useSkills()
   const guardrails = useQuery({ queryKey: ['guardrails'], queryFn: () => ok(api.GET('/api/v1/guardrails')) })
   const [a, setA] = useState<AgentBody>(() => {
     if (!agent) return newAgent()
@@ -49,6 +52,7 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
     setSaved(false)
   }
   const agentName = (id: string) => agents.data?.find((x) => x.id === id)?.name ?? id
+  const skillName = (id: string) => (Array.isArray(skills.data) ? skills.data.find((x) => x.id === id)?.model_name : undefined) ?? id
 
   async function save(e: FormEvent) {
     e.preventDefault()
@@ -72,7 +76,7 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
     } catch (err) {
       const fields = err instanceof ApiError ? err.fields : {}
       const n = Object.keys(fields).length
-      setPlaced(placeErrors(fields, agentFieldKeys(body), body, (field, v) => (field === 'handoffs' ? agentName(v) : v)))
+      setPlaced(placeErrors(fields, agentFieldKeys(body), body, (field, v) => (field === 'handoffs' ? agentName(v) : field === 'skills' ? skillName(v) : v)))
       setError(n ? `Not saved: ${n === 1 ? 'one field needs' : `${n} fields need`} attention (see the messages next to them).` : errorText(err))
       setRefusals((x) => x + 1)
     }
@@ -213,8 +217,9 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
         <div data-group="compaction">{group('compaction')}</div>
       </FormSection>
       <FormSection group="skills" title="Skills" about="Which skills the agent may load" problems={problems(['skills'])}>
-        <Field label="Skills" hint={HINTS.skills} error={errors.skills}>{(id, aria) => (
-          <JsonField id={id} aria={aria} rows={2} value={a.skills} onChange={(v) => set('skills', v as string[] | null)} />
+        <Field label="Skills" group hint={HINTS.skills} error={errors.skills}>{(_, aria) => (
+          <SkillPicker value={a.skills} aria={aria} onChange={(v) => set('skills', v)}
+            agent={{ scope: agent?.scope ?? 'private', ownerId: agent?.owner_id ?? me.data?.id ?? '' }} />
         )}</Field>
       </FormSection>
 

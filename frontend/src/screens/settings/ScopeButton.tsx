@@ -3,8 +3,8 @@ import { api, errorText, ok } from '../../lib/api'
 import { notify } from '../../lib/notices'
 import { useMe } from '../../lib/queries'
 
-/** Admins publish a private provider, agent, MCP server or workflow to everyone (global), or take it back. */
-export function ScopeButton({ kind, id, scope }: { kind: 'providers' | 'agents' | 'mcp-servers' | 'workflows'; id: string; scope: 'private' | 'global' }) {
+/** Admins publish a private provider, agent, MCP server, workflow or skill to everyone (global), or take it back. */
+export function ScopeButton({ kind, id, scope }: { kind: 'providers' | 'agents' | 'mcp-servers' | 'workflows' | 'skills'; id: string; scope: 'private' | 'global' }) {
   const qc = useQueryClient()
   const me = useMe()
   if (me.data?.role !== 'admin') return null
@@ -15,6 +15,7 @@ export function ScopeButton({ kind, id, scope }: { kind: 'providers' | 'agents' 
       if (kind === 'providers') await ok(api.POST('/api/v1/providers/{id}/scope', opts))
       else if (kind === 'agents') await ok(api.POST('/api/v1/agents/{id}/scope', opts))
       else if (kind === 'workflows') await ok(api.POST('/api/v1/workflows/{id}/scope', opts))
+      else if (kind === 'skills') await ok(api.POST('/api/v1/skills/{id}/scope', opts))
       else await ok(api.POST('/api/v1/mcp-servers/{id}/scope', opts))
       await qc.invalidateQueries({ queryKey: [kind] })
     } catch (e) {

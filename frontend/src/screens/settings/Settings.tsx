@@ -8,6 +8,7 @@ import { MCPServersTab } from './MCPServersTab'
 import { MemoriesTab } from './MemoriesTab'
 import { ProvidersTab } from './ProvidersTab'
 import { SandboxesTab } from './SandboxesTab'
+import { SkillsTab } from './SkillsTab'
 import { TokensTab } from './TokensTab'
 import { UsersTab } from './UsersTab'
 
@@ -15,6 +16,7 @@ const tabs = [
   { id: 'providers', label: 'Providers' },
   { id: 'agents', label: 'Agents' },
   { id: 'mcp', label: 'MCP servers' },
+  { id: 'skills', label: 'Skills' },
   { id: 'memories', label: 'Memories' },
   { id: 'projects', label: 'Projects' },
   { id: 'sandboxes', label: 'Sandboxes' },
@@ -45,6 +47,7 @@ export function Settings({ tab }: { tab: string }) {
         {current === 'providers' && <ProvidersTab />}
         {current === 'agents' && <AgentsTab />}
         {current === 'mcp' && <MCPServersTab />}
+        {current === 'skills' && <SkillsTab />}
         {current === 'memories' && <MemoriesTab />}
         {current === 'projects' && <ProjectsTab />}
         {current === 'sandboxes' && <SandboxesTab admin={admin} />}

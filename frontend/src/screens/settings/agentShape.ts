@@ -17,7 +17,7 @@ export const ENUMS: Record<string, string[]> = {
 }
 
 /** Fields edited as JSON (free-form values). */
-export const JSON_FIELDS = new Set(['guardrails.output_schema', 'resilience.fallback_models', 'error_handlers', 'skills'])
+export const JSON_FIELDS = new Set(['guardrails.output_schema', 'resilience.fallback_models', 'error_handlers'])
 
 /** Nullable booleans: unset (the default), on or off. */
 export const TRISTATE = new Set(['subagents', 'parallel_tool_calls'])
@@ -41,7 +41,7 @@ export const HINTS: Record<string, string> = {
   'compaction.compaction_mode': 'summary (default) folds into a summary; reset drops the old history; hybrid does both',
   'session.history_limit': 'Recent items sent per turn; 0 = all',
   'session.prompt_id': 'An OpenAI stored prompt to use (Responses API only)',
-  skills: 'null = every visible skill, [] = none, or a list of skill ids',
+  skills: 'The skills index in its instructions and read_skill cover these; write or import skills in Settings → Skills',
   tools: 'Built-in tool names the agent may use (comma-separated); MCP tools are picked below',
   error_handlers: 'Keyed by max_turns / model_refusal / invalid_final_output: {"final_output": …, "exclude_from_history": false}',
   'guardrails.guardrails': 'Guardrail names (comma-separated), from Settings → Guardrails',
