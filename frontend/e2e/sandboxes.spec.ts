@@ -221,9 +221,9 @@ test('sandbox (docker): exec_command streams into its card, the terminal runs a 
 
     // Live: the output streams into the card while the command runs, then the result replaces it.
     const card = page.locator('.tool-card[data-tool="exec_command"]')
-    const cmd = 'echo hi-from-sandbox; sleep 2; echo second-line'
+    const cmd = 'echo hi-from-sandbox; sleep 5; echo second-line'
     // The running card's text, read in the same frame it first shows the
-    // first line: the command shows that state for only two seconds, which a
+    // first line: the command shows that state for only five seconds, which a
     // poll with back-off, or a read after the wait, can miss on a busy machine.
     const streamed = await page.waitForFunction(() => {
       const el = [...document.querySelectorAll<HTMLElement>('.tool-card[data-tool="exec_command"] .terminal-output.running')].find((e) => e.innerText.includes('hi-from-sandbox'))
