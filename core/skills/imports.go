@@ -109,7 +109,7 @@ func (im *Importer) Import(ctx context.Context, p domain.Principal, rawURL strin
 		files, err = im.walkGitHub(ctx, owner, repo, allow, &res)
 	} else {
 		res.Repo, res.SourceRepo = u.Hostname(), u.String()
-		files, err = im.single(ctx, u.String(), allow, &res)
+		files, err = im.single(ctx, u, allow, &res)
 	}
 	if err != nil {
 		return ImportResult{}, err
@@ -217,12 +217,12 @@ func (im *Importer) walkGitHub(ctx context.Context, owner, repo string, allow bo
 }
 
 // single reads one raw SKILL.md.
-func (im *Importer) single(ctx context.Context, u string, allow bool, res *ImportResult) ([]fetched, error) {
-	r, err := im.get(ctx, u, "", MaxDocument, allow)
+func (im *Importer) single(ctx context.Context, u *url.URL, allow bool, res *ImportResult) ([]fetched, error) {
+	r, err := im.get(ctx, u.String(), "", MaxDocument, allow)
 	if err != nil {
 		return nil, err
 	}
-	p := strings.TrimPrefix(mustURL(u).Path, "/")
+	p := strings.TrimPrefix(u.Path, "/")
 	if f, ok := read(p, r, res); ok {
 		return []fetched{f}, nil
 	}
@@ -250,14 +250,6 @@ func escapePath(p string) string {
 		parts[i] = url.PathEscape(s)
 	}
 	return strings.Join(parts, "/")
-}
-
-func mustURL(s string) *url.URL {
-	u, _ := url.Parse(s)
-	if u == nil {
-		return &url.URL{}
-	}
-	return u
 }
 
 // upsert writes an import's files into the caller's group for its source,
