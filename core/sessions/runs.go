@@ -3,7 +3,6 @@ package sessions
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -102,7 +101,7 @@ func (s *Service) Runs(ctx context.Context, p domain.Principal, id string) ([]Ru
 			}
 			out[i].Question, _ = e.UserText()
 			if woken[out[i].RunID] {
-				out[i].Question = wakeLabel(e, out[i].Question, starts)
+				out[i].Question = wakeLabel(e, starts)
 			}
 		}
 		return nil
@@ -155,17 +154,16 @@ func startNotes(ctx context.Context, r ports.SessionReader, ids []string) (map[s
 	return out, nil
 }
 
-// taskIDs finds the task ids a wake-up's notification reports.
-var taskIDs = regexp.MustCompile(`(?m)^task_id=(\S+) `)
-
 // wakeLabel names a wake-up run by what woke it: "▶ build (cron @daily)"
 // for a workflow a person or a trigger started (its start note), else the
 // notification's own summary ("▶ "fix lint" completed").
-func wakeLabel(e domain.Entry, text string, starts map[string]string) string {
+func wakeLabel(e domain.Entry, starts map[string]string) string {
 	var labels []string
-	for _, m := range taskIDs.FindAllStringSubmatch(text, -1) {
-		if l, ok := starts[m[1]]; ok {
-			labels = append(labels, l)
+	if e.Display != nil && e.Display.Extra["task_ids"] != "" {
+		for _, id := range strings.Split(e.Display.Extra["task_ids"], ",") {
+			if l, ok := starts[id]; ok {
+				labels = append(labels, l)
+			}
 		}
 	}
 	switch {

@@ -67,7 +67,8 @@ func (m *Manager) drain(ctx context.Context, sessionID string) {
 	}
 	_, err = m.runs.StartBackground(ctx, runs.BackgroundStart{SessionID: sessionID, OwnerID: sess.OwnerID, AgentConfigID: agentID,
 		Input: notification(tasks), Source: domain.SourceTaskNotification,
-		Display:   &domain.Display{Kind: domain.SourceTaskNotification, Title: "Background task results", Summary: reported(tasks)},
+		Display: &domain.Display{Kind: domain.SourceTaskNotification, Title: "Background task results", Summary: reported(tasks),
+			Extra: map[string]string{"task_ids": taskIDs(tasks)}},
 		Triggered: slices.ContainsFunc(tasks, triggered),
 		Also:      func(tx ports.SessionTx) error { return tx.SettleWakeups(ctx, ids, m.d.Clock.Now()) }})
 	switch {
@@ -98,6 +99,16 @@ func (m *Manager) askingAgent(ctx context.Context, sess domain.Session, tasks []
 		}
 	}
 	return ""
+}
+
+// taskIDs lists the reported tasks' ids, comma-separated, for the
+// notification's card: what labels the wake-up run (sessions.Runs).
+func taskIDs(tasks []domain.Task) string {
+	ids := make([]string, len(tasks))
+	for i, t := range tasks {
+		ids[i] = t.ID
+	}
+	return strings.Join(ids, ",")
 }
 
 // reported says in words how many results a wake-up carries.
