@@ -54,7 +54,10 @@ type ProjectInstance struct {
 	// Generation is the project's runtime generation: an instance created
 	// for an older one is replaced where the backend can (the tree stays).
 	Generation int64
-	Target     SandboxTarget
+	// InstanceRef is the instance recorded for the project
+	// (InstanceRefStore), as read when this value was built; "" when none.
+	InstanceRef string
+	Target      SandboxTarget
 }
 
 // ExecRequest is one command in a project's instance.

@@ -139,7 +139,7 @@ func (p projectQ) DeleteSandbox(ctx context.Context, id string) error {
 	return affected(r, err, "sandbox")
 }
 
-const projectColumns = `id, owner_id, name, sandbox_id, env, revision, generation, created_at, updated_at`
+const projectColumns = `id, owner_id, name, sandbox_id, env, revision, generation, created_at, updated_at, instance_ref`
 
 type envVarJSON struct {
 	Name  string `json:"name"`
@@ -150,7 +150,7 @@ func scanProject(r rowScanner) (domain.Project, error) {
 	var p domain.Project
 	var env string
 	var created, updated int64
-	if err := r.Scan(&p.ID, &p.OwnerID, &p.Name, &p.SandboxID, &env, &p.Revision, &p.Generation, &created, &updated); err != nil {
+	if err := r.Scan(&p.ID, &p.OwnerID, &p.Name, &p.SandboxID, &env, &p.Revision, &p.Generation, &created, &updated, &p.InstanceRef); err != nil {
 		return p, err
 	}
 	p.CreatedAt, p.UpdatedAt = fromMS(created), fromMS(updated)
@@ -224,8 +224,8 @@ func (p projectQ) SessionCounts(ctx context.Context, projectIDs []string) (map[s
 
 // InsertProject implements ports.ProjectWriter.
 func (p projectQ) InsertProject(ctx context.Context, pr domain.Project) error {
-	_, err := p.q.ExecContext(ctx, `INSERT INTO projects (`+projectColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		pr.ID, pr.OwnerID, pr.Name, pr.SandboxID, projectEnv(pr), pr.Revision, pr.Generation, ms(pr.CreatedAt), ms(pr.UpdatedAt))
+	_, err := p.q.ExecContext(ctx, `INSERT INTO projects (`+projectColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		pr.ID, pr.OwnerID, pr.Name, pr.SandboxID, projectEnv(pr), pr.Revision, pr.Generation, ms(pr.CreatedAt), ms(pr.UpdatedAt), pr.InstanceRef)
 	return nameTaken(translate(err), "project", pr.Name)
 }
 

@@ -26,8 +26,12 @@ type Project struct {
 	// the sandbox's content moves it, which replaces the container at the
 	// next use (the tree survives).
 	Generation int64
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// InstanceRef is the backend instance holding the tree, for types
+	// whose instance is its storage (e2b); written only by the backend
+	// through ports.InstanceRefStore.
+	InstanceRef string
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
 }
 
 // EnvVar is one environment variable; Value is its stored (sealed) form.

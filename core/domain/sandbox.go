@@ -52,8 +52,9 @@ type DockerConfig struct {
 	MaxReadFileBytes int64   `json:"max_read_file_bytes"`
 }
 
-// E2BConfig is an E2B-compatible sandbox's config (its runtime comes later;
-// the config is validated and stored now).
+// E2BConfig is an E2B-compatible sandbox's config. Secret fields (the key
+// and every header value) hold their stored (sealed) form inside the
+// server.
 type E2BConfig struct {
 	APIURL           string `json:"api_url"`
 	Domain           string `json:"domain"`
@@ -64,7 +65,24 @@ type E2BConfig struct {
 	AutoPause        *bool  `json:"auto_pause"`
 	AllowInternet    bool   `json:"allow_internet"`
 	MaxReadFileBytes int64  `json:"max_read_file_bytes"`
+	// Headers are sent with every call to the service (some compatible
+	// services need their own); the values are secrets, held by pointer so
+	// Secrets can seal, open and mask them in place.
+	Headers map[string]*string `json:"headers"`
 }
+
+// E2B limits.
+const (
+	DefaultE2BTimeoutSeconds = 300   // the lease when timeout_seconds is 0
+	MaxE2BTimeoutSeconds     = 86400 // E2B's longest lease (a day)
+	MaxE2BHeaders            = 32
+)
+
+// reservedE2BHeaders are set by the backend itself: configuring one would
+// break a call or forge its credentials.
+var reservedE2BHeaders = []string{"Host", "Content-Length", "Content-Type", "Content-Encoding", "Accept", "Accept-Encoding",
+	"Connection", "Transfer-Encoding", "Upgrade", "Te", "Authorization", "X-Api-Key", "X-Access-Token",
+	"Connect-Protocol-Version", "Connect-Timeout-Ms", "E2b-Sandbox-Id", "E2b-Sandbox-Port"}
 
 // SandboxSupports are a type's capability flags: clients offer actions from
 // these, never from the type string.
@@ -108,7 +126,11 @@ func (s *Sandbox) Secrets() map[string]*string {
 	case s.Docker != nil:
 		return map[string]*string{"ssh_password": &s.Docker.SSHPassword, "ssh_key": &s.Docker.SSHKey}
 	case s.E2B != nil:
-		return map[string]*string{"api_key": &s.E2B.APIKey}
+		out := map[string]*string{"api_key": &s.E2B.APIKey}
+		for name, v := range s.E2B.Headers {
+			out["headers."+name] = v
+		}
+		return out
 	}
 	return nil
 }
@@ -122,6 +144,11 @@ func (s Sandbox) WithOwnConfig() Sandbox {
 	}
 	if s.E2B != nil {
 		e := *s.E2B
+		e.Headers = make(map[string]*string, len(s.E2B.Headers))
+		for name, v := range s.E2B.Headers {
+			own := *v
+			e.Headers[name] = &own
+		}
 		s.E2B = &e
 	}
 	return s
@@ -215,9 +242,16 @@ func ParseSandboxConfig(typ string, raw json.RawMessage) (*DockerConfig, *E2BCon
 		default:
 			f.Add("config.data_plane_auth", "must be access_token, api_key or none (or empty)")
 		}
-		if c.TimeoutSeconds < 0 {
-			f.Add("config.timeout_seconds", "must not be negative")
+		if c.TimeoutSeconds < 0 || c.TimeoutSeconds > MaxE2BTimeoutSeconds {
+			f.Add("config.timeout_seconds", "must be between 0 (default %d) and %d", DefaultE2BTimeoutSeconds, MaxE2BTimeoutSeconds)
 		}
+		if strings.ContainsAny(c.Domain, "/:@ \t") {
+			f.Add("config.domain", "must be a bare host name such as e2b.app (no scheme, port or path)")
+		}
+		if c.MaxReadFileBytes < 0 {
+			f.Add("config.max_read_file_bytes", "must not be negative")
+		}
+		checkE2BHeaders(&c, &f)
 		if c.AutoPause == nil {
 			t := true // an expired lease pauses rather than destroys the tree
 			c.AutoPause = &t
@@ -225,6 +259,57 @@ func ParseSandboxConfig(typ string, raw json.RawMessage) (*DockerConfig, *E2BCon
 		return nil, &c, f.Err()
 	}
 	return nil, nil, errs.Field("type", "must be docker or e2b")
+}
+
+// checkE2BHeaders validates the extra headers and gives a null value the
+// empty string, so every header has a value to seal.
+func checkE2BHeaders(c *E2BConfig, f *errs.FieldErrors) {
+	if len(c.Headers) > MaxE2BHeaders {
+		f.Add("config.headers", "at most %d headers", MaxE2BHeaders)
+	}
+	seen := map[string]string{}
+	names := make([]string, 0, len(c.Headers))
+	for name := range c.Headers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		field := "config.headers." + name
+		lower := strings.ToLower(name)
+		switch {
+		case !isHeaderName(name):
+			f.Add(field, "is not a valid header name")
+		case slices.ContainsFunc(reservedE2BHeaders, func(r string) bool { return strings.EqualFold(r, name) }):
+			f.Add(field, "is set by the server itself")
+		case seen[lower] != "":
+			f.Add(field, "is given twice (as %s; header names are case-insensitive)", seen[lower])
+		}
+		seen[lower] = name
+		if c.Headers[name] == nil {
+			empty := ""
+			c.Headers[name] = &empty
+		}
+		if v := *c.Headers[name]; strings.ContainsAny(v, "\r\n\x00") || len(v) > 8<<10 {
+			f.Add(field, "must be one line of at most 8 KiB")
+		}
+	}
+	if c.Headers == nil {
+		c.Headers = map[string]*string{}
+	}
+}
+
+// isHeaderName reports whether s is an HTTP header field name (an RFC 9110
+// token).
+func isHeaderName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if r >= 0x80 || !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
+			return false
+		}
+	}
+	return true
 }
 
 func configTypeError(err error) error {

@@ -82,7 +82,7 @@ func (s *Service) storageHint(p domain.Project, sb domain.Sandbox) string {
 		// A description needs no secret: the config is passed as stored.
 		own := sb.WithOwnConfig()
 		return b.Where(ports.ProjectInstance{ProjectID: p.ID, Name: p.InstanceName(), StorageName: p.StorageName(),
-			Generation: p.Generation, Target: ports.SandboxTarget{SandboxID: sb.ID, Type: sb.Type, Config: own.Config()}})
+			Generation: p.Generation, InstanceRef: p.InstanceRef, Target: ports.SandboxTarget{SandboxID: sb.ID, Type: sb.Type, Config: own.Config()}})
 	}
 	return fmt.Sprintf("%s sandbox %q", sb.Type, sb.Name)
 }

@@ -170,7 +170,11 @@ func (s *Service) applySandbox(sb *domain.Sandbox, in SandboxInput, before *doma
 		if before.Destination() != next.Destination() {
 			return errs.Field("config."+field, "the stored credential belongs to the previous host: send it again or clear it")
 		}
-		*v = *before.Secrets()[field]
+		kept := before.Secrets()[field]
+		if kept == nil {
+			return errs.Field("config."+field, "has no stored value to keep: send the value")
+		}
+		*v = *kept
 	}
 	*sb = next
 	return nil

@@ -109,7 +109,7 @@ func (s *Service) instance(p domain.Project, sb domain.Sandbox) (ports.ProjectIn
 		env[v.Name] = plain
 	}
 	return ports.ProjectInstance{ProjectID: p.ID, Name: p.InstanceName(), StorageName: p.StorageName(), Env: env,
-		Generation: p.Generation, Target: t}, nil
+		Generation: p.Generation, InstanceRef: p.InstanceRef, Target: t}, nil
 }
 
 // loadInstance reads a project and its sandbox and builds the instance.
