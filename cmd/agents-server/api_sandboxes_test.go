@@ -86,13 +86,13 @@ func TestSandboxRowsAreStrictAdminConfiguration(t *testing.T) {
 		"config": map[string]any{"image": "agents-sandbox:test", "host": "tcp://elsewhere:2375", "ssh_password": "********"}}
 	h.call("PUT", "/api/v1/sandboxes/"+sb.ID, h.admin, moved).wantErr(t, 400, "validation")
 
-	// E2B config is validated and stored now; its runtime comes later —
-	// which its flags say, on the row and on the type before any row, so a
-	// client does not offer it as if it ran — and the container routes are
-	// docker's alone.
+	// An E2B config is validated and stored with its secrets masked; its
+	// flags say it runs, with public hosts and no rebuild, on the row and on
+	// the type before any row; the container routes are docker's alone.
+	// (api_sandbox_e2b_test.go runs it against the E2B double.)
 	e2b := h.createSandbox(map[string]any{"name": "cloud", "type": "e2b",
 		"config": map[string]any{"template_id": "base", "api_key": "e2b_secret"}})
-	if ec := configOf(t, e2b); ec["api_key"] != "********" || ec["auto_pause"] != true || !e2b.Supports.PublicHost || e2b.Supports.Rebuild || e2b.Supports.Runs {
+	if ec := configOf(t, e2b); ec["api_key"] != "********" || ec["auto_pause"] != true || !e2b.Supports.PublicHost || e2b.Supports.Rebuild || !e2b.Supports.Runs {
 		t.Fatalf("e2b = %+v %v", e2b, ec)
 	}
 	var types []httpapi.SandboxTypeView
@@ -102,7 +102,6 @@ func TestSandboxRowsAreStrictAdminConfiguration(t *testing.T) {
 	}
 	h.call("POST", "/api/v1/sandboxes", h.admin, map[string]any{"name": "e2", "type": "e2b", "config": map[string]any{}}).wantErr(t, 400, "validation")
 	h.call("GET", "/api/v1/sandboxes/"+e2b.ID+"/containers", h.admin, nil).wantErr(t, 400, "validation")
-	h.call("POST", "/api/v1/sandboxes/"+e2b.ID+"/test", h.admin, nil).wantErr(t, 400, "validation")
 	h.call("GET", "/api/v1/sandboxes/"+sb.ID+"/containers", member, nil).wantErr(t, 403, "forbidden")
 
 	// A project freezes the sandbox's identity and blocks its delete; its

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
+	"github.com/agents-server/agents-server/adapters/sandbox/e2b/e2bdouble"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
@@ -59,6 +60,9 @@ func agentsBinary(t *testing.T) string {
 }
 
 func TestMain(m *testing.M) {
+	// The E2B double re-executes the test binary to start its sandboxes'
+	// processes.
+	e2bdouble.RunHelperIfAsked()
 	if os.Getenv(benchChildEnv) == "1" {
 		os.Exit(runBenchChild())
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -37,6 +38,9 @@ type config struct {
 	TriggerEvery   time.Duration
 	PasswordParams auth.PasswordParams
 	DrainTimeout   time.Duration
+	// E2BHTTP makes the e2b backend's calls (nil: the default transport,
+	// which honours HTTPS_PROXY and the system's roots).
+	E2BHTTP *http.Client
 }
 
 // envOr returns the environment variable's value, or def when unset.

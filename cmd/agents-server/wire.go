@@ -18,6 +18,7 @@ import (
 	mcpclient "github.com/agents-server/agents-server/adapters/mcp"
 	"github.com/agents-server/agents-server/adapters/mcpserver"
 	dockersandbox "github.com/agents-server/agents-server/adapters/sandbox/docker"
+	e2bsandbox "github.com/agents-server/agents-server/adapters/sandbox/e2b"
 	"github.com/agents-server/agents-server/adapters/sqlite"
 	"github.com/agents-server/agents-server/adapters/webfetch"
 	"github.com/agents-server/agents-server/adapters/ws"
@@ -118,8 +119,10 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	// The store keeps ssh:// daemons' pinned host keys, so a restart does
 	// not trust a changed key on first use again.
 	docker := dockersandbox.New(dockersandbox.Options{HostKeys: db, Clock: clock})
+	// An e2b project's sandbox is recorded in its row before it is used.
+	e2b := e2bsandbox.New(e2bsandbox.Options{Refs: db, HTTP: cfg.E2BHTTP, Now: clock.Now, Log: log})
 	sandboxSvc := sandboxes.New(sandboxes.Deps{Store: db, Box: box, Settings: settingsSvc,
-		Backends:        map[string]ports.SandboxBackend{docker.Type(): docker},
+		Backends:        map[string]ports.SandboxBackend{docker.Type(): docker, e2b.Type(): e2b},
 		ContainerAdmins: map[string]ports.ContainerAdmin{docker.Type(): docker},
 		IDs:             idGen, Clock: clock, Log: log})
 	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: version()}, IDs: idGen, Clock: clock, Log: log})
