@@ -7,7 +7,7 @@ import { api, ApiError, errorText, ok, type Sandbox } from '../../lib/api'
 import { keys, useSandboxTypes } from '../../lib/queries'
 import { movedRevision } from '../../lib/useSave'
 import {
-  buildConfig, configFor, configKeys, SANDBOX_TYPES, SandboxConfigFields, secretKeys, secretMapsFor, splitConfigErrors, storedSecrets, type SandboxType,
+  buildConfig, configFor, configKeys, frozenNotice, SANDBOX_TYPES, SandboxConfigFields, secretKeys, secretMapsFor, splitConfigErrors, storedSecrets, type SandboxType,
 } from './sandboxConfig'
 
 const secretsFor = (type: SandboxType, existing: boolean) => Object.fromEntries(secretKeys(type).map((k) => [k, secretStart(existing)]))
@@ -88,8 +88,7 @@ export function SandboxForm({ sandbox, onDone, onReload }: { sandbox?: Sandbox; 
       <h2>{sandbox ? `Edit ${sandbox.name}` : 'New sandbox'}</h2>
       {sandbox && sandbox.project_count > 0 && (
         <p className="muted small">
-          {sandbox.project_count === 1 ? 'A project lives' : `${sandbox.project_count} projects live`} here: the type and where it runs are frozen.
-          A change to what runs (the image, the limits) replaces their containers at their next use; files under /workspace stay.
+          {sandbox.project_count === 1 ? 'A project lives' : `${sandbox.project_count} projects live`} here: {frozenNotice(sandbox.type)}
         </p>
       )}
       <div className="grid2">

@@ -141,6 +141,19 @@ export function pinsHostKey(type: SandboxType, config: unknown): boolean {
   return type === 'docker' && typeof host === 'string' && host.startsWith('ssh://')
 }
 
+/**
+ * What the edit form says of a sandbox projects live on, after "N projects
+ * live here: ": what they froze, and what an edit still changes.
+ */
+export function frozenNotice(type: SandboxType): string {
+  switch (type) {
+    case 'e2b':
+      return 'the service, template, auto-pause and internet access are frozen: each project’s files live in its E2B sandbox. The timeout, the key and the headers stay editable.'
+    default:
+      return 'the type and where it runs are frozen. A change to what runs (the image, the limits) replaces their containers at their next use; files under /workspace stay.'
+  }
+}
+
 /** Which secrets are stored now: a read returns them masked. */
 export function storedSecrets(stored: unknown): Set<string> {
   const from = (stored && typeof stored === 'object' ? stored : {}) as Record<string, unknown>
