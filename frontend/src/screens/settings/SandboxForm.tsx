@@ -1,11 +1,14 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Field } from '../../components/Field'
-import { secretStart, secretValue, type SecretEdit } from '../../components/SecretField'
+import { secretStart, type SecretEdit } from '../../components/SecretField'
+import type { RowErrors, SecretRow } from '../../components/SecretRowsEditor'
 import { api, ApiError, errorText, ok, type Sandbox } from '../../lib/api'
 import { keys, useSandboxTypes } from '../../lib/queries'
 import { movedRevision } from '../../lib/useSave'
-import { configFor, SANDBOX_TYPES, SandboxConfigFields, secretKeys, storedSecrets, type SandboxType } from './sandboxConfig'
+import {
+  buildConfig, configFor, configKeys, frozenNotice, SANDBOX_TYPES, SandboxConfigFields, secretKeys, secretMapsFor, splitConfigErrors, storedSecrets, type SandboxType,
+} from './sandboxConfig'
 
 const secretsFor = (type: SandboxType, existing: boolean) => Object.fromEntries(secretKeys(type).map((k) => [k, secretStart(existing)]))
 
@@ -25,8 +28,10 @@ export function SandboxForm({ sandbox, onDone, onReload }: { sandbox?: Sandbox; 
   const [prompt, setPrompt] = useState(sandbox?.prompt ?? '')
   const [config, setConfig] = useState(() => configFor(type, sandbox?.config))
   const [secrets, setSecrets] = useState<Record<string, SecretEdit>>(() => secretsFor(type, !!sandbox))
+  const [maps, setMaps] = useState<Record<string, SecretRow[]>>(() => secretMapsFor(type, sandbox?.config))
   const stored = storedSecrets(sandbox?.type === type ? sandbox?.config : undefined)
   const [errors, setErrors] = useState<Record<string, string>>({})
+  const [rowErrors, setRowErrors] = useState<Record<string, RowErrors>>({})
   const [error, setError] = useState('')
   const [stale, setStale] = useState<Sandbox | null>(null)
   const [saving, setSaving] = useState(false)
@@ -35,7 +40,9 @@ export function SandboxForm({ sandbox, onDone, onReload }: { sandbox?: Sandbox; 
     setType(t)
     setConfig(configFor(t, sandbox?.type === t ? sandbox.config : undefined))
     setSecrets(secretsFor(t, !!sandbox && sandbox.type === t))
+    setMaps(secretMapsFor(t, sandbox?.type === t ? sandbox.config : undefined))
     setErrors({})
+    setRowErrors({})
   }
 
   async function save(e: FormEvent) {
@@ -43,11 +50,14 @@ export function SandboxForm({ sandbox, onDone, onReload }: { sandbox?: Sandbox; 
     setError('')
     setErrors({})
     setStale(null)
-    setSaving(true)
-    const body = {
-      name, type, prompt,
-      config: { ...config, ...Object.fromEntries(Object.entries(secrets).map(([k, v]) => [k, secretValue(v)])) },
+    const built = buildConfig(type, config, secrets, maps)
+    setRowErrors(built.rowErrors)
+    if (Object.keys(built.rowErrors).length) {
+      setError('Some values need your attention.')
+      return
     }
+    setSaving(true)
+    const body = { name, type, prompt, config: built.config }
     try {
       if (sandbox) await ok(api.PUT('/api/v1/sandboxes/{id}', { params: { path: { id: sandbox.id } }, body: { ...body, revision: sandbox.revision } }))
       else await ok(api.POST('/api/v1/sandboxes', { body }))
@@ -61,7 +71,9 @@ export function SandboxForm({ sandbox, onDone, onReload }: { sandbox?: Sandbox; 
         if (fresh) setStale(fresh)
         else setError(errorText(err))
       } else {
-        setErrors(err instanceof ApiError ? err.fields : {})
+        const { rows, rest } = splitConfigErrors(err instanceof ApiError ? err.fields : {}, built.rowOf)
+        setErrors(rest)
+        setRowErrors(rows)
         setError(errorText(err))
       }
     } finally {
@@ -69,15 +81,14 @@ export function SandboxForm({ sandbox, onDone, onReload }: { sandbox?: Sandbox; 
     }
   }
 
-  const known = new Set(['name', 'type', 'prompt', ...Object.keys(config).map((k) => `config.${k}`), ...secretKeys(type).map((k) => `config.${k}`)])
+  const known = new Set(['name', 'type', 'prompt', ...configKeys(type).map((k) => `config.${k}`)])
   const stray = Object.entries(errors).filter(([k]) => !known.has(k))
   return (
     <form className="card form" onSubmit={save} aria-label={sandbox ? `Edit ${sandbox.name}` : 'New sandbox'}>
       <h2>{sandbox ? `Edit ${sandbox.name}` : 'New sandbox'}</h2>
       {sandbox && sandbox.project_count > 0 && (
         <p className="muted small">
-          {sandbox.project_count === 1 ? 'A project lives' : `${sandbox.project_count} projects live`} here: the type and where it runs are frozen.
-          A change to what runs (the image, the limits) replaces their containers at their next use; files under /workspace stay.
+          {sandbox.project_count === 1 ? 'A project lives' : `${sandbox.project_count} projects live`} here: {frozenNotice(sandbox.type)}
         </p>
       )}
       <div className="grid2">
@@ -91,7 +102,8 @@ export function SandboxForm({ sandbox, onDone, onReload }: { sandbox?: Sandbox; 
         )}</Field>
       </div>
       <SandboxConfigFields type={type} config={config} secrets={secrets} stored={stored} existing={!!sandbox && sandbox.type === type} errors={errors}
-        onConfig={(k, v) => setConfig((c) => ({ ...c, [k]: v }))} onSecret={(k, v) => setSecrets((s) => ({ ...s, [k]: v }))} />
+        maps={maps} rowErrors={rowErrors} onConfig={(k, v) => setConfig((c) => ({ ...c, [k]: v }))} onSecret={(k, v) => setSecrets((s) => ({ ...s, [k]: v }))}
+        onMap={(k, rows) => setMaps((m) => ({ ...m, [k]: rows }))} />
       <Field label="Prompt" hint="Describes the machine to agents working here (toolchain, network, package manager); added after their instructions" error={errors.prompt}>{(id) => (
         <textarea id={id} rows={3} value={prompt} onChange={(e) => setPrompt(e.target.value)} />
       )}</Field>

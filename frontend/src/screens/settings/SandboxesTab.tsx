@@ -15,7 +15,8 @@ export function SandboxesTab({ admin }: { admin: boolean }) {
     <div className="tab-page">
       <div className="tab-intro">
         <p className="muted">
-          A sandbox is a machine projects live on: a Docker daemon (this machine’s, or a remote one over SSH or TCP) and the image every project container runs.
+          A sandbox is a machine projects live on: a Docker daemon (this machine’s, or a remote one over SSH or TCP) and the image every project container runs,
+          or an E2B-compatible service (E2B’s cloud, a self-hosted E2B) where each project is its own cloud sandbox.
           {!admin && ' Only admins can change these.'}
         </p>
         {admin && <button className="btn btn-primary" onClick={() => setEditing('new')}>Add sandbox</button>}
