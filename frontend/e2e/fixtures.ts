@@ -20,6 +20,8 @@ export interface Stack extends Client {
   scriptedURL: string
   /** The MCP reference server's streamable HTTP endpoint; '' when it is not installed. */
   everythingURL: string
+  /** The E2B double: its control plane and sandbox domain, or why it is missing. */
+  e2b: { api: string; domain: string; missing: string }
 }
 
 /** The MCP reference server, for one test at a time: the name its tools are called by (scripts name them) is free while the test holds it. */
@@ -79,7 +81,8 @@ export const test = base.extend<Fixtures, { stack: Stack }>({
     if ((!baseURL || !token || !scriptedURL) && !chromiumMissing()) {
       throw new Error('no stack: run the suite with `npx playwright test` (its global setup starts one)')
     }
-    await use({ baseURL, token, scriptedURL, everythingURL, ...apiClient(baseURL, token) })
+    const e2b = { api: process.env.E2E_E2B_API ?? '', domain: process.env.E2E_E2B_DOMAIN ?? '', missing: process.env.E2E_E2B_MISSING ?? '' }
+    await use({ baseURL, token, scriptedURL, everythingURL, e2b, ...apiClient(baseURL, token) })
   }, { scope: 'worker' }],
 
   // Read here, not from `stack`, as Playwright's own fixtures take it first.

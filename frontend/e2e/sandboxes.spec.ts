@@ -1,9 +1,11 @@
 // Sandboxes, projects, the composer's project picker, sandbox tool cards
-// and the terminal. The first two tests need no Docker daemon; the last runs
-// against the daemon DOCKER_HOST names (skipped without one, required under
-// AGENTS_CI=1).
+// and the terminal. The first two tests need no Docker daemon; the docker
+// one runs against the daemon DOCKER_HOST names, the e2b one against the
+// E2B double the stack starts (each skipped without its peer, required
+// under AGENTS_CI=1).
 import { readFileSync } from 'node:fs'
 import { expect, expectConsole, idle, test, type User } from './fixtures'
+import { E2B_HEADER, E2B_KEY } from './stack.mjs'
 import type { Page } from '@playwright/test'
 
 const IMAGE = 'agents-sandbox:test'
@@ -139,7 +141,7 @@ test('sandboxes and projects: admin adds a sandbox, a member makes a project and
   expect(await page.locator('[data-project="demo"]').count(), "the member's project is still listed").toBe(0)
 })
 
-test('sandboxes: E2B is not offered as if it ran; an ssh:// host shows its pinned key, which an admin resets', async ({ page, user, newUser, tag }) => {
+test('sandboxes: an E2B row offers Test but no containers; an ssh:// host shows its pinned key, which an admin resets', async ({ page, user, newUser, tag }) => {
   const e2bName = `cloud-e2b-${tag}`
   const sshName = `remote-ssh-${tag}`
   const e2b = await user.api('POST', '/sandboxes', { name: e2bName, type: 'e2b', config: { template_id: 'base' } })
@@ -155,26 +157,22 @@ test('sandboxes: E2B is not offered as if it ran; an ssh:// host shows its pinne
   })
   const member = await newUser('member', 'noor')
   try {
-    // An e2b row says it does not run yet and offers neither Test nor Containers.
+    // An e2b row runs: it offers Test, and no Containers (it has none: the sandbox is the storage).
     await page.goto('/settings/sandboxes')
     const e2bRow = page.locator(`[data-sandbox="${e2bName}"]`)
-    await expect(e2bRow.locator('.pill', { hasText: 'not available yet' })).toBeVisible()
-    expect(await e2bRow.getByRole('button', { name: 'Test' }).count(), 'an e2b row offers Test').toBe(0)
+    await expect(e2bRow.getByRole('button', { name: 'Test' })).toBeVisible()
+    expect(await e2bRow.locator('.pill', { hasText: 'not available yet' }).count(), 'an e2b row says it does not run').toBe(0)
     expect(await e2bRow.getByRole('button', { name: 'Containers' }).count(), 'an e2b row offers Containers').toBe(0)
     expect(await page.locator(`[data-sandbox="${sshName}"]`).getByRole('button', { name: 'Test' }).count(), 'a docker row lost Test').toBeGreaterThan(0)
 
-    // A new sandbox cannot be made an e2b one; editing the e2b row keeps its type.
+    // A new sandbox may be an e2b one; editing the e2b row keeps its type.
     await page.getByRole('button', { name: 'Add sandbox' }).click()
     const form = page.getByRole('form', { name: 'New sandbox' })
-    const e2bOption = form.getByLabel('Type').locator('option[value="e2b"]')
-    await expect(e2bOption, 'e2b marked not available').toHaveText('e2b — not available yet')
-    expect(await e2bOption.isDisabled(), 'e2b is offered for a new sandbox').toBe(true)
-    expect(await form.getByLabel('Type').locator('option[value="docker"]').isDisabled(), 'docker is not offered').toBe(false)
+    expect(await form.getByLabel('Type').locator('option[value="e2b"]').isDisabled(), 'e2b is refused for a new sandbox').toBe(false)
     await form.getByRole('button', { name: 'Cancel' }).click()
     await e2bRow.getByRole('button', { name: 'Edit' }).click()
     const edit = page.getByRole('form', { name: `Edit ${e2bName}` })
     expect(await edit.getByLabel('Type').inputValue(), 'the e2b row lost its type in the form').toBe('e2b')
-    await expect(edit.getByText('cannot run this type yet')).toBeVisible()
     await edit.getByRole('button', { name: 'Cancel' }).click()
 
     // A member sees the pinned key but cannot reset it.
@@ -326,6 +324,59 @@ test('sandbox (docker): exec_command streams into its card, the terminal runs a 
     if (sid) await user.request('DELETE', `/sessions/${sid}`)
     const del = await user.request('DELETE', `/projects/${project.id}`)
     if (!del.ok || del.data.storage_error) console.log(`      cleanup: project delete answered ${del.status} ${del.text}`)
+    await user.request('DELETE', `/sandboxes/${sb.id}`)
+  }
+})
+
+test('sandbox (e2b): an admin adds an E2B sandbox against the double and tests it; a project opens a terminal there', async ({ page, stack, user, tag }) => {
+  if (stack.e2b.missing) {
+    if (process.env.AGENTS_CI === '1') throw new Error(`the e2b browser test is required (AGENTS_CI=1): ${stack.e2b.missing}`)
+    test.skip(true, stack.e2b.missing)
+  }
+  const name = `e2b-${tag}`
+  await page.goto('/settings/sandboxes')
+  await page.getByRole('button', { name: 'Add sandbox' }).click()
+  const form = page.getByRole('form', { name: 'New sandbox' })
+  await form.getByLabel('Type').selectOption('e2b')
+  await form.getByLabel('Name', { exact: true }).fill(name)
+  await form.getByLabel('Template ID').fill('base')
+  await form.getByLabel('API URL').fill(stack.e2b.api)
+  await form.getByLabel('Domain').fill(stack.e2b.domain)
+  await form.getByLabel('API key').fill(E2B_KEY)
+  // The double requires a header of its own, as some compatible services do.
+  await form.getByRole('button', { name: 'Add header' }).click()
+  await form.getByLabel('Header 1 name').fill(E2B_HEADER[0])
+  await form.getByLabel('Header 1 value').fill(E2B_HEADER[1])
+  await form.getByRole('button', { name: 'Save' }).click()
+  const row = page.locator(`[data-sandbox="${name}"]`)
+  await expect(row.getByText('base')).toBeVisible()
+  const sb = (await user.api('GET', '/sandboxes')).find((s: { name: string }) => s.name === name)
+  let project: { id: string } | undefined
+  try {
+    expect(sb.config, `saved as ${JSON.stringify(sb.config)}`).toMatchObject({ api_key: '********', headers: { [E2B_HEADER[0]]: '********' }, auto_pause: true })
+    // Test: a throw-away sandbox on the service runs `echo ok`.
+    await row.getByRole('button', { name: 'Test' }).click()
+    await expect(row.locator('[data-test-result="ok"]')).toHaveText(/Reached; the test command ran: ok/, { timeout: 60_000 })
+
+    // A project's terminal: a shell in its E2B sandbox, in /workspace.
+    project = await user.api('POST', '/projects', { name: `cloudbox-${tag}`, sandbox_id: sb.id, env: [{ name: 'GREETING', value: 'hello-e2b' }] })
+    await page.goto('/settings/projects')
+    await page.locator(`[data-project="cloudbox-${tag}"]`).getByRole('button', { name: 'Terminal' }).click()
+    const panel = page.getByRole('dialog', { name: `Terminal: cloudbox-${tag}` })
+    await expect(panel.getByRole('status').filter({ hasText: 'Live' })).toBeVisible({ timeout: 60_000 })
+    await panel.locator('.terminal-screen').click()
+    await page.keyboard.type('echo $((6*7)); pwd; echo "$GREETING"')
+    await page.keyboard.press('Enter')
+    await expect.poll(async () => {
+      const rows = await screenRows(page)
+      return rows.includes('42') && rows.includes('/workspace') && rows.includes('hello-e2b')
+    }, { message: '42, /workspace and the project variable on the terminal screen' }).toBe(true)
+    await page.keyboard.type('exit 3')
+    await page.keyboard.press('Enter')
+    await expect(panel.getByRole('status').filter({ hasText: 'Exited with code 3' })).toBeVisible()
+    await panel.getByRole('button', { name: 'Close the terminal' }).click()
+  } finally {
+    if (project) await user.request('DELETE', `/projects/${project.id}`)
     await user.request('DELETE', `/sandboxes/${sb.id}`)
   }
 })

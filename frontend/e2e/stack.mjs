@@ -52,11 +52,11 @@ function freePort() {
  * Spawns a process and resolves with the first stdout match of re. Its
  * output goes to logFile when one is named, and to stderr with E2E_VERBOSE.
  */
-function startProcess(bin, args, re, label, logFile) {
+function startProcess(bin, args, re, label, logFile, env = process.env) {
   return new Promise((resolve, reject) => {
     // The environment passes through: the server reads DOCKER_HOST itself
     // (the docker-backed tests need the daemon it names).
-    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env: process.env })
+    const child = spawn(bin, args, { stdio: ['ignore', 'pipe', 'pipe'], env })
     let out = ''
     let started = false
     const timer = setTimeout(() => reject(new Error(`${label} did not start in 30s:\n${out}`)), 30_000)
@@ -148,6 +148,37 @@ export function buildBinary(dir) {
   return bin
 }
 
+/** The E2B double's program: E2B_DOUBLE_BIN, or one built into dir. */
+export function buildDouble(dir) {
+  if (process.env.E2B_DOUBLE_BIN) return resolve(process.env.E2B_DOUBLE_BIN)
+  const bin = join(dir, 'e2b-double')
+  console.log('e2e: go build -o', bin)
+  execFileSync('go', ['build', '-o', bin, './cmd/e2b-double'], { cwd: repoDir, stdio: 'inherit' })
+  return bin
+}
+
+/** The key and the header the E2B double requires of every call (the e2b test's sandbox sends both). */
+export const E2B_KEY = 'e2b_0011223344556677'
+export const E2B_HEADER = ['X-Tenant', 'acme']
+
+/**
+ * Starts the E2B double (a local E2B-compatible service); resolves with its
+ * control plane's URL, its sandbox domain, its proxy and CA file (the
+ * server reaches sandboxes through them: HTTPS_PROXY, SSL_CERT_FILE), or
+ * with `missing` saying why it cannot run here.
+ */
+async function startDouble(dir, logFile) {
+  try {
+    const bin = buildDouble(dir)
+    const { child, match } = await startProcess(bin, ['--api-key', E2B_KEY, '--templates', 'base', '--require-header', E2B_HEADER.join('='),
+      '--ca-file', join(dir, 'e2b-ca.pem')], /e2b-double ready api=(\S+) proxy=(\S+) domain=(\S+) ca=(\S+)/, 'e2b-double', logFile)
+    const [, api, proxy, domain, ca] = match
+    return { child, api, proxy, domain, ca, missing: '' }
+  } catch (e) {
+    return { missing: `the E2B double did not start: ${String(e).slice(0, 500)}` }
+  }
+}
+
 /**
  * A REST client for one server: request answers the status and the parsed
  * body; api throws on a refusal. Both call as `token` unless `as` names
@@ -189,15 +220,20 @@ export async function startStack({ logFile } = {}) {
   const scriptedPort = await freePort()
   const scripted = await startProcess(bin, ['scripted-model', '--addr', `127.0.0.1:${scriptedPort}`, '--scripts', join(frontendDir, 'e2e/scripts.json')],
     /scripted model ready/, 'scripted-model', logFile)
+  const double = await startDouble(tmp, logFile)
+  // The double's hosts are reached through its proxy, trusting its CA
+  // (loopback addresses are never proxied).
+  const serverEnv = double.missing ? process.env : { ...process.env, HTTPS_PROXY: double.proxy, SSL_CERT_FILE: double.ca }
   const port = await freePort()
   const server = await startProcess(bin, ['--addr', `127.0.0.1:${port}`, '--data-dir', join(tmp, 'data'), '--log-level', 'warn'],
-    /agents-server ready: (http:\/\/\S+?)\/#token=(\S+)/, 'agents-server', logFile).catch(async (e) => {
+    /agents-server ready: (http:\/\/\S+?)\/#token=(\S+)/, 'agents-server', logFile, serverEnv).catch(async (e) => {
     scripted.child.kill('SIGTERM')
+    double.child?.kill('SIGTERM')
     throw e
   })
   const [, baseURL, token] = server.match
   const scriptedURL = `http://127.0.0.1:${scriptedPort}/v1`
-  const children = [server.child, scripted.child]
+  const children = [server.child, scripted.child, ...(double.child ? [double.child] : [])]
   const everything = everythingMissing() ? undefined : await startEverything(logFile).catch(async (e) => {
     for (const c of children) c.kill('SIGTERM')
     throw e
@@ -214,5 +250,6 @@ export async function startStack({ logFile } = {}) {
     }
     rmSync(tmp, { recursive: true, force: true })
   }
-  return { baseURL, token, scriptedURL, everythingURL: everything?.url ?? '', ...apiClient(baseURL, token), stop, tmp }
+  const e2b = { api: double.api ?? '', domain: double.domain ?? '', missing: double.missing }
+  return { baseURL, token, scriptedURL, everythingURL: everything?.url ?? '', e2b, ...apiClient(baseURL, token), stop, tmp }
 }
