@@ -53,11 +53,16 @@ func (r *Runtime) OpenPTY(ctx context.Context, in ports.ProjectInstance, cols, r
 		return nil, live.cfg.daemonFail(ctx, err, "opening a terminal in e2b sandbox %s", live.id)
 	}
 	pr, pw := io.Pipe()
-	p := &pty{live: live, pid: stream.Msg().GetEvent().GetStart().GetPid(), out: pr, ctx: sctx, done: make(chan struct{}), code: -1}
+	// Input and resizes have a context of their own, ended only by Close:
+	// the keystroke that ends the shell must not see its call cancelled
+	// by the end it caused.
+	calls, endCalls := context.WithCancel(context.WithoutCancel(ctx))
+	p := &pty{live: live, pid: stream.Msg().GetEvent().GetStart().GetPid(), out: pr, ctx: calls, done: make(chan struct{}), code: -1}
 	p.stop = func() {
 		stopLease()
 		cancel()
 	}
+	p.endCalls = endCalls
 	go func() {
 		defer close(p.done)
 		defer p.stop()
@@ -90,8 +95,10 @@ type pty struct {
 	live *conn
 	pid  uint32
 	out  *io.PipeReader
-	ctx  context.Context
-	stop func()
+	ctx  context.Context // the input and resize calls'
+	stop func()          // ends the stream and the lease keep-alive
+	// endCalls cancels ctx.
+	endCalls context.CancelFunc
 
 	done chan struct{}
 	code int
@@ -144,6 +151,7 @@ func (p *pty) Close() error {
 			p.live.kill(p.pid)
 		}
 		p.stop()
+		p.endCalls()
 		_ = p.out.Close()
 	})
 	return nil
