@@ -81,31 +81,11 @@ func (h *harness) runResults(token, sessionID string, body map[string]any) ([]do
 	return results, progress, final
 }
 
-func TestSandboxToolsTerminalAndStorageOnDocker(t *testing.T) {
-	t.Parallel()
-	needDocker(t)
-	model, url := startScripted(t)
-	model.SetScript("worker", workerScript())
-	h := startServer(t, testConfig(t))
-	ann, bob := h.member("ann"), h.member("bob")
-	sb := h.createSandbox(map[string]any{"name": "local", "type": "docker", "prompt": "This sandbox has busybox and bash.",
-		"config": map[string]any{"image": sandboxImage, "memory_mb": 256, "cpus": 1}})
-	var probe httpapi.SandboxTestView
-	h.call("POST", "/api/v1/sandboxes/"+sb.ID+"/test", h.admin, nil).want(t, 200).decode(t, &probe)
-	if !probe.OK {
-		t.Fatalf("test = %+v", probe)
-	}
-	p := h.createProject(ann, map[string]any{"name": "tree", "sandbox_id": sb.ID,
-		"env": []map[string]string{{"name": "MODE", "value": "first"}}})
-	var state httpapi.ProjectSandboxView
-	h.call("GET", "/api/v1/projects/"+p.ID+"/sandbox", ann, nil).want(t, 200).decode(t, &state)
-	if state.State != "absent" {
-		t.Fatalf("before any use the instance is %q", state.State)
-	}
-	agent := h.agentOn(ann, protocols(url)["openai-responses"], map[string]any{"name": "worker", "model": "worker", "behavior": map[string]any{"max_turns": 20}})
-	s := h.createSession(ann, map[string]any{"agent_config_id": agent})
-
-	results, progress, final := h.runResults(ann, s.ID, map[string]any{"input": "build it", "project_id": p.ID})
+// checkWorkerResults checks what workerScript's "build it" run answered,
+// the same on every sandbox type: each tool's result, the named shell
+// keeping its state, the output caps, apply_patch whole or not at all.
+func checkWorkerResults(t *testing.T, results []domain.ToolResultPayload, progress map[string]string, final string) {
+	t.Helper()
 	if len(results) != 13 || !strings.Contains(final, "all done") {
 		t.Fatalf("%d results, final %s", len(results), final)
 	}
@@ -144,6 +124,34 @@ func TestSandboxToolsTerminalAndStorageOnDocker(t *testing.T) {
 	want(9, false, "A /workspace/docs/plan.md", "M /workspace/notes.txt")
 	want(10, true, "notes.txt", "does not match")
 	want(11, false, "farewell from the agent\n# Plan\nship it\nall-or-nothing")
+}
+
+func TestSandboxToolsTerminalAndStorageOnDocker(t *testing.T) {
+	t.Parallel()
+	needDocker(t)
+	model, url := startScripted(t)
+	model.SetScript("worker", workerScript())
+	h := startServer(t, testConfig(t))
+	ann, bob := h.member("ann"), h.member("bob")
+	sb := h.createSandbox(map[string]any{"name": "local", "type": "docker", "prompt": "This sandbox has busybox and bash.",
+		"config": map[string]any{"image": sandboxImage, "memory_mb": 256, "cpus": 1}})
+	var probe httpapi.SandboxTestView
+	h.call("POST", "/api/v1/sandboxes/"+sb.ID+"/test", h.admin, nil).want(t, 200).decode(t, &probe)
+	if !probe.OK {
+		t.Fatalf("test = %+v", probe)
+	}
+	p := h.createProject(ann, map[string]any{"name": "tree", "sandbox_id": sb.ID,
+		"env": []map[string]string{{"name": "MODE", "value": "first"}}})
+	var state httpapi.ProjectSandboxView
+	h.call("GET", "/api/v1/projects/"+p.ID+"/sandbox", ann, nil).want(t, 200).decode(t, &state)
+	if state.State != "absent" {
+		t.Fatalf("before any use the instance is %q", state.State)
+	}
+	agent := h.agentOn(ann, protocols(url)["openai-responses"], map[string]any{"name": "worker", "model": "worker", "behavior": map[string]any{"max_turns": 20}})
+	s := h.createSession(ann, map[string]any{"agent_config_id": agent})
+
+	results, progress, final := h.runResults(ann, s.ID, map[string]any{"input": "build it", "project_id": p.ID})
+	checkWorkerResults(t, results, progress, final)
 
 	// The instance runs after the run; the admin sees it among the
 	// server's containers; a member cannot see those.

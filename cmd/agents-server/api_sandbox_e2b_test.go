@@ -5,13 +5,13 @@ import (
 	"bytes"
 	"io"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/sandbox/e2b/e2bdouble"
 	"github.com/agents-server/agents-server/internal/testenv"
+	"github.com/agents-server/agents-server/ports/porttest"
 )
 
 // The e2b suites run against the E2B double (adapters/sandbox/e2b/e2bdouble):
@@ -19,24 +19,6 @@ import (
 // with real processes and PTYs.
 
 const e2bKey = "e2b_00112233445566778899"
-
-// manualClock is a clock a test moves by hand (the double's leases).
-type manualClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *manualClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *manualClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 // startE2BDouble starts a double for the test (skipping, or failing under
 // AGENTS_CI=1, where its processes cannot get a mount namespace).
@@ -63,7 +45,7 @@ func startE2BDouble(t *testing.T, o e2bdouble.Options) *e2bdouble.Double {
 // refused rebuild, the frozen identity, and delete killing the sandbox.
 func TestSandboxToolsTerminalAndStorageOnE2B(t *testing.T) {
 	t.Parallel()
-	clk := &manualClock{now: time.Now()}
+	clk := porttest.NewClock(time.Now())
 	d := startE2BDouble(t, e2bdouble.Options{Templates: []string{"base"}, Now: clk.Now, RequireHeaders: map[string]string{"X-Tenant": "acme"}})
 	model, url := startScripted(t)
 	model.SetScript("worker", workerScript())
@@ -111,38 +93,7 @@ func TestSandboxToolsTerminalAndStorageOnE2B(t *testing.T) {
 	agent := h.agentOn(ann, protocols(url)["openai-responses"], map[string]any{"name": "worker", "model": "worker", "behavior": map[string]any{"max_turns": 20}})
 	s := h.createSession(ann, map[string]any{"agent_config_id": agent})
 	results, progress, final := h.runResults(ann, s.ID, map[string]any{"input": "build it", "project_id": p.ID})
-	if len(results) != 13 || !strings.Contains(final, "all done") {
-		t.Fatalf("%d results, final %s", len(results), final)
-	}
-	want := func(i int, isErr bool, parts ...string) {
-		t.Helper()
-		r := results[i]
-		if r.IsError != isErr {
-			t.Fatalf("result %d is_error=%v: %s", i, r.IsError, r.Output)
-		}
-		for _, part := range parts {
-			if !strings.Contains(r.Output, part) {
-				t.Fatalf("result %d lacks %q:\n%s", i, part, r.Output)
-			}
-		}
-	}
-	want(0, false, "Wrote 21 bytes to /workspace/notes.txt")
-	want(1, false, "exit_code: 0", "stdout:\nhello from the agent")
-	if !strings.Contains(progress[results[1].ToolCallID], "hello from the agent") {
-		t.Fatalf("exec streamed %q", progress[results[1].ToolCallID])
-	}
-	want(3, false, "/workspace/sub\nkept\nmode=first") // the named shell kept cd and export
-	want(4, false, "stdout:\n/workspace")
-	want(5, true, "exit_code: 3", "bytes omitted", "END", "stderr:") // the same output caps
-	if n := len(results[5].Output); n > 2*32<<10+1024 {
-		t.Fatalf("capped exec output is %d bytes", n)
-	}
-	want(6, false, "hello from the agent")
-	want(7, false, "1 replacement")
-	want(8, false, "notes.txt", "sub/")
-	want(9, false, "A /workspace/docs/plan.md", "M /workspace/notes.txt")
-	want(10, true, "notes.txt", "does not match")
-	want(11, false, "farewell from the agent\n# Plan\nship it\nall-or-nothing")
+	checkWorkerResults(t, results, progress, final)
 
 	// One sandbox, recorded on the project (the admin's storage hint names
 	// it), running.
@@ -204,7 +155,7 @@ func TestSandboxToolsTerminalAndStorageOnE2B(t *testing.T) {
 
 	// The lease runs out: the sandbox pauses (auto_pause), the next run
 	// resumes it, files intact.
-	clk.advance(5 * time.Minute)
+	clk.Advance(5 * time.Minute)
 	d.Sweep()
 	if box, _ := d.Sandbox(id); box.State != "paused" {
 		t.Fatalf("after the lease ran out the sandbox is %q", box.State)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -18,25 +17,8 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/ports"
+	"github.com/agents-server/agents-server/ports/porttest"
 )
-
-// clock is a manual clock shared by the double and the backend.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.now = c.now.Add(d)
-	c.mu.Unlock()
-}
 
 func ctxT(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -131,7 +113,7 @@ func TestTheDaemonRefusesAWrongToken(t *testing.T) {
 // with the lease refreshed; use refreshes the lease before it runs out.
 func TestAnExpiredLeasePausesAndTheNextUseResumes(t *testing.T) {
 	t.Parallel()
-	clk := &clock{now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	clk := porttest.NewClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	f := newFixture(t, e2bdouble.Options{Now: clk.Now})
 	in := f.instance(t, f.target(func(c *domain.E2BConfig) { c.TimeoutSeconds = 60 }))
 	mustEnsure(t, f, in)
@@ -141,14 +123,14 @@ func TestAnExpiredLeasePausesAndTheNextUseResumes(t *testing.T) {
 	id := f.double.Sandboxes()[0].ID
 	before, _ := f.double.Sandbox(id)
 	// Used after half the lease: the lease is refreshed.
-	clk.advance(30 * time.Second)
+	clk.Advance(30 * time.Second)
 	if _, err := f.rt.ReadFile(ctxT(t), in, "/workspace/kept.txt", 10); err != nil {
 		t.Fatal(err)
 	}
 	if after, _ := f.double.Sandbox(id); !after.EndAt.After(before.EndAt) {
 		t.Errorf("use after half the lease left it ending at %v (was %v)", after.EndAt, before.EndAt)
 	}
-	clk.advance(2 * time.Minute)
+	clk.Advance(2 * time.Minute)
 	f.double.Sweep()
 	if sb, _ := f.double.Sandbox(id); sb.State != "paused" {
 		t.Fatalf("after the lease ran out the sandbox is %q, want paused", sb.State)
@@ -174,7 +156,7 @@ func TestAnExpiredLeasePausesAndTheNextUseResumes(t *testing.T) {
 // recorded in place of the old.
 func TestAnExpiredLeaseWithoutAutoPauseLosesTheTree(t *testing.T) {
 	t.Parallel()
-	clk := &clock{now: time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC)}
+	clk := porttest.NewClock(time.Date(2026, 12, 1, 9, 0, 0, 0, time.UTC))
 	f := newFixture(t, e2bdouble.Options{Now: clk.Now})
 	no := false
 	in := f.instance(t, f.target(func(c *domain.E2BConfig) { c.TimeoutSeconds = 60; c.AutoPause = &no }))
@@ -183,7 +165,7 @@ func TestAnExpiredLeaseWithoutAutoPauseLosesTheTree(t *testing.T) {
 	if err := f.rt.WriteFile(ctxT(t), in, "/workspace/lost.txt", []byte("x")); err != nil {
 		t.Fatal(err)
 	}
-	clk.advance(2 * time.Minute)
+	clk.Advance(2 * time.Minute)
 	f.double.Sweep()
 	if st, err := f.rt.State(ctxT(t), in); err != nil || st != ports.SandboxAbsent {
 		t.Errorf("State of a killed sandbox = %q, %v; want absent", st, err)
