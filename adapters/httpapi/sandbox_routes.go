@@ -18,7 +18,7 @@ import (
 type SandboxInput struct {
 	Name     string          `json:"name" required:"true"`
 	Type     string          `json:"type" enum:"sandbox_type" doc:"Required to create; an update that leaves it out keeps the stored type"`
-	Config   json.RawMessage `json:"config" required:"true" doc:"The type's config: unknown keys are dropped, a value of the wrong JSON type is a 400; secret fields are write-only (******** keeps the stored value)"`
+	Config   json.RawMessage `json:"config" required:"true" doc:"The type's config: unknown keys are dropped, a value of the wrong JSON type is a 400; secret fields are write-only (******** keeps the stored value). docker: image (required), host, ssh_password*, ssh_key*, runtime, user, network, memory_mb, cpus, max_read_file_bytes. e2b: template_id (required), api_url, domain, api_key*, headers (object of name: value*), data_plane_auth, timeout_seconds, auto_pause, allow_internet, max_read_file_bytes. (* secret)"`
 	Prompt   string          `json:"prompt,omitempty" doc:"Appended to the instructions of agents in sessions bound to a project here"`
 	Revision *int64          `json:"revision,omitempty" doc:"The revision the edit was based on: makes the write a compare-and-set (409 when it moved)"`
 }

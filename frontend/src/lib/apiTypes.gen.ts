@@ -2863,7 +2863,7 @@ export interface components {
             type: string;
         } | null;
         SandboxInput: {
-            /** @description The type's config: unknown keys are dropped, a value of the wrong JSON type is a 400; secret fields are write-only (******** keeps the stored value) */
+            /** @description The type's config: unknown keys are dropped, a value of the wrong JSON type is a 400; secret fields are write-only (******** keeps the stored value). docker: image (required), host, ssh_password*, ssh_key*, runtime, user, network, memory_mb, cpus, max_read_file_bytes. e2b: template_id (required), api_url, domain, api_key*, headers (object of name: value*), data_plane_auth, timeout_seconds, auto_pause, allow_internet, max_read_file_bytes. (* secret) */
             config: unknown;
             name: string;
             /** @description Appended to the instructions of agents in sessions bound to a project here */
