@@ -33,7 +33,11 @@ type ModelInfo struct {
 // ProviderEndpoint is where and how a call is sent: a provider row resolved,
 // its key opened.
 type ProviderEndpoint struct {
-	Name     string // the provider's name, for error messages
+	ProviderID string
+	Name       string // the provider's name, for error messages
+	// AuthMode is the provider's: a chatgpt_login endpoint carries no key
+	// and is called through the Codex backend with the provider's sign-in.
+	AuthMode string
 	Type     string // openai, anthropic
 	API      string // responses, chat_completions, messages
 	BaseURL  string // "" = the type's official endpoint

@@ -45,14 +45,14 @@ type ProviderView struct {
 	APIKey          string    `json:"api_key" doc:"******** when a key is stored, else empty"`
 	Scope           string    `json:"scope" enum:"scope"`
 	OwnerID         string    `json:"owner_id"`
-	ChatGPTLoggedIn bool      `json:"chatgpt_logged_in" doc:"For chatgpt_login providers: whether the login holds a token"`
+	ChatGPTLoggedIn bool      `json:"chatgpt_logged_in" doc:"For chatgpt_login providers: whether it is signed in (see /providers/{id}/chatgpt)"`
 	CreatedAt       time.Time `json:"created_at"`
 	UpdatedAt       time.Time `json:"updated_at"`
 }
 
 func providerView(p domain.Provider) ProviderView {
 	return ProviderView{ID: p.ID, Name: p.Name, Type: p.Type, AuthMode: p.AuthMode, API: p.API, BaseURL: p.BaseURL,
-		APIKey: secrets.Masked(p.SealedAPIKey), Scope: string(p.Scope), OwnerID: p.OwnerID,
+		APIKey: secrets.Masked(p.SealedAPIKey), Scope: string(p.Scope), OwnerID: p.OwnerID, ChatGPTLoggedIn: p.ChatGPTLoggedIn(),
 		CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 

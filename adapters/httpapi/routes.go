@@ -10,6 +10,7 @@ func (s *Server) table() []Route {
 		s.userRoutes(),
 		s.settingRoutes(),
 		s.providerRoutes(),
+		s.chatgptRoutes(),
 		s.agentRoutes(),
 		s.mcpRoutes(),
 		s.skillRoutes(),

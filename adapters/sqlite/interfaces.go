@@ -7,6 +7,7 @@ var (
 	_ ports.UserStore        = (*DB)(nil)
 	_ ports.TokenStore       = (*DB)(nil)
 	_ ports.InstanceRefStore = (*DB)(nil)
+	_ ports.ChatGPTStore     = (*DB)(nil)
 	_ ports.SettingStore     = (*DB)(nil)
 	_ ports.MetaStore        = (*DB)(nil)
 	_ ports.ConfigStore      = (*DB)(nil)

@@ -9,13 +9,13 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 )
 
-const providerColumns = `id, owner_id, scope, name, type, auth_mode, api, base_url, api_key, created_at, updated_at`
+const providerColumns = `id, owner_id, scope, name, type, auth_mode, api, base_url, api_key, chatgpt_token, created_at, updated_at`
 
 func scanProvider(r rowScanner) (domain.Provider, error) {
 	var p domain.Provider
 	var scope string
 	var created, updated int64
-	err := r.Scan(&p.ID, &p.OwnerID, &scope, &p.Name, &p.Type, &p.AuthMode, &p.API, &p.BaseURL, &p.SealedAPIKey, &created, &updated)
+	err := r.Scan(&p.ID, &p.OwnerID, &scope, &p.Name, &p.Type, &p.AuthMode, &p.API, &p.BaseURL, &p.SealedAPIKey, &p.SealedChatGPTToken, &created, &updated)
 	p.Scope = domain.Scope(scope)
 	p.CreatedAt, p.UpdatedAt = fromMS(created), fromMS(updated)
 	return p, err
@@ -44,16 +44,18 @@ func (c configQ) ListProviders(ctx context.Context) ([]domain.Provider, error) {
 
 // InsertProvider implements ports.ConfigWriter.
 func (c configQ) InsertProvider(ctx context.Context, p domain.Provider) error {
-	_, err := c.q.ExecContext(ctx, `INSERT INTO providers (`+providerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		p.ID, p.OwnerID, string(p.Scope), p.Name, p.Type, p.AuthMode, p.API, p.BaseURL, p.SealedAPIKey, ms(p.CreatedAt), ms(p.UpdatedAt))
+	_, err := c.q.ExecContext(ctx, `INSERT INTO providers (`+providerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		p.ID, p.OwnerID, string(p.Scope), p.Name, p.Type, p.AuthMode, p.API, p.BaseURL, p.SealedAPIKey, "", ms(p.CreatedAt), ms(p.UpdatedAt))
 	return nameTaken(translate(err), "provider", p.Name)
 }
 
 // UpdateProvider implements ports.ConfigWriter. The owner never changes.
+// The ChatGPT sign-in is written only by SwapChatGPTToken, but a provider
+// that stops signing in with ChatGPT loses it in the same statement.
 func (c configQ) UpdateProvider(ctx context.Context, p domain.Provider) error {
 	r, err := c.q.ExecContext(ctx, `UPDATE providers SET scope = ?, name = ?, type = ?, auth_mode = ?, api = ?, base_url = ?,
-		api_key = ?, updated_at = ? WHERE id = ?`,
-		string(p.Scope), p.Name, p.Type, p.AuthMode, p.API, p.BaseURL, p.SealedAPIKey, ms(p.UpdatedAt), p.ID)
+		api_key = ?, updated_at = ?, chatgpt_token = CASE WHEN ? = ? THEN chatgpt_token ELSE '' END WHERE id = ?`,
+		string(p.Scope), p.Name, p.Type, p.AuthMode, p.API, p.BaseURL, p.SealedAPIKey, ms(p.UpdatedAt), p.AuthMode, domain.AuthChatGPTLogin, p.ID)
 	return nameTaken(affected(r, err, "provider"), "provider", p.Name)
 }
 

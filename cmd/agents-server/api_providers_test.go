@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
-	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/secrets"
 )
 
@@ -183,23 +182,5 @@ func TestNoPlaintextKeyInResponsesLogsOrDatabase(t *testing.T) {
 	h.stop()
 	if hits := filesContain(t, cfg.DataDir, plant); len(hits) > 0 {
 		t.Fatalf("plaintext key in %v after close", hits)
-	}
-}
-
-// A chatgpt_login provider cannot sign in yet: a run on it fails at once
-// with a config_error naming the missing sign-in, and sends nothing (it
-// would otherwise call the public OpenAI endpoint with no credential).
-func TestChatGPTLoginProviderFailsBeforeAnyCall(t *testing.T) {
-	t.Parallel()
-	h := startServer(t, testConfig(t))
-	tok := h.member("cg")
-	prov := h.createProvider(tok, map[string]any{"name": "chatgpt", "auth_mode": "chatgpt_login"})
-	agent := h.createAgent(tok, map[string]any{"name": "via-chatgpt", "model": "gpt-5", "provider_id": prov.ID})
-	s := h.createSession(tok, map[string]any{"agent_config_id": agent.ID})
-	var v httpapi.RunStateView
-	h.call("POST", "/api/v1/sessions/"+s.ID+"/runs", tok, map[string]any{"input": "hi"}, "Prefer", "wait=30").want(t, 200).decode(t, &v)
-	if v.Status != "error" || v.Error == nil || v.Error.Code != domain.CodeConfigError ||
-		!strings.Contains(v.Error.Message, "no ChatGPT sign-in") || !strings.Contains(v.Error.Message, "chatgpt") {
-		t.Fatalf("run on a chatgpt_login provider = %+v %+v", v, v.Error)
 	}
 }

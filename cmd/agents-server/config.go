@@ -3,9 +3,12 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/agents-server/agents-server/adapters/chatgpt"
+	"github.com/agents-server/agents-server/adapters/llm/openai"
 	"io"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -28,6 +31,10 @@ type config struct {
 	Token         string // AGENTS_TOKEN (env only, likewise)
 	LogLevel      string
 	LogFormat     string
+	// Where a ChatGPT sign-in goes: OpenAI's auth server and the Codex
+	// backend unless a flag points elsewhere (a proxy, a test double).
+	ChatGPTAuthURL    string
+	ChatGPTBackendURL string
 
 	// Not flags: tuned by tests.
 	HTTP  httpapi.Config
@@ -41,6 +48,9 @@ type config struct {
 	// E2BHTTP makes the e2b backend's calls (nil: the default transport,
 	// which honours HTTPS_PROXY and the system's roots).
 	E2BHTTP *http.Client
+	// ChatGPTHTTP makes the sign-in's and the Codex bridge's calls (nil:
+	// the default transport).
+	ChatGPTHTTP *http.Client
 }
 
 // envOr returns the environment variable's value, or def when unset.
@@ -70,6 +80,10 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		"file holding the 32-byte key (base64 or hex) that seals credentials at rest; or set AGENTS_SECRET_KEY")
 	fs.StringVar(&cfg.LogLevel, "log-level", envOr("AGENTS_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTS_LOG_LEVEL)")
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr("AGENTS_LOG_FORMAT", "text"), "text or json (env AGENTS_LOG_FORMAT)")
+	fs.StringVar(&cfg.ChatGPTAuthURL, "chatgpt-auth-url", envOr("AGENTS_CHATGPT_AUTH_URL", chatgpt.DefaultIssuer),
+		"the auth server ChatGPT sign-ins use (env AGENTS_CHATGPT_AUTH_URL)")
+	fs.StringVar(&cfg.ChatGPTBackendURL, "chatgpt-backend-url", envOr("AGENTS_CHATGPT_BACKEND_URL", openai.DefaultCodexURL),
+		"the Codex backend chatgpt_login providers call (env AGENTS_CHATGPT_BACKEND_URL)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: agents-server [flags]\n       agents-server version | openapi | scripted-model [--addr …] [--scripts file.json]\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -85,6 +99,11 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("--base-url must start with http:// or https://")
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	for name, v := range map[string]string{"--chatgpt-auth-url": cfg.ChatGPTAuthURL, "--chatgpt-backend-url": cfg.ChatGPTBackendURL} {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return config{}, fmt.Errorf("%s must be an absolute http(s) URL", name)
+		}
+	}
 	return cfg, nil
 }
 

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agents-server/agents-server/adapters/chatgpt"
+	"github.com/agents-server/agents-server/adapters/llm/openai"
 	"log/slog"
 	"net"
 	"net/http"
@@ -108,7 +110,10 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	// so the auth service's changes reach the streams they invalidate.
 	streams := livestreams.New(authSvc, settingsSvc, clock)
 	authSvc.CloseStreamsWith(streams)
-	providerSvc := providers.New(db, box, idGen, clock)
+	// A chatgpt_login provider signs in at OpenAI's auth server (or the
+	// one --chatgpt-auth-url names) and is called through the Codex bridge.
+	providerSvc := providers.New(db, box, idGen, clock).
+		WithChatGPT(chatgpt.New(chatgpt.Options{Issuer: cfg.ChatGPTAuthURL, HTTP: cfg.ChatGPTHTTP}), db)
 	sessionSvc := sessions.New(db, db, db, db, idGen, clock)
 	guardrailSvc := guardrails.New(db, idGen, clock)
 	token, err := authSvc.Bootstrap(ctx, cfg.Token)
@@ -140,7 +145,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, Tasks: taskMgr,
 		Authoring:   workflowSvc,
 		Skills:      skillSvc,
-		Attachments: attachmentSvc, LLM: newModelRouter(), IDs: idGen, Clock: clock, Log: log,
+		Attachments: attachmentSvc, LLM: newModelRouter(openai.NewCodex(openai.CodexOptions{BaseURL: cfg.ChatGPTBackendURL, Credentials: providerSvc, HTTPClient: cfg.ChatGPTHTTP})), IDs: idGen, Clock: clock, Log: log,
 	})
 	taskMgr.Attach(runSvc)
 	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first

@@ -15,8 +15,16 @@ type Provider struct {
 	// SealedAPIKey is the key as stored: sealed when a secret key is set.
 	// Only the providers service opens it.
 	SealedAPIKey string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// SealedChatGPTToken is a chatgpt_login provider's sign-in (a
+	// ChatGPTToken as JSON), sealed; "" when not signed in.
+	SealedChatGPTToken string
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+}
+
+// ChatGPTLoggedIn reports whether a chatgpt_login provider holds a sign-in.
+func (p Provider) ChatGPTLoggedIn() bool {
+	return p.AuthMode == AuthChatGPTLogin && p.SealedChatGPTToken != ""
 }
 
 // The provider auth modes.

@@ -37,6 +37,7 @@ type Service struct {
 	box   *secrets.Box
 	ids   ports.IDs
 	clock ports.Clock
+	gpt   *chatgpt // nil: no ChatGPT sign-in (see WithChatGPT)
 }
 
 // New returns a Service sealing keys with box.

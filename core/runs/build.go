@@ -12,6 +12,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/mcp"
+	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
@@ -80,21 +81,23 @@ func (s *Service) endpoint(ctx context.Context, providerID, agentName string) (p
 	if err != nil {
 		return ports.ProviderEndpoint{}, err
 	}
+	proxy, err := s.d.Settings.String(ctx, settings.KeyProxyURL)
+	if err != nil {
+		return ports.ProviderEndpoint{}, err
+	}
 	if pr.AuthMode == domain.AuthChatGPTLogin {
-		// Nothing can sign it in yet: without this the call would go to the
-		// public OpenAI endpoint with no credential at all.
-		return ports.ProviderEndpoint{}, configErr("provider %q signs in with a ChatGPT account, and it has no ChatGPT sign-in: "+
-			"this server cannot sign a provider in yet, so nothing was sent; give the agent a provider with an API key", pr.Name)
+		// The sign-in is checked here so a run without one fails at once;
+		// its token is fetched (and refreshed) by the bridge at each call.
+		if !pr.ChatGPTLoggedIn() {
+			return ports.ProviderEndpoint{}, configErr("%s", errs.MessageOf(providers.NotSignedIn(pr)))
+		}
+		return ports.ProviderEndpoint{ProviderID: pr.ID, Name: pr.Name, Type: pr.Type, AuthMode: pr.AuthMode, API: pr.API, ProxyURL: proxy}, nil
 	}
 	key, err := s.d.Providers.APIKey(ctx, pr.ID)
 	if err != nil {
 		return ports.ProviderEndpoint{}, err
 	}
-	proxy, err := s.d.Settings.String(ctx, settings.KeyProxyURL)
-	if err != nil {
-		return ports.ProviderEndpoint{}, err
-	}
-	return ports.ProviderEndpoint{Name: pr.Name, Type: pr.Type, API: pr.API, BaseURL: pr.BaseURL, APIKey: key, ProxyURL: proxy}, nil
+	return ports.ProviderEndpoint{ProviderID: pr.ID, AuthMode: pr.AuthMode, Name: pr.Name, Type: pr.Type, API: pr.API, BaseURL: pr.BaseURL, APIKey: key, ProxyURL: proxy}, nil
 }
 
 // build assembles an agent from its stored configuration: provider and key,

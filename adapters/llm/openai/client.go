@@ -102,7 +102,7 @@ func (c *Client) Generate(ctx context.Context, req ports.ModelRequest, sink func
 	switch ep.API {
 	case "responses", "":
 		svc := responses.NewResponseService(opts...)
-		return generateResponses(ctx, &svc, req, sink)
+		return generateResponses(ctx, &svc, ep.Name, responsesParams(req), sink)
 	case "chat_completions":
 		svc := openai.NewChatCompletionService(opts...)
 		return generateChat(ctx, &svc, req, sink)

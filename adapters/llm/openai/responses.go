@@ -15,9 +15,8 @@ import (
 
 // generateResponses makes one streamed Responses call: deltas go to sink as
 // they arrive, and the completed response's output items are returned.
-func generateResponses(ctx context.Context, svc *responses.ResponseService, req ports.ModelRequest, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
-	provider := req.Endpoint.Name
-	stream := svc.NewStreaming(ctx, responsesParams(req))
+func generateResponses(ctx context.Context, svc *responses.ResponseService, provider string, params responses.ResponseNewParams, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
+	stream := svc.NewStreaming(ctx, params)
 	defer stream.Close()
 	// arguments deltas name only their item; the call's identity arrives
 	// with output_item.added
@@ -170,7 +169,8 @@ func responsesInput(raws []json.RawMessage) responses.ResponseInputParam {
 				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(it.OutputText())},
 			}})
 		case domain.ItemReasoning:
-			if !strings.HasPrefix(it.ID, "rs_") {
+			// the Codex backend's reasoning is its own (codexNative)
+			if !strings.HasPrefix(it.ID, "rs_") || codexNative(it) {
 				continue
 			}
 			r := &responses.ResponseReasoningItemParam{ID: it.ID, Summary: []responses.ResponseReasoningItemSummaryParam{}}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"time"
 )
 
@@ -12,9 +13,10 @@ import (
 // response.completed) the OpenAI SDK reads.
 func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 	var req struct {
-		Model  string          `json:"model"`
-		Stream bool            `json:"stream"`
-		Input  json.RawMessage `json:"input"`
+		Model   string          `json:"model"`
+		Stream  bool            `json:"stream"`
+		Input   json.RawMessage `json:"input"`
+		Include []string        `json:"include"`
 	}
 	body, ok := s.readRequest(w, r, APIResponses, &req)
 	if !ok {
@@ -27,7 +29,7 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 	}
 	n := s.nextID()
 	id := fmt.Sprintf("resp_scripted_%d", n)
-	items := responseItems(n, rep)
+	items := responseItems(n, rep, slices.Contains(req.Include, "reasoning.encrypted_content"))
 	done := make([]any, len(items))
 	for i, it := range items {
 		done[i] = it.json(true)
@@ -58,18 +60,26 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 
 // responseItem is one output item of a reply.
 type responseItem struct {
-	kind string // reasoning, message, function_call
-	id   string
-	text string // reasoning summary or message text
-	call ToolCall
+	kind      string // reasoning, message, function_call
+	id        string
+	text      string // reasoning summary or message text
+	call      ToolCall
+	encrypted string // a reasoning item's encrypted_content, when asked for
 }
 
 // responseItems lays a reply out as Responses output items. The ids carry
 // OpenAI's prefixes (rs_, msg_, fc_) because clients key on them.
-func responseItems(n int, rep reply) []responseItem {
+// With encrypted (the request's include asked for
+// reasoning.encrypted_content, as a store:false client must) reasoning
+// carries an opaque blob, as OpenAI's does.
+func responseItems(n int, rep reply, encrypted bool) []responseItem {
 	var items []responseItem
 	if rep.reasoning != "" {
-		items = append(items, responseItem{kind: "reasoning", id: fmt.Sprintf("rs_scripted_%d", n), text: rep.reasoning})
+		it := responseItem{kind: "reasoning", id: fmt.Sprintf("rs_scripted_%d", n), text: rep.reasoning}
+		if encrypted {
+			it.encrypted = fmt.Sprintf("enc_scripted_%d", n)
+		}
+		items = append(items, it)
 	}
 	if rep.text != "" {
 		items = append(items, responseItem{kind: "message", id: fmt.Sprintf("msg_scripted_%d", n), text: rep.text})
@@ -93,7 +103,11 @@ func (it responseItem) json(done bool) map[string]any {
 		if done {
 			summary = append(summary, map[string]any{"type": "summary_text", "text": it.text})
 		}
-		return map[string]any{"id": it.id, "type": "reasoning", "summary": summary}
+		m := map[string]any{"id": it.id, "type": "reasoning", "summary": summary}
+		if done && it.encrypted != "" {
+			m["encrypted_content"] = it.encrypted
+		}
+		return m
 	case "message":
 		content := []any{}
 		if done {

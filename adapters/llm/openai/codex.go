@@ -1,0 +1,262 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+
+	"github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/agents-server/agents-server/adapters/llm/internal/transport"
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// DefaultCodexURL is the Codex backend ChatGPT plans are served from.
+const DefaultCodexURL = "https://chatgpt.com/backend-api/codex"
+
+// codexMark prefixes the encrypted_content of reasoning the Codex backend
+// produced, as stored: the backend rejects a blob it did not make, and
+// OpenAI's API rejects the backend's, so each side must know whose it is.
+const codexMark = "codex:"
+
+// codexClientVersion is the client version the models list is asked for.
+const codexClientVersion = "0.63.0"
+
+// CodexOptions configure a Codex bridge.
+type CodexOptions struct {
+	// BaseURL is the backend ("" = DefaultCodexURL); requests go to
+	// BaseURL/responses.
+	BaseURL string
+	// Credentials give each call its provider's live access token.
+	Credentials ports.ChatGPTCredentials
+	// HTTPClient replaces the client built per proxy setting (tests).
+	HTTPClient *http.Client
+}
+
+// Codex is a ports.LLM for chatgpt_login providers: the Responses API as
+// the Codex backend serves it to a ChatGPT account, on the official SDK.
+// The backend differs from OpenAI's API in ways this bridge absorbs: the
+// body is rewritten (store false, no previous_response_id or stored
+// prompt, input without item ids and with only the backend's own
+// reasoning), errors come as {"detail": …}, and only streaming requests
+// are accepted — which is all ports.LLM makes, so blocking callers (titles,
+// compaction summaries, the playground) are served by a stream too.
+type Codex struct {
+	base    string
+	creds   ports.ChatGPTCredentials
+	clients *transport.Clients
+}
+
+var _ ports.LLM = (*Codex)(nil)
+
+// NewCodex returns a Codex bridge.
+func NewCodex(o CodexOptions) *Codex {
+	base := strings.TrimRight(o.BaseURL, "/")
+	if base == "" {
+		base = DefaultCodexURL
+	}
+	return &Codex{base: base + "/", creds: o.Credentials, clients: &transport.Clients{Fixed: o.HTTPClient}}
+}
+
+// options are the SDK options of a call for ep: its provider's live
+// token, the account, and the headers the backend expects of Codex.
+func (c *Codex) options(ctx context.Context, ep ports.ProviderEndpoint) ([]option.RequestOption, error) {
+	acc, err := c.creds.ChatGPTAccess(ctx, ep)
+	if err != nil {
+		if errs.Is(err, errs.Validation) {
+			return nil, &ports.ModelError{Kind: ports.ModelAuth, Provider: ep.Name, Message: errs.MessageOf(err), Err: err}
+		}
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, &ports.ModelError{Kind: ports.ModelUnavailable, Provider: ep.Name, Message: "the ChatGPT sign-in could not be refreshed: " + errs.MessageOf(err), Err: err}
+	}
+	httpClient, err := c.clients.ForEndpoint(ep)
+	if err != nil {
+		return nil, err
+	}
+	base := c.base
+	if ep.BaseURL != "" {
+		base = ep.BaseURL + "/" // a provider row never sets one; tests do
+	}
+	return []option.RequestOption{
+		option.WithBaseURL(base),
+		option.WithAPIKey(acc.AccessToken),
+		option.WithHeader("chatgpt-account-id", acc.AccountID),
+		option.WithHeader("OpenAI-Beta", "responses=experimental"),
+		option.WithHeader("originator", "codex_cli_rs"),
+		option.WithMaxRetries(0),
+		option.WithHTTPClient(httpClient),
+		option.WithMiddleware(detailErrors),
+	}, nil
+}
+
+// Generate implements ports.LLM: one streamed call to the backend.
+func (c *Codex) Generate(ctx context.Context, req ports.ModelRequest, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
+	if sink == nil {
+		sink = func(ports.ModelDelta) {}
+	}
+	opts, err := c.options(ctx, req.Endpoint)
+	if err != nil {
+		return ports.ModelResponse{}, err
+	}
+	svc := responses.NewResponseService(opts...)
+	resp, err := generateResponses(ctx, &svc, req.Endpoint.Name, codexParams(req), sink)
+	if err != nil {
+		return resp, err
+	}
+	for i, raw := range resp.Output {
+		resp.Output[i] = markCodexReasoning(raw)
+	}
+	return resp, nil
+}
+
+// Models implements ports.LLM: the backend's model list.
+func (c *Codex) Models(ctx context.Context, ep ports.ProviderEndpoint) ([]ports.ModelInfo, error) {
+	opts, err := c.options(ctx, ep)
+	if err != nil {
+		return nil, err
+	}
+	var page struct {
+		Models []struct {
+			Slug        string `json:"slug"`
+			DisplayName string `json:"display_name"`
+		} `json:"models"`
+	}
+	client := openai.Client{Options: opts}
+	if err := client.Get(ctx, "models", nil, &page, option.WithQuery("client_version", codexClientVersion)); err != nil {
+		return nil, classify(ctx, ep.Name, err)
+	}
+	out := make([]ports.ModelInfo, 0, len(page.Models))
+	for _, m := range page.Models {
+		out = append(out, ports.ModelInfo{ID: m.Slug, DisplayName: m.DisplayName})
+	}
+	return out, nil
+}
+
+// codexParams is the request rewritten for the backend: nothing stored,
+// nothing referred to by id, the reasoning's encrypted content asked for
+// so the next turn can hand it back.
+func codexParams(req ports.ModelRequest) responses.ResponseNewParams {
+	p := responsesParams(req)
+	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: codexInput(req.Input)}
+	p.Store = param.NewOpt(false)
+	p.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
+	p.Prompt = responses.ResponsePromptParam{} // stored prompts live on the platform, not the backend
+	p.PreviousResponseID = param.Opt[string]{}
+	return p
+}
+
+// codexInput translates the conversation to the fields the backend takes.
+// No item carries an id (with store false the backend has none to look
+// up, and refuses any); reasoning goes back only when the backend made it,
+// as its encrypted content with the readable parts empty (the backend caps
+// reasoning content at length 0); other item types have no place there.
+func codexInput(raws []json.RawMessage) responses.ResponseInputParam {
+	var out responses.ResponseInputParam
+	for _, raw := range raws {
+		it := domain.ParseItem(raw)
+		switch it.Kind() {
+		case domain.ItemMessage:
+			it.ID = "" // an assistant message goes as plain text
+			m := messageParam(it)
+			if m.OfMessage != nil {
+				m.OfMessage.Type = responses.EasyInputMessageTypeMessage // as the Codex CLI sends it
+			}
+			out = append(out, m)
+		case domain.ItemFunctionCall:
+			args := it.Arguments
+			if args == "" {
+				args = "{}"
+			}
+			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCall: &responses.ResponseFunctionToolCallParam{
+				Arguments: args, CallID: it.CallID, Name: it.Name}})
+		case domain.ItemFunctionCallOutput:
+			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
+				CallID: param.NewOpt(it.CallID),
+				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(it.OutputText())},
+			}})
+		case domain.ItemReasoning:
+			if !codexNative(it) {
+				continue
+			}
+			summary := []map[string]string{}
+			for _, s := range it.Summary {
+				summary = append(summary, map[string]string{"type": "summary_text", "text": s.Text})
+			}
+			// The SDK's reasoning param requires an id; the override sends
+			// the item without one.
+			out = append(out, param.Override[responses.ResponseInputItemUnionParam](map[string]any{
+				"type": domain.ItemReasoning, "summary": summary, "encrypted_content": strings.TrimPrefix(it.EncryptedContent, codexMark)}))
+		}
+	}
+	return out
+}
+
+// codexNative reports whether a reasoning item's encrypted content came
+// from the Codex backend.
+func codexNative(it domain.Item) bool {
+	return strings.HasPrefix(it.EncryptedContent, codexMark)
+}
+
+// markCodexReasoning marks the encrypted content of a reasoning item the
+// backend returned as its own; other items pass unchanged.
+func markCodexReasoning(raw json.RawMessage) json.RawMessage {
+	it := domain.ParseItem(raw)
+	if it.Kind() != domain.ItemReasoning || it.EncryptedContent == "" || codexNative(it) {
+		return raw
+	}
+	var m map[string]any
+	if json.Unmarshal(raw, &m) != nil {
+		return raw
+	}
+	m["encrypted_content"] = codexMark + it.EncryptedContent
+	out, err := json.Marshal(m)
+	if err != nil {
+		return raw
+	}
+	return out
+}
+
+// detailErrors rewrites the backend's error bodies ({"detail": "…"}, or
+// plain text) into OpenAI's {"error": {…}} so the SDK reads the backend's
+// words instead of failing to parse them.
+func detailErrors(req *http.Request, next option.MiddlewareNext) (*http.Response, error) {
+	res, err := next(req)
+	if err != nil || res.StatusCode < 400 {
+		return res, err
+	}
+	body, err := io.ReadAll(io.LimitReader(res.Body, 1<<20))
+	_ = res.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	var shape struct {
+		Error  json.RawMessage `json:"error"`
+		Detail json.RawMessage `json:"detail"`
+	}
+	if json.Unmarshal(body, &shape) != nil || len(shape.Error) == 0 {
+		msg := strings.TrimSpace(string(body))
+		if len(shape.Detail) > 0 {
+			var s string
+			if json.Unmarshal(shape.Detail, &s) != nil {
+				s = string(shape.Detail)
+			}
+			msg = s
+		}
+		body, _ = json.Marshal(map[string]any{"error": map[string]any{"message": msg, "type": "invalid_request_error"}})
+		res.Header.Set("Content-Type", "application/json")
+	}
+	res.Body = io.NopCloser(bytes.NewReader(body))
+	res.ContentLength = int64(len(body))
+	res.Header.Del("Content-Length")
+	return res, nil
+}

@@ -1,0 +1,235 @@
+package main
+
+import (
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agents-server/agents-server/adapters/chatgpt/chatgptdouble"
+	"github.com/agents-server/agents-server/adapters/httpapi"
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/ports"
+	"github.com/agents-server/agents-server/ports/porttest"
+)
+
+// The ChatGPT suites run against chatgptdouble: OpenAI's auth server and
+// the Codex backend, served locally and refusing what the real ones do.
+
+// chat runs input on a session and waits for the run's end.
+func (h *harness) chat(token, sessionID, input string) httpapi.RunStateView {
+	h.t.Helper()
+	var v httpapi.RunStateView
+	h.call("POST", "/api/v1/sessions/"+sessionID+"/runs", token, map[string]any{"input": input}, "Prefer", "wait=30").
+		want(h.t, 200).decode(h.t, &v)
+	return v
+}
+
+// signInChatGPT starts a sign-in, consents at the double, and pastes the
+// URL the browser landed on back.
+func (h *harness) signInChatGPT(token, providerID string) httpapi.ProviderView {
+	h.t.Helper()
+	var login httpapi.ChatGPTLoginView
+	h.call("POST", "/api/v1/providers/"+providerID+"/chatgpt/login", token, nil).want(h.t, 200).decode(h.t, &login)
+	cb, err := chatgptdouble.Consent(login.AuthorizeURL)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var p httpapi.ProviderView
+	h.call("POST", "/api/v1/providers/"+providerID+"/chatgpt/complete", token, map[string]any{"callback_url": cb}).want(h.t, 200).decode(h.t, &p)
+	return p
+}
+
+func (h *harness) provider(token, id string) httpapi.ProviderView {
+	h.t.Helper()
+	var p httpapi.ProviderView
+	h.call("GET", "/api/v1/providers/"+id, token, nil).want(h.t, 200).decode(h.t, &p)
+	return p
+}
+
+// One sign-in shared by every agent on the provider, end to end: a run
+// before it fails at once naming it; login → complete; a chat and its
+// title (a blocking caller, served by a stream: the backend refuses any
+// other); the access token expiring under two concurrent runs, refreshed
+// once and written back; a restart, still signed in; a revoked refresh
+// token signing the provider out; logout.
+func TestChatGPTSignInRunsRefreshesAndSurvivesRestart(t *testing.T) {
+	t.Parallel()
+	clk := porttest.NewClock(time.Now())
+	d := chatgptdouble.New(chatgptdouble.Options{AccessTTL: time.Hour, Now: clk.Now})
+	t.Cleanup(d.Close)
+	cfg := testConfig(t)
+	cfg.Clock, cfg.ChatGPTAuthURL, cfg.ChatGPTBackendURL = clk, d.Issuer(), d.BackendURL()
+	h := startServer(t, cfg)
+	ann, bob := h.member("ann"), h.member("bob")
+
+	prov := h.createProvider(ann, map[string]any{"name": "my chatgpt", "auth_mode": "chatgpt_login"})
+	if prov.ChatGPTLoggedIn {
+		t.Fatalf("new provider = %+v", prov)
+	}
+	agent := h.createAgent(ann, map[string]any{"name": "coder", "model": "gpt-5-codex", "provider_id": prov.ID})
+	second := h.createAgent(ann, map[string]any{"name": "reviewer", "model": "gpt-5", "provider_id": prov.ID})
+	session := func(agentID string) string {
+		return h.createSession(ann, map[string]any{"agent_config_id": agentID}).ID
+	}
+
+	// Not signed in: the run fails at once, naming the sign-in; nothing is sent.
+	v := h.chat(ann, session(agent.ID), "hi")
+	if v.Status != "error" || v.Error == nil || v.Error.Code != domain.CodeConfigError ||
+		!strings.Contains(v.Error.Message, "not signed in") || !strings.Contains(v.Error.Message, "Sign in with ChatGPT") {
+		t.Fatalf("run before signing in = %+v %+v", v, v.Error)
+	}
+	if n := len(d.Requests()); n != 0 {
+		t.Fatalf("%d calls reached the backend without a sign-in", n)
+	}
+
+	// Who may sign in, and what a bad paste gets.
+	h.call("POST", "/api/v1/providers/"+prov.ID+"/chatgpt/login", bob, nil).wantErr(t, 404, "not_found")
+	keyed := h.createProvider(ann, map[string]any{"name": "keyed", "api_key": "sk-x"})
+	h.call("POST", "/api/v1/providers/"+keyed.ID+"/chatgpt/login", ann, nil).wantErr(t, 400, "validation")
+	var login httpapi.ChatGPTLoginView
+	h.call("POST", "/api/v1/providers/"+prov.ID+"/chatgpt/login", ann, nil).want(t, 200).decode(t, &login)
+	if login.RedirectURI != ports.ChatGPTRedirectURI || !strings.HasPrefix(login.AuthorizeURL, d.Issuer()+"/oauth/authorize?") ||
+		!login.ExpiresAt.After(clk.Now()) {
+		t.Fatalf("login = %+v", login)
+	}
+	cb, err := chatgptdouble.Consent(login.AuthorizeURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	complete := func(token, callback string) reply {
+		return h.call("POST", "/api/v1/providers/"+prov.ID+"/chatgpt/complete", token, map[string]any{"callback_url": callback})
+	}
+	for _, bad := range []string{"", "not a url", ports.ChatGPTRedirectURI + "?code=c&state=forged"} {
+		if e := complete(ann, bad).wantErr(t, 400, "validation"); e.Fields["callback_url"] == "" {
+			t.Fatalf("%q: %+v", bad, e)
+		}
+	}
+	var p httpapi.ProviderView
+	complete(ann, cb).want(t, 200).decode(t, &p)
+	if !p.ChatGPTLoggedIn || p.APIKey != "" {
+		t.Fatalf("after complete = %+v", p)
+	}
+	complete(ann, cb).wantErr(t, 400, "validation") // a callback redeems once
+	var st httpapi.ChatGPTStatusView
+	h.call("GET", "/api/v1/providers/"+prov.ID+"/chatgpt/status", ann, nil).want(t, 200).decode(t, &st)
+	if !st.LoggedIn || st.Email != "ann@example.com" || st.Plan != "plus" || st.AccountID != "acct_double" || st.ExpiresAt == nil {
+		t.Fatalf("status = %+v", st)
+	}
+	var list []httpapi.ProviderView
+	h.call("GET", "/api/v1/providers", ann, nil).want(t, 200).decode(t, &list)
+	for _, l := range list {
+		if l.ID == prov.ID && !l.ChatGPTLoggedIn {
+			t.Fatalf("list = %+v", list)
+		}
+	}
+
+	// A chat, and the session's title from the same provider.
+	sid := session(agent.ID)
+	if v := h.chat(ann, sid, "hello codex"); v.Status != "completed" || v.FinalOutput == nil || *v.FinalOutput != "Codex heard: hello codex" {
+		t.Fatalf("chat = %+v %+v", v, v.Error)
+	}
+	titled := false
+	for i, r := range d.Requests() {
+		if r.Status != 200 || r.Body["stream"] != true || r.Body["store"] != false {
+			t.Fatalf("backend request %d = %+v", i, r)
+		}
+		titled = titled || strings.Contains(jsonText(r.Body["input"]), runs.TitlePrefix+"hello codex")
+	}
+	var s httpapi.SessionView
+	h.call("GET", "/api/v1/sessions/"+sid, ann, nil).want(t, 200).decode(t, &s)
+	if !titled || s.Name != "hello codex" {
+		t.Fatalf("the title call did not go through the backend (title %q, calls %+v)", s.Name, d.Requests())
+	}
+	if d.Refreshes() != 0 {
+		t.Fatalf("%d refreshes of a fresh token", d.Refreshes())
+	}
+
+	// The access token expires: two runs at once, on two agents, share one refresh.
+	clk.Advance(2 * time.Hour)
+	sessions := []string{session(agent.ID), session(second.ID)}
+	var wg sync.WaitGroup
+	outs := make([]httpapi.RunStateView, 2)
+	for i, sid := range sessions {
+		wg.Go(func() { outs[i] = h.chat(ann, sid, "after expiry") })
+	}
+	wg.Wait()
+	for _, o := range outs {
+		if o.Status != "completed" {
+			t.Fatalf("run after expiry = %+v %+v", o, o.Error)
+		}
+	}
+	if n, tried := d.Refreshes(), d.RefreshAttempts(); n != 1 || tried != 1 {
+		t.Fatalf("%d refreshes (%d asked for) for two concurrent runs, want 1", n, tried)
+	}
+
+	// A restart: still signed in, with the refreshed token (no new refresh).
+	h.stop()
+	h = startServer(t, cfg)
+	if p := h.provider(ann, prov.ID); !p.ChatGPTLoggedIn {
+		t.Fatalf("after restart = %+v", p)
+	}
+	if v := h.chat(ann, session(agent.ID), "after restart"); v.Status != "completed" {
+		t.Fatalf("run after restart = %+v %+v", v, v.Error)
+	}
+	if n := d.Refreshes(); n != 1 {
+		t.Fatalf("%d refreshes after restart, want 1", n)
+	}
+
+	// The refresh token is revoked: the next refresh signs the provider out.
+	d.RevokeAll()
+	clk.Advance(2 * time.Hour)
+	v = h.chat(ann, session(agent.ID), "after revoke")
+	if v.Status != "error" || v.Error == nil || v.Error.Code != domain.CodeConfigError || !strings.Contains(v.Error.Message, "sign in again") {
+		t.Fatalf("run after revoke = %+v %+v", v, v.Error)
+	}
+	if p := h.provider(ann, prov.ID); p.ChatGPTLoggedIn {
+		t.Fatalf("still signed in after a revoked refresh: %+v", p)
+	}
+
+	// Sign in again, then out.
+	if p := h.signInChatGPT(ann, prov.ID); !p.ChatGPTLoggedIn {
+		t.Fatalf("signed in again = %+v", p)
+	}
+	h.call("POST", "/api/v1/providers/"+prov.ID+"/chatgpt/logout", bob, nil).wantErr(t, 404, "not_found")
+	h.call("POST", "/api/v1/providers/"+prov.ID+"/chatgpt/logout", ann, nil).want(t, 200).decode(t, &p)
+	if p.ChatGPTLoggedIn {
+		t.Fatalf("after logout = %+v", p)
+	}
+	if v := h.chat(ann, session(agent.ID), "after logout"); v.Status != "error" || !strings.Contains(v.Error.Message, "not signed in") {
+		t.Fatalf("run after logout = %+v %+v", v, v.Error)
+	}
+}
+
+// A provider that stops signing in with ChatGPT forgets its sign-in in the
+// same write; the provider's models come from the backend.
+func TestChatGPTSignInGoesWithTheAuthMode(t *testing.T) {
+	t.Parallel()
+	d := chatgptdouble.New(chatgptdouble.Options{})
+	t.Cleanup(d.Close)
+	cfg := testConfig(t)
+	cfg.ChatGPTAuthURL, cfg.ChatGPTBackendURL = d.Issuer(), d.BackendURL()
+	h := startServer(t, cfg)
+	tok := h.member("cg")
+	prov := h.createProvider(tok, map[string]any{"name": "chatgpt", "auth_mode": "chatgpt_login"})
+	h.call("GET", "/api/v1/providers/"+prov.ID+"/models", tok, nil).wantErr(t, 400, "validation")
+	h.signInChatGPT(tok, prov.ID)
+	var models httpapi.ProviderModelsView
+	h.call("GET", "/api/v1/providers/"+prov.ID+"/models", tok, nil).want(t, 200).decode(t, &models)
+	if len(models.Models) == 0 || models.Models[0].ID != "gpt-5-codex" {
+		t.Fatalf("models = %+v", models)
+	}
+	var p httpapi.ProviderView
+	h.call("PUT", "/api/v1/providers/"+prov.ID, tok, map[string]any{"name": "chatgpt", "api_key": "sk-now"}).want(t, 200).decode(t, &p)
+	h.call("PUT", "/api/v1/providers/"+prov.ID, tok, map[string]any{"name": "chatgpt", "auth_mode": "chatgpt_login"}).want(t, 200).decode(t, &p)
+	if p.ChatGPTLoggedIn {
+		t.Fatalf("the sign-in survived a switch to api_key and back: %+v", p)
+	}
+}
+
+func jsonText(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

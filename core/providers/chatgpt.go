@@ -1,0 +1,377 @@
+package providers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/secrets"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// LoginTTL is how long a ChatGPT sign-in waits for its pasted callback URL.
+const LoginTTL = 10 * time.Minute
+
+// refreshMargin is how long before expiry an access token is refreshed, so
+// a call never leaves with a token that dies on the way.
+const refreshMargin = 5 * time.Minute
+
+// refreshTimeout bounds one refresh and its write-back. Both run detached
+// from the caller's context: the refresh token rotates, so a refresh
+// abandoned between the auth server's answer and the write-back would
+// lose the sign-in.
+const refreshTimeout = 30 * time.Second
+
+// chatgpt is the ChatGPT sign-in's state on the Service.
+type chatgpt struct {
+	auth  ports.ChatGPTAuth
+	store ports.ChatGPTStore
+	mu    sync.Mutex
+	locks map[string]*sync.Mutex // one refresh at a time per provider
+	// revoked names the providers whose sign-in a refused refresh cleared,
+	// so the calls that waited on that refresh say why too.
+	revoked map[string]bool
+}
+
+// WithChatGPT lets chatgpt_login providers sign in through auth, keeping
+// the sign-ins in store. Without it the sign-in routes answer unavailable.
+func (s *Service) WithChatGPT(auth ports.ChatGPTAuth, store ports.ChatGPTStore) *Service {
+	s.gpt = &chatgpt{auth: auth, store: store, locks: map[string]*sync.Mutex{}, revoked: map[string]bool{}}
+	return s
+}
+
+func tokenPlace(providerID string) string {
+	return secrets.Place("providers", "chatgpt_token", providerID)
+}
+
+func verifierPlace(state string) string { return secrets.Place("chatgpt_logins", "verifier", state) }
+
+// ChatGPTLogin is a started sign-in: the URL the person opens.
+type ChatGPTLogin struct {
+	AuthorizeURL string
+	RedirectURI  string
+	ExpiresAt    time.Time
+}
+
+// ChatGPTStatus is a provider's sign-in as the person may see it: never a
+// token.
+type ChatGPTStatus struct {
+	LoggedIn  bool
+	Email     string
+	Plan      string
+	AccountID string
+	ExpiresAt time.Time // the access token's; it is refreshed before then
+}
+
+// signInTarget is a provider the caller may sign in or out: their own (or
+// an admin's reach), speaking chatgpt_login. Returns not_found, forbidden,
+// validation, or unavailable when the server has no ChatGPT sign-in.
+func (s *Service) signInTarget(ctx context.Context, p domain.Principal, id string) (domain.Provider, error) {
+	pr, err := s.Get(ctx, p, id)
+	if err != nil {
+		return pr, err
+	}
+	if err := pr.CheckUpdate(p, what); err != nil {
+		return pr, err
+	}
+	if pr.AuthMode != domain.AuthChatGPTLogin {
+		return pr, errs.E(errs.Validation, "provider %q takes an API key; only chatgpt_login providers sign in with ChatGPT", pr.Name)
+	}
+	if s.gpt == nil {
+		return pr, errs.E(errs.Unavailable, "this server has no ChatGPT sign-in configured")
+	}
+	return pr, nil
+}
+
+// ChatGPTLogin starts a sign-in: a fresh state and PKCE verifier, kept for
+// LoginTTL, and the authorize URL that carries them. Returns not_found,
+// forbidden, validation, unavailable.
+func (s *Service) ChatGPTLogin(ctx context.Context, p domain.Principal, id string) (ChatGPTLogin, error) {
+	pr, err := s.signInTarget(ctx, p, id)
+	if err != nil {
+		return ChatGPTLogin{}, err
+	}
+	state, verifier := randomToken(), randomToken()
+	sealed, err := s.box.Seal(verifierPlace(state), verifier)
+	if err != nil {
+		return ChatGPTLogin{}, err
+	}
+	now := s.clock.Now()
+	l := domain.ChatGPTLogin{State: state, ProviderID: pr.ID, UserID: p.User.ID, SealedVerifier: sealed, ExpiresAt: now.Add(LoginTTL)}
+	if err := s.gpt.store.InsertChatGPTLogin(ctx, l, now); err != nil {
+		return ChatGPTLogin{}, err
+	}
+	return ChatGPTLogin{AuthorizeURL: s.gpt.auth.AuthorizeURL(state, verifier), RedirectURI: ports.ChatGPTRedirectURI, ExpiresAt: l.ExpiresAt}, nil
+}
+
+// ChatGPTComplete redeems the URL the browser landed on after the person
+// authorized: its state names the waiting sign-in (used once), its code is
+// exchanged server-side, and the tokens are stored sealed on the provider.
+// Returns not_found, forbidden, validation (a URL that is not a callback,
+// an expired or foreign sign-in, a refused authorization), upstream when
+// the exchange fails.
+func (s *Service) ChatGPTComplete(ctx context.Context, p domain.Principal, id, callbackURL string) (domain.Provider, error) {
+	pr, err := s.signInTarget(ctx, p, id)
+	if err != nil {
+		return pr, err
+	}
+	u, err := url.Parse(callbackURL)
+	q := url.Values{}
+	if err == nil {
+		q = u.Query()
+	}
+	if q.Get("state") == "" {
+		return pr, errs.Field("callback_url", "carries no state: paste the whole address the browser landed on after signing in (it starts with %s)", ports.ChatGPTRedirectURI)
+	}
+	l, err := s.gpt.store.TakeChatGPTLogin(ctx, q.Get("state"), s.clock.Now())
+	if errs.Is(err, errs.NotFound) {
+		return pr, errs.Field("callback_url", "belongs to no waiting sign-in: it expired after %s or was already used; sign in again", LoginTTL)
+	}
+	if err != nil {
+		return pr, err
+	}
+	if l.ProviderID != pr.ID || l.UserID != p.User.ID {
+		return pr, errs.Field("callback_url", "belongs to a sign-in started for another provider or person; sign in again")
+	}
+	if e := q.Get("error"); e != "" {
+		if d := q.Get("error_description"); d != "" {
+			e += ": " + d
+		}
+		return pr, errs.Field("callback_url", "says the sign-in was refused (%s); sign in again", e)
+	}
+	if q.Get("code") == "" {
+		return pr, errs.Field("callback_url", "carries no authorization code; sign in again")
+	}
+	verifier, err := s.box.Open(verifierPlace(l.State), l.SealedVerifier)
+	if err != nil {
+		return pr, err
+	}
+	tok, err := s.gpt.auth.Exchange(ctx, q.Get("code"), verifier)
+	if err != nil {
+		return pr, err
+	}
+	tok.RefreshedAt = s.clock.Now()
+	return s.writeToken(ctx, pr.ID, &tok)
+}
+
+// ChatGPTLogout drops a provider's sign-in. Returns not_found, forbidden,
+// validation, unavailable.
+func (s *Service) ChatGPTLogout(ctx context.Context, p domain.Principal, id string) (domain.Provider, error) {
+	if _, err := s.signInTarget(ctx, p, id); err != nil {
+		return domain.Provider{}, err
+	}
+	return s.writeToken(ctx, id, nil)
+}
+
+// ChatGPTStatus reads a provider's sign-in. Returns not_found.
+func (s *Service) ChatGPTStatus(ctx context.Context, p domain.Principal, id string) (ChatGPTStatus, error) {
+	pr, err := s.Get(ctx, p, id)
+	if err != nil || !pr.ChatGPTLoggedIn() {
+		return ChatGPTStatus{}, err
+	}
+	tok, err := s.openToken(pr)
+	if err != nil {
+		return ChatGPTStatus{}, err
+	}
+	return ChatGPTStatus{LoggedIn: true, Email: tok.Email, Plan: tok.Plan, AccountID: tok.AccountID, ExpiresAt: tok.ExpiresAt}, nil
+}
+
+// writeToken stores tok (nil: none) as the provider's sign-in, whatever it
+// held, and returns the provider as written.
+func (s *Service) writeToken(ctx context.Context, id string, tok *domain.ChatGPTToken) (domain.Provider, error) {
+	next := ""
+	if tok != nil {
+		raw, err := json.Marshal(tok)
+		if err != nil {
+			return domain.Provider{}, err
+		}
+		if next, err = s.box.Seal(tokenPlace(id), string(raw)); err != nil {
+			return domain.Provider{}, err
+		}
+	}
+	for range 5 {
+		pr, err := s.store.FindProvider(ctx, id)
+		if err != nil {
+			return pr, err
+		}
+		if pr.AuthMode != domain.AuthChatGPTLogin {
+			return pr, errs.E(errs.Conflict, "provider %q no longer signs in with ChatGPT", pr.Name)
+		}
+		ok, err := s.gpt.store.SwapChatGPTToken(ctx, id, pr.SealedChatGPTToken, next)
+		if err != nil {
+			return pr, err
+		}
+		if ok {
+			s.gpt.setRevoked(id, false) // signed in or out by hand: no longer a revocation to explain
+			pr.SealedChatGPTToken = next
+			return pr, nil
+		}
+	}
+	return domain.Provider{}, errs.E(errs.Conflict, "the provider's sign-in kept changing underneath; try again")
+}
+
+func (s *Service) openToken(pr domain.Provider) (domain.ChatGPTToken, error) {
+	var tok domain.ChatGPTToken
+	plain, err := s.box.Open(tokenPlace(pr.ID), pr.SealedChatGPTToken)
+	if err != nil {
+		return tok, err
+	}
+	if err := json.Unmarshal([]byte(plain), &tok); err != nil {
+		return tok, errs.Wrap(errs.Internal, err, "the stored ChatGPT sign-in of provider %q is damaged; sign in again", pr.Name)
+	}
+	return tok, nil
+}
+
+// fresh reports whether tok may be used now without a refresh.
+func (s *Service) fresh(tok domain.ChatGPTToken) bool {
+	return tok.ExpiresAt.IsZero() || s.clock.Now().Add(refreshMargin).Before(tok.ExpiresAt)
+}
+
+// ChatGPTAccess implements ports.ChatGPTCredentials: the provider's access
+// token, refreshed first when it is within refreshMargin of expiry. One
+// refresh runs per provider at a time in this process, and the write-back
+// is a compare-and-swap, so callers racing on one or several replicas
+// share one refresh. A refresh the auth server refuses for good clears the
+// sign-in, so the provider shows signed out. Returns validation naming the
+// missing or revoked sign-in, upstream when the auth server fails.
+func (s *Service) ChatGPTAccess(ctx context.Context, ep ports.ProviderEndpoint) (ports.ChatGPTAccess, error) {
+	providerID := ep.ProviderID
+	pr, tok, err := s.currentToken(ctx, providerID)
+	if errs.Is(err, errs.Validation) && s.gpt != nil && s.gpt.wasRevoked(providerID) {
+		return ports.ChatGPTAccess{}, revokedErr(pr)
+	}
+	if err != nil || s.fresh(tok) {
+		return access(tok), err
+	}
+	if s.gpt == nil {
+		return ports.ChatGPTAccess{}, errs.E(errs.Unavailable, "the ChatGPT sign-in of provider %q needs a refresh, and this server has no ChatGPT sign-in configured", pr.Name)
+	}
+	lock := s.gpt.lock(providerID)
+	lock.Lock()
+	defer lock.Unlock()
+	// Whoever held the lock may have refreshed already, or found the
+	// sign-in revoked.
+	pr, tok, err = s.currentToken(ctx, providerID)
+	if errs.Is(err, errs.Validation) && s.gpt.wasRevoked(providerID) {
+		return ports.ChatGPTAccess{}, revokedErr(pr)
+	}
+	if err != nil || s.fresh(tok) {
+		return access(tok), err
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refreshTimeout)
+	defer cancel()
+	next, err := s.gpt.auth.Refresh(rctx, tok.RefreshToken)
+	if errors.Is(err, ports.ErrChatGPTRevoked) {
+		// Clear it unless another replica refreshed in the meantime (whose
+		// rotation is what made ours stale).
+		if _, serr := s.gpt.store.SwapChatGPTToken(rctx, providerID, pr.SealedChatGPTToken, ""); serr != nil {
+			return ports.ChatGPTAccess{}, serr
+		}
+		if _, now, cerr := s.currentToken(rctx, providerID); cerr == nil && s.fresh(now) {
+			return access(now), nil
+		}
+		s.gpt.setRevoked(providerID, true)
+		return ports.ChatGPTAccess{}, revokedErr(pr)
+	}
+	if err != nil {
+		return ports.ChatGPTAccess{}, err
+	}
+	if next.RefreshToken == "" {
+		next.RefreshToken = tok.RefreshToken
+	}
+	if next.AccountID == "" {
+		next.AccountID, next.Email, next.Plan = tok.AccountID, tok.Email, tok.Plan
+	}
+	if next.IDToken == "" {
+		next.IDToken = tok.IDToken
+	}
+	next.RefreshedAt = s.clock.Now()
+	raw, err := json.Marshal(next)
+	if err != nil {
+		return ports.ChatGPTAccess{}, err
+	}
+	sealed, err := s.box.Seal(tokenPlace(providerID), string(raw))
+	if err != nil {
+		return ports.ChatGPTAccess{}, err
+	}
+	ok, err := s.gpt.store.SwapChatGPTToken(rctx, providerID, pr.SealedChatGPTToken, sealed)
+	if err != nil {
+		return ports.ChatGPTAccess{}, err
+	}
+	if !ok {
+		// Signed out (or in again) while refreshing: what is stored now wins.
+		_, now, err := s.currentToken(rctx, providerID)
+		return access(now), err
+	}
+	return access(next), nil
+}
+
+// currentToken reads a provider's sign-in; validation when it has none.
+func (s *Service) currentToken(ctx context.Context, providerID string) (domain.Provider, domain.ChatGPTToken, error) {
+	pr, err := s.store.FindProvider(ctx, providerID)
+	if err != nil {
+		return pr, domain.ChatGPTToken{}, err
+	}
+	if !pr.ChatGPTLoggedIn() {
+		return pr, domain.ChatGPTToken{}, NotSignedIn(pr)
+	}
+	tok, err := s.openToken(pr)
+	return pr, tok, err
+}
+
+// NotSignedIn is the error of a call through a chatgpt_login provider that
+// holds no sign-in: it names the provider and the way out.
+func NotSignedIn(pr domain.Provider) error {
+	return errs.E(errs.Validation, "provider %q signs in with a ChatGPT account and is not signed in: "+
+		"sign in on the provider (Providers → Sign in with ChatGPT); nothing was sent", pr.Name)
+}
+
+func revokedErr(pr domain.Provider) error {
+	return errs.E(errs.Validation, "the ChatGPT sign-in of provider %q was revoked or has expired: sign in again (Providers → Sign in with ChatGPT)", pr.Name)
+}
+
+func (c *chatgpt) setRevoked(providerID string, on bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if on {
+		c.revoked[providerID] = true
+	} else {
+		delete(c.revoked, providerID)
+	}
+}
+
+func (c *chatgpt) wasRevoked(providerID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.revoked[providerID]
+}
+
+func access(tok domain.ChatGPTToken) ports.ChatGPTAccess {
+	return ports.ChatGPTAccess{AccessToken: tok.AccessToken, AccountID: tok.AccountID}
+}
+
+func (c *chatgpt) lock(providerID string) *sync.Mutex {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	l := c.locks[providerID]
+	if l == nil {
+		l = &sync.Mutex{}
+		c.locks[providerID] = l
+	}
+	return l
+}
+
+// randomToken is 32 random bytes, base64url: a state, or a PKCE verifier
+// (43 characters of the unreserved set, as RFC 7636 asks).
+func randomToken() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails (Go 1.24+)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
