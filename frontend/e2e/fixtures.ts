@@ -22,6 +22,8 @@ export interface Stack extends Client {
   everythingURL: string
   /** The E2B double: its control plane and sandbox domain, or why it is missing. */
   e2b: { api: string; domain: string; missing: string }
+  /** The ChatGPT double the server signs chatgpt_login providers in at: its auth server and Codex backend. */
+  chatgpt: { issuer: string; backend: string }
 }
 
 /** The MCP reference server, for one test at a time: the name its tools are called by (scripts name them) is free while the test holds it. */

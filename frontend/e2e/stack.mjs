@@ -157,6 +157,25 @@ export function buildDouble(dir) {
   return bin
 }
 
+/** The ChatGPT double's program: CHATGPT_DOUBLE_BIN, or one built into dir. */
+export function buildChatGPTDouble(dir) {
+  if (process.env.CHATGPT_DOUBLE_BIN) return resolve(process.env.CHATGPT_DOUBLE_BIN)
+  const bin = join(dir, 'chatgpt-double')
+  console.log('e2e: go build -o', bin)
+  execFileSync('go', ['build', '-o', bin, './cmd/chatgpt-double'], { cwd: repoDir, stdio: 'inherit' })
+  return bin
+}
+
+/**
+ * Starts the ChatGPT double (OpenAI's auth server and the Codex backend,
+ * served locally); resolves with its issuer and backend URLs.
+ */
+async function startChatGPTDouble(dir, logFile) {
+  const { child, match } = await startProcess(buildChatGPTDouble(dir), ['--addr', '127.0.0.1:0'],
+    /chatgpt-double ready issuer=(\S+) backend=(\S+)/, 'chatgpt-double', logFile)
+  return { child, issuer: match[1], backend: match[2] }
+}
+
 /** The key and the header the E2B double requires of every call (the e2b test's sandbox sends both). */
 export const E2B_KEY = 'e2b_0011223344556677'
 export const E2B_HEADER = ['X-Tenant', 'acme']
@@ -221,19 +240,22 @@ export async function startStack({ logFile } = {}) {
   const scripted = await startProcess(bin, ['scripted-model', '--addr', `127.0.0.1:${scriptedPort}`, '--scripts', join(frontendDir, 'e2e/scripts.json')],
     /scripted model ready/, 'scripted-model', logFile)
   const double = await startDouble(tmp, logFile)
+  const chatgpt = await startChatGPTDouble(tmp, logFile)
   // The double's hosts are reached through its proxy, trusting its CA
   // (loopback addresses are never proxied).
   const serverEnv = double.missing ? process.env : { ...process.env, HTTPS_PROXY: double.proxy, SSL_CERT_FILE: double.ca }
   const port = await freePort()
-  const server = await startProcess(bin, ['--addr', `127.0.0.1:${port}`, '--data-dir', join(tmp, 'data'), '--log-level', 'warn'],
+  const server = await startProcess(bin, ['--addr', `127.0.0.1:${port}`, '--data-dir', join(tmp, 'data'), '--log-level', 'warn',
+    '--chatgpt-auth-url', chatgpt.issuer, '--chatgpt-backend-url', chatgpt.backend],
     /agents-server ready: (http:\/\/\S+?)\/#token=(\S+)/, 'agents-server', logFile, serverEnv).catch(async (e) => {
     scripted.child.kill('SIGTERM')
+    chatgpt.child.kill('SIGTERM')
     double.child?.kill('SIGTERM')
     throw e
   })
   const [, baseURL, token] = server.match
   const scriptedURL = `http://127.0.0.1:${scriptedPort}/v1`
-  const children = [server.child, scripted.child, ...(double.child ? [double.child] : [])]
+  const children = [server.child, scripted.child, chatgpt.child, ...(double.child ? [double.child] : [])]
   const everything = everythingMissing() ? undefined : await startEverything(logFile).catch(async (e) => {
     for (const c of children) c.kill('SIGTERM')
     throw e
@@ -251,5 +273,6 @@ export async function startStack({ logFile } = {}) {
     rmSync(tmp, { recursive: true, force: true })
   }
   const e2b = { api: double.api ?? '', domain: double.domain ?? '', missing: double.missing }
-  return { baseURL, token, scriptedURL, everythingURL: everything?.url ?? '', e2b, ...apiClient(baseURL, token), stop, tmp }
+  return { baseURL, token, scriptedURL, everythingURL: everything?.url ?? '', e2b, chatgpt: { issuer: chatgpt.issuer, backend: chatgpt.backend },
+    ...apiClient(baseURL, token), stop, tmp }
 }
