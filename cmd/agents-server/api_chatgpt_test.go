@@ -203,24 +203,47 @@ func TestChatGPTSignInRunsRefreshesAndSurvivesRestart(t *testing.T) {
 	}
 }
 
-// A provider that stops signing in with ChatGPT forgets its sign-in in the
+// A sign-in is sealed at rest and waits 10 minutes for its callback; a
+// provider that stops signing in with ChatGPT forgets its sign-in in the
 // same write; the provider's models come from the backend.
-func TestChatGPTSignInGoesWithTheAuthMode(t *testing.T) {
+func TestChatGPTSignInIsSealedExpiresAndGoesWithTheAuthMode(t *testing.T) {
 	t.Parallel()
-	d := chatgptdouble.New(chatgptdouble.Options{})
+	clk := porttest.NewClock(time.Now())
+	d := chatgptdouble.New(chatgptdouble.Options{Now: clk.Now})
 	t.Cleanup(d.Close)
 	cfg := testConfig(t)
-	cfg.ChatGPTAuthURL, cfg.ChatGPTBackendURL = d.Issuer(), d.BackendURL()
+	cfg.Clock, cfg.SecretKey, cfg.ChatGPTAuthURL, cfg.ChatGPTBackendURL = clk, newKey(t), d.Issuer(), d.BackendURL()
 	h := startServer(t, cfg)
 	tok := h.member("cg")
 	prov := h.createProvider(tok, map[string]any{"name": "chatgpt", "auth_mode": "chatgpt_login"})
 	h.call("GET", "/api/v1/providers/"+prov.ID+"/models", tok, nil).wantErr(t, 400, "validation")
+
+	var login httpapi.ChatGPTLoginView
+	h.call("POST", "/api/v1/providers/"+prov.ID+"/chatgpt/login", tok, nil).want(t, 200).decode(t, &login)
+	cb, err := chatgptdouble.Consent(login.AuthorizeURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(11 * time.Minute)
+	e := h.call("POST", "/api/v1/providers/"+prov.ID+"/chatgpt/complete", tok, map[string]any{"callback_url": cb}).wantErr(t, 400, "validation")
+	if !strings.Contains(e.Fields["callback_url"], "expired") {
+		t.Fatalf("a late paste = %+v", e)
+	}
+
 	h.signInChatGPT(tok, prov.ID)
 	var models httpapi.ProviderModelsView
 	h.call("GET", "/api/v1/providers/"+prov.ID+"/models", tok, nil).want(t, 200).decode(t, &models)
 	if len(models.Models) == 0 || models.Models[0].ID != "gpt-5-codex" {
 		t.Fatalf("models = %+v", models)
 	}
+	h.stop()
+	for _, secret := range d.Tokens() {
+		if hits := filesContain(t, cfg.DataDir, secret); len(hits) > 0 {
+			t.Fatalf("a ChatGPT token in plaintext in %v", hits)
+		}
+	}
+	h = startServer(t, cfg)
+
 	var p httpapi.ProviderView
 	h.call("PUT", "/api/v1/providers/"+prov.ID, tok, map[string]any{"name": "chatgpt", "api_key": "sk-now"}).want(t, 200).decode(t, &p)
 	h.call("PUT", "/api/v1/providers/"+prov.ID, tok, map[string]any{"name": "chatgpt", "auth_mode": "chatgpt_login"}).want(t, 200).decode(t, &p)

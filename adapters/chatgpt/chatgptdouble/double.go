@@ -135,6 +135,20 @@ func (d *Double) RefreshAttempts() int {
 	return d.attempts
 }
 
+// Tokens lists every access and refresh token the auth server issued.
+func (d *Double) Tokens() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var out []string
+	for t := range d.access {
+		out = append(out, t)
+	}
+	for t := range d.refresh {
+		out = append(out, t)
+	}
+	return out
+}
+
 // Requests returns every call the backend saw, oldest first.
 func (d *Double) Requests() []Request {
 	d.mu.Lock()
