@@ -63,4 +63,8 @@ type ChatGPTCredentials interface {
 	// errs.Validation naming a missing or revoked sign-in, or the
 	// refresh's failure.
 	ChatGPTAccess(ctx context.Context, ep ProviderEndpoint) (ChatGPTAccess, error)
+	// ChatGPTRefresh is ChatGPTAccess after the backend refused the access
+	// token rejected (revoked before its expiry): a refreshed one, unless
+	// another call already replaced it.
+	ChatGPTRefresh(ctx context.Context, ep ProviderEndpoint, rejected string) (ChatGPTAccess, error)
 }

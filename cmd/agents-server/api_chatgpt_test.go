@@ -53,8 +53,9 @@ func (h *harness) provider(token, id string) httpapi.ProviderView {
 // before it fails at once naming it; login → complete; a chat and its
 // title (a blocking caller, served by a stream: the backend refuses any
 // other); the access token expiring under two concurrent runs, refreshed
-// once and written back; a restart, still signed in; a revoked refresh
-// token signing the provider out; logout.
+// once and written back; a restart, still signed in; a token refused
+// before its expiry, refreshed; a revoked refresh token signing the
+// provider out; logout.
 func TestChatGPTSignInRunsRefreshesAndSurvivesRestart(t *testing.T) {
 	t.Parallel()
 	clk := porttest.NewClock(time.Now())
@@ -176,6 +177,16 @@ func TestChatGPTSignInRunsRefreshesAndSurvivesRestart(t *testing.T) {
 	}
 	if n := d.Refreshes(); n != 1 {
 		t.Fatalf("%d refreshes after restart, want 1", n)
+	}
+
+	// The backend refuses the token before its expiry: refreshed, and the
+	// call made once more.
+	d.InvalidateAccess()
+	if v := h.chat(ann, session(agent.ID), "after invalidation"); v.Status != "completed" {
+		t.Fatalf("run after the token was invalidated = %+v %+v", v, v.Error)
+	}
+	if n := d.Refreshes(); n != 2 {
+		t.Fatalf("%d refreshes after the token was invalidated, want 2", n)
 	}
 
 	// The refresh token is revoked: the next refresh signs the provider out.

@@ -242,12 +242,26 @@ func (s *Service) fresh(tok domain.ChatGPTToken) bool {
 // sign-in, so the provider shows signed out. Returns validation naming the
 // missing or revoked sign-in, upstream when the auth server fails.
 func (s *Service) ChatGPTAccess(ctx context.Context, ep ports.ProviderEndpoint) (ports.ChatGPTAccess, error) {
-	providerID := ep.ProviderID
+	return s.chatgptAccess(ctx, ep.ProviderID, s.fresh)
+}
+
+// ChatGPTRefresh implements ports.ChatGPTCredentials: the backend refused
+// rejected, so a token other than it — refreshed now unless another call
+// already did. Returns what ChatGPTAccess returns.
+func (s *Service) ChatGPTRefresh(ctx context.Context, ep ports.ProviderEndpoint, rejected string) (ports.ChatGPTAccess, error) {
+	return s.chatgptAccess(ctx, ep.ProviderID, func(tok domain.ChatGPTToken) bool {
+		return tok.AccessToken != rejected && s.fresh(tok)
+	})
+}
+
+// chatgptAccess returns the provider's access token when usable says it
+// may be used, else refreshes it first.
+func (s *Service) chatgptAccess(ctx context.Context, providerID string, usable func(domain.ChatGPTToken) bool) (ports.ChatGPTAccess, error) {
 	pr, tok, err := s.currentToken(ctx, providerID)
 	if errs.Is(err, errs.Validation) && s.gpt != nil && s.gpt.wasRevoked(providerID) {
 		return ports.ChatGPTAccess{}, revokedErr(pr)
 	}
-	if err != nil || s.fresh(tok) {
+	if err != nil || usable(tok) {
 		return access(tok), err
 	}
 	if s.gpt == nil {
@@ -262,7 +276,7 @@ func (s *Service) ChatGPTAccess(ctx context.Context, ep ports.ProviderEndpoint) 
 	if errs.Is(err, errs.Validation) && s.gpt.wasRevoked(providerID) {
 		return ports.ChatGPTAccess{}, revokedErr(pr)
 	}
-	if err != nil || s.fresh(tok) {
+	if err != nil || usable(tok) {
 		return access(tok), err
 	}
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refreshTimeout)
@@ -274,7 +288,7 @@ func (s *Service) ChatGPTAccess(ctx context.Context, ep ports.ProviderEndpoint) 
 		if _, serr := s.gpt.store.SwapChatGPTToken(rctx, providerID, pr.SealedChatGPTToken, ""); serr != nil {
 			return ports.ChatGPTAccess{}, serr
 		}
-		if _, now, cerr := s.currentToken(rctx, providerID); cerr == nil && s.fresh(now) {
+		if _, now, cerr := s.currentToken(rctx, providerID); cerr == nil && usable(now) {
 			return access(now), nil
 		}
 		s.gpt.setRevoked(providerID, true)

@@ -167,6 +167,14 @@ func (d *Double) RevokeAll() {
 	clear(d.access)
 }
 
+// InvalidateAccess revokes the access tokens before their expiry but
+// keeps the refresh tokens: a refresh still works.
+func (d *Double) InvalidateAccess() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	clear(d.access)
+}
+
 // authorize is the consent page, consented at once: it redirects to the
 // fixed redirect with a code bound to the PKCE challenge, after checking
 // what the real server checks.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net/http"
 	"strings"
@@ -66,19 +67,47 @@ func NewCodex(o CodexOptions) *Codex {
 	return &Codex{base: base + "/", creds: o.Credentials, clients: &transport.Clients{Fixed: o.HTTPClient}}
 }
 
-// options are the SDK options of a call for ep: its provider's live
-// token, the account, and the headers the backend expects of Codex.
-func (c *Codex) options(ctx context.Context, ep ports.ProviderEndpoint) ([]option.RequestOption, error) {
+// signedIn makes call with the SDK options of ep's sign-in: its live
+// token, the account, and the headers the backend expects of Codex. A
+// token the backend refuses before its expiry (revoked, or replaced by a
+// sign-in elsewhere) is refreshed and the call made once more; a 401
+// arrives before anything streamed, so nothing reached the sink twice.
+func (c *Codex) signedIn(ctx context.Context, ep ports.ProviderEndpoint, call func([]option.RequestOption) error) error {
 	acc, err := c.creds.ChatGPTAccess(ctx, ep)
 	if err != nil {
-		if errs.Is(err, errs.Validation) {
-			return nil, &ports.ModelError{Kind: ports.ModelAuth, Provider: ep.Name, Message: errs.MessageOf(err), Err: err}
-		}
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		return nil, &ports.ModelError{Kind: ports.ModelUnavailable, Provider: ep.Name, Message: "the ChatGPT sign-in could not be refreshed: " + errs.MessageOf(err), Err: err}
+		return c.credentialError(ctx, ep, err)
 	}
+	opts, err := c.options(ep, acc)
+	if err != nil {
+		return err
+	}
+	err = call(opts)
+	var me *ports.ModelError
+	if !errors.As(err, &me) || me.Status != http.StatusUnauthorized {
+		return err
+	}
+	if acc, err = c.creds.ChatGPTRefresh(ctx, ep, acc.AccessToken); err != nil {
+		return c.credentialError(ctx, ep, err)
+	}
+	if opts, err = c.options(ep, acc); err != nil {
+		return err
+	}
+	return call(opts)
+}
+
+// credentialError is a sign-in that could not give a token: a missing or
+// revoked one is the provider's configuration, anything else passing.
+func (c *Codex) credentialError(ctx context.Context, ep ports.ProviderEndpoint, err error) error {
+	if errs.Is(err, errs.Validation) {
+		return &ports.ModelError{Kind: ports.ModelAuth, Provider: ep.Name, Message: errs.MessageOf(err), Err: err}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	return &ports.ModelError{Kind: ports.ModelUnavailable, Provider: ep.Name, Message: "the ChatGPT sign-in could not be refreshed: " + errs.MessageOf(err), Err: err}
+}
+
+func (c *Codex) options(ep ports.ProviderEndpoint, acc ports.ChatGPTAccess) ([]option.RequestOption, error) {
 	httpClient, err := c.clients.ForEndpoint(ep)
 	if err != nil {
 		return nil, err
@@ -104,12 +133,13 @@ func (c *Codex) Generate(ctx context.Context, req ports.ModelRequest, sink func(
 	if sink == nil {
 		sink = func(ports.ModelDelta) {}
 	}
-	opts, err := c.options(ctx, req.Endpoint)
-	if err != nil {
-		return ports.ModelResponse{}, err
-	}
-	svc := responses.NewResponseService(opts...)
-	resp, err := generateResponses(ctx, &svc, req.Endpoint.Name, codexParams(req), sink)
+	var resp ports.ModelResponse
+	err := c.signedIn(ctx, req.Endpoint, func(opts []option.RequestOption) error {
+		svc := responses.NewResponseService(opts...)
+		var err error
+		resp, err = generateResponses(ctx, &svc, req.Endpoint.Name, codexParams(req), sink)
+		return err
+	})
 	if err != nil {
 		return resp, err
 	}
@@ -121,19 +151,21 @@ func (c *Codex) Generate(ctx context.Context, req ports.ModelRequest, sink func(
 
 // Models implements ports.LLM: the backend's model list.
 func (c *Codex) Models(ctx context.Context, ep ports.ProviderEndpoint) ([]ports.ModelInfo, error) {
-	opts, err := c.options(ctx, ep)
-	if err != nil {
-		return nil, err
-	}
 	var page struct {
 		Models []struct {
 			Slug        string `json:"slug"`
 			DisplayName string `json:"display_name"`
 		} `json:"models"`
 	}
-	client := openai.Client{Options: opts}
-	if err := client.Get(ctx, "models", nil, &page, option.WithQuery("client_version", codexClientVersion)); err != nil {
-		return nil, classify(ctx, ep.Name, err)
+	err := c.signedIn(ctx, ep, func(opts []option.RequestOption) error {
+		client := openai.Client{Options: opts}
+		if err := client.Get(ctx, "models", nil, &page, option.WithQuery("client_version", codexClientVersion)); err != nil {
+			return classify(ctx, ep.Name, err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]ports.ModelInfo, 0, len(page.Models))
 	for _, m := range page.Models {

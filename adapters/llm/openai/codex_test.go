@@ -26,6 +26,10 @@ func (keyCredentials) ChatGPTAccess(_ context.Context, ep ports.ProviderEndpoint
 	return ports.ChatGPTAccess{AccessToken: ep.APIKey, AccountID: "acct"}, nil
 }
 
+func (k keyCredentials) ChatGPTRefresh(ctx context.Context, ep ports.ProviderEndpoint, _ string) (ports.ChatGPTAccess, error) {
+	return k.ChatGPTAccess(ctx, ep) // the key is all there is
+}
+
 // The bridge keeps every promise of the model port: the contract, over
 // the scripted server's Responses format.
 func TestCodexContract(t *testing.T) {
@@ -42,13 +46,22 @@ func TestCodexContract(t *testing.T) {
 
 // doubleCredentials is a sign-in at the double, redeemed through the
 // real auth client.
-type doubleCredentials struct{ access ports.ChatGPTAccess }
+type doubleCredentials struct {
+	access    ports.ChatGPTAccess
+	refreshes int
+}
 
 func (c *doubleCredentials) ChatGPTAccess(context.Context, ports.ProviderEndpoint) (ports.ChatGPTAccess, error) {
 	if c.access.AccessToken == "" {
 		return c.access, errs.E(errs.Validation, "provider \"codex\" signs in with a ChatGPT account and is not signed in")
 	}
 	return c.access, nil
+}
+
+// ChatGPTRefresh has nothing to refresh with: the sign-in is revoked.
+func (c *doubleCredentials) ChatGPTRefresh(context.Context, ports.ProviderEndpoint, string) (ports.ChatGPTAccess, error) {
+	c.refreshes++
+	return ports.ChatGPTAccess{}, errs.E(errs.Validation, "the ChatGPT sign-in of provider \"codex\" was revoked or has expired: sign in again")
 }
 
 func signedIn(t *testing.T, d *chatgptdouble.Double) *doubleCredentials {
@@ -141,8 +154,10 @@ func TestCodexBridgeAgainstTheDouble(t *testing.T) {
 	}
 	d.RevokeAll()
 	req.Model = "gpt-5-codex"
-	if _, err = llm.Generate(ctx, req, nil); !asModelError(err, &me) || me.Kind != ports.ModelAuth || !strings.Contains(me.Message, "signing in again") {
-		t.Fatalf("revoked token: %v", err)
+	// A token refused before its expiry is refreshed once; here the
+	// refresh is refused too, and that is what the call reports.
+	if _, err = llm.Generate(ctx, req, nil); !asModelError(err, &me) || me.Kind != ports.ModelAuth || !strings.Contains(me.Message, "sign in again") || creds.refreshes != 1 {
+		t.Fatalf("revoked token: %v (%d refreshes)", err, creds.refreshes)
 	}
 	// No sign-in: nothing is sent, and the error names the sign-in.
 	before := len(d.Requests())
