@@ -261,6 +261,21 @@ func TestChatGPTSignInIsSealedExpiresAndGoesWithTheAuthMode(t *testing.T) {
 	if p.ChatGPTLoggedIn {
 		t.Fatalf("the sign-in survived a switch to api_key and back: %+v", p)
 	}
+
+	// A shared provider's sign-in serves everyone; whose account it is, is
+	// for those who manage it.
+	shared := h.createProvider(h.admin, map[string]any{"name": "team chatgpt", "auth_mode": "chatgpt_login", "scope": "global"})
+	h.signInChatGPT(h.admin, shared.ID)
+	h.call("POST", "/api/v1/providers/"+shared.ID+"/chatgpt/logout", tok, nil).wantErr(t, 403, "forbidden")
+	var st httpapi.ChatGPTStatusView
+	h.call("GET", "/api/v1/providers/"+shared.ID+"/chatgpt/status", tok, nil).want(t, 200).decode(t, &st)
+	if !st.LoggedIn || st.Email != "" || st.AccountID != "" || st.Plan != "plus" {
+		t.Fatalf("a member reads the shared sign-in as %+v", st)
+	}
+	h.call("GET", "/api/v1/providers/"+shared.ID+"/chatgpt/status", h.admin, nil).want(t, 200).decode(t, &st)
+	if st.Email != "ann@example.com" {
+		t.Fatalf("the admin reads the shared sign-in as %+v", st)
+	}
 }
 
 func jsonText(v any) string {

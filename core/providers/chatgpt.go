@@ -170,7 +170,8 @@ func (s *Service) ChatGPTLogout(ctx context.Context, p domain.Principal, id stri
 	return s.writeToken(ctx, id, nil)
 }
 
-// ChatGPTStatus reads a provider's sign-in. Returns not_found.
+// ChatGPTStatus reads a provider's sign-in; the account is named only to
+// those who may sign it in or out. Returns not_found.
 func (s *Service) ChatGPTStatus(ctx context.Context, p domain.Principal, id string) (ChatGPTStatus, error) {
 	pr, err := s.Get(ctx, p, id)
 	if err != nil || !pr.ChatGPTLoggedIn() {
@@ -180,7 +181,13 @@ func (s *Service) ChatGPTStatus(ctx context.Context, p domain.Principal, id stri
 	if err != nil {
 		return ChatGPTStatus{}, err
 	}
-	return ChatGPTStatus{LoggedIn: true, Email: tok.Email, Plan: tok.Plan, AccountID: tok.AccountID, ExpiresAt: tok.ExpiresAt}, nil
+	st := ChatGPTStatus{LoggedIn: true, Plan: tok.Plan, ExpiresAt: tok.ExpiresAt}
+	// Whose account it is, is for those who manage the provider: the
+	// others using a shared one see only that it is signed in.
+	if pr.CheckUpdate(p, what) == nil {
+		st.Email, st.AccountID = tok.Email, tok.AccountID
+	}
+	return st, nil
 }
 
 // writeToken stores tok (nil: none) as the provider's sign-in, whatever it
