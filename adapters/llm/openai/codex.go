@@ -205,17 +205,9 @@ func codexInput(raws []json.RawMessage) responses.ResponseInputParam {
 			}
 			out = append(out, m)
 		case domain.ItemFunctionCall:
-			args := it.Arguments
-			if args == "" {
-				args = "{}"
-			}
-			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCall: &responses.ResponseFunctionToolCallParam{
-				Arguments: args, CallID: it.CallID, Name: it.Name}})
+			out = append(out, callParam(it, false))
 		case domain.ItemFunctionCallOutput:
-			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
-				CallID: param.NewOpt(it.CallID),
-				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(it.OutputText())},
-			}})
+			out = append(out, callOutputParam(it))
 		case domain.ItemReasoning:
 			if !codexNative(it) {
 				continue

@@ -154,20 +154,9 @@ func responsesInput(raws []json.RawMessage) responses.ResponseInputParam {
 		case domain.ItemMessage:
 			out = append(out, messageParam(it))
 		case domain.ItemFunctionCall:
-			args := it.Arguments
-			if args == "" {
-				args = "{}"
-			}
-			fc := &responses.ResponseFunctionToolCallParam{Arguments: args, CallID: it.CallID, Name: it.Name}
-			if strings.HasPrefix(it.ID, "fc_") {
-				fc.ID = param.NewOpt(it.ID)
-			}
-			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCall: fc})
+			out = append(out, callParam(it, strings.HasPrefix(it.ID, "fc_")))
 		case domain.ItemFunctionCallOutput:
-			out = append(out, responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
-				CallID: param.NewOpt(it.CallID),
-				Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(it.OutputText())},
-			}})
+			out = append(out, callOutputParam(it))
 		case domain.ItemReasoning:
 			// the Codex backend's reasoning is its own (codexNative)
 			if !strings.HasPrefix(it.ID, "rs_") || codexNative(it) {
@@ -189,6 +178,28 @@ func responsesInput(raws []json.RawMessage) responses.ResponseInputParam {
 		}
 	}
 	return out
+}
+
+// callParam is a function call as input; keepID sends the item's id,
+// which only OpenAI's own (fc_) ids may be.
+func callParam(it domain.Item, keepID bool) responses.ResponseInputItemUnionParam {
+	args := it.Arguments
+	if args == "" {
+		args = "{}"
+	}
+	fc := &responses.ResponseFunctionToolCallParam{Arguments: args, CallID: it.CallID, Name: it.Name}
+	if keepID {
+		fc.ID = param.NewOpt(it.ID)
+	}
+	return responses.ResponseInputItemUnionParam{OfFunctionCall: fc}
+}
+
+// callOutputParam is a function call's output as input.
+func callOutputParam(it domain.Item) responses.ResponseInputItemUnionParam {
+	return responses.ResponseInputItemUnionParam{OfFunctionCallOutput: &responses.ResponseInputItemFunctionCallOutputParam{
+		CallID: param.NewOpt(it.CallID),
+		Output: responses.ResponseInputItemFunctionCallOutputOutputUnionParam{OfString: param.NewOpt(it.OutputText())},
+	}}
 }
 
 func messageParam(it domain.Item) responses.ResponseInputItemUnionParam {
