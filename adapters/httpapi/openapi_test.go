@@ -37,7 +37,7 @@ func TestCommittedOpenAPIDocumentIsCurrent(t *testing.T) {
 	}
 }
 
-func testServer(t *testing.T) *Server {
+func testServer(t testing.TB) *Server {
 	t.Helper()
 	s, err := New(Deps{Log: slog.New(slog.NewTextHandler(io.Discard, nil)), UI: fstest.MapFS{"index.html": {Data: []byte("ui")}}},
 		DefaultConfig())

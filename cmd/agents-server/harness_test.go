@@ -53,7 +53,7 @@ type harness struct {
 }
 
 // testConfig is a config for a server on a free port in a fresh data dir.
-func testConfig(t *testing.T) config {
+func testConfig(t testing.TB) config {
 	return config{
 		Addr: "127.0.0.1:0", DataDir: t.TempDir(), LogLevel: "debug", LogFormat: "text",
 		HTTP:           httpapi.Config{BodyLimit: httpapi.DefaultBodyLimit, RateLimits: roomyLimits},
