@@ -86,6 +86,17 @@ test('a11y: settings — providers, agents, the agent form and every other tab',
   }
 })
 
+test('a11y: a ChatGPT provider\'s sign-in, waiting for the pasted address', async ({ page, context, user, tag }) => {
+  await user.api('POST', '/providers', { name: `chatgpt ${tag}`, auth_mode: 'chatgpt_login' })
+  await page.goto('/settings/providers')
+  await page.locator('.row', { hasText: `chatgpt ${tag}` }).getByRole('button', { name: 'Edit' }).click()
+  const opened = context.waitForEvent('page')
+  await page.getByRole('button', { name: 'Sign in with ChatGPT' }).click()
+  await (await opened).close()
+  await expect(page.getByLabel('Callback URL')).toBeVisible()
+  await expectAccessible(page, 'settings: ChatGPT sign-in')
+})
+
 test('a11y: skills — the list, the editor with its preview, and the agent form\'s picker', async ({ page, user, agentFor }) => {
   await user.api('POST', '/skills', { content: '---\nname: release\ndescription: How we cut a release\n---\n# Release\n' })
   const agent = await agentFor('Reader', 'todo')

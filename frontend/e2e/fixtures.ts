@@ -84,7 +84,8 @@ export const test = base.extend<Fixtures, { stack: Stack }>({
       throw new Error('no stack: run the suite with `npx playwright test` (its global setup starts one)')
     }
     const e2b = { api: process.env.E2E_E2B_API ?? '', domain: process.env.E2E_E2B_DOMAIN ?? '', missing: process.env.E2E_E2B_MISSING ?? '' }
-    await use({ baseURL, token, scriptedURL, everythingURL, e2b, ...apiClient(baseURL, token) })
+    const chatgpt = { issuer: process.env.E2E_CHATGPT_ISSUER ?? '', backend: process.env.E2E_CHATGPT_BACKEND ?? '' }
+    await use({ baseURL, token, scriptedURL, everythingURL, e2b, chatgpt, ...apiClient(baseURL, token) })
   }, { scope: 'worker' }],
 
   // Read here, not from `stack`, as Playwright's own fixtures take it first.

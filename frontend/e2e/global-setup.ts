@@ -28,6 +28,8 @@ export default async function globalSetup() {
   process.env.E2E_E2B_API = stack.e2b.api
   process.env.E2E_E2B_DOMAIN = stack.e2b.domain
   process.env.E2E_E2B_MISSING = stack.e2b.missing
+  process.env.E2E_CHATGPT_ISSUER = stack.chatgpt.issuer
+  process.env.E2E_CHATGPT_BACKEND = stack.chatgpt.backend
   return async () => {
     await stack.stop()
   }

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react'
 import { Field } from '../../components/Field'
 import { api, ApiError, errorText, MASK, ok, type Provider } from '../../lib/api'
 import { keys, useProviders } from '../../lib/queries'
+import { ChatGPTSignIn } from './ChatGPTSignIn'
 import { ProviderTestResult, useProviderTests } from './ProviderTest'
 import { ScopeButton } from './ScopeButton'
 
@@ -16,6 +17,12 @@ export function ProvidersTab() {
   const tests = useProviderTests()
   const [editing, setEditing] = useState<Provider | 'new' | null>(null)
   const saved = (p: Provider, test: boolean) => {
+    // A ChatGPT provider is of no use until it is signed in: its form stays
+    // open on the saved row, where the sign-in is (and nothing to test yet).
+    if (p.auth_mode === CHATGPT && !p.chatgpt_logged_in) {
+      setEditing(p)
+      return
+    }
     setEditing(null)
     if (test) void tests.test(p.id)
   }
@@ -32,7 +39,9 @@ export function ProvidersTab() {
           <li key={p.id} className="row">
             <div className="row-main">
               <b>{p.name}</b> <span className="pill">{p.type}</span> <span className="pill">{p.scope}</span>
-              <div className="muted small">{p.base_url || 'default endpoint'} · {p.api || 'default API'} · key {p.api_key ? 'set' : 'not set'}</div>
+              <div className="muted small">{p.auth_mode === CHATGPT
+                ? <>ChatGPT account · {p.chatgpt_logged_in ? 'signed in' : <span className="warn-text">not signed in — sign in to use it</span>}</>
+                : <>{p.base_url || 'default endpoint'} · {p.api || 'default API'} · key {p.api_key ? 'set' : 'not set'}</>}</div>
               <ProviderTestResult state={tests.results[p.id]} />
             </div>
             <button className="btn btn-ghost btn-sm" aria-label={`Test connection of ${p.name}`} disabled={tests.results[p.id]?.status === 'running'}
@@ -45,6 +54,9 @@ export function ProvidersTab() {
     </div>
   )
 }
+
+/** The auth mode of a provider that signs in with a ChatGPT account. */
+const CHATGPT = 'chatgpt_login'
 
 function ProviderForm({ provider, onDone, onSaved }: { provider?: Provider; onDone: () => void; onSaved: (p: Provider, test: boolean) => void }) {
   const qc = useQueryClient()
@@ -59,12 +71,14 @@ function ProviderForm({ provider, onDone, onSaved }: { provider?: Provider; onDo
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [error, setError] = useState('')
   const t = types.data?.find((x) => x.type === form.type)
+  // A ChatGPT provider has no key and no base URL: it signs in instead.
+  const chatgpt = form.auth_mode === CHATGPT
   const set = (k: keyof typeof form) => (v: string) => setForm((f) => ({ ...f, [k]: v }))
 
   async function save(e: FormEvent) {
     e.preventDefault()
-    const api_key = key.mode === 'keep' ? MASK : key.mode === 'clear' ? '' : key.value
-    const body = { ...form, api_key }
+    const api_key = chatgpt || key.mode === 'clear' ? '' : key.mode === 'keep' ? MASK : key.value
+    const body = { ...form, api_key, base_url: chatgpt ? '' : form.base_url }
     try {
       const saved = provider
         ? await ok(api.PUT('/api/v1/providers/{id}', { params: { path: { id: provider.id } }, body }))
@@ -100,9 +114,11 @@ function ProviderForm({ provider, onDone, onSaved }: { provider?: Provider; onDo
             {(types.data ?? [{ type: 'openai' }, { type: 'anthropic' }]).map((x) => <option key={x.type} value={x.type}>{x.type}</option>)}
           </select>
         )}</Field>
-        <Field label="Base URL" hint={t?.default_base_url ? `Empty uses ${t.default_base_url}` : undefined} error={errors.base_url}>{(id, aria) => (
-          <input id={id} {...aria} value={form.base_url} placeholder="https://…/v1" onChange={(e) => set('base_url')(e.target.value)} />
-        )}</Field>
+        {!chatgpt && (
+          <Field label="Base URL" hint={t?.default_base_url ? `Empty uses ${t.default_base_url}` : undefined} error={errors.base_url}>{(id, aria) => (
+            <input id={id} {...aria} value={form.base_url} placeholder="https://…/v1" onChange={(e) => set('base_url')(e.target.value)} />
+          )}</Field>
+        )}
         <Field label="API" error={errors.api}>{(id, aria) => (
           <select id={id} {...aria} value={form.api} onChange={(e) => set('api')(e.target.value)}>
             <option value="">default for the endpoint</option>
@@ -117,7 +133,7 @@ function ProviderForm({ provider, onDone, onSaved }: { provider?: Provider; onDo
             </select>
           )}</Field>
         )}
-        <Field label="API key" error={errors.api_key} hint={provider && key.mode === 'keep' ? (hasKey ? 'Stored — never shown again.' : 'No key stored.') : undefined}>{(id, aria) =>
+        {!chatgpt && <Field label="API key" error={errors.api_key} hint={provider && key.mode === 'keep' ? (hasKey ? 'Stored — never shown again.' : 'No key stored.') : undefined}>{(id, aria) =>
           key.mode === 'replace' ? (
             <span className="inline">
               <input id={id} {...aria} type="password" autoComplete="off" value={key.value} placeholder={provider ? 'New key' : 'sk-…'} onChange={(e) => setKey({ mode: 'replace', value: e.target.value })} />
@@ -130,8 +146,11 @@ function ProviderForm({ provider, onDone, onSaved }: { provider?: Provider; onDo
               {hasKey && <button type="button" className="btn btn-ghost btn-sm" onClick={() => setKey({ mode: 'clear', value: '' })}>Clear</button>}
             </span>
           )
-        }</Field>
+        }</Field>}
       </div>
+      {chatgpt && (provider?.auth_mode === CHATGPT
+        ? <ChatGPTSignIn provider={provider} />
+        : <p className="muted small">Signs in with a ChatGPT account instead of a key: save the provider, then sign in here.</p>)}
       <Field label="Test the connection after saving" inline hint="One call to the provider's model list: the answer shows on its row">{(id, aria) => (
         <input id={id} {...aria} type="checkbox" checked={testAfter} onChange={(e) => setTestAfter(e.target.checked)} />
       )}</Field>
