@@ -75,7 +75,7 @@ func (s *Server) runRoutes() []Route {
 	start = start.WithHeaders(QueryParam{Name: "Prefer", Type: "string", Description: "wait=N (RFC 7240)"})
 	return []Route{
 		start,
-		op(http.MethodGet, p, "getRun", "runs", "A run, live or finished less than 15 minutes ago", http.StatusOK, s.handleGetRun),
+		op(http.MethodGet, p, "getRun", "runs", "A run: live, or its stored record once finished (last_seq is the last event it sent)", http.StatusOK, s.handleGetRun),
 		raw(http.MethodGet, p+"/events", "streamRunEvents", "runs",
 			"The run's events as Server-Sent Events: id is the sequence; resume with Last-Event-ID or from_seq; closes after run.output, run.error or run.cancelled",
 			"text/event-stream", s.handleRunEvents).

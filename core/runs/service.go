@@ -259,18 +259,28 @@ func (s *Service) track(lr *liveRun) {
 	s.mu.Unlock()
 }
 
-// Get returns a run the caller owns while the hub still holds it (live, or
-// finished less than the retention ago). Returns not_found.
+// Get returns a run the caller owns: its stream's head while the hub holds
+// it, else the runs table's record — the hub lets a finished run go after
+// its retention and starts empty after a restart, and the run still
+// exists. Returns not_found.
 func (s *Service) Get(ctx context.Context, p domain.Principal, runID string) (domain.Run, error) {
-	info, ok := s.d.Hub.Info(runID)
-	if !ok || info.OwnerID != p.User.ID {
+	info, live := s.d.Hub.Info(runID)
+	if live && info.OwnerID != p.User.ID {
 		return domain.Run{}, errs.E(errs.NotFound, "run not found")
 	}
 	run, err := s.d.Runs.FindRun(ctx, runID)
+	if errs.Is(err, errs.NotFound) {
+		return run, errs.E(errs.NotFound, "run not found")
+	}
 	if err != nil {
 		return run, err
 	}
-	run.LastSeq = info.LastSeq
+	if err := run.CheckOwner(p); err != nil {
+		return domain.Run{}, err
+	}
+	if live {
+		run.LastSeq = info.LastSeq
+	}
 	return run, nil
 }
 

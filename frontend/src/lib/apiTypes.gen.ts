@@ -797,7 +797,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A run, live or finished less than 15 minutes ago */
+        /** A run: live, or its stored record once finished (last_seq is the last event it sent) */
         get: operations["getRun"];
         put?: never;
         post?: never;
