@@ -442,8 +442,14 @@ func TestSpawnTaskStartsAWorkflowByName(t *testing.T) {
 	if !strings.Contains(chat[0], "Build: Build things") {
 		t.Fatal("spawn_task does not list the workflows on offer")
 	}
-	// task_status says where an execution stands.
-	waitFor(t, func() bool { _, busy := s.h.app.runs.Hub().Busy(s.session); return !busy })
+	// task_status says where an execution stands. The execution's end
+	// wakes the session with a run of its own: wait until that one has
+	// been made and is over, or the next run finds the session busy.
+	waitFor(t, func() bool {
+		notified := slices.ContainsFunc(s.requestsTo("chat"), func(r string) bool { return strings.Contains(r, "[task-notification]") })
+		_, busy := s.h.app.runs.Hub().Busy(s.session)
+		return notified && !busy
+	})
 	s.h.call("POST", "/api/v1/sessions/"+s.session+"/runs", s.token, map[string]any{"input": "status please"}, "Prefer", "wait=30").want(t, 200)
 	if out := toolOutputs(s.h, s.token, s.session); !strings.Contains(out, "progress: step 3/4 (verify)") {
 		t.Fatalf("task_status answered %s", out)
