@@ -6,7 +6,11 @@ test('sidebar: rename, pin, search and delete', async ({ page, user, agentFor })
   const echo = await agentFor('Echo', 'echo')
   const chat = await conversationFor(user, planner.id, 'Plan the release')
   // A newer one: it lists above the first until the first is pinned.
-  await conversationFor(user, echo.id, 'count slowly')
+  // Renamed last, so it is the most recently updated whatever the first
+  // run still wrote after it answered.
+  const newer = await conversationFor(user, echo.id, 'count slowly')
+  await user.api('PATCH', `/sessions/${newer}`, { name: 'count slowly' })
+  await expect.poll(async () => (await user.api('GET', '/sessions'))[0]?.id, 'the renamed one to list first').toBe(newer)
   await page.goto(`/s/${chat}`)
   const rows = page.locator('.session-row')
   await expect(rows).toHaveCount(2)
