@@ -212,17 +212,19 @@ func (s *Service) Deliver(cb Callback) error {
 		s.d.Log.Warn("callback: could not deliver authorization code", "server_id", a.serverID, "reason", "the redirect carried no code")
 		return errs.E(errs.Validation, "the redirect carried no authorization code")
 	}
-	select {
-	case a.result <- ports.MCPAuthorization{Code: cb.Code, State: cb.State, Iss: cb.Iss}:
-		s.mu.Lock()
-		a.delivered = true
-		s.mu.Unlock()
-		s.d.Log.Info("callback: authorization code delivered", "server_id", a.serverID)
-		return nil
-	default:
+	// Marked delivered before the dial can see the code: a dial that fails
+	// right after the exchange must know a code came (notAccepted).
+	s.mu.Lock()
+	already := a.delivered
+	a.delivered = true
+	s.mu.Unlock()
+	if already {
 		s.d.Log.Warn("callback: could not deliver authorization code", "server_id", a.serverID, "reason", "a code was already delivered for this sign-in")
 		return errs.E(errs.Conflict, "this sign-in already received its code")
 	}
+	a.result <- ports.MCPAuthorization{Code: cb.Code, State: cb.State, Iss: cb.Iss} // buffered 1, sent once
+	s.d.Log.Info("callback: authorization code delivered", "server_id", a.serverID)
+	return nil
 }
 
 // ClearGrant drops a server's stored OAuth grant (to sign in again, say

@@ -174,7 +174,10 @@ func TestSecondAuthorizeInOneAttemptFailsFast(t *testing.T) {
 		t.Fatal(err)
 	}
 	// waitFor is far below the 5-minute attempt TTL: this is the fast path.
-	got := h.until(s.ID, "out of authorizing", func(s mcp.Server) bool { return s.Status != domain.MCPAuthorizing })
+	h.until(s.ID, "out of authorizing", func(s mcp.Server) bool { return s.Status != domain.MCPAuthorizing })
+	// Read again: a view reads the row, then the live status, so the one
+	// that saw the status change may hold the row from before the save.
+	got := h.get(s.ID)
 	if !strings.Contains(got.LastError, "authorization completed but was not accepted") {
 		t.Errorf("last_error %q, want the not-accepted message", got.LastError)
 	}
