@@ -141,6 +141,18 @@ func (s wfSetup) requestsTo(role string) []string {
 	return out
 }
 
+// woken waits until the conversation was woken with an execution's result
+// (its own run, which starts a moment after the execution ends) and that
+// run is over: only then is the conversation free for another start.
+func (s wfSetup) woken(t *testing.T) {
+	t.Helper()
+	waitFor(t, func() bool {
+		notified := slices.ContainsFunc(s.requestsTo("chat"), func(r string) bool { return strings.Contains(r, "[task-notification]") })
+		_, busy := s.h.app.runs.Hub().Busy(s.session)
+		return notified && !busy
+	})
+}
+
 // fixLoop is plan → implement → verify (a gate) → on FAIL fix → verify.
 func (s wfSetup) fixLoop(name string, budget map[string]any) httpapi.WorkflowView {
 	return s.create(name, []map[string]any{
@@ -368,7 +380,7 @@ func TestWorkflowPauseBeforeWaitsForAPerson(t *testing.T) {
 	t.Run("reject", func(t *testing.T) {
 		// The first one's result is being read in the conversation: a start
 		// waits for that run to end.
-		waitFor(t, func() bool { _, busy := s.h.app.runs.Hub().Busy(s.session); return !busy })
+		s.woken(t)
 		second := s.start(w.ID, "Release 1.3")
 		a := held(second.TaskID)
 		s.h.call("POST", "/api/v1/approvals/"+a.ID+"/reject", s.token, map[string]any{"reason": "not on a Friday"}).want(t, 200)
@@ -445,11 +457,7 @@ func TestSpawnTaskStartsAWorkflowByName(t *testing.T) {
 	// task_status says where an execution stands. The execution's end
 	// wakes the session with a run of its own: wait until that one has
 	// been made and is over, or the next run finds the session busy.
-	waitFor(t, func() bool {
-		notified := slices.ContainsFunc(s.requestsTo("chat"), func(r string) bool { return strings.Contains(r, "[task-notification]") })
-		_, busy := s.h.app.runs.Hub().Busy(s.session)
-		return notified && !busy
-	})
+	s.woken(t)
 	s.h.call("POST", "/api/v1/sessions/"+s.session+"/runs", s.token, map[string]any{"input": "status please"}, "Prefer", "wait=30").want(t, 200)
 	if out := toolOutputs(s.h, s.token, s.session); !strings.Contains(out, "progress: step 3/4 (verify)") {
 		t.Fatalf("task_status answered %s", out)
