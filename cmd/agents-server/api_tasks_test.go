@@ -342,7 +342,9 @@ func TestTheCapQueuesTheThirdSpawnUntilOneEnds(t *testing.T) {
 	h, tok := s.h, s.token
 	h.call("PUT", "/api/v1/settings/max_tasks_per_session", h.admin, map[string]any{"value": "2"}).want(t, 200)
 	h.startRun(tok, s.session, map[string]any{"input": "three things"})
-	// The spawns run side by side: whichever came third waits.
+	// The spawns run side by side: whichever reached the cap third waits
+	// (not necessarily the one whose row was written last: the three calls
+	// race, a millisecond apart).
 	var launched []httpapi.TaskView
 	var queued httpapi.TaskView
 	waitFor(t, func() bool {
@@ -357,7 +359,7 @@ func TestTheCapQueuesTheThirdSpawnUntilOneEnds(t *testing.T) {
 		}
 		return len(list) == 3 && len(launched) == 2 && queued.TaskID != ""
 	})
-	if queued.Status != domain.TaskWorking || queued.CreatedAt.Before(launched[0].CreatedAt) || queued.CreatedAt.Before(launched[1].CreatedAt) {
+	if queued.Status != domain.TaskWorking || launched[0].Status != domain.TaskWorking || launched[1].Status != domain.TaskWorking {
 		t.Fatalf("queued %+v while %+v run", queued, launched)
 	}
 	h.call("GET", "/api/v1/runs/"+queued.RunID, tok, nil).want(t, 404) // not started
