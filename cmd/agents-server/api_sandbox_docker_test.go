@@ -84,6 +84,27 @@ func (h *harness) runResults(token, sessionID string, body map[string]any) ([]do
 // checkWorkerResults checks what workerScript's "build it" run answered,
 // the same on every sandbox type: each tool's result, the named shell
 // keeping its state, the output caps, apply_patch whole or not at all.
+// workerRun makes a project on the sandbox (an env value MODE=first), sees
+// its instance absent before any use, then runs the worker script bound
+// to it and checks every tool's result; it returns the project and the
+// session.
+func (h *harness) workerRun(token, sandboxID, modelURL string) (httpapi.ProjectView, httpapi.SessionView) {
+	t := h.t
+	t.Helper()
+	p := h.createProject(token, map[string]any{"name": "tree", "sandbox_id": sandboxID,
+		"env": []map[string]string{{"name": "MODE", "value": "first"}}})
+	var state httpapi.ProjectSandboxView
+	h.call("GET", "/api/v1/projects/"+p.ID+"/sandbox", token, nil).want(t, 200).decode(t, &state)
+	if state.State != "absent" {
+		t.Fatalf("before any use the instance is %q", state.State)
+	}
+	agent := h.agentOn(token, protocols(modelURL)["openai-responses"], map[string]any{"name": "worker", "model": "worker", "behavior": map[string]any{"max_turns": 20}})
+	s := h.createSession(token, map[string]any{"agent_config_id": agent})
+	results, progress, final := h.runResults(token, s.ID, map[string]any{"input": "build it", "project_id": p.ID})
+	checkWorkerResults(t, results, progress, final)
+	return p, s
+}
+
 func checkWorkerResults(t *testing.T, results []domain.ToolResultPayload, progress map[string]string, final string) {
 	t.Helper()
 	if len(results) != 13 || !strings.Contains(final, "all done") {
@@ -140,18 +161,8 @@ func TestSandboxToolsTerminalAndStorageOnDocker(t *testing.T) {
 	if !probe.OK {
 		t.Fatalf("test = %+v", probe)
 	}
-	p := h.createProject(ann, map[string]any{"name": "tree", "sandbox_id": sb.ID,
-		"env": []map[string]string{{"name": "MODE", "value": "first"}}})
+	p, s := h.workerRun(ann, sb.ID, url)
 	var state httpapi.ProjectSandboxView
-	h.call("GET", "/api/v1/projects/"+p.ID+"/sandbox", ann, nil).want(t, 200).decode(t, &state)
-	if state.State != "absent" {
-		t.Fatalf("before any use the instance is %q", state.State)
-	}
-	agent := h.agentOn(ann, protocols(url)["openai-responses"], map[string]any{"name": "worker", "model": "worker", "behavior": map[string]any{"max_turns": 20}})
-	s := h.createSession(ann, map[string]any{"agent_config_id": agent})
-
-	results, progress, final := h.runResults(ann, s.ID, map[string]any{"input": "build it", "project_id": p.ID})
-	checkWorkerResults(t, results, progress, final)
 
 	// The instance runs after the run; the admin sees it among the
 	// server's containers; a member cannot see those.
@@ -205,7 +216,7 @@ func TestSandboxToolsTerminalAndStorageOnDocker(t *testing.T) {
 	if typ, _ := term2.control(); typ != "terminal.error" {
 		t.Fatalf("a severed terminal answered %s", typ)
 	}
-	results, _, _ = h.runResults(ann, s.ID, map[string]any{"input": "after the change"})
+	results, _, _ := h.runResults(ann, s.ID, map[string]any{"input": "after the change"})
 	if len(results) != 1 || !strings.Contains(results[0].Output, "mode=second\nfarewell from the agent\nfresh-container") {
 		t.Fatalf("after the env change: %+v", results)
 	}

@@ -83,17 +83,8 @@ func TestSandboxToolsTerminalAndStorageOnE2B(t *testing.T) {
 		t.Fatalf("the tests left sandboxes: %+v", d.Sandboxes())
 	}
 
-	p := h.createProject(ann, map[string]any{"name": "tree", "sandbox_id": sb.ID,
-		"env": []map[string]string{{"name": "MODE", "value": "first"}}})
+	p, s := h.workerRun(ann, sb.ID, url)
 	var state httpapi.ProjectSandboxView
-	h.call("GET", "/api/v1/projects/"+p.ID+"/sandbox", ann, nil).want(t, 200).decode(t, &state)
-	if state.State != "absent" {
-		t.Fatalf("before any use the instance is %q", state.State)
-	}
-	agent := h.agentOn(ann, protocols(url)["openai-responses"], map[string]any{"name": "worker", "model": "worker", "behavior": map[string]any{"max_turns": 20}})
-	s := h.createSession(ann, map[string]any{"agent_config_id": agent})
-	results, progress, final := h.runResults(ann, s.ID, map[string]any{"input": "build it", "project_id": p.ID})
-	checkWorkerResults(t, results, progress, final)
 
 	// One sandbox, recorded on the project (the admin's storage hint names
 	// it), running.
@@ -145,7 +136,7 @@ func TestSandboxToolsTerminalAndStorageOnE2B(t *testing.T) {
 	}
 	h.call("PUT", "/api/v1/projects/"+p.ID, ann, map[string]any{"name": "tree",
 		"env": []map[string]string{{"name": "MODE", "value": "second"}}}).want(t, 200)
-	results, _, _ = h.runResults(ann, s.ID, map[string]any{"input": "after the change"})
+	results, _, _ := h.runResults(ann, s.ID, map[string]any{"input": "after the change"})
 	if len(results) != 1 || !strings.Contains(results[0].Output, "mode=second\nfarewell from the agent\nsame-container") {
 		t.Fatalf("after stop and an env change: %+v", results)
 	}
