@@ -148,21 +148,12 @@ export function buildBinary(dir) {
   return bin
 }
 
-/** The E2B double's program: E2B_DOUBLE_BIN, or one built into dir. */
-export function buildDouble(dir) {
-  if (process.env.E2B_DOUBLE_BIN) return resolve(process.env.E2B_DOUBLE_BIN)
-  const bin = join(dir, 'e2b-double')
+/** A test double's program: the binary its env variable names, or ./cmd/<name> built into dir. */
+function buildProgram(dir, name, envVar) {
+  if (process.env[envVar]) return resolve(process.env[envVar])
+  const bin = join(dir, name)
   console.log('e2e: go build -o', bin)
-  execFileSync('go', ['build', '-o', bin, './cmd/e2b-double'], { cwd: repoDir, stdio: 'inherit' })
-  return bin
-}
-
-/** The ChatGPT double's program: CHATGPT_DOUBLE_BIN, or one built into dir. */
-export function buildChatGPTDouble(dir) {
-  if (process.env.CHATGPT_DOUBLE_BIN) return resolve(process.env.CHATGPT_DOUBLE_BIN)
-  const bin = join(dir, 'chatgpt-double')
-  console.log('e2e: go build -o', bin)
-  execFileSync('go', ['build', '-o', bin, './cmd/chatgpt-double'], { cwd: repoDir, stdio: 'inherit' })
+  execFileSync('go', ['build', '-o', bin, `./cmd/${name}`], { cwd: repoDir, stdio: 'inherit' })
   return bin
 }
 
@@ -171,7 +162,7 @@ export function buildChatGPTDouble(dir) {
  * served locally); resolves with its issuer and backend URLs.
  */
 async function startChatGPTDouble(dir, logFile) {
-  const { child, match } = await startProcess(buildChatGPTDouble(dir), ['--addr', '127.0.0.1:0'],
+  const { child, match } = await startProcess(buildProgram(dir, 'chatgpt-double', 'CHATGPT_DOUBLE_BIN'), ['--addr', '127.0.0.1:0'],
     /chatgpt-double ready issuer=(\S+) backend=(\S+)/, 'chatgpt-double', logFile)
   return { child, issuer: match[1], backend: match[2] }
 }
@@ -188,7 +179,7 @@ export const E2B_HEADER = ['X-Tenant', 'acme']
  */
 async function startDouble(dir, logFile) {
   try {
-    const bin = buildDouble(dir)
+    const bin = buildProgram(dir, 'e2b-double', 'E2B_DOUBLE_BIN')
     const { child, match } = await startProcess(bin, ['--api-key', E2B_KEY, '--templates', 'base', '--require-header', E2B_HEADER.join('='),
       '--ca-file', join(dir, 'e2b-ca.pem')], /e2b-double ready api=(\S+) proxy=(\S+) domain=(\S+) ca=(\S+)/, 'e2b-double', logFile)
     const [, api, proxy, domain, ca] = match
