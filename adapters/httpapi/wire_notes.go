@@ -34,6 +34,12 @@ var fieldDocs = map[reflect.Type]map[string]string{
 		"workflow_authoring":      "Gives chat runs get_workflow / save_workflow",
 		"subagents":               "Background task tools on chat runs; absent = on",
 	},
+	reflect.TypeFor[domain.DeltaPayload](): {
+		"first_seq": "On a replay only: this one event stands for the fragments first_seq…seq, merged",
+	},
+	reflect.TypeFor[domain.ToolProgressPayload](): {
+		"first_seq": "On a replay only: this one event stands for the progress first_seq…seq, merged",
+	},
 	reflect.TypeFor[domain.AgentResilience](): {
 		"fallback_models": "Tried in order when the primary model keeps failing",
 	},

@@ -130,6 +130,9 @@ type AgentStartPayload struct {
 type DeltaPayload struct {
 	RunID string `json:"run_id"`
 	Delta string `json:"delta"`
+	// FirstSeq is set on a replayed event that stands for a stretch of
+	// fragments merged into one: the first seq it covers (seq is the last).
+	FirstSeq int64 `json:"first_seq,omitempty"`
 }
 
 // TextPayload is a completed message or reasoning block, authoritative over
@@ -168,6 +171,8 @@ type ToolProgressPayload struct {
 	ToolName string `json:"tool_name"`
 	Delta    string `json:"delta"`
 	Renderer string `json:"renderer,omitempty"`
+	// FirstSeq: as DeltaPayload's, on a replayed stretch of progress.
+	FirstSeq int64 `json:"first_seq,omitempty"`
 }
 
 // ProjectBoundPayload announces a session's permanent project binding.

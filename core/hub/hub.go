@@ -40,17 +40,17 @@ type Hub struct {
 	nextSweep time.Time // when sweepLocked next walks the streams
 }
 
-// stream is one run's sequence: a ring of its latest events with its
-// run.started pinned outside it, and its subscribers.
+// stream is one run's sequence: a ring of its latest events, the history
+// of those that left it, and its subscribers.
 type stream struct {
 	id, sessionID, ownerID string
 
-	mu      sync.Mutex
-	seq     int64
-	started *domain.Event
-	ring    ring // the latest events
-	subs    map[*Subscription]struct{}
-	ended   time.Time // zero while live
+	mu    sync.Mutex
+	seq   int64
+	ring  ring    // the latest events
+	hist  history // every older one, compacted
+	subs  map[*Subscription]struct{}
+	ended time.Time // zero while live
 }
 
 // New returns an empty hub.
@@ -107,11 +107,8 @@ func (st *stream) publish(ev domain.Event, clock ports.Clock) int64 {
 	}
 	st.seq++
 	ev.Seq = st.seq
-	if ev.Type == domain.EventRunStarted && st.started == nil {
-		e := ev
-		st.started = &e
-	} else {
-		st.ring.push(ev)
+	if old, ok := st.ring.push(ev); ok {
+		st.hist.add(old)
 	}
 	for sub := range st.subs {
 		sub.offer(ev)
@@ -155,11 +152,13 @@ func (h *Hub) Resume(runID string) {
 }
 
 // Subscribe attaches a watcher to a run from a cursor: fromSeq is the last
-// seq the watcher holds (0: none). It first gets run.started when its cursor
-// precedes it, then a run.gap when the ring has moved past its cursor, then
-// the retained events after the cursor, then live ones. A cursor ahead of
-// the run's head is a reset: the watcher gets everything retained. Returns
-// not_found for an unknown (or expired) run.
+// seq the watcher holds (0: none). It gets every event after the cursor —
+// from the history, then the ring — then live ones. Only a stream reopened
+// after a restart lacks its start: a watcher from before it gets one
+// run.gap (last_good its cursor) saying those events are in the stored
+// conversation now. A cursor ahead of the run's head is a reset: the
+// watcher gets everything held. Returns not_found for an unknown (or
+// expired) run.
 func (h *Hub) Subscribe(runID string, fromSeq int64) (*Subscription, error) {
 	h.mu.Lock()
 	st := h.streamLocked(runID)
@@ -174,21 +173,11 @@ func (h *Hub) Subscribe(runID string, fromSeq int64) (*Subscription, error) {
 		fromSeq = 0
 	}
 	var replay []domain.Event
-	if st.started != nil && fromSeq < st.started.Seq {
-		replay = append(replay, *st.started)
-	}
-	first := st.ring.firstSeq(st.seq + 1)
-	// Events between the cursor and the ring's start are gone (the pinned
-	// run.started excepted): say so once. last_good is the cursor itself —
-	// 0 for a fresh watcher, which has nothing to refetch.
-	missing := first - fromSeq - 1
-	if st.started != nil && st.started.Seq > fromSeq && st.started.Seq < first {
-		missing--
-	}
-	if missing > 0 {
+	if first := st.hist.firstSeq(st.ring.firstSeq(st.seq + 1)); first > fromSeq+1 {
 		replay = append(replay, domain.NewEvent(domain.EventGap, domain.GapPayload{
-			RunID: runID, Dropped: missing, LastGood: fromSeq, Next: first}))
+			RunID: runID, Dropped: first - fromSeq - 1, LastGood: fromSeq, Next: first}))
 	}
+	replay = append(replay, st.hist.after(fromSeq)...)
 	replay = append(replay, st.ring.after(fromSeq)...)
 	sub.preload(replay)
 	if st.ended.IsZero() {
@@ -197,6 +186,16 @@ func (h *Hub) Subscribe(runID string, fromSeq int64) (*Subscription, error) {
 		sub.end()
 	}
 	return sub, nil
+}
+
+// Replay is a subscription that hands over the given events and ends: what
+// a run the hub no longer holds (expired, or from before a restart) has to
+// say, built by its caller from the stored record.
+func (h *Hub) Replay(runID string, events []domain.Event) *Subscription {
+	sub := newSubscription(h, runID, len(events))
+	sub.preload(events)
+	sub.end()
+	return sub
 }
 
 func (h *Hub) unsubscribe(sub *Subscription) {

@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -107,32 +109,73 @@ func TestFinalEventFreesTheSession(t *testing.T) {
 	}
 }
 
-func TestReplayRingPinsRunStarted(t *testing.T) {
+// covers is the first seq an event stands for: first_seq on a merged
+// stretch of fragments, else its own.
+func covers(t *testing.T, ev domain.Event) (int64, string) {
+	t.Helper()
+	var p domain.ToolProgressPayload
+	if err := json.Unmarshal(ev.Payload, &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.FirstSeq > 0 {
+		return p.FirstSeq, p.Delta
+	}
+	return ev.Seq, p.Delta
+}
+
+func TestAWatcherFromAnyCursorGetsEveryEventAfterIt(t *testing.T) {
 	h, _ := newTestHub(Options{RingSize: 8})
 	h.Claim("s", "r", "u")
 	h.Publish("r", domain.NewEvent(domain.EventRunStarted, domain.RunStartedPayload{RunID: "r", SessionID: "s", Input: "hi"}))
-	for i := 0; i < 20; i++ {
-		h.Publish("r", step(i))
+	// Text, a tool call, the tool's progress, reasoning, more text: the
+	// ring keeps the last 8, the history the rest.
+	want := map[int64]string{} // seq → fragment
+	for i := 0; i < 40; i++ {
+		var ev domain.Event
+		switch {
+		case i == 12:
+			ev = domain.NewEvent(domain.EventToolCall, domain.ToolCallPayload{RunID: "r", ToolCallID: "c1", ToolName: "exec"})
+		case i > 12 && i < 20:
+			ev = domain.NewEvent(domain.EventToolProgress, domain.ToolProgressPayload{RunID: "r", CallID: "c1", ToolName: "exec", Delta: fmt.Sprint(i, ";")})
+		case i >= 20 && i < 25:
+			ev = domain.NewEvent(domain.EventReasoning, domain.DeltaPayload{RunID: "r", Delta: fmt.Sprint("r", i)})
+		default:
+			ev = step(i)
+		}
+		seq := h.Publish("r", ev)
+		var p domain.ToolProgressPayload
+		json.Unmarshal(ev.Payload, &p)
+		want[seq] = p.Delta
 	}
-	// A fresh watcher: run.started, a gap with last_good 0, the ring.
-	sub, _ := h.Subscribe("r", 0)
 	h.Publish("r", final)
+	for cursor := int64(0); cursor <= 42; cursor++ {
+		sub, _ := h.Subscribe("r", cursor)
+		got := drain(t, sub)
+		next := cursor + 1
+		for _, ev := range got {
+			first, delta := covers(t, ev)
+			if first != next || ev.Seq < first {
+				t.Fatalf("cursor %d: %s covers %d…%d, want it to start at %d", cursor, ev.Type, first, ev.Seq, next)
+			}
+			var text string
+			for s := first; s <= ev.Seq; s++ {
+				text += want[s]
+			}
+			if delta != text {
+				t.Fatalf("cursor %d: %s %d…%d carries %q, want %q", cursor, ev.Type, first, ev.Seq, delta, text)
+			}
+			next = ev.Seq + 1
+		}
+		if next != 43 {
+			t.Fatalf("cursor %d: replay ended before %d", cursor, next)
+		}
+	}
+	// From the start: run.started, then the stretches merged (20 events
+	// beyond the ring, run.started and the tool call kept as they were).
+	sub, _ := h.Subscribe("r", 0)
 	got := drain(t, sub)
-	if got[0].Type != domain.EventRunStarted || got[0].Seq != 1 {
-		t.Fatalf("first = %+v", got[0])
-	}
-	g := gapOf(t, got[1])
-	if g.LastGood != 0 || g.Next != 14 || g.Dropped != 12 {
-		t.Fatalf("gap = %+v", g)
-	}
-	if len(got) != 2+8+1 || got[2].Seq != 14 || got[len(got)-1].Seq != 22 {
-		t.Fatalf("%d events, %d…%d", len(got), got[2].Seq, got[len(got)-1].Seq)
-	}
-	// Resuming inside the ring: exactly what follows the cursor.
-	sub, _ = h.Subscribe("r", 17)
-	got = drain(t, sub)
-	if len(got) != 5 || got[0].Seq != 18 || !got[4].Final() {
-		t.Fatalf("resume = %+v", got)
+	if got[0].Type != domain.EventRunStarted || got[0].Seq != 1 || len(got) != 1+1+1+1+1+1+8 {
+		t.Fatalf("from the start: %d events, first %+v", len(got), got[0])
 	}
 	// A cursor ahead of the head is a reset.
 	sub, _ = h.Subscribe("r", 999)
@@ -142,6 +185,31 @@ func TestReplayRingPinsRunStarted(t *testing.T) {
 	if _, err := h.Subscribe("nope", 0); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("unknown run: %v", err)
 	}
+}
+
+func TestAReopenedStreamSaysItsStartIsGone(t *testing.T) {
+	h, _ := newTestHub(Options{})
+	h.Reopen("r", "s", "u", 40) // a paused run, after a restart
+	h.Publish("r", step(0))
+	h.Publish("r", final)
+	sub, _ := h.Subscribe("r", 0)
+	got := drain(t, sub)
+	if g := gapOf(t, got[0]); g.LastGood != 0 || g.Next != 41 || g.Dropped != 40 || got[1].Seq != 41 || len(got) != 3 {
+		t.Fatalf("replay = %+v", got)
+	}
+	sub, _ = h.Subscribe("r", 40)
+	if got = drain(t, sub); len(got) != 2 || got[0].Seq != 41 {
+		t.Fatalf("from the pause = %+v", got)
+	}
+}
+
+func TestReplayHandsOverItsEventsAndEnds(t *testing.T) {
+	h, _ := newTestHub(Options{})
+	sub := h.Replay("r", []domain.Event{step(0), final})
+	if got := drain(t, sub); len(got) != 2 || !got[1].Final() {
+		t.Fatalf("replay = %+v", got)
+	}
+	sub.Close() // a subscription of no stream closes quietly
 }
 
 func TestSlowSubscriberGetsAGapAndTheRunNeverBlocks(t *testing.T) {
@@ -314,5 +382,28 @@ func TestHoldKeepsRunsOffTheSession(t *testing.T) {
 	}
 	if _, err := h.Hold("s"); !errs.Is(err, errs.Conflict) {
 		t.Fatalf("hold during a run = %v, want conflict", err)
+	}
+}
+
+// Fragments that need escaping merge into the text they carried: the
+// merged payload is valid JSON and decodes to their join.
+func TestMergedFragmentsKeepEscapedText(t *testing.T) {
+	h, _ := newTestHub(Options{RingSize: 1})
+	h.Claim("s", "r", "u")
+	parts := []string{`a"b`, "\n\t", `"delta":"x`, "é😀", `\`, "<&>", "\u2028"}
+	for _, p := range parts {
+		h.Publish("r", domain.NewEvent(domain.EventStep, domain.DeltaPayload{RunID: "r", Delta: p}))
+	}
+	h.Publish("r", final)
+	for cursor := 0; cursor < len(parts); cursor++ {
+		sub, _ := h.Subscribe("r", int64(cursor))
+		got := drain(t, sub)
+		var d domain.DeltaPayload
+		if err := json.Unmarshal(got[0].Payload, &d); err != nil || !json.Valid(got[0].Payload) {
+			t.Fatalf("cursor %d: %s: %v", cursor, got[0].Payload, err)
+		}
+		if want := strings.Join(parts[cursor:], ""); d.Delta != want || d.RunID != "r" {
+			t.Fatalf("cursor %d: %q, want %q", cursor, d.Delta, want)
+		}
 	}
 }

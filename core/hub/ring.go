@@ -12,14 +12,18 @@ type ring struct {
 
 func newRing(size int) ring { return ring{buf: make([]domain.Event, size)} }
 
-func (r *ring) push(ev domain.Event) {
+// push adds an event; when the ring is full it returns the oldest one,
+// which the new one replaced.
+func (r *ring) push(ev domain.Event) (domain.Event, bool) {
 	if r.n < len(r.buf) {
 		r.buf[(r.start+r.n)%len(r.buf)] = ev
 		r.n++
-		return
+		return domain.Event{}, false
 	}
+	old := r.buf[r.start]
 	r.buf[r.start] = ev
 	r.start = (r.start + 1) % len(r.buf)
+	return old, true
 }
 
 // firstSeq is the oldest retained seq, or next when the ring is empty.

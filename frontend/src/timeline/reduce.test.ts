@@ -157,9 +157,44 @@ describe('replays and gaps', () => {
     expect(effects.filter((e) => e.type === 'refetchMessages')).toHaveLength(1)
   })
 
+  it('a run a restart ended: the stored ending after a reconnect, then the transcript', () => {
+    const run = runOf(fx)
+    // The server died at seq 10; the resubscribe answers from the run row.
+    const g = { type: 'run.gap', payload: { run_id: run, dropped: 2, last_good: 10, next: 13 } }
+    const end = { type: 'run.error', seq: 13, payload: { run_id: run, code: 'server_restarted', message: 'the server restarted during this run' } }
+    const first = fold([...frames.slice(0, 10), g])
+    expect(first.effects).toContainEqual({ type: 'resubscribe', runId: run, fromSeq: 10 })
+    const { state, effects } = fold([g, end], first.state)
+    expect(effects).toContainEqual({ type: 'refetchMessages', sessionId: state.runs[run].sessionId })
+    expect(state.runs[run].status).toBe('error')
+    expect(state.runs[run].notes.at(-1)).toMatchObject({ code: 'server_restarted' })
+  })
+
   it('a hole without a gap event asks for the missing events once', () => {
     const { effects } = fold([...frames.slice(0, 5), ...frames.slice(8, 12)])
     expect(effects.filter((e) => e.type === 'resubscribe')).toEqual([{ type: 'resubscribe', runId: runOf(fx), fromSeq: 5 }])
+  })
+})
+
+describe('a replay that merged old fragments', () => {
+  const run = 'r1'
+  const started = { type: 'run.started', seq: 1, payload: { run_id: run, session_id: 's1', input: 'hi' } }
+  const step = (seq: number, delta: string, first?: number) =>
+    ({ type: 'run.step', seq, payload: { run_id: run, delta, ...(first ? { first_seq: first } : {}) } })
+
+  it('is no hole: its text joins the answer and later events apply', () => {
+    const merged = fold([started, step(40, 'one two three ', 2), step(41, 'four'),
+      { type: 'run.output', seq: 42, payload: { run_id: run, final_output: 'one two three four' } }])
+    expect(merged.effects.filter((e) => e.type === 'resubscribe')).toEqual([])
+    expect(merged.state.runs[run].status).toBe('completed')
+    const oneByOne = fold([started, step(2, 'one '), step(3, 'two three '), step(4, 'four'),
+      { type: 'run.output', seq: 5, payload: { run_id: run, final_output: 'one two three four' } }])
+    expect(merged.state.runs[run].items.map(contentOf)).toEqual(oneByOne.state.runs[run].items.map(contentOf))
+  })
+
+  it('that starts past the cursor is still a hole', () => {
+    const { effects } = fold([started, step(40, 'late', 5)])
+    expect(effects.filter((e) => e.type === 'resubscribe')).toEqual([{ type: 'resubscribe', runId: run, fromSeq: 1 }])
   })
 })
 

@@ -133,7 +133,7 @@ export function applyEvent(state: LiveState, ev: ServerEvent): Result {
   run = { ...run, items: run.items.slice(), notes: run.notes }
   if (ev.seq) {
     if (ev.seq === 1 && ev.type === 'run.started') run.fromStart = true
-    else if (run.fromStart && ev.seq > run.lastSeq + 1) {
+    else if (run.fromStart && firstSeqOf(ev) > run.lastSeq + 1) {
       // A hole in a stream we hold whole: ask for the missing events once;
       // until they come (or a gap says they are gone) later ones wait.
       if (run.resubscribedFrom !== run.lastSeq) {
@@ -148,6 +148,15 @@ export function applyEvent(state: LiveState, ev: ServerEvent): Result {
   }
   fold(run, ev, effects)
   return { state: { ...state, runs: { ...state.runs, [runId]: run } }, effects }
+}
+
+/**
+ * The first sequence an event stands for: a replay merges a stretch of old
+ * fragments into one event covering first_seq…seq, which is no hole.
+ */
+function firstSeqOf(ev: ServerEvent): number {
+  const p = ev.payload as { first_seq?: unknown } | null
+  return typeof p?.first_seq === 'number' && p.first_seq > 0 ? p.first_seq : (ev.seq ?? 0)
 }
 
 function fold(run: LiveRun, ev: ServerEvent, effects: Effect[]) {
