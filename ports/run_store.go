@@ -18,6 +18,11 @@ type RunStore interface {
 	// ListSessionRuns returns a session's runs, oldest first.
 	ListSessionRuns(ctx context.Context, sessionID string) ([]domain.Run, error)
 	// FailRunningRuns ends every run left running (a crash or kill) as an
-	// error with the given code and message, and returns them.
+	// error with the given code and message, its last_seq one past its last
+	// checkpoint's, and returns them as they were (PartialOutput included).
 	FailRunningRuns(ctx context.Context, code, message string, at time.Time) ([]domain.Run, error)
+	// CheckpointRun records a running run's progress: the last seq it sent
+	// and what the model call in flight has streamed. A run that is no
+	// longer running is left alone.
+	CheckpointRun(ctx context.Context, id string, lastSeq int64, partial string) error
 }

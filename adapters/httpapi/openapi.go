@@ -3,6 +3,7 @@ package httpapi
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/http"
 	"reflect"
 	"slices"
@@ -110,10 +111,16 @@ func operation(r Route, ok *openapi3.Response, reqGen *schemaGen) (*openapi3.Ope
 		}
 		o.RequestBody = &openapi3.RequestBodyRef{Value: openapi3.NewRequestBody().WithRequired(!r.OptionalBody).WithJSONSchemaRef(ref)}
 	}
-	o.AddResponse(r.Status, ok)
 	for _, alt := range r.AltStatuses {
 		o.AddResponse(alt, &openapi3.Response{Description: ptr(http.StatusText(alt)), Content: ok.Content})
 	}
+	if r.StreamType != "" {
+		streamed := *ok
+		streamed.Content = maps.Clone(ok.Content)
+		streamed.Content[r.StreamType] = openapi3.NewMediaType().WithSchema(openapi3.NewStringSchema())
+		ok = &streamed
+	}
+	o.AddResponse(r.Status, ok)
 	// Every status the operation answers is listed and nothing else: no
 	// `default`, which would let a client (and the API tests) accept a
 	// status the table forgot.

@@ -69,6 +69,10 @@ type Route struct {
 	// RawBody, when set, takes the body as the bytes it is, of any type:
 	// the handler reads it (a webhook checks a signature over it).
 	RawBody bool
+	// StreamType, when set, is a second content type of the success body a
+	// client may ask for with Accept (a start that streams the run it
+	// starts as text/event-stream).
+	StreamType string
 	// AltStatuses are further success statuses answering the same schema
 	// (a handler that writes them itself).
 	AltStatuses []int

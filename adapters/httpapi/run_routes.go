@@ -69,8 +69,10 @@ type InjectRunRequest struct {
 func (s *Server) runRoutes() []Route {
 	p := APIPrefix + "/runs/:id"
 	start := op(http.MethodPost, APIPrefix+"/sessions/:id/runs", "startRun", "runs",
-		"Start a run; with Prefer: wait=N hold up to N seconds (capped at 600): 200 when it ends or pauses, 202 when it is still running",
+		"Start a run; with Prefer: wait=N hold up to N seconds (capped at 600): 200 when it ends or pauses, 202 when it is still running. "+
+			"With Accept: text/event-stream the answer is the run's events from its first (run.started, naming the run), as GET /runs/{id}/events sends them",
 		http.StatusCreated, s.handleStartRun).WithRefusals(http.StatusConflict)
+	start.StreamType = "text/event-stream"
 	start.AltStatuses = []int{http.StatusOK, http.StatusAccepted}
 	start = start.WithHeaders(QueryParam{Name: "Prefer", Type: "string", Description: "wait=N (RFC 7240)"})
 	return []Route{
@@ -96,11 +98,31 @@ func (s *Server) handleStartRun(c echo.Context, req *StartRunRequest) (RunStateV
 		return RunStateView{}, err
 	}
 	p := caller(c)
-	run, err := s.deps.Runs.Start(c.Request().Context(), p, c.Param("id"),
+	streamed := wantsSSE(c.Request())
+	ctx := c.Request().Context()
+	if streamed {
+		// The stream is taken before the run starts: a caller at its
+		// stream limit is refused with nothing started.
+		var release func()
+		if ctx, release, err = s.openStream(c); err != nil {
+			return RunStateView{}, err
+		}
+		defer release()
+	}
+	run, err := s.deps.Runs.Start(ctx, p, c.Param("id"),
 		runs.StartRequest{Input: req.Input, AgentConfigID: req.AgentConfigID, ProjectID: req.ProjectID, Plan: req.Plan,
 			AttachmentIDs: req.AttachmentIDs})
 	if err != nil {
 		return RunStateView{}, err
+	}
+	if streamed {
+		sub, err := s.deps.Runs.Subscribe(ctx, p, run.ID, 0)
+		if err != nil {
+			return RunStateView{}, err
+		}
+		defer sub.Close()
+		c.Response().Header().Set("Content-Location", APIPrefix+"/runs/"+run.ID)
+		return RunStateView{}, writeSSE(ctx, c, http.StatusCreated, sub)
 	}
 	view := RunStateView{RunID: run.ID, SessionID: run.SessionID, Status: string(domain.RunRunning)}
 	if !hasWait {
@@ -121,7 +143,7 @@ func (s *Server) handleStartRun(c echo.Context, req *StartRunRequest) (RunStateV
 // awaitRun follows a run until it ends or pauses (filling view), or until
 // the wait passes. It reports whether the run ended or paused in time.
 func (s *Server) awaitRun(ctx context.Context, p domain.Principal, runID string, wait time.Duration, view *RunStateView) (bool, error) {
-	sub, err := s.deps.Runs.Subscribe(p, runID, 0)
+	sub, err := s.deps.Runs.Subscribe(ctx, p, runID, 0)
 	if err != nil {
 		return false, err
 	}

@@ -6,12 +6,14 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/livestreams"
 )
 
@@ -30,27 +32,50 @@ func (s *Server) handleRunEvents(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	ctx, release, err := s.openStream(c)
+	if err != nil {
+		return err
+	}
+	defer release()
+	sub, err := s.deps.Runs.Subscribe(ctx, caller(c), c.Param("id"), from)
+	if err != nil {
+		return err
+	}
+	defer sub.Close()
+	return writeSSE(ctx, c, http.StatusOK, sub)
+}
+
+// openStream takes one of the caller's live streams (429 past
+// max_streams_per_user, with Retry-After); the context it returns ends,
+// with a streamClosed cause, the moment the caller's token stops being
+// valid. release gives the stream back.
+func (s *Server) openStream(c echo.Context) (context.Context, func(), error) {
 	ctx, end := context.WithCancelCause(c.Request().Context())
-	defer end(nil)
 	stream, err := s.deps.Streams.Open(ctx, caller(c), func(reason string) { end(streamClosed(reason)) })
 	if errs.Is(err, errs.RateLimited) {
 		c.Response().Header().Set("Retry-After", strconv.Itoa(int(livestreams.RetryAfter/time.Second)))
 	}
 	if err != nil {
-		return err
+		end(nil)
+		return nil, nil, err
 	}
-	defer stream.Release()
-	sub, err := s.deps.Runs.Subscribe(caller(c), c.Param("id"), from)
-	if err != nil {
-		return err
-	}
-	defer sub.Close()
+	return ctx, func() { stream.Release(); end(nil) }, nil
+}
+
+// wantsSSE reports whether a request asks for text/event-stream.
+func wantsSSE(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+}
+
+// writeSSE sends a subscription's events as SSE with the given status
+// until its final event, the client leaving, or ctx ending.
+func writeSSE(ctx context.Context, c echo.Context, status int, sub *hub.Subscription) error {
 	w := c.Response()
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
 	h.Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	w.Flush()
 	for {
 		wait, cancel := context.WithTimeout(ctx, sseHeartbeat)

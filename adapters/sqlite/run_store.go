@@ -11,7 +11,7 @@ import (
 )
 
 const runColumns = `id, session_id, owner_id, agent_config_id, project_id, input, status, last_seq, error_code, error_message,
-	final_output, created_at, updated_at, ended_at`
+	final_output, created_at, updated_at, ended_at, partial_output`
 
 // runRow adapts scanRun to collect.
 func runRow(r rowScanner) (domain.Run, error) { return scanRun(r) }
@@ -22,7 +22,7 @@ func scanRun(r rowScanner, extra ...any) (domain.Run, error) {
 	var created, updated int64
 	var ended sql.NullInt64
 	err := r.Scan(append([]any{&x.ID, &x.SessionID, &x.OwnerID, &x.AgentConfigID, &x.ProjectID, &x.Input, &status, &x.LastSeq, &x.ErrorCode,
-		&x.ErrorMessage, &x.FinalOutput, &created, &updated, &ended}, extra...)...)
+		&x.ErrorMessage, &x.FinalOutput, &created, &updated, &ended, &x.PartialOutput}, extra...)...)
 	x.Status = domain.RunStatus(status)
 	x.CreatedAt, x.UpdatedAt, x.EndedAt = fromMS(created), fromMS(updated), fromNullMS(ended)
 	return x, err
@@ -46,16 +46,17 @@ func (s sessionQ) CreateRun(ctx context.Context, r domain.Run) error {
 func (s sessionQ) EndRun(ctx context.Context, r domain.Run) error { return updateRun(ctx, s.q, r) }
 
 func insertRun(ctx context.Context, q querier, r domain.Run) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := q.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.SessionID, r.OwnerID, r.AgentConfigID, r.ProjectID, r.Input, string(r.Status), r.LastSeq, r.ErrorCode,
-		r.ErrorMessage, r.FinalOutput, ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.EndedAt))
+		r.ErrorMessage, r.FinalOutput, ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.EndedAt), r.PartialOutput)
 	return translate(err)
 }
 
 func updateRun(ctx context.Context, q querier, r domain.Run) error {
 	res, err := q.ExecContext(ctx, `UPDATE runs SET agent_config_id = ?, status = ?, last_seq = ?, error_code = ?, error_message = ?,
-		final_output = ?, updated_at = ?, ended_at = ? WHERE id = ?`,
-		r.AgentConfigID, string(r.Status), r.LastSeq, r.ErrorCode, r.ErrorMessage, r.FinalOutput, ms(r.UpdatedAt), msPtr(r.EndedAt), r.ID)
+		final_output = ?, updated_at = ?, ended_at = ?, partial_output = ? WHERE id = ?`,
+		r.AgentConfigID, string(r.Status), r.LastSeq, r.ErrorCode, r.ErrorMessage, r.FinalOutput, ms(r.UpdatedAt), msPtr(r.EndedAt),
+		r.PartialOutput, r.ID)
 	return affected(res, err, "run")
 }
 
@@ -81,9 +82,18 @@ func (db *DB) FailRunningRuns(ctx context.Context, code, message string, at time
 		if out, err = collect(ctx, tx, runRow, `SELECT `+runColumns+` FROM runs WHERE status = 'running' ORDER BY id`); err != nil {
 			return err
 		}
+		// last_seq moves past the last checkpoint: the error is the run's
+		// next event, whatever its watchers last held.
 		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = 'error', error_code = ?, error_message = ?, updated_at = ?,
-			ended_at = ? WHERE status = 'running'`, code, message, ms(at), ms(at))
+			ended_at = ?, last_seq = last_seq + 1 WHERE status = 'running'`, code, message, ms(at), ms(at))
 		return translate(err)
 	})
 	return out, err
+}
+
+// CheckpointRun implements ports.RunStore.
+func (db *DB) CheckpointRun(ctx context.Context, id string, lastSeq int64, partial string) error {
+	_, err := db.write.ExecContext(ctx, `UPDATE runs SET last_seq = ?, partial_output = ? WHERE id = ? AND status = 'running'`,
+		lastSeq, partial, id)
+	return translate(err)
 }

@@ -65,7 +65,7 @@ func TestFailRunningRuns(t *testing.T) {
 			!r.UpdatedAt.Equal(at) {
 			t.Fatalf("run %s after the sweep = %+v", before.ID, r)
 		}
-		if r.Input != before.Input || r.LastSeq != before.LastSeq || r.SessionID != before.SessionID || !r.CreatedAt.Equal(before.CreatedAt) {
+		if r.Input != before.Input || r.LastSeq != before.LastSeq+1 || r.SessionID != before.SessionID || !r.CreatedAt.Equal(before.CreatedAt) {
 			t.Fatalf("the sweep rewrote more than the ending of %s: %+v", before.ID, r)
 		}
 	}
@@ -174,4 +174,37 @@ func sameJSON(t *testing.T, a, b any) bool {
 		t.Fatal(err)
 	}
 	return string(x) == string(y)
+}
+
+// TestCheckpointRun: a running run's checkpoint is what the restart's sweep
+// hands back; a run that ended takes no checkpoint, and its end clears one.
+func TestCheckpointRun(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	s := newSession(t, db, "ck")
+	live := newRun(t, db, s, "ck-live", domain.RunRunning)
+	ended := newRun(t, db, s, "ck-ended", domain.RunRunning)
+	if err := db.CheckpointRun(ctx, live.ID, 41, "half an ans"); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CheckpointRun(ctx, ended.ID, 9, "was streaming"); err != nil {
+		t.Fatal(err)
+	}
+	ended.Status, ended.LastSeq, ended.FinalOutput = domain.RunCompleted, 12, "whole"
+	if err := db.UpdateRun(ctx, ended); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CheckpointRun(ctx, ended.ID, 13, "late"); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := db.FindRun(ctx, ended.ID); r.PartialOutput != "" || r.LastSeq != 12 {
+		t.Fatalf("an ended run after a late checkpoint = %+v", r)
+	}
+	out, err := db.FailRunningRuns(ctx, domain.CodeServerRestarted, "gone", when)
+	if err != nil || len(out) != 1 || out[0].PartialOutput != "half an ans" || out[0].LastSeq != 41 {
+		t.Fatalf("the sweep handed back %+v, %v", out, err)
+	}
+	if r, _ := db.FindRun(ctx, live.ID); r.LastSeq != 42 || r.Status != domain.RunError {
+		t.Fatalf("the swept run = %+v", r)
+	}
 }

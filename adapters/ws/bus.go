@@ -214,7 +214,7 @@ func (c *conn) attach(runID string, from int64, replace bool) error {
 		delete(c.subs, runID)
 	}
 	c.mu.Unlock()
-	sub, err := c.bus.d.Runs.Subscribe(c.p, runID, from)
+	sub, err := c.bus.d.Runs.Subscribe(c.ctx, c.p, runID, from)
 	if err != nil {
 		return err
 	}

@@ -33,3 +33,30 @@ func TestAFinishedRunIsReadAfterARestart(t *testing.T) {
 	h.call("GET", "/api/v1/runs/"+v.RunID, bob, nil).wantErr(t, 404, "not_found")
 	h.call("GET", "/api/v1/runs/nope", ann, nil).wantErr(t, 404, "not_found")
 }
+
+// A finished run's events after a restart: the stored ending, after a gap
+// for what the watcher lacks; from its last event, just the ending.
+func TestAFinishedRunsStreamAnswersAfterARestart(t *testing.T) {
+	t.Parallel()
+	_, url := startScripted(t)
+	cfg := testConfig(t)
+	h := startServer(t, cfg)
+	ann, bob := h.member("ann"), h.member("bob")
+	agent := h.agentOn(ann, protocols(url)["openai-responses"], map[string]any{"name": "echoer", "model": "echo"})
+	s := h.createSession(ann, map[string]any{"agent_config_id": agent})
+	v := h.chat(ann, s.ID, "remember me")
+	live := h.openSSE(ann, v.RunID, 0).all(t)
+	end := live[len(live)-1]
+
+	h.stop()
+	h = startServer(t, cfg)
+	got := h.openSSE(ann, v.RunID, 0).all(t)
+	if len(got) != 2 || got[0].Type != "run.gap" || got[1].Type != "run.output" || got[1].ID != end.ID ||
+		string(got[1].Event.Payload) != string(end.Event.Payload) {
+		t.Fatalf("from the start after a restart: %+v; the live ending was %+v", got, end)
+	}
+	if got = h.openSSE(ann, v.RunID, end.ID-1).all(t); len(got) != 1 || got[0].ID != end.ID {
+		t.Fatalf("from before the ending: %+v", got)
+	}
+	h.call("GET", "/api/v1/runs/"+v.RunID+"/events", bob, nil).wantErr(t, 404, "not_found")
+}

@@ -35,6 +35,9 @@ type Run struct {
 	ErrorCode     string
 	ErrorMessage  string
 	FinalOutput   string
+	// PartialOutput is what the model call in flight had streamed at the
+	// run's last checkpoint ("" once its answer is whole or the run ended).
+	PartialOutput string
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	EndedAt       *time.Time

@@ -32,7 +32,7 @@ func (s *Service) Ask(ctx context.Context, p domain.Principal, agentID, name, in
 		return Answer{SessionID: sess.ID}, err
 	}
 	a := Answer{SessionID: sess.ID, RunID: run.ID, Status: domain.RunRunning}
-	sub, err := s.Subscribe(p, run.ID, 0)
+	sub, err := s.Subscribe(ctx, p, run.ID, 0)
 	if err != nil {
 		return a, err
 	}

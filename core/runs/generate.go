@@ -115,16 +115,21 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 		}
 	}()
 	rc.partial.Reset()
+	rc.checkpoint.begin(s.d.Clock.Now())
 	withImages := req
 	withImages.Input = s.withImages(ctx, rc, req.Input)
 	resp, err := s.d.LLM.Generate(callCtx, withImages, func(d ports.ModelDelta) {
 		if d.Kind == ports.DeltaText {
 			rc.partial.WriteString(d.Text)
+			s.saveProgress(rc, false)
 		}
 		s.delta(rc.lr, d)
 	})
 	if err == nil {
 		rc.partial.Reset() // the answer is whole: its items carry it
+		if rc.checkpoint.holdsText {
+			s.saveProgress(rc, true)
+		}
 	} else {
 		err = imageRefusal(err, req.Input)
 	}

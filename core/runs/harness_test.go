@@ -206,7 +206,7 @@ func (h *harness) start(sessionID, input string) domain.Run {
 // pauses (run.interrupted is the last one then).
 func (h *harness) events(runID string, fromSeq int64) []domain.Event {
 	h.t.Helper()
-	sub, err := h.svc.Subscribe(h.user, runID, fromSeq)
+	sub, err := h.svc.Subscribe(context.Background(), h.user, runID, fromSeq)
 	if err != nil {
 		h.t.Fatalf("subscribe: %v", err)
 	}

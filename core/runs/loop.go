@@ -37,6 +37,7 @@ type runCtx struct {
 	raceInput  string // what the non-blocking input guardrails check during the first call
 	toolChoice string
 	partial    strings.Builder         // the text the model call in flight has streamed
+	checkpoint checkpoint              // when partial was last recorded
 	ws         *sandboxtools.Workspace // the project's tree; nil without a project
 	cleanups   []func()                // run by cleanUp, last first
 	images     map[string]string       // attachment id → data URL, read once per run
@@ -109,9 +110,7 @@ func (s *Service) execute(lr *liveRun) {
 	if out.partial != "" {
 		// What the person saw stream stays, for them and for the model's
 		// next turn, marked as cut short.
-		notes = append(notes, domain.Entry{Kind: domain.KindItem, Source: domain.SourceModel, RunID: run.ID,
-			Item:    domain.AssistantMessage("", out.partial),
-			Display: &domain.Display{Kind: displayStopped, Title: "Stopped", Summary: "The answer was cut short."}})
+		notes = append(notes, cutShort(run.ID, out.partial, "The answer was cut short."))
 	}
 	if note, ok := noteFor(run.ID, out); ok {
 		notes = append(notes, note)

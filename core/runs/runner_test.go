@@ -1,6 +1,7 @@
 package runs_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"slices"
@@ -115,7 +116,7 @@ func TestARunStreamsRecordsAndEnds(t *testing.T) {
 	if _, err := h.svc.Get(ctx, h.other, run.ID); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("another member's Get: %v", err)
 	}
-	if _, err := h.svc.Subscribe(h.other, run.ID, 0); errs.CodeOf(err) != errs.NotFound {
+	if _, err := h.svc.Subscribe(context.Background(), h.other, run.ID, 0); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("another member's Subscribe: %v", err)
 	}
 	// The session answers again from its history: an empty input regenerates.

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
@@ -55,6 +56,9 @@ type Deps struct {
 	IDs         ports.IDs
 	Clock       ports.Clock
 	Log         *slog.Logger
+	// CheckpointEvery bounds how much of a streaming answer a crash can
+	// lose (0: DefaultCheckpointEvery).
+	CheckpointEvery time.Duration
 }
 
 // Service starts, steers and stops runs.
@@ -106,6 +110,9 @@ type injection struct {
 // request's context ever reaches a run.
 func New(d Deps) *Service {
 	root, stop := context.WithCancel(context.Background())
+	if d.CheckpointEvery <= 0 {
+		d.CheckpointEvery = DefaultCheckpointEvery
+	}
 	return &Service{d: d, trust: NewTrustStore(), root: root, stop: stop, live: map[string]*liveRun{}}
 }
 
@@ -284,16 +291,6 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, runID string) (do
 	return run, nil
 }
 
-// Subscribe attaches the caller to a run's events after fromSeq. Returns
-// not_found for a run that is not the caller's or has expired.
-func (s *Service) Subscribe(p domain.Principal, runID string, fromSeq int64) (*hub.Subscription, error) {
-	info, ok := s.d.Hub.Info(runID)
-	if !ok || info.OwnerID != p.User.ID {
-		return nil, errs.E(errs.NotFound, "run not found")
-	}
-	return s.d.Hub.Subscribe(runID, fromSeq)
-}
-
 func (s *Service) liveRun(p domain.Principal, runID string) (*liveRun, error) {
 	s.mu.Lock()
 	lr := s.live[runID]
@@ -383,9 +380,13 @@ func (s *Service) RecoverOrphans(ctx context.Context) error {
 		return err
 	}
 	for _, r := range orphans {
-		note := endingNote(r.ID, domain.RunError, domain.CodeServerRestarted, "Run interrupted by a restart",
-			"The server restarted during this run; it ended with an error.", nil)
-		if _, err := s.d.Sessions.Append(ctx, r.SessionID, []domain.Entry{note}); err != nil && !errs.Is(err, errs.NotFound) {
+		var notes []domain.Entry
+		if r.PartialOutput != "" {
+			notes = append(notes, cutShort(r.ID, r.PartialOutput, "The answer was cut short by a restart."))
+		}
+		notes = append(notes, endingNote(r.ID, domain.RunError, domain.CodeServerRestarted, "Run interrupted by a restart",
+			"The server restarted during this run; it ended with an error.", nil))
+		if _, err := s.d.Sessions.Append(ctx, r.SessionID, notes); err != nil && !errs.Is(err, errs.NotFound) {
 			return err
 		}
 		s.d.Log.Warn("run ended by a restart", "run_id", r.ID, "session_id", r.SessionID)

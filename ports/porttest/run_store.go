@@ -71,8 +71,23 @@ func (s *RunStore) UpdateRun(ctx context.Context, r domain.Run) error {
 	r = storedRunRow(r)
 	row := &cur.run
 	row.AgentConfigID, row.Status, row.LastSeq, row.ErrorCode, row.ErrorMessage = r.AgentConfigID, r.Status, r.LastSeq, r.ErrorCode, r.ErrorMessage
-	row.FinalOutput, row.UpdatedAt, row.EndedAt = r.FinalOutput, r.UpdatedAt, r.EndedAt
+	row.FinalOutput, row.UpdatedAt, row.EndedAt, row.PartialOutput = r.FinalOutput, r.UpdatedAt, r.EndedAt, r.PartialOutput
 	s.runs[r.ID] = cur
+	return nil
+}
+
+// CheckpointRun records a running run's last seq and partial output; a run
+// that is not running (or absent) is left alone.
+func (s *RunStore) CheckpointRun(ctx context.Context, id string, lastSeq int64, partial string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.runs[id]; ok && cur.run.Status == domain.RunRunning {
+		cur.run.LastSeq, cur.run.PartialOutput = lastSeq, partial
+		s.runs[id] = cur
+	}
 	return nil
 }
 
@@ -112,6 +127,7 @@ func (s *RunStore) FailRunningRuns(ctx context.Context, code, message string, at
 			continue // changed since the read above
 		}
 		cur.run.Status, cur.run.ErrorCode, cur.run.ErrorMessage, cur.run.UpdatedAt, cur.run.EndedAt = domain.RunError, code, message, at, &at
+		cur.run.LastSeq++
 		s.runs[r.ID] = cur
 	}
 	return out, nil

@@ -1163,7 +1163,7 @@ export interface paths {
         /** Every run that wrote the session, with the question it answered */
         get: operations["listSessionRuns"];
         put?: never;
-        /** Start a run; with Prefer: wait=N hold up to N seconds (capped at 600): 200 when it ends or pauses, 202 when it is still running */
+        /** Start a run; with Prefer: wait=N hold up to N seconds (capped at 600): 200 when it ends or pauses, 202 when it is still running. With Accept: text/event-stream the answer is the run's events from its first (run.started, naming the run), as GET /runs/{id}/events sends them */
         post: operations["startRun"];
         delete?: never;
         options?: never;
@@ -2081,6 +2081,11 @@ export interface components {
         };
         DeltaPayload: {
             delta: string;
+            /**
+             * Format: int64
+             * @description On a replay only: this one event stands for the fragments first_seq…seq, merged
+             */
+            first_seq?: number;
             run_id: string;
         };
         DiagnosticPayload: {
@@ -3321,6 +3326,11 @@ export interface components {
         ToolProgressPayload: {
             call_id: string;
             delta: string;
+            /**
+             * Format: int64
+             * @description On a replay only: this one event stands for the progress first_seq…seq, merged
+             */
+            first_seq?: number;
             renderer?: string;
             run_id: string;
             tool_name: string;
@@ -6397,6 +6407,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RunStateView"];
+                    "text/event-stream": string;
                 };
             };
             /** @description Accepted */

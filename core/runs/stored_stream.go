@@ -1,0 +1,67 @@
+package runs
+
+import (
+	"context"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/hub"
+)
+
+// Subscribe attaches the caller to a run's events after fromSeq. A run the
+// hub no longer holds — its retention passed, or the server restarted since
+// — still answers, from its stored record: one run.gap for the events the
+// watcher lacks (they live on as the conversation's entries, the partial
+// answer of a run a crash cut short among them) and the run's terminal
+// event from its row, then the end. Returns not_found for a run that is
+// not the caller's.
+func (s *Service) Subscribe(ctx context.Context, p domain.Principal, runID string, fromSeq int64) (*hub.Subscription, error) {
+	if info, ok := s.d.Hub.Info(runID); ok {
+		if info.OwnerID != p.User.ID {
+			return nil, errs.E(errs.NotFound, "run not found")
+		}
+		return s.d.Hub.Subscribe(runID, fromSeq)
+	}
+	run, err := s.d.Runs.FindRun(ctx, runID)
+	if errs.Is(err, errs.NotFound) {
+		return nil, errs.E(errs.NotFound, "run not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := run.CheckOwner(p); err != nil {
+		return nil, err
+	}
+	events, ok := storedEnding(run, fromSeq)
+	if !ok {
+		// Live or paused, yet not in the hub: only a run another server
+		// owns could be, and this one serves alone.
+		return nil, errs.E(errs.Unavailable, "the run is not served here; try again")
+	}
+	return s.d.Hub.Replay(runID, events), nil
+}
+
+// storedEnding is what a watcher holding cursor gets of a finished run from
+// its row: a run.gap up to the terminal event, then that event (its seq the
+// row's last_seq, or past the cursor when a crash lost the count). ok is
+// false for a run that has not ended.
+func storedEnding(run domain.Run, cursor int64) ([]domain.Event, bool) {
+	var final domain.Event
+	switch run.Status {
+	case domain.RunCompleted:
+		final = domain.NewEvent(domain.EventOutput, domain.OutputPayload{RunID: run.ID, FinalOutput: run.FinalOutput})
+	case domain.RunError:
+		final = domain.NewEvent(domain.EventError, domain.ErrorPayload{RunID: run.ID, Code: run.ErrorCode, Message: run.ErrorMessage})
+	case domain.RunCancelled:
+		final = domain.NewEvent(domain.EventCancelled, domain.CancelledPayload{RunID: run.ID, Reason: run.ErrorCode})
+	default:
+		return nil, false
+	}
+	final.Seq = max(run.LastSeq, cursor+1)
+	var out []domain.Event
+	if missing := final.Seq - cursor - 1; missing > 0 {
+		out = append(out, domain.NewEvent(domain.EventGap, domain.GapPayload{
+			RunID: run.ID, Dropped: missing, LastGood: cursor, Next: final.Seq}))
+	}
+	return append(out, final), true
+}
