@@ -131,7 +131,11 @@ func (s *Server) mcpRoutes() []Route {
 				QueryParam{Name: "state", Type: "string", Description: "The sign-in's state"},
 				QueryParam{Name: "iss", Type: "string", Description: "The issuer (RFC 9207)"},
 				QueryParam{Name: "error", Type: "string", Description: "The authorization server's refusal"},
-				QueryParam{Name: "error_description", Type: "string", Description: "Its explanation"}),
+				QueryParam{Name: "error_description", Type: "string", Description: "Its explanation"}).
+			// A callback that cannot complete is the same page saying
+			// why: no code (400), no sign-in waiting (404), the
+			// authorization server's refusal (502).
+			WithAltStatuses(http.StatusBadRequest, http.StatusNotFound, http.StatusBadGateway),
 	}
 }
 

@@ -160,6 +160,13 @@ func (r Route) WithRawBody(limit int64) Route {
 	return r
 }
 
+// WithAltStatuses lists further statuses the handler writes itself, with
+// the success body's content.
+func (r Route) WithAltStatuses(statuses ...int) Route {
+	r.AltStatuses = append(r.AltStatuses, statuses...)
+	return r
+}
+
 // WithOptionalBody lets a client omit the body entirely.
 func (r Route) WithOptionalBody() Route { r.OptionalBody = true; return r }
 

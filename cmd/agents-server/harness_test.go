@@ -270,14 +270,15 @@ func (h *harness) checkExchange(req *http.Request, sentBody []byte, status int) 
 
 // Binary downloads validate as opaque files: status and content type
 // documented, body not decoded. An event stream read whole (a finished
-// run's replay) validates as the text it is.
+// run's replay) and a page validate as the text they are.
 func init() {
 	openapi3filter.RegisterBodyDecoder("application/x-tar", openapi3filter.FileBodyDecoder)
-	openapi3filter.RegisterBodyDecoder("text/event-stream",
-		func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
-			text, err := io.ReadAll(body)
-			return string(text), err
-		})
+	asText := func(body io.Reader, _ http.Header, _ *openapi3.SchemaRef, _ openapi3filter.EncodingFn) (any, error) {
+		text, err := io.ReadAll(body)
+		return string(text), err
+	}
+	openapi3filter.RegisterBodyDecoder("text/event-stream", asText)
+	openapi3filter.RegisterBodyDecoder("text/html", asText)
 }
 
 // want fails the test unless the reply has the status.
