@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 
@@ -83,8 +84,16 @@ func (s *Server) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 		if p, ok := principalOf(c); ok {
 			actor = p.User.Username
 		}
+		took := time.Since(start)
 		s.log.Debug("request", "method", req.Method, "path", req.URL.Path, "status", status,
-			"ms", time.Since(start).Milliseconds(), "actor", actor)
+			"ms", took.Milliseconds(), "actor", actor)
+		if s.cfg.Observe != nil {
+			route := c.Path()
+			if slices.Contains(InfraPaths, route) {
+				route = "" // the UI, or a path no operation has
+			}
+			s.cfg.Observe(req.Method, route, status, took)
+		}
 		if req.Method != http.MethodGet && req.Method != http.MethodHead && status < 400 && strings.HasPrefix(req.URL.Path, APIPrefix) {
 			s.log.Info("audit", "route", req.Method+" "+c.Path(), "path", req.URL.Path, "actor", actor, "status", status)
 		}

@@ -59,6 +59,8 @@ type Deps struct {
 	// Streams registers every open event stream, so a revoked credential
 	// ends it and the per-user cap bounds them.
 	Streams *livestreams.Registry
+	// Metrics serves GET /metrics (to admins); nil answers 404.
+	Metrics http.Handler
 	// Ready reports whether the store answers, for /health.
 	Ready   func(context.Context) error
 	Version string
@@ -78,6 +80,9 @@ type Config struct {
 	// links handed to browsers (OAuth redirects). "" uses the request's
 	// own scheme and host — never forwarding headers.
 	BaseURL string
+	// Observe, when set, hears every request: its method, the route
+	// table's path it matched ("" for none), status and duration.
+	Observe func(method, route string, status int, took time.Duration)
 }
 
 // DefaultConfig is what the binary runs with.

@@ -31,7 +31,21 @@ func (s *Server) systemRoutes() []Route {
 			"This OpenAPI document (YAML)", "application/yaml", s.handleOpenAPI).PublicRoute(),
 		op(http.MethodGet, APIPrefix+"/server", "getServer", "system",
 			"Server facts: version and time zone", http.StatusOK, s.handleServerInfo),
+		raw(http.MethodGet, "/metrics", "getMetrics", "system",
+			"Prometheus metrics in the text exposition format (admins; --metrics-addr serves them apart, without a token)",
+			"text/plain", s.handleMetrics).WithRefusals(http.StatusForbidden, http.StatusNotFound),
 	}
+}
+
+func (s *Server) handleMetrics(c echo.Context) error {
+	if err := caller(c).RequireAdmin(); err != nil {
+		return err
+	}
+	if s.deps.Metrics == nil {
+		return errs.E(errs.NotFound, "metrics are not served by this server")
+	}
+	s.deps.Metrics.ServeHTTP(c.Response(), c.Request())
+	return nil
 }
 
 func (s *Server) handleHealth(c echo.Context, _ *NoBody) (Health, error) {

@@ -35,6 +35,12 @@ type config struct {
 	// backend unless a flag points elsewhere (a proxy, a test double).
 	ChatGPTAuthURL    string
 	ChatGPTBackendURL string
+	// MetricsAddr, when set, serves /metrics there without a token (for a
+	// Prometheus on a private network); the API serves it to admins anyway.
+	MetricsAddr string
+	// OTLPEndpoint, when set, exports runs as OpenTelemetry traces to this
+	// OTLP/HTTP traces URL.
+	OTLPEndpoint string
 
 	// Not flags: tuned by tests.
 	HTTP  httpapi.Config
@@ -82,6 +88,10 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr("AGENTS_LOG_FORMAT", "text"), "text or json (env AGENTS_LOG_FORMAT)")
 	fs.StringVar(&cfg.ChatGPTAuthURL, "chatgpt-auth-url", envOr("AGENTS_CHATGPT_AUTH_URL", chatgpt.DefaultIssuer),
 		"the auth server ChatGPT sign-ins use (env AGENTS_CHATGPT_AUTH_URL)")
+	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", envOr("AGENTS_METRICS_ADDR", ""),
+		"also serve /metrics here, without a token, e.g. 127.0.0.1:9090 (env AGENTS_METRICS_ADDR; admins always reach /metrics on --addr)")
+	fs.StringVar(&cfg.OTLPEndpoint, "otlp-endpoint", envOr("AGENTS_OTLP_ENDPOINT", ""),
+		"export runs as OpenTelemetry traces to this OTLP/HTTP URL, e.g. http://127.0.0.1:4318/v1/traces (env AGENTS_OTLP_ENDPOINT; off when empty)")
 	fs.StringVar(&cfg.ChatGPTBackendURL, "chatgpt-backend-url", envOr("AGENTS_CHATGPT_BACKEND_URL", openai.DefaultCodexURL),
 		"the Codex backend chatgpt_login providers call (env AGENTS_CHATGPT_BACKEND_URL)")
 	fs.Usage = func() {

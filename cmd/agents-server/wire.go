@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agents-server/agents-server/adapters/chatgpt"
-	"github.com/agents-server/agents-server/adapters/llm/openai"
 	"log/slog"
 	"net"
 	"net/http"
@@ -15,8 +13,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agents-server/agents-server/adapters/chatgpt"
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/ids"
+	"github.com/agents-server/agents-server/adapters/llm/openai"
 	mcpclient "github.com/agents-server/agents-server/adapters/mcp"
 	"github.com/agents-server/agents-server/adapters/mcpserver"
 	dockersandbox "github.com/agents-server/agents-server/adapters/sandbox/docker"
@@ -67,7 +67,8 @@ type app struct {
 	docker    *dockersandbox.Runtime
 	http      *http.Server
 	ln        net.Listener
-	token     string // the bootstrap admin's token for the ready line
+	watch     *watchers // metrics, trace export
+	token     string    // the bootstrap admin's token for the ready line
 	stopLoops context.CancelFunc
 	loops     sync.WaitGroup // the upkeep loops
 }
@@ -140,12 +141,17 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	taskMgr := tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: sessionSvc, Config: db, Settings: settingsSvc, Hub: eventHub,
 		Workflows: workflowSvc, Projects: sandboxSvc, IDs: idGen, Clock: clock, Log: log})
 	attachmentSvc := attachments.New(db, idGen, clock)
+	watch, err := newWatchers(ctx, cfg, eventHub, db, log)
+	if err != nil {
+		return nil, err
+	}
 	runSvc := runs.New(runs.Deps{
 		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
 		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, Tasks: taskMgr,
 		Authoring:   workflowSvc,
 		Skills:      skillSvc,
 		Attachments: attachmentSvc, LLM: newModelRouter(openai.NewCodex(openai.CodexOptions{BaseURL: cfg.ChatGPTBackendURL, Credentials: providerSvc, HTTPClient: cfg.ChatGPTHTTP})), IDs: idGen, Clock: clock, Log: log,
+		Observer: watch.observer(),
 	})
 	taskMgr.Attach(runSvc)
 	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first
@@ -169,6 +175,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	}
 	httpCfg := cfg.HTTP
 	httpCfg.BaseURL = cfg.BaseURL
+	httpCfg.Observe = watch.metrics.Request
 	api, err := httpapi.New(httpapi.Deps{
 		Auth: authSvc, Settings: settingsSvc,
 		Providers:    providerSvc,
@@ -187,6 +194,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		SkillImports: skills.NewImporter(skillSvc, webfetch.New("agents-server/"+version()), settingsSvc),
 		Attachments:  attachmentSvc,
 		Streams:      streams,
+		Metrics:      watch.metrics.Handler(),
 		Ready:        db.Ping,
 		Version:      version(), UI: frontend.Assets(), Log: log,
 	}, httpCfg)
@@ -202,6 +210,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 	a := &app{
 		cfg: cfg, log: log, db: db, api: api, auth: authSvc, settings: settingsSvc, providers: providerSvc, sessions: sessionSvc,
 		runs: runSvc, bus: bus, terminal: terminal, streams: streams, sandboxes: sandboxSvc, mcp: mcpSvc, docker: docker, ln: ln, token: token,
+		watch: watch,
 		http: &http.Server{
 			Handler: api.BoundBodyReads(routes(api.Handler(), bus, terminal, mcpserver.New(mcpserver.Deps{
 				Auth: authSvc, Agents: agentSvc, Sessions: sessionSvc, Runs: runSvc, Settings: settingsSvc, Version: version(), Log: log}))),
@@ -393,6 +402,7 @@ func (a *app) shutdown() error {
 	}
 	a.stopLoops()
 	a.loops.Wait()
+	a.watch.close(closeCtx)
 	a.docker.Close()
 	a.mcp.Close()
 	return a.db.Close()

@@ -6,6 +6,7 @@ package hub
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -38,6 +39,29 @@ type Hub struct {
 	watchers  map[*Watcher]struct{}
 	draining  bool
 	nextSweep time.Time // when sweepLocked next walks the streams
+
+	events atomic.Int64 // numbered since the start
+	gaps   atomic.Int64 // run.gap events handed to watchers since the start
+}
+
+// Stats are the hub's counts since the start, for metrics.
+type Stats struct {
+	Events, Gaps int64
+	LiveRuns     int
+}
+
+// Stats counts the events numbered and the gaps given to watchers since
+// the start, and the runs live now.
+func (h *Hub) Stats() Stats {
+	h.mu.Lock()
+	live := 0
+	for _, st := range h.runs {
+		if st.live() {
+			live++
+		}
+	}
+	h.mu.Unlock()
+	return Stats{Events: h.events.Load(), Gaps: h.gaps.Load(), LiveRuns: live}
 }
 
 // stream is one run's sequence: a ring of its latest events, the history
@@ -84,6 +108,9 @@ func (h *Hub) Publish(runID string, ev domain.Event) int64 {
 		h.Release(st.sessionID, runID)
 	}
 	seq := st.publish(ev, h.clock)
+	if seq > 0 {
+		h.events.Add(1)
+	}
 	// Lock order is hub before stream: announce only once the stream's lock
 	// is released.
 	if seq > 0 && ev.Type == domain.EventRunStarted {
@@ -174,6 +201,7 @@ func (h *Hub) Subscribe(runID string, fromSeq int64) (*Subscription, error) {
 	}
 	var replay []domain.Event
 	if first := st.hist.firstSeq(st.ring.firstSeq(st.seq + 1)); first > fromSeq+1 {
+		h.gaps.Add(1)
 		replay = append(replay, domain.NewEvent(domain.EventGap, domain.GapPayload{
 			RunID: runID, Dropped: first - fromSeq - 1, LastGood: fromSeq, Next: first}))
 	}

@@ -241,6 +241,9 @@ func TestSlowSubscriberGetsAGapAndTheRunNeverBlocks(t *testing.T) {
 	if g.Dropped != 6 || g.LastGood != 4 || g.Next != 11 || got[1].Seq != 11 || !got[2].Final() {
 		t.Fatalf("after the gap: %+v then %+v", g, got[1:])
 	}
+	if st := h.Stats(); st.Events != 12 || st.Gaps != 1 || st.LiveRuns != 0 {
+		t.Fatalf("stats = %+v", st)
+	}
 }
 
 func TestFinalEventIsDeliveredEvenWhenFull(t *testing.T) {

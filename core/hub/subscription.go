@@ -53,6 +53,7 @@ func (s *Subscription) offer(ev domain.Event) {
 	final := ev.Final()
 	room := len(s.queue) < s.max
 	if s.gapping && (room || final) {
+		s.hub.gaps.Add(1)
 		s.queue = append(s.queue, domain.NewEvent(domain.EventGap, domain.GapPayload{
 			RunID: s.runID, Dropped: s.dropped, LastGood: s.lastGood, Next: ev.Seq}))
 		s.gapping, s.dropped = false, 0

@@ -125,6 +125,9 @@ func (s *Service) execute(lr *liveRun) {
 	}
 	s.d.Hub.Publish(run.ID, out.event)
 	s.d.Hub.Release(run.SessionID, run.ID)
+	if s.d.Observer != nil {
+		s.d.Observer.RunEnded(run)
+	}
 	lr.cancel()
 	if s.d.Tasks != nil {
 		s.d.Tasks.Ended(run)

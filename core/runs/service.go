@@ -56,6 +56,9 @@ type Deps struct {
 	IDs         ports.IDs
 	Clock       ports.Clock
 	Log         *slog.Logger
+	// Observer hears of every run's end and trace span (metrics, trace
+	// export); nil: nobody.
+	Observer ports.RunObserver
 	// CheckpointEvery bounds how much of a streaming answer a crash can
 	// lose (0: DefaultCheckpointEvery).
 	CheckpointEvery time.Duration
@@ -390,6 +393,11 @@ func (s *Service) RecoverOrphans(ctx context.Context) error {
 			return err
 		}
 		s.d.Log.Warn("run ended by a restart", "run_id", r.ID, "session_id", r.SessionID)
+		if s.d.Observer != nil {
+			ended := s.d.Clock.Now()
+			r.Status, r.ErrorCode, r.ErrorMessage, r.EndedAt = domain.RunError, domain.CodeServerRestarted, msg, &ended
+			s.d.Observer.RunEnded(r)
+		}
 	}
 	return nil
 }

@@ -87,6 +87,9 @@ func (o *openSpan) finish(err error) {
 	if err := o.t.s.d.Traces.SaveSpan(ctx, s); err != nil {
 		o.t.s.d.Log.Warn("storing a trace span failed", "run_id", s.RunID, "kind", s.Kind, "err", err)
 	}
+	if o.t.s.d.Observer != nil {
+		o.t.s.d.Observer.SpanSaved(s)
+	}
 	o.t.s.publish(o.t.lr, domain.EventTraceSpan, LiveSpan(s))
 }
 
