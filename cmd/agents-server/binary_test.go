@@ -208,13 +208,18 @@ func TestBinaryRefusesTheWrongSecretKey(t *testing.T) {
 	}
 }
 
-// call is a minimal JSON client for a binary under test.
+// call is a minimal JSON client for a binary under test: body is encoded
+// as JSON, but for a []byte sent as it is.
 func (p *process) call(t *testing.T, method, path string, body any, headers ...string) (int, map[string]any, []byte) {
 	t.Helper()
 	var rd io.Reader
-	if body != nil {
-		b, _ := json.Marshal(body)
+	switch b := body.(type) {
+	case nil:
+	case []byte:
 		rd = bytes.NewReader(b)
+	default:
+		enc, _ := json.Marshal(body)
+		rd = bytes.NewReader(enc)
 	}
 	req, _ := http.NewRequest(method, p.url+path, rd)
 	req.Header.Set("Authorization", "Bearer "+p.token)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
+	"strconv"
 	"time"
 )
 
@@ -38,7 +39,7 @@ func (s *Server) handleResponses(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, responseObject(id, req.Model, "completed", done, &rep.usage))
 		return
 	}
-	st := &responsesStream{sse: newSSE(w, r, rep.delayMS)}
+	st := &responsesStream{sse: newSSE(w, r, rep.delayMS), stamp: rep.stamp}
 	start := responseObject(id, req.Model, "in_progress", []any{}, nil)
 	if st.emit("response.created", map[string]any{"response": start}) != nil ||
 		st.emit("response.in_progress", map[string]any{"response": start}) != nil {
@@ -130,8 +131,9 @@ func outputText(text string) map[string]any {
 
 // responsesStream numbers the events of one streamed response.
 type responsesStream struct {
-	sse *sseWriter
-	seq int
+	sse   *sseWriter
+	seq   int
+	stamp bool // text deltas carry their send time (Step.StampDeltas)
 }
 
 func (st *responsesStream) emit(typ string, fields map[string]any) error {
@@ -178,6 +180,9 @@ func (st *responsesStream) item(idx int, it responseItem, size int) error {
 			},
 			func() error {
 				return st.sse.deltas(it.text, size, func(c string) error {
+					if st.stamp {
+						c = strconv.FormatInt(time.Now().UnixNano(), 10) + " "
+					}
 					return st.emit("response.output_text.delta", at(map[string]any{"content_index": 0, "delta": c, "logprobs": []any{}}))
 				})
 			},

@@ -52,6 +52,10 @@ type Step struct {
 	ChunkSize int `json:"chunk_size,omitempty"`
 	// DelayMS pauses before each streamed delta.
 	DelayMS int `json:"delay_ms,omitempty"`
+	// StampDeltas (Responses protocol) sends, in place of each text
+	// delta's chunk, the moment it is sent — Unix nanoseconds and a space —
+	// so a client can measure how long a delta took to reach it.
+	StampDeltas bool `json:"stamp_deltas,omitempty"`
 	// FailTimes makes the first FailTimes requests reaching this step fail
 	// with Error (a 500 when Error is nil); later ones answer normally.
 	FailTimes int `json:"fail_times,omitempty"`
@@ -118,6 +122,7 @@ type reply struct {
 	usage     Usage
 	chunkSize int
 	delayMS   int
+	stamp     bool
 	failure   *Failure
 }
 
@@ -148,7 +153,7 @@ func (s *Server) resolve(conv conversation) reply {
 		return textReply(fmt.Sprintf("[scripted: exchange has no step %d]", n), conv)
 	}
 	st := steps[n]
-	r := reply{reasoning: st.Reasoning, text: st.Text, chunkSize: st.ChunkSize, delayMS: st.DelayMS}
+	r := reply{reasoning: st.Reasoning, text: st.Text, chunkSize: st.ChunkSize, delayMS: st.DelayMS, stamp: st.StampDeltas}
 	if st.EchoInput {
 		r.text = "You said: " + conv.lastUser
 		if seen := conv.images.String(); seen != "" {
