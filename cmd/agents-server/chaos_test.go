@@ -194,10 +194,30 @@ func (c *chaos) snapshot() {
 }
 
 func (c *chaos) entries(session string) []httpapi.EntryView {
-	_, _, raw := c.p.call(c.t, "GET", "/api/v1/sessions/"+session+"/messages?limit=1000", nil)
 	var out []httpapi.EntryView
-	json.Unmarshal(raw, &out)
+	c.get("/api/v1/sessions/"+session+"/messages", &out)
 	return out
+}
+
+// get reads a document that must be there, waiting out the per-address
+// read budget (the checker reads a lot, fast) rather than mistaking a 429
+// for an empty answer.
+func (c *chaos) get(path string, out any) {
+	c.t.Helper()
+	for {
+		code, _, raw := c.p.call(c.t, "GET", path, nil)
+		if code == http.StatusTooManyRequests {
+			time.Sleep(time.Second)
+			continue
+		}
+		if code != 200 {
+			c.t.Fatalf("GET %s: %d %s", path, code, raw)
+		}
+		if err := json.Unmarshal(raw, out); err != nil {
+			c.t.Fatalf("GET %s: %v", path, err)
+		}
+		return
+	}
 }
 
 var notified = regexp.MustCompile(`task_id=(\S+) status=(\S+) attempt=(\d+)`)
@@ -253,8 +273,7 @@ func (c *chaos) check(n int, streaming []string, killedAfter time.Duration) {
 			}
 		}
 		var list []httpapi.RunSummaryView
-		_, _, raw := c.p.call(c.t, "GET", "/api/v1/sessions/"+s+"/runs", nil)
-		json.Unmarshal(raw, &list)
+		c.get("/api/v1/sessions/"+s+"/runs", &list)
 		for _, r := range list {
 			if r.Status == string(domain.RunRunning) {
 				c.fault(n, "run %s still running after settling", r.RunID)
@@ -262,8 +281,7 @@ func (c *chaos) check(n int, streaming []string, killedAfter time.Duration) {
 		}
 	}
 	var page httpapi.TaskListView
-	_, _, raw := c.p.call(c.t, "GET", "/api/v1/tasks?limit=200", nil)
-	json.Unmarshal(raw, &page)
+	c.get("/api/v1/tasks?limit=200", &page)
 	entries, reported := 0, 0
 	for _, s := range c.seen {
 		entries += len(s)
@@ -290,29 +308,33 @@ func (c *chaos) check(n int, streaming []string, killedAfter time.Duration) {
 		n, killedAfter, entries, reported, c.acked)
 }
 
+// recent are the conversations of the round and the trigger's.
+func (c *chaos) recent() []string {
+	return append([]string{c.trigger.session}, c.sessions[max(0, len(c.sessions)-6):]...)
+}
+
 // settleStep decides what waits for a person and reports what is still
 // moving ("" when nothing is).
 func (c *chaos) settleStep() string {
-	_, _, raw := c.p.call(c.t, "GET", "/api/v1/approvals", nil)
 	var aps []httpapi.ApprovalView
-	json.Unmarshal(raw, &aps)
+	c.get("/api/v1/approvals", &aps)
 	for _, a := range aps {
 		if code, _, raw := c.p.call(c.t, "POST", "/api/v1/approvals/"+a.ID+"/approve", nil); code != 200 && code != 409 {
 			return fmt.Sprintf("approving %s: %d %s", a.ID, code, raw)
 		}
 	}
 	var page httpapi.TaskListView
-	_, _, raw = c.p.call(c.t, "GET", "/api/v1/tasks?live=true&limit=200", nil)
-	json.Unmarshal(raw, &page)
+	c.get("/api/v1/tasks?live=true&limit=200", &page)
 	for _, task := range page.Tasks {
 		if task.Status == domain.TaskWorking || task.Status == domain.TaskInputRequired {
 			return "task " + task.TaskID + " " + string(task.Status)
 		}
 	}
-	for _, s := range c.sessions {
+	// Earlier rounds' conversations settled then; a restart can only wake
+	// one (a task of its that failed), which the task list shows first.
+	for _, s := range c.recent() {
 		var list []httpapi.RunSummaryView
-		_, _, raw := c.p.call(c.t, "GET", "/api/v1/sessions/"+s+"/runs", nil)
-		json.Unmarshal(raw, &list)
+		c.get("/api/v1/sessions/"+s+"/runs", &list)
 		for _, r := range list {
 			if r.Status == string(domain.RunRunning) || r.Status == string(domain.RunInterrupted) {
 				return "run " + r.RunID + " " + r.Status
