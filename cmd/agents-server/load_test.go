@@ -266,12 +266,13 @@ func readEvents(rd *bufio.Reader, on func(domain.Event)) bool {
 // loadSample is the server's footprint at a moment.
 type loadSample struct {
 	rssMB      float64
+	heapMB     float64 // the Go heap in use (live data and what the collector has not yet swept)
 	goroutines int
 	live       int
 }
 
 func (s loadSample) String() string {
-	return fmt.Sprintf("rss %.0f MB, %d goroutines, %d live runs", s.rssMB, s.goroutines, s.live)
+	return fmt.Sprintf("rss %.0f MB, heap %.0f MB, %d goroutines, %d live runs", s.rssMB, s.heapMB, s.goroutines, s.live)
 }
 
 // peak is the highest RSS among printed samples.
@@ -302,6 +303,10 @@ func (p *process) sample(t *testing.T) loadSample {
 	for _, l := range strings.Split(string(raw), "\n") {
 		if v, ok := strings.CutPrefix(l, "go_goroutines "); ok {
 			s.goroutines, _ = strconv.Atoi(v)
+		}
+		if v, ok := strings.CutPrefix(l, "go_memstats_heap_inuse_bytes "); ok {
+			f, _ := strconv.ParseFloat(v, 64)
+			s.heapMB = f / (1 << 20)
 		}
 		if v, ok := strings.CutPrefix(l, "agents_runs_live "); ok {
 			s.live, _ = strconv.Atoi(v)

@@ -3,7 +3,6 @@ package hub
 import (
 	"bytes"
 	"slices"
-	"sort"
 	"strconv"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -37,13 +36,11 @@ type mergedDeltas struct {
 	end   int
 	key   []byte // the stream within the type: a tool progress's call_id
 	text  []byte
-	marks []mark
-}
-
-// mark says where the fragment with this seq ended in the merged text.
-type mark struct {
-	seq int64
-	end int
+	// first is the first fragment's seq; the fragments are consecutive
+	// events (anything between would have ended the stretch), so the i-th
+	// has seq first+i and ended at ends[i] in text.
+	first int64
+	ends  []int32
 }
 
 // mergeable reports whether an event is a fragment a stretch can absorb.
@@ -66,16 +63,19 @@ func (h *history) add(ev domain.Event) {
 	}
 	delta := ev.Payload[at:end]
 	if n := len(h.entries); n > 0 {
-		if m := h.entries[n-1].merged; m != nil && m.typ == ev.Type && bytes.Equal(m.key, key) {
+		if m := h.entries[n-1].merged; m != nil && m.typ == ev.Type && bytes.Equal(m.key, key) && m.last()+1 == ev.Seq {
 			m.text = append(m.text, delta...)
-			m.marks = append(m.marks, mark{seq: ev.Seq, end: len(m.text)})
+			m.ends = append(m.ends, int32(len(m.text)))
 			return
 		}
 	}
 	m := &mergedDeltas{typ: ev.Type, proto: ev.Payload, at: at, end: end, key: key,
-		text: slices.Clone(delta), marks: []mark{{seq: ev.Seq, end: len(delta)}}}
+		text: slices.Clone(delta), first: ev.Seq, ends: []int32{int32(len(delta))}}
 	h.entries = append(h.entries, histEntry{merged: m})
 }
+
+// last is the seq of the stretch's last fragment.
+func (m *mergedDeltas) last() int64 { return m.first + int64(len(m.ends)) - 1 }
 
 // stringField finds the contents of a top-level "name":"…" string in a
 // JSON object the hub's publishers encoded (no spaces): [at, end) spans
@@ -104,7 +104,7 @@ func (h *history) firstSeq(next int64) int64 {
 		return next
 	}
 	if m := h.entries[0].merged; m != nil {
-		return m.marks[0].seq
+		return m.first
 	}
 	return h.entries[0].ev.Seq
 }
@@ -130,25 +130,25 @@ func (h *history) after(cursor int64) []domain.Event {
 // after is the stretch's event for a watcher holding cursor: the text of
 // the fragments after it; ok is false when it holds them all.
 func (m *mergedDeltas) after(cursor int64) (domain.Event, bool) {
-	i := sort.Search(len(m.marks), func(i int) bool { return m.marks[i].seq > cursor })
-	if i == len(m.marks) {
+	last := m.last()
+	if cursor >= last {
 		return domain.Event{}, false
 	}
+	i := max(cursor+1-m.first, 0) // the first fragment the watcher lacks
 	start := 0
 	if i > 0 {
-		start = m.marks[i-1].end
+		start = int(m.ends[i-1])
 	}
-	last := m.marks[len(m.marks)-1].seq
 	text := m.text[start:]
 	p := make([]byte, 0, len(m.proto)+len(text)+24)
 	p = append(p, m.proto[:m.at]...)
 	p = append(p, text...)
 	rest := m.proto[m.end:]
-	if m.marks[i].seq != last {
+	if m.first+i != last {
 		// Before the closing brace: the first seq this event stands for.
 		p = append(p, rest[:len(rest)-1]...)
 		p = append(p, `,"first_seq":`...)
-		p = strconv.AppendInt(p, m.marks[i].seq, 10)
+		p = strconv.AppendInt(p, m.first+i, 10)
 		p = append(p, '}')
 	} else {
 		p = append(p, rest...)

@@ -143,6 +143,8 @@ func (st *stream) publish(ev domain.Event, clock ports.Clock) int64 {
 	if ev.Final() {
 		st.ended = clock.Now()
 		st.subs = map[*Subscription]struct{}{}
+		// Kept for replay through the retention: compacted, not verbatim.
+		st.ring.drain(st.hist.add)
 	}
 	return ev.Seq
 }

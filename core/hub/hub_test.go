@@ -147,34 +147,46 @@ func TestAWatcherFromAnyCursorGetsEveryEventAfterIt(t *testing.T) {
 		json.Unmarshal(ev.Payload, &p)
 		want[seq] = p.Delta
 	}
-	h.Publish("r", final)
-	for cursor := int64(0); cursor <= 42; cursor++ {
-		sub, _ := h.Subscribe("r", cursor)
-		got := drain(t, sub)
-		next := cursor + 1
-		for _, ev := range got {
-			first, delta := covers(t, ev)
-			if first != next || ev.Seq < first {
-				t.Fatalf("cursor %d: %s covers %d…%d, want it to start at %d", cursor, ev.Type, first, ev.Seq, next)
+	// While the run is live (the ring holds the newest), then once it has
+	// ended (everything compacted): every cursor gets exactly what follows.
+	sweep := func(head int64) {
+		t.Helper()
+		for cursor := int64(0); cursor <= head; cursor++ {
+			sub, _ := h.Subscribe("r", cursor)
+			var got []domain.Event
+			for sub.Pending() > 0 {
+				ev, _ := sub.Next(context.Background())
+				got = append(got, ev)
 			}
-			var text string
-			for s := first; s <= ev.Seq; s++ {
-				text += want[s]
+			sub.Close()
+			next := cursor + 1
+			for _, ev := range got {
+				first, delta := covers(t, ev)
+				if first != next || ev.Seq < first {
+					t.Fatalf("cursor %d: %s covers %d…%d, want it to start at %d", cursor, ev.Type, first, ev.Seq, next)
+				}
+				var text string
+				for s := first; s <= ev.Seq; s++ {
+					text += want[s]
+				}
+				if delta != text {
+					t.Fatalf("cursor %d: %s %d…%d carries %q, want %q", cursor, ev.Type, first, ev.Seq, delta, text)
+				}
+				next = ev.Seq + 1
 			}
-			if delta != text {
-				t.Fatalf("cursor %d: %s %d…%d carries %q, want %q", cursor, ev.Type, first, ev.Seq, delta, text)
+			if next != head+1 {
+				t.Fatalf("cursor %d: replay ended before %d", cursor, head+1)
 			}
-			next = ev.Seq + 1
-		}
-		if next != 43 {
-			t.Fatalf("cursor %d: replay ended before %d", cursor, next)
 		}
 	}
-	// From the start: run.started, then the stretches merged (20 events
-	// beyond the ring, run.started and the tool call kept as they were).
+	sweep(41)
+	h.Publish("r", final)
+	sweep(42)
+	// From the start of the ended run: run.started, the stretches merged,
+	// the tool call and the ending as they were.
 	sub, _ := h.Subscribe("r", 0)
 	got := drain(t, sub)
-	if got[0].Type != domain.EventRunStarted || got[0].Seq != 1 || len(got) != 1+1+1+1+1+1+8 {
+	if got[0].Type != domain.EventRunStarted || got[0].Seq != 1 || len(got) != 7 {
 		t.Fatalf("from the start: %d events, first %+v", len(got), got[0])
 	}
 	// A cursor ahead of the head is a reset.

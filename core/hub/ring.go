@@ -15,6 +15,9 @@ func newRing(size int) ring { return ring{buf: make([]domain.Event, size)} }
 // push adds an event; when the ring is full it returns the oldest one,
 // which the new one replaced.
 func (r *ring) push(ev domain.Event) (domain.Event, bool) {
+	if len(r.buf) == 0 {
+		return ev, true // a finished run's ring was let go: straight on
+	}
 	if r.n < len(r.buf) {
 		r.buf[(r.start+r.n)%len(r.buf)] = ev
 		r.n++
@@ -32,6 +35,15 @@ func (r *ring) firstSeq(next int64) int64 {
 		return next
 	}
 	return r.buf[r.start].Seq
+}
+
+// drain hands the retained events, oldest first, to keep and lets go of
+// the buffer: a finished run keeps its events compacted.
+func (r *ring) drain(keep func(domain.Event)) {
+	for i := 0; i < r.n; i++ {
+		keep(r.buf[(r.start+i)%len(r.buf)])
+	}
+	*r = ring{}
 }
 
 // after returns the retained events with seq > cursor, oldest first.
