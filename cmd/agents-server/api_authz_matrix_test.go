@@ -59,6 +59,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 	model.SetScript("authz", scripted.Script{Exchanges: []scripted.Exchange{
 		{When: "gated", Steps: []scripted.Step{{ToolCalls: []scripted.ToolCall{{Name: "todo_write",
 			Arguments: `{"todos":[{"content":"x","status":"pending"}]}`}}}, {Text: "done"}}},
+		// A workflow step (a task's run) works long enough to be stopped.
+		{When: "do it", Steps: []scripted.Step{{Text: strings.Repeat("working ", 20), ChunkSize: 8, DelayMS: 500}}},
 		{Steps: []scripted.Step{{Text: "noted: " + annSecret}}}}})
 	h := startServer(t, testConfig(t))
 	w := &authzWorld{h: h, modelURL: url, made: map[string]string{}, tokens: map[string]string{"anon": "", "admin": h.admin, "ann": h.member("ann"), "bob": h.member("bob")}}
@@ -80,6 +82,16 @@ func TestAuthorizationMatrix(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("%-7s %-52s %s", r.Method, path, strings.Join(cells, " ")))
 	}
 	w.sockets(t)
+	// Listings across owners (an admin's ?all=true) name conversations,
+	// never carry what is in them.
+	for _, who := range []string{"bob", "admin"} {
+		for _, path := range []string{"/api/v1/sessions?all=true", "/api/v1/projects?all=true", "/api/v1/tasks?limit=200",
+			"/api/v1/approvals"} {
+			if rep := h.call("GET", path, w.tokens[who], nil); bytes.Contains(rep.Body, []byte(annSecret)) {
+				t.Errorf("GET %s as %s carries what ann wrote: %.200s", path, who, rep.Body)
+			}
+		}
+	}
 
 	slices.Sort(lines)
 	got := strings.Join(lines, "\n") + "\n"
