@@ -12,10 +12,16 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 )
 
-// longScript answers with n one-character deltas.
-func longScript(n int) (scripted.Script, string) {
-	answer := strings.Repeat("abcdefghij", n/10)
-	return scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{{Text: answer, ChunkSize: 1}}}}}, answer
+// talker is a server whose member ann has a conversation with an agent
+// answering in n one-character deltas; answer is what it says.
+func talker(t *testing.T, n int) (h *harness, ann, session, answer string) {
+	model, url := startScripted(t)
+	answer = strings.Repeat("abcdefghij", n/10)
+	model.SetScript("long", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{{Text: answer, ChunkSize: 1}}}}})
+	h = startServer(t, testConfig(t))
+	ann = h.member("ann")
+	agent := h.agentOn(ann, protocols(url)["openai-responses"], map[string]any{"name": "talker", "model": "long"})
+	return h, ann, h.createSession(ann, map[string]any{"agent_config_id": agent}).ID, answer
 }
 
 // streamedText joins a stream's text deltas, checking each event starts
@@ -50,14 +56,8 @@ func streamedText(t *testing.T, events []sseEvent) string {
 // replay ring still gets it whole from the first event, without a gap.
 func TestALateSubscriberGetsTheWholeRun(t *testing.T) {
 	t.Parallel()
-	model, url := startScripted(t)
-	sc, answer := longScript(1500)
-	model.SetScript("long", sc)
-	h := startServer(t, testConfig(t))
-	ann := h.member("ann")
-	agent := h.agentOn(ann, protocols(url)["openai-responses"], map[string]any{"name": "talker", "model": "long"})
-	s := h.createSession(ann, map[string]any{"agent_config_id": agent})
-	v := h.chat(ann, s.ID, "talk")
+	h, ann, s, answer := talker(t, 1500)
+	v := h.chat(ann, s, "talk")
 	if v.Status != "completed" {
 		t.Fatalf("run = %+v", v)
 	}
@@ -74,14 +74,8 @@ func TestALateSubscriberGetsTheWholeRun(t *testing.T) {
 // event to the ending; a bad start is the usual error envelope.
 func TestStartAndStreamInOneRequest(t *testing.T) {
 	t.Parallel()
-	model, url := startScripted(t)
-	sc, answer := longScript(1000)
-	model.SetScript("long", sc)
-	h := startServer(t, testConfig(t))
-	ann := h.member("ann")
-	agent := h.agentOn(ann, protocols(url)["openai-responses"], map[string]any{"name": "talker", "model": "long"})
-	s := h.createSession(ann, map[string]any{"agent_config_id": agent})
-	req, _ := http.NewRequest("POST", h.base+"/api/v1/sessions/"+s.ID+"/runs", bytes.NewReader([]byte(`{"input":"talk"}`)))
+	h, ann, s, answer := talker(t, 1000)
+	req, _ := http.NewRequest("POST", h.base+"/api/v1/sessions/"+s+"/runs", bytes.NewReader([]byte(`{"input":"talk"}`)))
 	req.Header.Set("Authorization", "Bearer "+ann)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
