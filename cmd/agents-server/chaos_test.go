@@ -1,12 +1,15 @@
 package main
 
 import (
+	"archive/tar"
 	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net/http"
+	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -42,6 +45,8 @@ type chaos struct {
 	agents   map[string]string
 	workflow string
 	trigger  struct{ id, secret, session string }
+	project  string // with a sandbox: the project shell runs work in ("" without)
+	shells   []string // the conversations that ran commands there
 	acked    int // webhook deliveries answered 2xx
 	kills    int
 	faults   []string
@@ -52,7 +57,17 @@ func (c *chaos) fault(round int, format string, args ...any) {
 	c.faults = append(c.faults, fmt.Sprintf("round %d: ", round)+fmt.Sprintf(format, args...))
 }
 
-func TestChaos(t *testing.T) {
+func TestChaos(t *testing.T) { runChaos(t, false) }
+
+// TestChaosWithSandbox adds commands run in a Docker sandbox, approved one
+// by one, to every round: after the kills each command ran at most once
+// for its call, and exactly once for a call whose output was recorded.
+func TestChaosWithSandbox(t *testing.T) {
+	needDocker(t)
+	runChaos(t, true)
+}
+
+func runChaos(t *testing.T, sandbox bool) {
 	t.Parallel()
 	rounds := envInt("CHAOS_ROUNDS", 2)
 	seed := uint64(envInt("CHAOS_SEED", int(time.Now().UnixNano()%1e9)))
@@ -61,6 +76,10 @@ func TestChaos(t *testing.T) {
 	model.SetScript("chaos", scripted.Script{Exchanges: []scripted.Exchange{
 		{When: "[task-notification]", Steps: []scripted.Step{{Text: "Noted the background results."}}},
 		{When: "spawn", Steps: []scripted.Step{{ToolCalls: []scripted.ToolCall{spawnCall("background job", "job")}}, {Text: "Spawned it."}}},
+		{When: "shell", Steps: []scripted.Step{
+			{ToolCalls: []scripted.ToolCall{{Name: "exec_command", Arguments: `{"cmd":"echo $NONCE >> /workspace/calls.log; sleep 0.2"}`}}},
+			{ToolCalls: []scripted.ToolCall{{Name: "exec_command", Arguments: `{"cmd":"echo $NONCE >> /workspace/calls.log; sleep 0.2"}`}}},
+			{Text: "Ran them."}}},
 		{When: "gated", Steps: []scripted.Step{{Text: "Noting.", ToolCalls: []scripted.ToolCall{{Name: "todo_write",
 			Arguments: `{"todos":[{"content":"x","status":"pending"}]}`}}}, {Text: "all done"}}},
 		{Steps: []scripted.Step{{Text: strings.Repeat("chaos streams on ", 30), ChunkSize: 6, DelayMS: 15}}},
@@ -68,7 +87,7 @@ func TestChaos(t *testing.T) {
 	c := &chaos{t: t, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b9)), dir: t.TempDir(), seen: map[string]map[string]bool{},
 		agents: map[string]string{}}
 	c.p = startBinary(t, c.dir)
-	c.setUp(modelURL)
+	c.setUp(modelURL, sandbox)
 	for round := 1; round <= rounds; round++ {
 		c.round(round)
 	}
@@ -95,7 +114,7 @@ func (c *chaos) must(method, path string, body any, want int, headers ...string)
 	return out
 }
 
-func (c *chaos) setUp(modelURL string) {
+func (c *chaos) setUp(modelURL string, sandbox bool) {
 	prov := c.must("POST", "/api/v1/providers", map[string]any{"name": "m", "base_url": modelURL + "/v1", "api_key": "k"}, 201)
 	c.agents["main"] = c.must("POST", "/api/v1/agents", map[string]any{"name": "main", "model": "chaos", "provider_id": prov["id"],
 		"approval": map[string]any{"approve_tools": []string{"todo_write"}}}, 201)["id"].(string)
@@ -105,6 +124,14 @@ func (c *chaos) setUp(modelURL string) {
 	tr := c.must("POST", "/api/v1/triggers", map[string]any{"kind": "webhook", "target": "agent", "agent_config_id": c.agents["main"],
 		"session_id": c.trigger.session, "brief": "A delivery came."}, 201)
 	c.trigger.id, c.trigger.secret = tr["id"].(string), tr["secret"].(string)
+	if sandbox {
+		c.agents["shell"] = c.must("POST", "/api/v1/agents", map[string]any{"name": "shell", "model": "chaos", "provider_id": prov["id"],
+			"approval": map[string]any{"approve_tools": []string{"exec_command"}}}, 201)["id"].(string)
+		box := c.must("POST", "/api/v1/sandboxes", map[string]any{"name": "box", "type": "docker",
+			"config": map[string]any{"image": sandboxImage, "memory_mb": 256, "cpus": 1}}, 201)
+		c.project = c.must("POST", "/api/v1/projects", map[string]any{"name": "chaos", "sandbox_id": box["id"]}, 201)["id"].(string)
+		c.must("POST", "/api/v1/projects/"+c.project+"/sandbox/start", nil, 200)
+	}
 }
 
 func (c *chaos) session() string {
@@ -125,6 +152,11 @@ func (c *chaos) round(n int) {
 	c.must("POST", "/api/v1/sessions/"+c.session()+"/runs", map[string]any{"input": "spawn a job"}, 201)
 	c.must("POST", "/api/v1/workflows/"+c.workflow+"/runs", map[string]any{"session_id": c.session(), "input": "go"}, 201)
 	c.deliver(n)
+	if c.project != "" {
+		s := c.must("POST", "/api/v1/sessions", map[string]any{"agent_config_id": c.agents["shell"], "name": "shell"}, 201)["id"].(string)
+		c.sessions, c.shells = append(c.sessions, s), append(c.shells, s)
+		c.must("POST", "/api/v1/sessions/"+s+"/runs", map[string]any{"input": "shell work", "project_id": c.project}, 201)
+	}
 	// Decide an approval left from an earlier round, racing the kill.
 	go decideOne(c.p)
 
@@ -304,13 +336,71 @@ func (c *chaos) check(n int, streaming []string, killedAfter time.Duration) {
 	if fired != c.acked {
 		c.fault(n, "%d webhook deliveries acknowledged, %d fired", c.acked, fired)
 	}
+	if c.project != "" {
+		c.checkCommands(n)
+	}
 	c.t.Logf("round %d: killed %v in; checked %d entries read before kills, %d final tasks' wake-ups, %d deliveries",
 		n, killedAfter, entries, reported, c.acked)
 }
 
+// checkCommands reads the project's calls.log (each command appends its
+// call's nonce) from an export: no call's command ran twice, and every
+// call with a successful recorded output ran once.
+func (c *chaos) checkCommands(n int) {
+	req, _ := http.NewRequest("GET", c.p.url+"/api/v1/projects/"+c.project+"/export", nil)
+	req.Header.Set("Authorization", "Bearer "+c.p.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		c.t.Fatalf("export: %v %v", err, resp)
+	}
+	defer resp.Body.Close()
+	ran := map[string]int{}
+	tr := tar.NewReader(resp.Body)
+	for {
+		h, err := tr.Next()
+		if err != nil {
+			break
+		}
+		if path.Base(h.Name) == "calls.log" {
+			body, _ := io.ReadAll(tr)
+			for _, l := range strings.Fields(string(body)) {
+				ran[l]++
+			}
+		}
+	}
+	for nonce, times := range ran {
+		if times > 1 {
+			c.fault(n, "the command of call %s ran %d times", nonce, times)
+		}
+	}
+	recorded := 0
+	for _, s := range c.shells {
+		nonces := map[string]string{} // call id → nonce
+		for _, e := range c.entries(s) {
+			it := domain.ParseItem(e.Item)
+			switch it.Kind() {
+			case domain.ItemFunctionCall:
+				if m := nonceIn.FindStringSubmatch(it.Arguments); m != nil {
+					nonces[it.CallID] = m[1]
+				}
+			case domain.ItemFunctionCallOutput:
+				if nonce := nonces[it.CallID]; nonce != "" && (e.Display == nil || !e.Display.IsError) {
+					recorded++
+					if ran[nonce] != 1 {
+						c.fault(n, "call %s recorded a successful output but its command ran %d times", it.CallID, ran[nonce])
+					}
+				}
+			}
+		}
+	}
+	c.t.Logf("round %d: %d commands ran, %d recorded as done", n, len(ran), recorded)
+}
+
+var nonceIn = regexp.MustCompile(`echo (\S+) >>`)
+
 // recent are the conversations of the round and the trigger's.
 func (c *chaos) recent() []string {
-	return append([]string{c.trigger.session}, c.sessions[max(0, len(c.sessions)-6):]...)
+	return append([]string{c.trigger.session}, c.sessions[max(0, len(c.sessions)-7):]...)
 }
 
 // settleStep decides what waits for a person and reports what is still

@@ -10,6 +10,7 @@
 package scripted
 
 import (
+	"crypto/rand"
 	"fmt"
 	"strings"
 )
@@ -66,7 +67,9 @@ type Step struct {
 // ToolCall is a function call the model makes.
 type ToolCall struct {
 	Name string `json:"name"`
-	// Arguments is JSON text; "" sends "{}".
+	// Arguments is JSON text; "" sends "{}". Each $NONCE in it becomes a
+	// word no other call carries, so a test can tell one call's effects
+	// from another's (a command run twice for one call, say).
 	Arguments string `json:"arguments,omitempty"`
 	// CallID "" becomes the deterministic "call_<exchange>_<step>_<i>".
 	CallID string `json:"call_id,omitempty"`
@@ -169,6 +172,9 @@ func (s *Server) resolve(conv conversation) reply {
 		}
 		if tc.Arguments == "" {
 			tc.Arguments = "{}"
+		}
+		for strings.Contains(tc.Arguments, "$NONCE") {
+			tc.Arguments = strings.Replace(tc.Arguments, "$NONCE", rand.Text(), 1)
 		}
 		r.toolCalls = append(r.toolCalls, tc)
 	}
