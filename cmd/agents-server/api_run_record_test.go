@@ -46,4 +46,3 @@ func TestAFinishedRunIsReadAfterARestart(t *testing.T) {
 	h.call("GET", "/api/v1/runs/"+v.RunID, bob, nil).wantErr(t, 404, "not_found")
 	h.call("GET", "/api/v1/runs/nope", ann, nil).wantErr(t, 404, "not_found")
 }
-

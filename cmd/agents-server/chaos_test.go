@@ -5,9 +5,9 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"net/http"
-	"io"
 	"os"
 	"path"
 	"path/filepath"
@@ -45,9 +45,9 @@ type chaos struct {
 	agents   map[string]string
 	workflow string
 	trigger  struct{ id, secret, session string }
-	project  string // with a sandbox: the project shell runs work in ("" without)
+	project  string   // with a sandbox: the project shell runs work in ("" without)
 	shells   []string // the conversations that ran commands there
-	acked    int // webhook deliveries answered 2xx
+	acked    int      // webhook deliveries answered 2xx
 	kills    int
 	faults   []string
 }
