@@ -25,6 +25,7 @@ export default async function globalSetup() {
   process.env.E2E_SCRIPTED_URL = stack.scriptedURL
   process.env.E2E_EVERYTHING_URL = stack.everythingURL
   process.env.E2E_LOCK_DIR = stack.tmp
+  process.env.E2E_BIN = stack.bin
   process.env.E2E_E2B_API = stack.e2b.api
   process.env.E2E_E2B_DOMAIN = stack.e2b.domain
   process.env.E2E_E2B_MISSING = stack.e2b.missing

@@ -37,7 +37,7 @@ export function chromiumMissing() {
   return existsSync(CHROMIUM) ? '' : `${CHROMIUM} not found (install it: apt-get install chromium)`
 }
 
-function freePort() {
+export function freePort() {
   return new Promise((resolve, reject) => {
     const s = createServer()
     s.once('error', reject)
@@ -190,6 +190,21 @@ async function startDouble(dir, logFile) {
 }
 
 /**
+ * Starts one more agents-server of the stack's binary on its own data dir
+ * and port, with a fixed bootstrap token (so a restart on the same dir and
+ * port serves the same tab); resolves with its process and base URL. For a
+ * test that kills and restarts a server: the shared one stays up.
+ */
+export async function startServer({ bin, dataDir, port, token, logFile }) {
+  const env = { ...process.env, AGENTS_TOKEN: token }
+  const { child, match } = await startProcess(bin, ['--addr', `127.0.0.1:${port}`, '--data-dir', dataDir, '--log-level', 'warn'],
+    /agents-server ready: (http:\/\/\S+?)\/#token=/, `agents-server:${port}`, logFile, env)
+  // Past the ready line its exit is the test's business, not a start failure.
+  child.removeAllListeners('exit')
+  return { child, baseURL: match[1] }
+}
+
+/**
  * A REST client for one server: request answers the status and the parsed
  * body; api throws on a refusal. Both call as `token` unless `as` names
  * another one; headers adds request headers (e.g. Prefer: wait=60).
@@ -264,6 +279,6 @@ export async function startStack({ logFile } = {}) {
     rmSync(tmp, { recursive: true, force: true })
   }
   const e2b = { api: double.api ?? '', domain: double.domain ?? '', missing: double.missing }
-  return { baseURL, token, scriptedURL, everythingURL: everything?.url ?? '', e2b, chatgpt: { issuer: chatgpt.issuer, backend: chatgpt.backend },
+  return { baseURL, token, scriptedURL, bin, everythingURL: everything?.url ?? '', e2b, chatgpt: { issuer: chatgpt.issuer, backend: chatgpt.backend },
     ...apiClient(baseURL, token), stop, tmp }
 }

@@ -1,7 +1,7 @@
 // What the conversation asks of the server. Runs start over REST (a refusal
 // comes back as an error to show); their events arrive on the bus.
 import type { QueryClient } from '@tanstack/react-query'
-import { api, ok } from '../../lib/api'
+import { api, ok, type Schemas } from '../../lib/api'
 import { bus } from '../../lib/bus'
 import { keys, refresh } from '../../lib/queries'
 import { liveStore } from '../../live/store'
@@ -16,13 +16,15 @@ export const MAX_INPUT_BYTES = (1 << 20) - 1024
 export interface RunOptions { agentId?: string; plan?: boolean; projectId?: string; attachmentIds?: string[] }
 
 export async function startRun(sessionId: string, input: string, o: RunOptions = {}) {
-  const run = await ok(api.POST('/api/v1/sessions/{id}/runs', {
+  // JSON: the tab never asks for the start's event stream (Accept:
+  // text/event-stream); the bus brings it the run's events.
+  const run = (await ok(api.POST('/api/v1/sessions/{id}/runs', {
     params: { path: { id: sessionId } },
     body: {
       input, ...(o.agentId ? { agent_config_id: o.agentId } : {}), ...(o.plan !== undefined ? { plan: o.plan } : {}),
       ...(o.projectId ? { project_id: o.projectId } : {}), ...(o.attachmentIds?.length ? { attachment_ids: o.attachmentIds } : {}),
     },
-  }))
+  }))) as Schemas['RunStateView']
   followRun(run.run_id, sessionId)
   return run
 }
