@@ -207,13 +207,15 @@ func TestLoad(t *testing.T) {
 	took := time.Since(start)
 
 	// After the load: goroutines come back to the baseline (the clients'
-	// idle keep-alive connections would hold one each).
+	// idle keep-alive connections would hold one each). The server keeps a
+	// few idle connections to the model (two goroutines each) for the next
+	// call: leakSlack of them is no leak; a leak per run would be hundreds.
 	http.DefaultClient.CloseIdleConnections()
 	var after loadSample
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		after = p.sample(t)
-		if after.goroutines <= base.goroutines+5 || time.Now().After(deadline) {
+		if after.goroutines <= base.goroutines+leakSlack || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(250 * time.Millisecond)
@@ -234,7 +236,7 @@ func TestLoad(t *testing.T) {
 	if errors.Load() > 0 || gaps.Load() > 0 || runs.Load() == 0 {
 		t.Errorf("errors %d, gaps %d, runs %d", errors.Load(), gaps.Load(), runs.Load())
 	}
-	if after.goroutines > base.goroutines+5 || after.live != 0 {
+	if after.goroutines > base.goroutines+leakSlack || after.live != 0 {
 		t.Errorf("not back to baseline: %s, baseline %s", after, base)
 	}
 	if path := os.Getenv("LOAD_REPORT"); path != "" {
@@ -242,6 +244,10 @@ func TestLoad(t *testing.T) {
 			float64(runs.Load())/took.Seconds(), pct(0.5), pct(0.99), gaps.Load(), errors.Load(), peak(samples))), 0o644)
 	}
 }
+
+// leakSlack is how many goroutines past its baseline a server may keep
+// after the load: idle keep-alive connections to the model, two each.
+const leakSlack = 10
 
 // readEvents reads SSE frames, handing each event to on, until the stream
 // ends; it reports whether a final event came.
