@@ -195,7 +195,7 @@ async function startDouble(dir, logFile) {
  * port serves the same tab); resolves with its process and base URL. For a
  * test that kills and restarts a server: the shared one stays up.
  */
-export async function startServer({ bin, dataDir, port, token, logFile }) {
+export async function startServer({ bin, dataDir, port, token, logFile = '' }) {
   const env = { ...process.env, AGENTS_TOKEN: token }
   const { child, match } = await startProcess(bin, ['--addr', `127.0.0.1:${port}`, '--data-dir', dataDir, '--log-level', 'warn'],
     /agents-server ready: (http:\/\/\S+?)\/#token=/, `agents-server:${port}`, logFile, env)
