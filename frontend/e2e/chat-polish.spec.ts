@@ -70,7 +70,8 @@ test('edit and resend: a new version of the message, both switchable after a rel
   const second = page.locator('.msg-user', { hasText: 'second ORIGINAL' })
   const edit = second.getByRole('button', { name: 'Edit message' })
   await edit.focus()
-  expect(await opacity(second.locator('.msg-actions')), 'actions shown on focus').toBe(1)
+  // Polled: the actions fade in (a transition), and may be read mid-way.
+  await expect.poll(() => opacity(second.locator('.msg-actions')), { message: 'actions shown on focus' }).toBe(1)
   await page.keyboard.press('Enter')
   const box = page.getByRole('textbox', { name: 'Edited message' })
   await expect(box).toBeFocused()
@@ -152,7 +153,7 @@ test('copy: a code block and a whole message to the clipboard', async ({ page, c
   const block = page.locator('.msg-assistant .code-block')
   await expect(block.locator('code .hljs-keyword').first()).toBeVisible()
   const copy = block.getByRole('button', { name: 'Copy code' })
-  expect(await opacity(copy), 'hidden until hover or focus').toBe(0)
+  await expect.poll(() => opacity(copy), { message: 'hidden until hover or focus' }).toBe(0)
   await copy.focus()
   // Polled: on a busy machine the style recalculation after focus may land a frame later.
   await expect.poll(() => opacity(copy), { message: 'shown on keyboard focus' }).toBe(1)
