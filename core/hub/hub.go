@@ -14,6 +14,10 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
+// verbatimTail is the most events a finished run keeps verbatim: past it
+// its ring is compacted into the history when it ends.
+const verbatimTail = 64
+
 // Hub defaults.
 const (
 	DefaultRingSize      = 512
@@ -143,8 +147,12 @@ func (st *stream) publish(ev domain.Event, clock ports.Clock) int64 {
 	if ev.Final() {
 		st.ended = clock.Now()
 		st.subs = map[*Subscription]struct{}{}
-		// Kept for replay through the retention: compacted, not verbatim.
-		st.ring.drain(st.hist.add)
+		// Kept for replay through the retention: a long run compacted, not
+		// verbatim; a short one (most) as it was sent, its replay event
+		// for event.
+		if st.ring.n > verbatimTail {
+			st.ring.drain(st.hist.add)
+		}
 	}
 	return ev.Seq
 }

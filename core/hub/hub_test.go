@@ -182,11 +182,11 @@ func TestAWatcherFromAnyCursorGetsEveryEventAfterIt(t *testing.T) {
 	sweep(41)
 	h.Publish("r", final)
 	sweep(42)
-	// From the start of the ended run: run.started, the stretches merged,
-	// the tool call and the ending as they were.
+	// From the start of the ended run: run.started, the stretches that left
+	// the ring merged, the ring (short enough to stay verbatim).
 	sub, _ := h.Subscribe("r", 0)
 	got := drain(t, sub)
-	if got[0].Type != domain.EventRunStarted || got[0].Seq != 1 || len(got) != 7 {
+	if got[0].Type != domain.EventRunStarted || got[0].Seq != 1 || len(got) != 1+1+1+1+1+1+8 {
 		t.Fatalf("from the start: %d events, first %+v", len(got), got[0])
 	}
 	// A cursor ahead of the head is a reset.
@@ -196,6 +196,28 @@ func TestAWatcherFromAnyCursorGetsEveryEventAfterIt(t *testing.T) {
 	}
 	if _, err := h.Subscribe("nope", 0); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("unknown run: %v", err)
+	}
+}
+
+// A long run is compacted when it ends (kept for replay through the
+// retention at the cost of its text); a short one stays verbatim.
+func TestAnEndedLongRunIsCompacted(t *testing.T) {
+	h, _ := newTestHub(Options{})
+	for _, run := range []struct {
+		id     string
+		deltas int
+		want   int
+	}{{"long", verbatimTail + 10, 3}, {"short", 10, 12}} {
+		h.Claim("s-"+run.id, run.id, "u")
+		h.Publish(run.id, domain.NewEvent(domain.EventRunStarted, domain.RunStartedPayload{RunID: run.id}))
+		for i := 0; i < run.deltas; i++ {
+			h.Publish(run.id, step(i))
+		}
+		h.Publish(run.id, final)
+		sub, _ := h.Subscribe(run.id, 0)
+		if got := drain(t, sub); len(got) != run.want || !got[len(got)-1].Final() {
+			t.Fatalf("%s run replays %d events, want %d", run.id, len(got), run.want)
+		}
 	}
 }
 
