@@ -278,15 +278,9 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, runID string) (do
 	if live && info.OwnerID != p.User.ID {
 		return domain.Run{}, errs.E(errs.NotFound, "run not found")
 	}
-	run, err := s.d.Runs.FindRun(ctx, runID)
-	if errs.Is(err, errs.NotFound) {
-		return run, errs.E(errs.NotFound, "run not found")
-	}
+	run, err := s.storedRun(ctx, p, runID)
 	if err != nil {
 		return run, err
-	}
-	if err := run.CheckOwner(p); err != nil {
-		return domain.Run{}, err
 	}
 	if live {
 		run.LastSeq = info.LastSeq

@@ -22,14 +22,8 @@ func (s *Service) Subscribe(ctx context.Context, p domain.Principal, runID strin
 		}
 		return s.d.Hub.Subscribe(runID, fromSeq)
 	}
-	run, err := s.d.Runs.FindRun(ctx, runID)
-	if errs.Is(err, errs.NotFound) {
-		return nil, errs.E(errs.NotFound, "run not found")
-	}
+	run, err := s.storedRun(ctx, p, runID)
 	if err != nil {
-		return nil, err
-	}
-	if err := run.CheckOwner(p); err != nil {
 		return nil, err
 	}
 	events, ok := storedEnding(run, fromSeq)
@@ -39,6 +33,22 @@ func (s *Service) Subscribe(ctx context.Context, p domain.Principal, runID strin
 		return nil, errs.E(errs.Unavailable, "the run is not served here; try again")
 	}
 	return s.d.Hub.Replay(runID, events), nil
+}
+
+// storedRun is the caller's run as the runs table records it. Returns
+// not_found for a run that is absent or not the caller's.
+func (s *Service) storedRun(ctx context.Context, p domain.Principal, runID string) (domain.Run, error) {
+	run, err := s.d.Runs.FindRun(ctx, runID)
+	if errs.Is(err, errs.NotFound) {
+		return domain.Run{}, errs.E(errs.NotFound, "run not found")
+	}
+	if err != nil {
+		return domain.Run{}, err
+	}
+	if err := run.CheckOwner(p); err != nil {
+		return domain.Run{}, err
+	}
+	return run, nil
 }
 
 // storedEnding is what a watcher holding cursor gets of a finished run from
