@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -108,4 +109,17 @@ func envelopeOf(err error) (int, ErrorDetail) {
 	}
 	code := errs.CodeOf(err)
 	return StatusOf(code), ErrorDetail{Code: string(code), Message: errs.MessageOf(err), Fields: errs.FieldsOf(err)}
+}
+
+// WriteError answers err as the API answers every failure: the status of
+// its code and the envelope. It is for handlers in front of the API (a
+// host's mount) that refuse a request before it reaches a route.
+func WriteError(w http.ResponseWriter, err error) {
+	status, detail := envelopeOf(err)
+	if detail.Code == string(errs.Unauthorized) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="agents-server"`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(ErrorEnvelope{Error: detail})
 }

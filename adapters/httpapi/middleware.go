@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
+	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 )
@@ -170,6 +171,11 @@ const principalKey = "principal"
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		token, present := bearerToken(c.Request())
+		if host, ok := auth.HostPrincipalFrom(c.Request().Context()); ok && !present {
+			// Signed in by the program embedding the workbench (Mount).
+			c.Set(principalKey, host)
+			return next(c)
+		}
 		if present {
 			if err := s.limits.checkAuthBudget(c); err != nil {
 				return err

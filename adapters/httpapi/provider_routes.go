@@ -134,7 +134,7 @@ func (s *Server) handleTestProvider(c echo.Context, _ *NoBody) (ProviderTestView
 
 func (s *Server) handleProviderTypes(c echo.Context, _ *NoBody) ([]ProviderTypeView, error) {
 	out := []ProviderTypeView{}
-	for _, t := range providers.Registry {
+	for _, t := range s.deps.Providers.Types() {
 		v := ProviderTypeView{Type: t.Type, AuthModes: t.AuthModes, DefaultBaseURL: t.DefaultBaseURL, Unsupported: []string{}}
 		for i, a := range t.APIs {
 			v.APIs = append(v.APIs, ProviderAPIView{Name: a.Name, Unsupported: append([]string{}, a.Unsupported...)})

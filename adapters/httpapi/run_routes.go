@@ -121,7 +121,7 @@ func (s *Server) handleStartRun(c echo.Context, req *StartRunRequest) (RunStateV
 			return RunStateView{}, err
 		}
 		defer sub.Close()
-		c.Response().Header().Set("Content-Location", APIPrefix+"/runs/"+run.ID)
+		c.Response().Header().Set("Content-Location", MountOf(c.Request().Context()).Prefix+APIPrefix+"/runs/"+run.ID)
 		return RunStateView{}, writeSSE(ctx, c, http.StatusCreated, sub)
 	}
 	view := RunStateView{RunID: run.ID, SessionID: run.SessionID, Status: string(domain.RunRunning)}

@@ -26,6 +26,10 @@ func (s *Server) serveUI(c echo.Context) error {
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
+	if name == "index.html" {
+		servePage(c.Response(), c.Request(), s.deps.UI, name)
+		return nil
+	}
 	http.ServeFileFS(c.Response(), c.Request(), s.deps.UI, name)
 	return nil
 }
@@ -51,6 +55,6 @@ func (s *Server) serveDocs(c echo.Context) error {
 	}
 	c.Response().Header().Set("Content-Security-Policy", docsContentSecurityPolicy)
 	c.Response().Header().Set("Cache-Control", "no-cache")
-	http.ServeFileFS(c.Response(), c.Request(), s.deps.UI, "docs.html")
+	servePage(c.Response(), c.Request(), s.deps.UI, "docs.html")
 	return nil
 }

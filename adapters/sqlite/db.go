@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 
 	"github.com/pressly/goose/v3"
@@ -34,6 +35,9 @@ type DB struct {
 
 	closeOnce sync.Once
 	closeErr  error
+	// borrowed: the writer is the caller's *sql.DB (OpenWith), closed by
+	// the caller, not by Close.
+	borrowed bool
 }
 
 // pragmas run on every connection, in order: busy_timeout first so even the
@@ -83,6 +87,47 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
 	// Statements are prepared from here on: the schema is final.
+	db.read, db.write = newPool(read), newPool(write)
+	if err := read.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, errs.Wrap(errs.Unavailable, err, "open %s", path)
+	}
+	return db, nil
+}
+
+// OpenWith uses a database the caller opened with this driver ("sqlite"):
+// it writes through write on one connection (setting the pool's limits and
+// the pragmas Open's connections get), migrates it, and reads the same
+// file through a pool of its own. The database must be a file: an
+// in-memory one has nothing a second pool could open. Close leaves write
+// open for the caller to close.
+func OpenWith(ctx context.Context, write *sql.DB, log *slog.Logger) (*DB, error) {
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+	for _, p := range pragmas {
+		if _, err := write.ExecContext(ctx, "PRAGMA "+strings.Replace(strings.TrimSuffix(p, ")"), "(", "=", 1)); err != nil {
+			return nil, errs.Wrap(errs.Unavailable, err, "set PRAGMA %s on the supplied database", p)
+		}
+	}
+	var path string
+	if err := write.QueryRowContext(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&path); err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "read the supplied database's file")
+	}
+	if path == "" {
+		return nil, errs.E(errs.Validation, "the supplied database is in memory: the workbench needs a file database")
+	}
+	db := &DB{write: pool{DB: write}, path: path, log: log, borrowed: true}
+	if err := db.migrate(ctx); err != nil {
+		return nil, err
+	}
+	read, err := sql.Open("sqlite", dsn(path, url.Values{"_pragma": {"query_only(1)"}}))
+	if err != nil {
+		return nil, errs.Wrap(errs.Unavailable, err, "open %s", path)
+	}
+	n := max(4, runtime.NumCPU())
+	read.SetMaxOpenConns(n)
+	read.SetMaxIdleConns(n)
 	db.read, db.write = newPool(read), newPool(write)
 	if err := read.PingContext(ctx); err != nil {
 		db.Close()
@@ -147,6 +192,9 @@ func (db *DB) Close() error {
 		}
 		if _, err := db.write.Exec("PRAGMA wal_checkpoint(TRUNCATE)"); err != nil && db.closeErr == nil {
 			db.closeErr = err
+		}
+		if db.borrowed {
+			return
 		}
 		if err := db.write.Close(); err != nil && db.closeErr == nil {
 			db.closeErr = err

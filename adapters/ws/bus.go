@@ -122,7 +122,7 @@ func (c *conn) serve(r *http.Request) {
 		c.ws.SetReadDeadline(time.Now().Add(PongTimeout))
 		// Every frame re-checks the token: a revoked token or a disabled
 		// user loses the connection at once.
-		if _, err := c.bus.d.Auth.Authenticate(c.ctx, c.token); err != nil {
+		if err := c.bus.signIn.recheck(c.ctx, c.token, c.p); err != nil {
 			c.close(websocket.ClosePolicyViolation, "authentication revoked")
 			return
 		}

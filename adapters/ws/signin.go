@@ -73,6 +73,12 @@ func (s signIn) first(ctx context.Context, ws *websocket.Conn, r *http.Request) 
 	if json.Unmarshal(data, &msg) != nil || msg.Type != "auth" {
 		return "", domain.Principal{}, "unauthorized", "the first message must be {\"type\":\"auth\",\"token\":…}"
 	}
+	if host, ok := auth.HostPrincipalFrom(r.Context()); ok && msg.Token == "" {
+		// The program embedding the workbench signed the upgrade request
+		// in (its cookies came with it; the upgrader refuses another
+		// origin's page).
+		return "", host, "", ""
+	}
 	p, err := s.auth.Authenticate(ctx, msg.Token)
 	switch {
 	case errs.Is(err, errs.Unauthorized):
@@ -86,6 +92,17 @@ func (s signIn) first(ctx context.Context, ws *websocket.Conn, r *http.Request) 
 		return "", domain.Principal{}, string(errs.CodeOf(err)), errs.MessageOf(err)
 	}
 	return msg.Token, p, "", ""
+}
+
+// recheck says whether the socket's credential still stands: its token, or
+// for a socket the embedding host signed in, its account.
+func (s signIn) recheck(ctx context.Context, token string, p domain.Principal) error {
+	if token == "" {
+		_, _, err := s.auth.Revalidate(ctx, p)
+		return err
+	}
+	_, err := s.auth.Authenticate(ctx, token)
+	return err
 }
 
 // refusal is how a signed-in socket the stream register refused is

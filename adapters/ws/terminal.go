@@ -11,6 +11,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/agents-server/agents-server/core/auth"
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/core/sandboxes"
@@ -170,7 +171,7 @@ func (term *Terminal) serve(t *terminalConn, r *http.Request) {
 	}
 	t.ws.SetReadDeadline(time.Now().Add(PongTimeout))
 	t.ws.SetPongHandler(func(string) error { return t.ws.SetReadDeadline(time.Now().Add(PongTimeout)) })
-	go term.keepAlive(t, token)
+	go term.keepAlive(t, token, p)
 	go func() {
 		select {
 		case <-lease.Severed():
@@ -256,7 +257,7 @@ func (term *Terminal) input(t *terminalConn, pty ports.PTY) {
 
 // keepAlive pings, and re-checks the token with every ping: a revoked
 // token or a disabled user loses the terminal.
-func (term *Terminal) keepAlive(t *terminalConn, token string) {
+func (term *Terminal) keepAlive(t *terminalConn, token string, p domain.Principal) {
 	tick := time.NewTicker(PingEvery)
 	defer tick.Stop()
 	for {
@@ -264,7 +265,7 @@ func (term *Terminal) keepAlive(t *terminalConn, token string) {
 		case <-t.ctx.Done():
 			return
 		case <-tick.C:
-			if _, err := term.signIn.auth.Authenticate(t.ctx, token); err != nil {
+			if err := term.signIn.recheck(t.ctx, token, p); err != nil {
 				t.close(websocket.ClosePolicyViolation, "authentication revoked")
 				return
 			}

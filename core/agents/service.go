@@ -34,11 +34,12 @@ type MCPCatalog interface {
 
 // Service manages agents.
 type Service struct {
-	store  ports.ConfigStore
-	ids    ports.IDs
-	clock  ports.Clock
-	skills SkillExists
-	mcp    MCPCatalog
+	store   ports.ConfigStore
+	ids     ports.IDs
+	clock   ports.Clock
+	skills  SkillExists
+	mcp     MCPCatalog
+	natives tools.Natives
 }
 
 // New returns a Service. skills may be nil: then no skill id resolves.
@@ -53,6 +54,12 @@ func New(store ports.ConfigStore, ids ports.IDs, clock ports.Clock, skills Skill
 // built-in tool names are accepted.
 func (s *Service) WithMCP(m MCPCatalog) *Service {
 	s.mcp = m
+	return s
+}
+
+// WithNatives lets agents select the embedding program's Go tools.
+func (s *Service) WithNatives(n tools.Natives) *Service {
+	s.natives = n
 	return s
 }
 
@@ -216,6 +223,8 @@ func (s *Service) Tools(ctx context.Context, p domain.Principal, id string) ([]t
 	for _, name := range a.Tools {
 		if spec, ok := tools.Lookup(name); ok {
 			out = append(out, spec)
+		} else if n, ok := s.natives.Lookup(name); ok {
+			out = append(out, n.Spec)
 		}
 	}
 	if a.Behavior.Subagents == nil || *a.Behavior.Subagents {
@@ -331,6 +340,9 @@ func (s *Service) validate(ctx context.Context, tx ports.ConfigTx, a domain.Agen
 	}
 	for i, name := range a.Tools {
 		if _, ok := tools.Lookup(name); ok {
+			continue
+		}
+		if _, ok := s.natives.Lookup(name); ok {
 			continue
 		}
 		field := fmt.Sprintf("tools[%d]", i)

@@ -154,6 +154,9 @@ func (s *Service) issue(ctx context.Context, userID string, kind domain.TokenKin
 // Logout revokes the token the caller authenticated with, ending the
 // streams it holds open.
 func (s *Service) Logout(ctx context.Context, p domain.Principal) error {
+	if p.TokenID == "" {
+		return errs.E(errs.Validation, "this session was signed in by the program hosting the workbench: sign out there")
+	}
 	err := s.tokens.DeleteToken(ctx, p.User.ID, p.TokenID)
 	// Forgotten whatever the store said: a failed delete may still have
 	// committed, and a needless forget only costs a read.

@@ -63,11 +63,23 @@ func (s *Service) closeUser(userID, reason string) {
 
 // Revalidate returns whom a token authenticates now and when it expires
 // (nil: never), by its id, without counting as a use: a stream holding the
-// token re-checks it with this. Returns unauthorized when the token is
+// token re-checks it with this. A principal the embedding host signed in
+// (no token id) is re-read by its account. Returns unauthorized when the token is
 // gone or expired or its user disabled, unavailable when the store cannot
 // answer.
-func (s *Service) Revalidate(ctx context.Context, tokenID string) (domain.Principal, *time.Time, error) {
-	t, u, err := s.tokens.FindTokenByID(ctx, tokenID)
+func (s *Service) Revalidate(ctx context.Context, p domain.Principal) (domain.Principal, *time.Time, error) {
+	if p.TokenID == "" && p.User.ID != "" {
+		// Signed in by the embedding host: the account is the credential.
+		u, err := s.users.FindUserByID(ctx, p.User.ID)
+		if errs.Is(err, errs.NotFound) || (err == nil && u.Disabled) {
+			return domain.Principal{}, nil, errBadToken
+		}
+		if err != nil {
+			return domain.Principal{}, nil, storeDown(err)
+		}
+		return domain.Principal{User: u}, nil, nil
+	}
+	t, u, err := s.tokens.FindTokenByID(ctx, p.TokenID)
 	if errs.Is(err, errs.NotFound) {
 		return domain.Principal{}, nil, errBadToken
 	}

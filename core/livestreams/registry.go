@@ -40,11 +40,13 @@ const (
 
 // Credentials re-reads a token's standing from the store.
 type Credentials interface {
-	// Revalidate returns whom tokenID authenticates now and when it
-	// expires (nil: never), without counting as a use of the token.
-	// Returns unauthorized when the token is gone or expired or its user
-	// disabled, unavailable when the store cannot answer.
-	Revalidate(ctx context.Context, tokenID string) (domain.Principal, *time.Time, error)
+	// Revalidate returns whom p's token authenticates now and when it
+	// expires (nil: never), without counting as a use of the token; for a
+	// principal the embedding host signed in (no token), whether its
+	// account still stands. Returns unauthorized when the token is gone or
+	// expired or its user disabled, unavailable when the store cannot
+	// answer.
+	Revalidate(ctx context.Context, p domain.Principal) (domain.Principal, *time.Time, error)
 }
 
 // Settings reads the per-user cap (an int setting of the registry).
@@ -113,7 +115,7 @@ func (r *Registry) Open(ctx context.Context, p domain.Principal, close func(reas
 	// read is announced after it and finds the stream registered; one that
 	// committed before it is seen here. Either way nothing slips between
 	// the caller's authentication and the registration.
-	cur, exp, err := r.creds.Revalidate(ctx, p.TokenID)
+	cur, exp, err := r.creds.Revalidate(ctx, p)
 	if err != nil {
 		st.Release()
 		return nil, err
@@ -198,7 +200,7 @@ func (r *Registry) Sweep(ctx context.Context) (int, error) {
 	closed := 0
 	var firstErr error
 	for tokenID := range due {
-		cur, exp, err := r.creds.Revalidate(ctx, tokenID)
+		cur, exp, err := r.creds.Revalidate(ctx, domain.Principal{TokenID: tokenID})
 		switch {
 		case errs.Is(err, errs.Unauthorized):
 			closed += r.closeTokenEverywhere(tokenID, ReasonTokenExpired)

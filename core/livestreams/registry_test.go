@@ -25,7 +25,8 @@ type fakeCreds struct {
 	reads  int
 }
 
-func (f *fakeCreds) Revalidate(_ context.Context, tokenID string) (domain.Principal, *time.Time, error) {
+func (f *fakeCreds) Revalidate(_ context.Context, p domain.Principal) (domain.Principal, *time.Time, error) {
+	tokenID := p.TokenID
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.reads++

@@ -62,6 +62,23 @@ var Registry = []TypeInfo{
 	},
 }
 
+// NativeAPI is the one API of a native provider type: the embedding
+// program's model is called in-process, through the model port.
+const NativeAPI = "native"
+
+// NativeType is the registry row of a provider type the embedding program
+// serves in Go (see Service.WithNativeTypes). Its providers take an
+// optional key and base URL, handed to the program's model as they are,
+// and none of the vendor-specific request features.
+func NativeType(name string) TypeInfo {
+	return TypeInfo{
+		Type:       name,
+		AuthModes:  []string{domain.AuthAPIKey},
+		APIs:       []API{{Name: NativeAPI, Unsupported: []string{FeatureStoredPrompts, FeatureReasoningItemIDs, FeatureReasoningSummary, FeatureVerbosity}}},
+		defaultAPI: func(string) string { return NativeAPI },
+	}
+}
+
 // DefaultType is the type of a provider that names none.
 const DefaultType = "openai"
 

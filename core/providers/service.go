@@ -37,12 +37,42 @@ type Service struct {
 	box   *secrets.Box
 	ids   ports.IDs
 	clock ports.Clock
-	gpt   *chatgpt // nil: no ChatGPT sign-in (see WithChatGPT)
+	gpt   *chatgpt   // nil: no ChatGPT sign-in (see WithChatGPT)
+	types []TypeInfo // Registry, then the embedding program's types
 }
 
 // New returns a Service sealing keys with box.
 func New(store ports.ConfigStore, box *secrets.Box, ids ports.IDs, clock ports.Clock) *Service {
-	return &Service{store: store, box: box, ids: ids, clock: clock}
+	return &Service{store: store, box: box, ids: ids, clock: clock, types: slices.Clone(Registry)}
+}
+
+// WithNativeTypes adds provider types whose model calls the embedding
+// program answers in Go (see NativeType). Returns an error for a name that
+// is empty or taken.
+func (s *Service) WithNativeTypes(names ...string) error {
+	for _, name := range names {
+		if name == "" || strings.TrimSpace(name) != name || len(name) > 64 {
+			return fmt.Errorf("provider type %q: use a short name without spaces around it", name)
+		}
+		if _, ok := s.LookupType(name); ok {
+			return fmt.Errorf("provider type %q is taken", name)
+		}
+		s.types = append(s.types, NativeType(name))
+	}
+	return nil
+}
+
+// Types returns every provider type this workbench knows, the built-in
+// ones first.
+func (s *Service) Types() []TypeInfo { return slices.Clone(s.types) }
+
+// LookupType returns this workbench's provider type of that name.
+func (s *Service) LookupType(t string) (TypeInfo, bool) {
+	i := slices.IndexFunc(s.types, func(ti TypeInfo) bool { return ti.Type == t })
+	if i < 0 {
+		return TypeInfo{}, false
+	}
+	return s.types[i], true
 }
 
 func keyPlace(providerID string) string { return secrets.Place("providers", "api_key", providerID) }
@@ -121,7 +151,7 @@ func (s *Service) checkUses(ctx context.Context, tx ports.ConfigTx, pr domain.Pr
 	if err != nil {
 		return err
 	}
-	ti, _ := LookupType(pr.Type)
+	ti, _ := s.LookupType(pr.Type)
 	for _, a := range users {
 		if a.ProviderID != pr.ID {
 			continue
@@ -152,9 +182,9 @@ func (s *Service) apply(pr *domain.Provider, in Input, storedKey string) error {
 	if typ == "" {
 		typ = DefaultType
 	}
-	ti, ok := LookupType(typ)
+	ti, ok := s.LookupType(typ)
 	if !ok {
-		f.Add("type", "must be one of %s", strings.Join(typeNames(), ", "))
+		f.Add("type", "must be one of %s", strings.Join(s.typeNames(), ", "))
 		return f.Err()
 	}
 	auth := in.AuthMode
@@ -210,9 +240,9 @@ func (s *Service) apply(pr *domain.Provider, in Input, storedKey string) error {
 	return nil
 }
 
-func typeNames() []string {
-	out := make([]string, len(Registry))
-	for i, t := range Registry {
+func (s *Service) typeNames() []string {
+	out := make([]string, len(s.types))
+	for i, t := range s.types {
 		out[i] = t.Type
 	}
 	return out

@@ -132,6 +132,8 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 	for _, name := range a.Tools {
 		if spec, ok := tools.Lookup(name); ok {
 			b.specs = append(b.specs, spec)
+		} else if n, ok := s.d.Natives.Lookup(name); ok {
+			b.specs = append(b.specs, n.Spec)
 		}
 	}
 	if err := s.mcpTools(ctx, b); err != nil {

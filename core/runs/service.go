@@ -23,6 +23,7 @@ import (
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -52,10 +53,13 @@ type Deps struct {
 	Skills Skills
 	// Attachments serves the images messages carry; nil refuses them.
 	Attachments *attachments.Service
-	LLM         ports.LLM
-	IDs         ports.IDs
-	Clock       ports.Clock
-	Log         *slog.Logger
+	// Natives are the embedding program's Go tools, offered to the agents
+	// that select them.
+	Natives tools.Natives
+	LLM     ports.LLM
+	IDs     ports.IDs
+	Clock   ports.Clock
+	Log     *slog.Logger
 	// Observer hears of every run's end and trace span (metrics, trace
 	// export); nil: nobody.
 	Observer ports.RunObserver

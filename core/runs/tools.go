@@ -135,6 +135,8 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 		r = s.authoringTool(ctx, rc, call)
 	case call.Name == tools.ReadSkill.Name:
 		r = readSkill(rc, call)
+	case s.d.Natives[call.Name].Run != nil:
+		r = s.callNative(ctx, rc, call)
 	case rc.agent.mcp[call.Name].Name != "":
 		t := rc.agent.mcp[call.Name]
 		sp.meta("mcp_server", t.Server)
@@ -184,5 +186,26 @@ func todoWrite(call domain.Item) toolResult {
 	r.output = fmt.Sprintf("Checklist saved: %d of %d done.", done, len(args.Todos))
 	r.display = &domain.Display{Kind: "todo", Title: "Checklist", Summary: fmt.Sprintf("%d/%d done", done, len(args.Todos)),
 		Renderer: "todo", Extra: map[string]string{"todos": string(list)}}
+	return r
+}
+
+// callNative answers a call of one of the embedding program's Go tools. A
+// panic in the program's function fails the call, not the process.
+func (s *Service) callNative(ctx context.Context, rc *runCtx, call domain.Item) (r toolResult) {
+	r = toolResult{callID: call.CallID, name: call.Name}
+	run := rc.lr.run
+	defer func() {
+		if p := recover(); p != nil {
+			s.d.Log.Error("a Go tool panicked", "tool", call.Name, "panic", p)
+			r.isError, r.output = true, fmt.Sprintf("Error: the tool %s failed: %v", call.Name, p)
+		}
+	}()
+	out, err := s.d.Natives[call.Name].Run(ctx, tools.Call{CallID: call.CallID, Arguments: call.Arguments,
+		RunID: run.ID, SessionID: run.SessionID, AgentID: rc.agent.agent.ID, UserID: run.OwnerID})
+	if err != nil {
+		r.isError, r.output = true, "Error: "+err.Error()
+		return r
+	}
+	r.output = out
 	return r
 }

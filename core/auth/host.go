@@ -1,0 +1,83 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+// HostIdentity is who the program embedding the workbench says a request
+// comes from, after its own sign-in.
+type HostIdentity struct {
+	// Username names the account; the first request of a new one creates
+	// it (a member, or an admin when Admin is set).
+	Username string
+	// Admin makes a new account an admin. An existing account keeps the
+	// role it has: roles are then managed in the workbench.
+	Admin bool
+}
+
+// HostPrincipal returns the principal of a request the embedding program
+// signed in: the account of that username, created on first sight with a
+// password nobody knows (so it signs in only through the host). A principal
+// of the host carries no token id. Returns unauthorized for a disabled
+// account, validation for an unusable username.
+func (s *Service) HostPrincipal(ctx context.Context, id HostIdentity) (domain.Principal, error) {
+	name := domain.NormalizeUsername(id.Username)
+	u, err := s.users.FindUserByUsername(ctx, name)
+	if errs.Is(err, errs.NotFound) {
+		u, err = s.createHostUser(ctx, name, id.Admin)
+		if errs.Is(err, errs.Conflict) { // two first requests at once
+			u, err = s.users.FindUserByUsername(ctx, name)
+		}
+	}
+	if err != nil {
+		return domain.Principal{}, err
+	}
+	if u.Disabled {
+		return domain.Principal{}, errs.E(errs.Unauthorized, "this account is disabled")
+	}
+	return domain.Principal{User: u}, nil
+}
+
+func (s *Service) createHostUser(ctx context.Context, name string, admin bool) (domain.User, error) {
+	if err := domain.ValidateUsername(name); err != nil {
+		return domain.User{}, err
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return domain.User{}, errs.Wrap(errs.Internal, err, "draw a password")
+	}
+	hash, err := HashPassword(base64.RawURLEncoding.EncodeToString(secret), s.params)
+	if err != nil {
+		return domain.User{}, err
+	}
+	role := domain.RoleMember
+	if admin {
+		role = domain.RoleAdmin
+	}
+	now := s.clock.Now()
+	u := domain.User{ID: s.ids.NewID(), Username: name, Role: role, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
+	if err := s.users.CreateUser(ctx, u); err != nil {
+		return domain.User{}, err
+	}
+	s.log.Info("created an account for the host's user", "username", name, "role", role)
+	return u, nil
+}
+
+type hostKey struct{}
+
+// WithHostPrincipal marks a request's context as signed in by the host, so
+// the HTTP API and the sockets take p without a bearer token.
+func WithHostPrincipal(ctx context.Context, p domain.Principal) context.Context {
+	return context.WithValue(ctx, hostKey{}, p)
+}
+
+// HostPrincipalFrom returns the principal the host signed a request in as.
+func HostPrincipalFrom(ctx context.Context) (domain.Principal, bool) {
+	p, ok := ctx.Value(hostKey{}).(domain.Principal)
+	return p, ok
+}
