@@ -13,9 +13,12 @@ import (
 )
 
 // The layering rule of DESIGN.md, enforced: core/errs → core/domain → ports
-// → core/<module> → adapters/* → cmd. Core never reaches an HTTP framework,
-// database/sql or a vendor SDK, even indirectly; one adapter never imports
-// another; migrations and frontend are leaves.
+// → core/<module> → adapters/* → workbench → cmd and examples. Core never
+// reaches an HTTP framework, database/sql or a vendor SDK, even indirectly;
+// one adapter never imports another; migrations and frontend are leaves.
+// The commands and the examples use the public package alone (workbench and
+// its subpackages), so the server is an embedder like any other; the other
+// commands are test peers serving an adapter's double.
 
 const module = "github.com/agents-server/agents-server"
 
@@ -85,7 +88,17 @@ func layer(path string) string {
 		return "core"
 	case strings.HasPrefix(rel, "adapters/"):
 		return "adapters"
+	case rel == "workbench" || strings.HasPrefix(rel, "workbench/"):
+		return "workbench"
+	case rel == "cmd/agents-server":
+		return "embedder"
+	case strings.HasPrefix(rel, "examples/"):
+		// An example embeds the workbench, and speaks its services'
+		// vocabulary (core's types) as any program would.
+		return "example"
 	case strings.HasPrefix(rel, "cmd/"):
+		// The other commands are test peers (the e2b and ChatGPT doubles)
+		// that serve an adapter's double.
 		return "cmd"
 	case rel == "migrations", rel == "frontend", rel == "internal/testenv":
 		// Self-contained packages the layers may use (testenv: how a test
@@ -97,13 +110,16 @@ func layer(path string) string {
 
 // allowed lists, per layer, the project layers it may import.
 var allowed = map[string][]string{
-	"errs":     {},
-	"domain":   {"errs"},
-	"ports":    {"errs", "domain", "ports"},
-	"core":     {"errs", "domain", "ports", "core"},
-	"adapters": {"errs", "domain", "ports", "core", "adapters", "leaf"},
-	"cmd":      {"errs", "domain", "ports", "core", "adapters", "leaf", "cmd"},
-	"leaf":     {},
+	"errs":      {},
+	"domain":    {"errs"},
+	"ports":     {"errs", "domain", "ports"},
+	"core":      {"errs", "domain", "ports", "core"},
+	"adapters":  {"errs", "domain", "ports", "core", "adapters", "leaf"},
+	"workbench": {"errs", "domain", "ports", "core", "adapters", "leaf", "workbench"},
+	"embedder":  {"workbench"},
+	"example":   {"errs", "domain", "ports", "core", "workbench"},
+	"cmd":       {"errs", "domain", "ports", "core", "adapters", "leaf", "workbench", "cmd"},
+	"leaf":      {},
 }
 
 // Core and ports may reach, directly or not, only the standard library
@@ -260,5 +276,23 @@ func TestWireWordsLiveAtTheEdge(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestTheServerIsAnEmbedder: the agents-server command may import the
+// public package and nothing else of the module, so it composes nothing by
+// hand that an embedding program could not.
+func TestTheServerIsAnEmbedder(t *testing.T) {
+	from := layer(module + "/cmd/agents-server")
+	if got := allowed[from]; !slices.Equal(got, []string{"workbench"}) {
+		t.Fatalf("cmd/agents-server (%s) may import %v; want the workbench package alone", from, got)
+	}
+	for _, p := range []string{"/workbench", "/workbench/scriptedmodel"} {
+		if layer(module+p) != "workbench" {
+			t.Errorf("%s is not in the workbench layer", p)
+		}
+	}
+	if layer(module+"/adapters/httpapi") == "workbench" {
+		t.Error("an adapter counts as the public package")
 	}
 }

@@ -72,7 +72,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	w.create("ann", "/api/v1/memories", map[string]any{"key": "diary", "content": "Prefers short answers.", "agent_config_id": w.agent})
 
 	var lines []string
-	for _, r := range h.app.api.Routes() {
+	for _, r := range h.app.wb.Internals().API.Routes() {
 		path := openAPIPath(r.Path)
 		cells := []string{}
 		for _, who := range callers {

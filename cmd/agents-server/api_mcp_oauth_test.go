@@ -193,7 +193,7 @@ func (h *harness) connectOAuth(token, id string) string {
 // a secret key, so it is the plain JSON).
 func (h *harness) storedGrant(id string) domain.MCPGrant {
 	h.t.Helper()
-	row, err := h.app.db.FindMCPServer(context.Background(), id)
+	row, err := h.app.wb.Internals().DB.FindMCPServer(context.Background(), id)
 	if err != nil {
 		h.t.Fatal(err)
 	}

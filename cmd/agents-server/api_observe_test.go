@@ -59,7 +59,7 @@ func TestMetricsCountWhatRunsDid(t *testing.T) {
 		t.Errorf("events: %q", l)
 	}
 	// The separate listener serves the same registry without a token.
-	resp, err := http.Get("http://" + h.app.watch.ln.Addr().String() + "/metrics")
+	resp, err := http.Get("http://" + h.app.wb.Internals().MetricsAddr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -360,12 +360,12 @@ func TestDrainRefusesNewWorkWhileInFlightRequestsFinish(t *testing.T) {
 		heldDone <- reply{Status: resp.StatusCode, Header: resp.Header, Body: b}
 	}()
 	io.WriteString(pw, `{"value":`)
-	waitFor(t, func() bool { return h.app.api.InFlight() > 0 })
+	waitFor(t, func() bool { return h.app.wb.Internals().API.InFlight() > 0 })
 
 	drained := make(chan error, 1)
 	h.stopped = true // this test stops the server itself
 	go func() { drained <- h.app.shutdown() }()
-	waitFor(t, h.app.api.Draining)
+	waitFor(t, h.app.wb.Internals().API.Draining)
 
 	r := h.call("PUT", "/api/v1/settings/system_prompt", h.admin, map[string]string{"value": "late"})
 	r.wantErr(t, 503, "unavailable")
@@ -417,7 +417,7 @@ func waitForUpTo(t *testing.T, limit time.Duration, cond func() bool) {
 func TestStoreOutageIsUnavailableAndLeaksNoDetail(t *testing.T) {
 	t.Parallel()
 	h := startServer(t, testConfig(t))
-	h.app.db.Close()
+	h.app.wb.Internals().DB.Close()
 	r := h.call("GET", "/api/v1/settings", h.admin, nil)
 	r.wantErr(t, 503, "unavailable")
 	if bytes.Contains(r.Body, []byte("sql")) || bytes.Contains(r.Body, []byte("closed")) {

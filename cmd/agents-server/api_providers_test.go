@@ -106,7 +106,7 @@ func TestProviderKeyMaskRules(t *testing.T) {
 	ctx := context.Background()
 	p := h.createProvider(h.admin, map[string]any{"name": "p", "api_key": "sk-original"})
 	key := func() string {
-		k, err := h.app.providers.APIKey(ctx, p.ID)
+		k, err := h.app.wb.Providers().APIKey(ctx, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -170,13 +170,13 @@ func TestNoPlaintextKeyInResponsesLogsOrDatabase(t *testing.T) {
 			t.Fatalf("a response carries the key: %s", r.Body)
 		}
 	}
-	if k, _ := h.app.providers.APIKey(context.Background(), p.ID); k != plant {
+	if k, _ := h.app.wb.Providers().APIKey(context.Background(), p.ID); k != plant {
 		t.Fatalf("the key did not survive: %q", k)
 	}
 	if strings.Contains(h.logs.String(), plant) {
 		t.Fatal("the log carries the key")
 	}
-	if hits := filesContain(t, filepath.Dir(h.app.db.Path()), plant); len(hits) > 0 {
+	if hits := filesContain(t, filepath.Dir(h.app.wb.Internals().DB.Path()), plant); len(hits) > 0 {
 		t.Fatalf("plaintext key in %v", hits)
 	}
 	h.stop()

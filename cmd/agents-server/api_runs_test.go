@@ -492,12 +492,12 @@ func TestARestartEndsRunsLeftRunningWithAVisibleNote(t *testing.T) {
 	// A run the process was executing when it died.
 	orphan := domain.Run{ID: "01a00000-0000-7000-8000-00000000dead", SessionID: s.ID, OwnerID: me.ID, Status: domain.RunRunning,
 		Input: "hello", CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	if err := h.app.db.CreateRun(context.Background(), orphan); err != nil {
+	if err := h.app.wb.Internals().DB.CreateRun(context.Background(), orphan); err != nil {
 		t.Fatal(err)
 	}
 	h.stop()
 	h2 := startServer(t, cfg)
-	run, err := h2.app.db.FindRun(context.Background(), orphan.ID)
+	run, err := h2.app.wb.Internals().DB.FindRun(context.Background(), orphan.ID)
 	if err != nil || run.Status != domain.RunError || run.ErrorCode != domain.CodeServerRestarted || run.EndedAt == nil {
 		t.Fatalf("after restart: %+v %v", run, err)
 	}

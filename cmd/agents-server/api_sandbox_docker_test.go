@@ -397,11 +397,11 @@ func TestInstanceStopsWaitForWorkAndIdleOnesStopOnDocker(t *testing.T) {
 		t.Fatalf("start = %+v", started)
 	}
 	ctx := context.Background()
-	if n, err := h.app.sandboxes.SweepIdle(ctx); err != nil || n != 0 {
+	if n, err := h.app.wb.Sandboxes().SweepIdle(ctx); err != nil || n != 0 {
 		t.Fatalf("a fresh instance was swept: %d %v", n, err)
 	}
 	clock.Add(31 * time.Minute)
-	if n, err := h.app.sandboxes.SweepIdle(ctx); err != nil || n != 1 {
+	if n, err := h.app.wb.Sandboxes().SweepIdle(ctx); err != nil || n != 1 {
 		t.Fatalf("idle sweep stopped %d: %v", n, err)
 	}
 	if state() != "stopped" {

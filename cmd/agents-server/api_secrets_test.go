@@ -15,6 +15,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/workbench"
 )
 
 func newKey(t *testing.T) string {
@@ -82,7 +83,7 @@ func TestSecretSettingsAreMaskedAndSealedAtRest(t *testing.T) {
 	// The mask sent back keeps the stored value.
 	put(secrets.Mask)
 	ctx := context.Background()
-	if v, _ := h.app.settings.String(ctx, settings.KeyProxyURL); v != proxy {
+	if v, _ := h.app.wb.Settings().String(ctx, settings.KeyProxyURL); v != proxy {
 		t.Fatalf("after a masked write the backend reads %q", v)
 	}
 
@@ -97,12 +98,12 @@ func TestSecretSettingsAreMaskedAndSealedAtRest(t *testing.T) {
 
 	// The same key opens it again after a restart.
 	h2 := startServer(t, cfg)
-	if v, _ := h2.app.settings.String(ctx, settings.KeyProxyURL); v != proxy {
+	if v, _ := h2.app.wb.Settings().String(ctx, settings.KeyProxyURL); v != proxy {
 		t.Fatalf("after restart the backend reads %q", v)
 	}
 	// Clearing removes it.
 	h2.call("PUT", "/api/v1/settings/proxy_url", h2.admin, map[string]string{"value": ""}).want(t, 200)
-	if v, _ := h2.app.settings.String(ctx, settings.KeyProxyURL); v != "" {
+	if v, _ := h2.app.wb.Settings().String(ctx, settings.KeyProxyURL); v != "" {
 		t.Fatalf("cleared secret reads %q", v)
 	}
 }
@@ -121,14 +122,14 @@ func TestAWrongOrMissingKeyRefusesToStart(t *testing.T) {
 	if err == nil {
 		t.Fatal("started with the wrong key")
 	}
-	msg := describe(err)
+	msg := workbench.Describe(err)
 	if !strings.Contains(msg, keyID(t, cfg.SecretKey)) || !strings.Contains(msg, keyID(t, wrong.SecretKey)) {
 		t.Fatalf("refusal does not name both key ids: %s", msg)
 	}
 	missing := cfg
 	missing.SecretKey = ""
 	_, err = newApp(context.Background(), missing, quiet)
-	if err == nil || !strings.Contains(describe(err), keyID(t, cfg.SecretKey)) {
+	if err == nil || !strings.Contains(workbench.Describe(err), keyID(t, cfg.SecretKey)) {
 		t.Fatalf("started without the key, or the refusal names no key id: %v", err)
 	}
 	malformed := cfg
@@ -152,7 +153,7 @@ func TestWithoutAKeySecretsArePlaintextAndStillMasked(t *testing.T) {
 	h.stop()
 	cfg.SecretKey = newKey(t)
 	h2 := startServer(t, cfg)
-	if v, _ := h2.app.settings.String(context.Background(), settings.KeyProxyURL); v != "http://u:p@proxy:1" {
+	if v, _ := h2.app.wb.Settings().String(context.Background(), settings.KeyProxyURL); v != "http://u:p@proxy:1" {
 		t.Fatalf("pre-key row reads %q", v)
 	}
 }

@@ -153,7 +153,7 @@ func TestDeletingAUserStopsTheirRunsFirst(t *testing.T) {
 	id := me.ID
 
 	h.call("DELETE", "/api/v1/auth/users/"+id, h.admin, nil).want(t, 204)
-	if live := h.app.runs.Hub().LiveRuns(id); len(live) != 0 {
+	if live := h.app.wb.Runs().Hub().LiveRuns(id); len(live) != 0 {
 		t.Fatalf("runs still live after the account was deleted: %v", live)
 	}
 	if got := len(modelCalls(model)); got != 1 {

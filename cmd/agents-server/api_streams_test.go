@@ -240,12 +240,12 @@ func TestAnExpiredPersonalTokenLosesItsStreams(t *testing.T) {
 	patSSE, patBus := h.followed(pat.Token, run), h.listening(pat.Token, run)
 	sessSSE, sessBus := h.followed(session, run), h.listening(session, run)
 
-	if n, err := h.app.streams.Sweep(context.Background()); n != 0 || err != nil {
+	if n, err := h.app.wb.Internals().Streams.Sweep(context.Background()); n != 0 || err != nil {
 		t.Fatalf("a sweep before the expiry closed %d: %v", n, err)
 	}
 	clock.Add(25 * time.Hour)
 	// The server's own sweep runs on a ticker; the test runs one now.
-	if _, err := h.app.streams.Sweep(context.Background()); err != nil {
+	if _, err := h.app.wb.Internals().Streams.Sweep(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	wantCut(t, patSSE, "token expired")

@@ -104,7 +104,7 @@ func (s taskSetup) notifications() []httpapi.EntryView {
 
 // idle waits until no run holds the session.
 func (s taskSetup) idle() {
-	waitFor(s.h.t, func() bool { _, busy := s.h.app.runs.Hub().Busy(s.session); return !busy })
+	waitFor(s.h.t, func() bool { _, busy := s.h.app.wb.Runs().Hub().Busy(s.session); return !busy })
 }
 
 // woken waits until the session has had n wake-ups, each answered, and
@@ -464,7 +464,7 @@ func TestATaskCannotSpawnAndDeletingTheParentStopsItsTasks(t *testing.T) {
 		t.Fatalf("tasks = %+v", got)
 	}
 	h.call("DELETE", "/api/v1/sessions/"+s.session, tok, nil).want(t, 204)
-	if _, busy := h.app.runs.Hub().Busy(task.ChildSessionID); busy {
+	if _, busy := h.app.wb.Runs().Hub().Busy(task.ChildSessionID); busy {
 		t.Fatal("the task's run outlived its conversation")
 	}
 	h.call("GET", "/api/v1/tasks/"+task.TaskID, tok, nil).want(t, 404)

@@ -198,7 +198,7 @@ func TestOldTracesArePrunedByTheRetentionLoop(t *testing.T) {
 	for i, age := range []time.Duration{40 * 24 * time.Hour, time.Hour} {
 		sp := domain.Span{ID: fmt.Sprintf("span-%d", i), SessionID: s.ID, RunID: "r", Kind: domain.SpanAgent,
 			StartedAt: now.Add(-age), EndedAt: now.Add(-age), Data: json.RawMessage(`{"x":1}`)}
-		if err := h.app.db.SaveSpan(context.Background(), sp); err != nil {
+		if err := h.app.wb.Internals().DB.SaveSpan(context.Background(), sp); err != nil {
 			t.Fatal(err)
 		}
 	}

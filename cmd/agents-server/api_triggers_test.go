@@ -101,7 +101,7 @@ func (s trSetup) answered(n int) []string {
 	s.h.t.Helper()
 	var lines []string
 	waitFor(s.h.t, func() bool {
-		if _, busy := s.h.app.runs.Hub().Busy(s.session); busy {
+		if _, busy := s.h.app.wb.Runs().Hub().Busy(s.session); busy {
 			return false
 		}
 		lines = s.transcript()

@@ -148,7 +148,7 @@ func (s wfSetup) woken(t *testing.T) {
 	t.Helper()
 	waitFor(t, func() bool {
 		notified := slices.ContainsFunc(s.requestsTo("chat"), func(r string) bool { return strings.Contains(r, "[task-notification]") })
-		_, busy := s.h.app.runs.Hub().Busy(s.session)
+		_, busy := s.h.app.wb.Runs().Hub().Busy(s.session)
 		return notified && !busy
 	})
 }

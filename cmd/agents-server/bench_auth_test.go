@@ -35,10 +35,10 @@ func BenchmarkAuthenticate(b *testing.B) {
 		name string
 		ttl  time.Duration
 	}{{"store", 0}, {"cached", auth.DefaultTokenCacheTTL}} {
-		a.auth.SetTokenCache(mode.ttl, auth.DefaultTokenCacheSize)
+		a.wb.Auth().SetTokenCache(mode.ttl, auth.DefaultTokenCacheSize)
 		b.Run("call/"+mode.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := a.auth.Authenticate(ctx, a.token); err != nil {
+				if _, err := a.wb.Auth().Authenticate(ctx, a.wb.AdminToken()); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -46,7 +46,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 		b.Run("parallel/"+mode.name, func(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					if _, err := a.auth.Authenticate(ctx, a.token); err != nil {
+					if _, err := a.wb.Auth().Authenticate(ctx, a.wb.AdminToken()); err != nil {
 						b.Error(err)
 						return
 					}
@@ -55,7 +55,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 		})
 		b.Run("request/"+mode.name, func(b *testing.B) {
 			req, _ := http.NewRequest("GET", a.URL()+"/api/v1/auth/me", nil)
-			req.Header.Set("Authorization", "Bearer "+a.token)
+			req.Header.Set("Authorization", "Bearer "+a.wb.AdminToken())
 			for b.Loop() {
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {

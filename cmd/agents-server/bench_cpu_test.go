@@ -59,7 +59,7 @@ func runBenchChild() int {
 		}
 	}
 	go a.serve()
-	fmt.Printf("%s %s\n", a.URL(), a.token)
+	fmt.Printf("%s %s\n", a.URL(), a.wb.AdminToken())
 	signal.Ignore(syscall.SIGINT)
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	a.shutdown()

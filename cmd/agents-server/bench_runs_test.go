@@ -61,7 +61,7 @@ func BenchmarkStreamOverhead(b *testing.B) {
 	defer a.shutdown()
 	call := func(method, path, body string) map[string]any {
 		req, _ := http.NewRequest(method, a.URL()+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+a.token)
+		req.Header.Set("Authorization", "Bearer "+a.wb.AdminToken())
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			b.Fatal(err)
@@ -79,7 +79,7 @@ func BenchmarkStreamOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer ws.Close()
-		ws.WriteJSON(map[string]string{"type": "auth", "token": a.token})
+		ws.WriteJSON(map[string]string{"type": "auth", "token": a.wb.AdminToken()})
 		ws.ReadMessage()
 		start := time.Now()
 		for b.Loop() {

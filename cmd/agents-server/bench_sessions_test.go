@@ -35,7 +35,7 @@ func BenchmarkSessions(b *testing.B) {
 
 	create := func(name string) string {
 		req, _ := http.NewRequest("POST", a.URL()+"/api/v1/sessions", strings.NewReader(`{"name":"`+name+`"}`))
-		req.Header.Set("Authorization", "Bearer "+a.token)
+		req.Header.Set("Authorization", "Bearer "+a.wb.AdminToken())
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			b.Fatal(err)
@@ -53,7 +53,7 @@ func BenchmarkSessions(b *testing.B) {
 
 	get := func(b *testing.B, path string) {
 		req, _ := http.NewRequest("GET", a.URL()+path, nil)
-		req.Header.Set("Authorization", "Bearer "+a.token)
+		req.Header.Set("Authorization", "Bearer "+a.wb.AdminToken())
 		for b.Loop() {
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
@@ -75,7 +75,7 @@ func BenchmarkSessions(b *testing.B) {
 		b.Run("compactionCheck/"+s.name, func(b *testing.B) {
 			ctx := context.Background()
 			for b.Loop() {
-				if _, err := a.sessions.CompactionDue(ctx, s.id, domain.DefaultCompactionThreshold); err != nil {
+				if _, err := a.wb.Sessions().CompactionDue(ctx, s.id, domain.DefaultCompactionThreshold); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -83,7 +83,7 @@ func BenchmarkSessions(b *testing.B) {
 		b.Run("planFold/"+s.name, func(b *testing.B) {
 			ctx := context.Background()
 			for b.Loop() {
-				if f, err := a.sessions.PlanFold(ctx, s.id, 99_990); err != nil || len(f.Entries) == 0 {
+				if f, err := a.wb.Sessions().PlanFold(ctx, s.id, 99_990); err != nil || len(f.Entries) == 0 {
 					b.Fatal(f.Empty(), err)
 				}
 			}
@@ -92,7 +92,7 @@ func BenchmarkSessions(b *testing.B) {
 			ctx := context.Background()
 			for b.Loop() {
 				turn := syntheticTurn(len(s.name), 3, 2340)
-				if _, err := a.sessions.Append(ctx, s.id, turn); err != nil {
+				if _, err := a.wb.Sessions().Append(ctx, s.id, turn); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -110,7 +110,7 @@ func seed(b *testing.B, a *app, sessionID string, n, size int) int64 {
 		for _, e := range batch {
 			total += int64(len(e.Item))
 		}
-		if _, err := a.sessions.Append(ctx, sessionID, batch); err != nil {
+		if _, err := a.wb.Sessions().Append(ctx, sessionID, batch); err != nil {
 			b.Fatal(err)
 		}
 	}

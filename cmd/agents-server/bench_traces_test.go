@@ -29,9 +29,9 @@ func BenchmarkTraceSummary(b *testing.B) {
 	}
 	go a.serve()
 	defer a.shutdown()
-	me, _ := a.db.FindBootstrapUser(context.Background())
+	me, _ := a.wb.Internals().DB.FindBootstrapUser(context.Background())
 	for _, size := range []int{1 << 10, 1 << 20} {
-		sess, err := a.sessions.Create(context.Background(), domain.Principal{User: me}, fmt.Sprint("size ", size), "")
+		sess, err := a.wb.Sessions().Create(context.Background(), domain.Principal{User: me}, fmt.Sprint("size ", size), "")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -40,13 +40,13 @@ func BenchmarkTraceSummary(b *testing.B) {
 			now := time.Now()
 			sp := domain.Span{ID: fmt.Sprintf("%d-%03d", size, i), SessionID: sess.ID, RunID: "run", Kind: domain.SpanGeneration,
 				Name: "gpt", StartedAt: now, EndedAt: now, Meta: map[string]any{"model": "gpt"}, Data: payload}
-			if err := a.db.SaveSpan(context.Background(), sp); err != nil {
+			if err := a.wb.Internals().DB.SaveSpan(context.Background(), sp); err != nil {
 				b.Fatal(err)
 			}
 		}
 		b.Run(fmt.Sprintf("payload-%dKB", size>>10), func(b *testing.B) {
 			req, _ := http.NewRequest("GET", a.URL()+"/api/v1/sessions/"+sess.ID+"/traces?summary=true", nil)
-			req.Header.Set("Authorization", "Bearer "+a.token)
+			req.Header.Set("Authorization", "Bearer "+a.wb.AdminToken())
 			for b.Loop() {
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil || resp.StatusCode != 200 {

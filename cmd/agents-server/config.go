@@ -3,8 +3,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/agents-server/agents-server/adapters/chatgpt"
-	"github.com/agents-server/agents-server/adapters/llm/openai"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,10 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agents-server/agents-server/adapters/httpapi"
-	"github.com/agents-server/agents-server/core/auth"
-	"github.com/agents-server/agents-server/core/hub"
-	"github.com/agents-server/agents-server/ports"
+	"github.com/agents-server/agents-server/workbench"
 )
 
 // config is everything a start needs; flags override their env equivalents.
@@ -43,13 +38,13 @@ type config struct {
 	OTLPEndpoint string
 
 	// Not flags: tuned by tests.
-	HTTP  httpapi.Config
-	Hub   hub.Options
-	Clock ports.Clock // nil: the system clock
+	HTTP  workbench.HTTPConfig
+	Hub   workbench.HubOptions
+	Clock workbench.Clock // nil: the system clock
 	// TriggerEvery is how often the scheduler looks for due cron ticks
 	// (0: every second).
 	TriggerEvery   time.Duration
-	PasswordParams auth.PasswordParams
+	PasswordParams workbench.PasswordParams
 	DrainTimeout   time.Duration
 	// E2BHTTP makes the e2b backend's calls (nil: the default transport,
 	// which honours HTTPS_PROXY and the system's roots).
@@ -70,11 +65,9 @@ func envOr(name, def string) string {
 // parseConfig reads flags and environment. Returns an error for bad flags.
 func parseConfig(args []string, stderr io.Writer) (config, error) {
 	cfg := config{
-		HTTP:           httpapi.DefaultConfig(),
-		PasswordParams: auth.DefaultPasswordParams,
-		DrainTimeout:   5 * time.Second,
-		SecretKey:      os.Getenv("AGENTS_SECRET_KEY"),
-		Token:          os.Getenv("AGENTS_TOKEN"),
+		DrainTimeout: 5 * time.Second,
+		SecretKey:    os.Getenv("AGENTS_SECRET_KEY"),
+		Token:        os.Getenv("AGENTS_TOKEN"),
 	}
 	fs := flag.NewFlagSet("agents-server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -86,13 +79,13 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		"file holding the 32-byte key (base64 or hex) that seals credentials at rest; or set AGENTS_SECRET_KEY")
 	fs.StringVar(&cfg.LogLevel, "log-level", envOr("AGENTS_LOG_LEVEL", "info"), "debug, info, warn or error (env AGENTS_LOG_LEVEL)")
 	fs.StringVar(&cfg.LogFormat, "log-format", envOr("AGENTS_LOG_FORMAT", "text"), "text or json (env AGENTS_LOG_FORMAT)")
-	fs.StringVar(&cfg.ChatGPTAuthURL, "chatgpt-auth-url", envOr("AGENTS_CHATGPT_AUTH_URL", chatgpt.DefaultIssuer),
+	fs.StringVar(&cfg.ChatGPTAuthURL, "chatgpt-auth-url", envOr("AGENTS_CHATGPT_AUTH_URL", workbench.DefaultChatGPTAuthURL),
 		"the auth server ChatGPT sign-ins use (env AGENTS_CHATGPT_AUTH_URL)")
 	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", envOr("AGENTS_METRICS_ADDR", ""),
 		"also serve /metrics here, without a token, e.g. 127.0.0.1:9090 (env AGENTS_METRICS_ADDR; admins always reach /metrics on --addr)")
 	fs.StringVar(&cfg.OTLPEndpoint, "otlp-endpoint", envOr("AGENTS_OTLP_ENDPOINT", ""),
 		"export runs as OpenTelemetry traces to this OTLP/HTTP URL, e.g. http://127.0.0.1:4318/v1/traces (env AGENTS_OTLP_ENDPOINT; off when empty)")
-	fs.StringVar(&cfg.ChatGPTBackendURL, "chatgpt-backend-url", envOr("AGENTS_CHATGPT_BACKEND_URL", openai.DefaultCodexURL),
+	fs.StringVar(&cfg.ChatGPTBackendURL, "chatgpt-backend-url", envOr("AGENTS_CHATGPT_BACKEND_URL", workbench.DefaultChatGPTBackendURL),
 		"the Codex backend chatgpt_login providers call (env AGENTS_CHATGPT_BACKEND_URL)")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: agents-server [flags]\n       agents-server version | openapi | scripted-model [--addr …] [--scripts file.json]\n\nFlags:\n")

@@ -35,7 +35,7 @@ func FuzzWSFrames(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Cleanup(func() { conn.Close() })
-	if err := conn.WriteJSON(map[string]any{"type": "auth", "payload": map[string]any{}, "token": a.token}); err != nil {
+	if err := conn.WriteJSON(map[string]any{"type": "auth", "payload": map[string]any{}, "token": a.wb.AdminToken()}); err != nil {
 		f.Fatal(err)
 	}
 	if _, frame, err := conn.ReadMessage(); err != nil || !strings.Contains(string(frame), "auth.ok") {

@@ -71,7 +71,7 @@ func startServer(t *testing.T, cfg config) *harness {
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	h := &harness{t: t, app: a, cfg: cfg, base: a.URL(), admin: a.token, served: make(chan error, 1), logs: logs}
+	h := &harness{t: t, app: a, cfg: cfg, base: a.URL(), admin: a.wb.AdminToken(), served: make(chan error, 1), logs: logs}
 	go func() { h.served <- a.serve() }()
 	t.Cleanup(h.stop)
 	h.doc, h.router = h.loadRouter()

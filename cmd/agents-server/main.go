@@ -13,8 +13,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"github.com/agents-server/agents-server/adapters/httpapi"
-	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/workbench"
 )
 
 // buildVersion is set at link time (-ldflags "-X main.buildVersion=v1.2.3").
@@ -54,7 +53,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		case "scripted-model":
 			return runScriptedModel(args[1:], stdout, stderr)
 		case "openapi":
-			doc, err := httpapi.Document()
+			doc, err := workbench.OpenAPI()
 			if err != nil {
 				fmt.Fprintln(stderr, "agents-server:", err)
 				return 1
@@ -85,7 +84,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 	a, err := newApp(context.Background(), cfg, log)
 	if err != nil {
-		fmt.Fprintln(stderr, "agents-server: cannot start:", describe(err))
+		fmt.Fprintln(stderr, "agents-server: cannot start:", workbench.Describe(err))
 		return 1
 	}
 	served := make(chan error, 1)
@@ -112,17 +111,4 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	log.Info("stopped")
 	return 0
-}
-
-// describe renders a start-up failure for a person: the message and, for
-// an operator reading their own terminal, the cause.
-func describe(err error) string {
-	var e *errs.Error
-	if errors.As(err, &e) {
-		if e.Err != nil {
-			return e.Message + ": " + e.Err.Error()
-		}
-		return e.Message
-	}
-	return err.Error()
 }

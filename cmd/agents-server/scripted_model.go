@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agents-server/agents-server/adapters/llm/scripted"
+	scripted "github.com/agents-server/agents-server/workbench/scriptedmodel"
 )
 
 // runScriptedModel serves the scripted model standalone, so a person can try

@@ -1,0 +1,120 @@
+package workbench
+
+import (
+	"database/sql"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/agents-server/agents-server/adapters/chatgpt"
+	"github.com/agents-server/agents-server/adapters/httpapi"
+	"github.com/agents-server/agents-server/adapters/llm/openai"
+	"github.com/agents-server/agents-server/core/auth"
+	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// Options is everything Open needs. Only a place for the data is required:
+// DataDir, or DB.
+type Options struct {
+	// DataDir holds the SQLite database (agents.db); it is created when
+	// absent.
+	DataDir string
+	// DB, when set, is the SQLite database to use instead of one in
+	// DataDir: a file database opened with the modernc.org/sqlite driver
+	// ("sqlite"). The workbench migrates it, writes through it on one
+	// connection (it sets the pool's limits) and reads the same file
+	// through a pool of its own; the caller closes DB after Close.
+	DB *sql.DB
+	// SecretKey is the 32-byte key that seals credentials at rest (see
+	// ParseKey); nil stores them in plaintext, with a warning in the log.
+	// Once set for a database, the same key must be given every time.
+	SecretKey []byte
+	// Logger receives the workbench's logs (nil: discarded).
+	Logger *slog.Logger
+	// Clock tells the time (nil: the system clock, UTC, milliseconds).
+	Clock ports.Clock
+	// IDs mints row ids (nil: UUIDv7, as the wire contract pages on them).
+	IDs ports.IDs
+	// AdminToken fixes the bootstrap admin's API token; "" keeps the stored
+	// one, or mints one on first start (see Workbench.AdminToken).
+	AdminToken string
+	// BaseURL is the origin people reach the workbench at (with the mount
+	// prefix when mounted), for links handed to browsers: OAuth redirects.
+	// "" uses each request's own address.
+	BaseURL string
+	// Version names the build in /api/v1/server and the logs ("dev" when
+	// empty).
+	Version string
+
+	// Tools are the program's Go tools (see NewTool); an agent is given one
+	// by naming it in its tools list.
+	Tools []Tool
+	// Models are provider types whose model calls the program answers (see
+	// Model).
+	Models []Model
+
+	// HTTP tunes the API's platform rules: body limits, rate budgets (zero
+	// fields take httpapi.DefaultConfig()'s).
+	HTTP httpapi.Config
+	// Hub tunes the live event streams (zero: the defaults).
+	Hub hub.Options
+	// PasswordParams is the password hashing cost (zero: the default).
+	PasswordParams auth.PasswordParams
+	// DrainTimeout bounds Close's wait for live runs and requests (0: 5 s).
+	DrainTimeout time.Duration
+	// TriggerEvery is how often the scheduler looks for due cron ticks (0:
+	// every second).
+	TriggerEvery time.Duration
+
+	// ChatGPTAuthURL and ChatGPTBackendURL are where a ChatGPT sign-in and
+	// its model calls go ("": OpenAI's); ChatGPTHTTP makes those calls
+	// (nil: the default transport).
+	ChatGPTAuthURL    string
+	ChatGPTBackendURL string
+	ChatGPTHTTP       *http.Client
+	// E2BHTTP makes the e2b sandbox backend's calls (nil: the default
+	// transport, which honours HTTPS_PROXY).
+	E2BHTTP *http.Client
+
+	// MetricsAddr, when set, serves /metrics there without a token (for a
+	// Prometheus on a private network); admins reach it through the API
+	// anyway.
+	MetricsAddr string
+	// OTLPEndpoint, when set, exports every run as an OpenTelemetry trace
+	// to this OTLP/HTTP traces URL.
+	OTLPEndpoint string
+}
+
+// withDefaults fills what the caller left zero.
+func (o Options) withDefaults() Options {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Version == "" {
+		o.Version = "dev"
+	}
+	def := httpapi.DefaultConfig()
+	if o.HTTP.BodyLimit == 0 {
+		o.HTTP.BodyLimit = def.BodyLimit
+	}
+	if o.HTTP.RateLimits == (httpapi.RateLimits{}) {
+		o.HTTP.RateLimits = def.RateLimits
+	}
+	if o.PasswordParams == (auth.PasswordParams{}) {
+		o.PasswordParams = auth.DefaultPasswordParams
+	}
+	if o.DrainTimeout <= 0 {
+		o.DrainTimeout = 5 * time.Second
+	}
+	if o.TriggerEvery <= 0 {
+		o.TriggerEvery = time.Second
+	}
+	if o.ChatGPTAuthURL == "" {
+		o.ChatGPTAuthURL = chatgpt.DefaultIssuer
+	}
+	if o.ChatGPTBackendURL == "" {
+		o.ChatGPTBackendURL = openai.DefaultCodexURL
+	}
+	return o
+}
