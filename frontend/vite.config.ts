@@ -24,6 +24,9 @@ export default defineConfig({
       '/ws': { target: backend.replace(/^http/, 'ws'), ws: true },
     },
   },
+  // Relative asset URLs: the server writes a <base> into the page, so the
+  // same build works at the root and under a host program's mount prefix.
+  base: './',
   build: { outDir: 'dist', emptyOutDir: true, sourcemap: false, chunkSizeWarningLimit: 1500 },
   // Unit tests run in Node; component tests (*.test.tsx) ask for jsdom with
   // a `@vitest-environment jsdom` comment.

@@ -4,6 +4,8 @@ import { defineConfig } from 'vite'
 // the same dist: its renderer (Scalar, a Vue app) then shares no chunk with
 // the UI, whose bundle stays exactly what it was without it.
 export default defineConfig({
+  // Relative asset URLs, as the UI's (see vite.config.ts).
+  base: './',
   build: {
     outDir: 'dist',
     emptyOutDir: false,

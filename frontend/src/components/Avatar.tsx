@@ -1,4 +1,5 @@
 import type { Agent } from '../lib/api'
+import { at } from '../lib/base'
 
 export const AVATARS = ['atom', 'bear', 'cat', 'compass', 'fox', 'lighthouse', 'octopus', 'owl', 'robot', 'rocket', 'spark', 'wizard']
 
@@ -6,7 +7,7 @@ export const AVATARS = ['atom', 'bear', 'cat', 'compass', 'fox', 'lighthouse', '
 export function Avatar({ agent, name, size = 28 }: { agent?: Pick<Agent, 'avatar' | 'name'>; name?: string; size?: number }) {
   const label = agent?.name ?? name ?? '?'
   if (agent?.avatar && /^\/avatars\/[a-z]+\.svg$/.test(agent.avatar))
-    return <img className="avatar" src={agent.avatar} alt="" width={size} height={size} />
+    return <img className="avatar" src={at(agent.avatar)} alt="" width={size} height={size} />
   return (
     <span className="avatar avatar-initial" style={{ width: size, height: size, fontSize: size * 0.45 }} aria-hidden>
       {label.slice(0, 1).toUpperCase()}

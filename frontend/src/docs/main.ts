@@ -5,6 +5,7 @@
 // and MCP panels.
 import '@scalar/api-reference/style.css'
 import { config } from 'zod'
+import { at } from '../lib/base'
 
 // Zod, which Scalar validates with, probes once whether it may compile
 // validators with Function(""). The /docs policy allows no eval, so the
@@ -16,7 +17,7 @@ config({ jitless: true })
 
 const { createApiReference } = await import('@scalar/api-reference')
 createApiReference('#docs', {
-  url: '/api/v1/openapi.yaml',
+  url: at('/api/v1/openapi.yaml'),
   withDefaultFonts: false,
   telemetry: false,
   hideClientButton: true,

@@ -2,7 +2,8 @@
 // bearer token, and the one error type every screen shows.
 import createClient, { type Middleware } from 'openapi-fetch'
 import type { components, paths } from './apiTypes.gen'
-import { getToken, setToken } from './auth'
+import { bearer, setToken } from './auth'
+import { at, BASE } from './base'
 
 export type Schemas = components['schemas']
 export type Session = Schemas['SessionView']
@@ -41,7 +42,7 @@ export class ApiError extends Error {
 
 const auth: Middleware = {
   onRequest({ request }) {
-    const token = getToken()
+    const token = bearer()
     if (token) request.headers.set('Authorization', `Bearer ${token}`)
     return request
   },
@@ -51,7 +52,7 @@ const auth: Middleware = {
   },
 }
 
-export const api = createClient<paths>({ baseUrl: '' })
+export const api = createClient<paths>({ baseUrl: BASE })
 api.use(auth)
 
 /**
@@ -60,9 +61,9 @@ api.use(auth)
  * becomes an ApiError.
  */
 export async function authFetch(url: string, init: Omit<RequestInit, 'headers'> & { headers?: Record<string, string> } = {}): Promise<Response> {
-  const token = getToken()
+  const token = bearer()
   const headers = { ...init.headers, ...(token ? { Authorization: `Bearer ${token}` } : {}) }
-  const res = await fetch(url, { ...init, headers })
+  const res = await fetch(url.startsWith('/') ? at(url) : url, { ...init, headers })
   if (res.status === 401) setToken(null)
   if (!res.ok) throw await errorOf(res)
   return res

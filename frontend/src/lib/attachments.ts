@@ -24,7 +24,7 @@ export const MAX_ATTACHMENTS = 8
 /** What the file picker offers; the server is the judge of what a file really is. */
 export const IMAGE_TYPES = 'image/png,image/jpeg'
 
-const URL_BASE = '/api/v1/attachments'
+const URL_BASE = '/api/v1/attachments' // authFetch puts it under the mount
 
 /**
  * Uploads one image (multipart, the part named file). The answer's error

@@ -1,18 +1,37 @@
 // The bearer token: read once from the sign-in link (#token=…), kept in
-// localStorage, and dropped on sign-out or a 401.
+// localStorage, and dropped on sign-out or a 401. When a host program
+// mounts the workbench behind its own sign-in, its session stands in for
+// the token (HOST_SESSION) until a 401 says the host signed the person out.
+import { HOST_SIGN_IN } from './base'
 
 const KEY = 'agents.token'
+
+/** The credential of a page the host program signed in: no token is sent. */
+export const HOST_SESSION = 'host-session'
+let hostSignedOut = false
 
 type Listener = () => void
 const listeners = new Set<Listener>()
 
 export function getToken(): string | null {
-  return localStorage.getItem(KEY)
+  const stored = localStorage.getItem(KEY)
+  if (stored || !HOST_SIGN_IN) return stored
+  return hostSignedOut ? null : HOST_SESSION
 }
 
+/** The token to send as a bearer, if any (never the host's stand-in). */
+export function bearer(): string | null {
+  const t = getToken()
+  return t === HOST_SESSION ? null : t
+}
+
+/** Whether the host program signed this page in and has since signed it out. */
+export const signedOutByHost = (): boolean => HOST_SIGN_IN && hostSignedOut
+
 export function setToken(token: string | null) {
-  if (token) localStorage.setItem(KEY, token)
+  if (token && token !== HOST_SESSION) localStorage.setItem(KEY, token)
   else localStorage.removeItem(KEY)
+  hostSignedOut = HOST_SIGN_IN && !token
   listeners.forEach((l) => l())
 }
 

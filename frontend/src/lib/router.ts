@@ -2,6 +2,7 @@
 // /workflows (the hub), /workflows/new, /workflows/<id> and /workflows/<id>/edit.
 // The server answers index.html for every UI path, so reloads keep the place.
 import { useSyncExternalStore } from 'react'
+import { BASE } from './base'
 
 export type Route =
   | { name: 'home' }
@@ -10,7 +11,13 @@ export type Route =
   | { name: 'workflows'; id?: string; edit?: boolean }
 
 const listeners = new Set<() => void>()
-let current = parse(window.location.pathname)
+let current = parse(appPath())
+
+/** The address bar's path within the app: the mount prefix taken off. */
+function appPath(): string {
+  const p = window.location.pathname
+  return BASE && p.startsWith(BASE) ? p.slice(BASE.length) || '/' : p
+}
 
 function parse(path: string): Route {
   const s = /^\/s\/([^/]+)/.exec(path)
@@ -23,14 +30,14 @@ function parse(path: string): Route {
 }
 
 window.addEventListener('popstate', () => {
-  current = parse(window.location.pathname)
+  current = parse(appPath())
   listeners.forEach((l) => l())
 })
 
 export function navigate(path: string, replace = false) {
-  if (path === window.location.pathname) return
-  if (replace) window.history.replaceState(null, '', path)
-  else window.history.pushState(null, '', path)
+  if (path === appPath()) return
+  if (replace) window.history.replaceState(null, '', BASE + path)
+  else window.history.pushState(null, '', BASE + path)
   current = parse(path)
   listeners.forEach((l) => l())
 }

@@ -2,6 +2,7 @@
 // terminal.open; binary frames carry the bytes both ways, text frames the
 // JSON control envelopes. Deliberately apart from the /ws bus: an ordered
 // byte stream, no replay, no automatic reconnect (a new shell is a choice).
+import { socketURL } from './base'
 
 export type TerminalState =
   | { phase: 'connecting' }
@@ -41,7 +42,7 @@ export interface OpenOptions {
 const OPEN = 1
 
 export function terminalURL(loc: Pick<Location, 'protocol' | 'host'> = location): string {
-  return `${loc.protocol === 'https:' ? 'wss:' : 'ws:'}//${loc.host}/ws/terminal`
+  return socketURL('/ws/terminal', loc)
 }
 
 /** A live terminal connection; close() ends it (the server ends the shell). */

@@ -1,9 +1,15 @@
 import { useState, type FormEvent } from 'react'
 import { api, errorText, ok } from '../lib/api'
-import { setToken } from '../lib/auth'
+import { setToken, signedOutByHost } from '../lib/auth'
+import { at } from '../lib/base'
+
+/** The sign-in screen: a password form, or, when a host program signs people in, its word that it no longer does. */
+export function SignIn() {
+  return signedOutByHost() ? <SignedOutByHost /> : <PasswordSignIn />
+}
 
 /** Username and password; the server's ready link (#token=…) skips this screen. */
-export function SignIn() {
+function PasswordSignIn() {
   const [username, setUsername] = useState('')
   const [password, setPassword] = useState('')
   const [error, setError] = useState('')
@@ -27,7 +33,7 @@ export function SignIn() {
     <main className="signin">
       <form className="signin-card" onSubmit={submit} aria-labelledby="signin-title">
         <div className="brand brand-large">
-          <img src="/favicon.svg" alt="" width={36} height={36} />
+          <img src={at('/favicon.svg')} alt="" width={36} height={36} />
           <span>agents-server</span>
         </div>
         <h1 id="signin-title">Sign in</h1>
@@ -43,6 +49,23 @@ export function SignIn() {
         {error && <p className="error-text" role="alert">{error}</p>}
         <button className="btn btn-primary" disabled={busy}>{busy ? 'Signing in…' : 'Sign in'}</button>
       </form>
+    </main>
+  )
+}
+
+/** The host program signed the person out: its sign-in, not ours, lets them back in. */
+function SignedOutByHost() {
+  return (
+    <main className="signin">
+      <div className="signin-card" role="alert">
+        <div className="brand brand-large">
+          <img src={at('/favicon.svg')} alt="" width={36} height={36} />
+          <span>agents-server</span>
+        </div>
+        <h1>Signed out</h1>
+        <p className="muted">The application this workbench runs in no longer signs you in. Sign in there, then reload this page.</p>
+        <button className="btn btn-primary" onClick={() => window.location.reload()}>Reload</button>
+      </div>
     </main>
   )
 }

@@ -9,6 +9,7 @@ import { startWorkflow } from '../workflows/actions'
 import { startRun } from './actions'
 import { Composer } from './Composer'
 import { ProjectPicker } from './ProjectPicker'
+import { at } from '../../lib/base'
 
 const LAST_AGENT = 'agents.lastAgent'
 
@@ -62,7 +63,7 @@ export function NewConversation() {
     <section className="conversation new-conversation" aria-label="New conversation">
       <div className="timeline">
         <div className="empty-state">
-          {agent ? <Avatar agent={agent} size={56} /> : <img src="/favicon.svg" alt="" width={56} height={56} />}
+          {agent ? <Avatar agent={agent} size={56} /> : <img src={at('/favicon.svg')} alt="" width={56} height={56} />}
           <h2>{agent ? `Chat with ${agent.name}` : 'Welcome to agents-server'}</h2>
           {agent?.description && <p className="muted">{agent.description}</p>}
           {agents.isSuccess && !list.length && (

@@ -8,6 +8,7 @@ import { openShortcutsHelp } from '../../lib/shortcuts'
 import { setTheme, useTheme } from '../../lib/theme'
 import { useBusySessions } from '../../live/store'
 import { SessionRow } from './SessionRow'
+import { at, HOST_SIGN_IN } from '../../lib/base'
 
 /** The caller's conversations (pinned first, then newest), search, and the way to settings. */
 export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
@@ -38,7 +39,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
     setToken(null)
     qc.clear()
     navigate('/', true)
-    if (token) await fetch('/api/v1/auth/logout', { method: 'POST', headers: { Authorization: `Bearer ${token}` } }).catch(() => {})
+    if (token) await fetch(at('/api/v1/auth/logout'), { method: 'POST', headers: { Authorization: `Bearer ${token}` } }).catch(() => {})
   }
 
   const activeId = route.name === 'session' ? route.id : undefined
@@ -46,7 +47,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
     <nav className="sidebar" aria-label="Conversations">
       <div className="sidebar-head">
         <div className="brand">
-          <img src="/favicon.svg" alt="" width={22} height={22} />
+          <img src={at('/favicon.svg')} alt="" width={22} height={22} />
           <span>agents-server</span>
         </div>
         <div className="sidebar-new">
@@ -86,9 +87,11 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
             <Icon name={theme === 'dark' ? 'sun' : 'moon'} />
           </button>
           <button className="icon-btn help-btn" aria-label="Keyboard shortcuts" title="Keyboard shortcuts (?)" onClick={openShortcutsHelp}>?</button>
-          <button className="icon-btn" aria-label="Sign out" title="Sign out" onClick={signOut}>
-            <Icon name="logout" />
-          </button>
+          {!HOST_SIGN_IN && (
+            <button className="icon-btn" aria-label="Sign out" title="Sign out" onClick={signOut}>
+              <Icon name="logout" />
+            </button>
+          )}
         </div>
       </div>
     </nav>

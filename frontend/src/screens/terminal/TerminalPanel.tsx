@@ -5,7 +5,7 @@ import { Terminal } from '@xterm/xterm'
 import '@xterm/xterm/css/xterm.css'
 import { useEffect, useRef, useState } from 'react'
 import { Icon } from '../../components/Icon'
-import { getToken } from '../../lib/auth'
+import { bearer } from '../../lib/auth'
 import { TerminalSocket, type TerminalState } from '../../lib/terminalSocket'
 import { withAdoptedStyles } from './adoptedStyles'
 import type { TerminalTarget } from './terminalTarget'
@@ -45,7 +45,7 @@ export default function TerminalPanel({ target, onClose }: { target: TerminalTar
     const styles = withAdoptedStyles(document, () => term.open(el))
     fit.fit()
     const sock = new TerminalSocket(
-      { token: getToken() ?? '', projectId: target.projectId, cols: term.cols, rows: term.rows },
+      { token: bearer() ?? '', projectId: target.projectId, cols: term.cols, rows: term.rows },
       {
         onState: (s) => {
           setState(s)
