@@ -148,13 +148,27 @@ export function buildBinary(dir) {
   return bin
 }
 
-/** A test double's program: the binary its env variable names, or ./cmd/<name> built into dir. */
-function buildProgram(dir, name, envVar) {
+/** A program of the repository: the binary its env variable names, or the package pkg (./cmd/<name> by default) built into dir. */
+function buildProgram(dir, name, envVar, pkg = `./cmd/${name}`) {
   if (process.env[envVar]) return resolve(process.env[envVar])
   const bin = join(dir, name)
   console.log('e2e: go build -o', bin)
-  execFileSync('go', ['build', '-o', bin, `./cmd/${name}`], { cwd: repoDir, stdio: 'inherit' })
+  execFileSync('go', ['build', '-o', bin, pkg], { cwd: repoDir, stdio: 'inherit' })
   return bin
+}
+
+/**
+ * Starts the mount example (examples/mount: a Go service with its own
+ * sign-in, the workbench under /agents) on port with its data in dataDir
+ * and the accounts users names; resolves with its process and base URL.
+ * MOUNT_BIN names a built binary; otherwise it is built into dataDir.
+ */
+export async function startMount({ dataDir, port, users, logFile = '' }) {
+  const bin = buildProgram(dataDir, 'mount-example', 'MOUNT_BIN', './examples/mount')
+  const { child, match } = await startProcess(bin, ['--addr', `127.0.0.1:${port}`, '--data-dir', dataDir, '--users', users],
+    /mount example ready: (http:\/\/\S+?)\//, 'mount-example', logFile)
+  child.removeAllListeners('exit')
+  return { child, baseURL: match[1] }
 }
 
 /**
