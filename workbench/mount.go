@@ -1,6 +1,7 @@
 package workbench
 
 import (
+	"context"
 	"net/http"
 	"strings"
 
@@ -29,11 +30,13 @@ type MountOptions struct {
 	Prefix string
 	// SignIn, when set, signs requests in through the host's own
 	// authentication (its cookie, its session): it returns who the request
-	// comes from, or an error to refuse it with 401. A request carrying a
-	// workbench bearer token is signed in by the token instead, so scripts
-	// and personal access tokens keep working; a state-changing request the
-	// host signed in must come from the same origin (cross-site requests
-	// are refused with 403, as the host's cookie would ride them).
+	// comes from, or an error to refuse it — every call that needs a caller
+	// then answers 401 with the error's text, while public routes (the
+	// UI's files, webhook deliveries, health) still answer. A request
+	// carrying a workbench bearer token is signed in by the token instead,
+	// so scripts and personal access tokens keep working; a state-changing
+	// request the host signed in must come from the same origin (cross-site
+	// requests are refused with 403, as the host's cookie would ride them).
 	SignIn func(r *http.Request) (Identity, error)
 }
 
@@ -70,21 +73,11 @@ func (w *Workbench) Handler(o MountOptions) http.Handler {
 		}
 		ctx := httpapi.WithMount(r.Context(), mount)
 		if o.SignIn != nil && r.Header.Get("Authorization") == "" {
-			id, err := o.SignIn(r)
-			if err != nil {
-				httpapi.WriteError(rw, errs.Wrap(errs.Unauthorized, err, "not signed in: %v", err))
-				return
-			}
-			if err := sameOrigin.Check(r); err != nil {
-				httpapi.WriteError(rw, errs.E(errs.Forbidden, "a cross-origin request cannot use the host's sign-in"))
-				return
-			}
-			p, err := w.auth.HostPrincipal(ctx, auth.HostIdentity{Username: id.Username, Admin: id.Admin})
-			if err != nil {
+			var err error
+			if ctx, err = w.hostSignIn(ctx, o.SignIn, r, sameOrigin); err != nil {
 				httpapi.WriteError(rw, err)
 				return
 			}
-			ctx = auth.WithHostPrincipal(ctx, p)
 		}
 		r2 := r.Clone(ctx)
 		r2.URL.Path = rest
@@ -93,4 +86,25 @@ func (w *Workbench) Handler(o MountOptions) http.Handler {
 		}
 		inner.ServeHTTP(rw, r2)
 	})
+}
+
+// hostSignIn asks the host who r comes from. Signed in, the request
+// carries its principal (and must be same-origin if it changes anything:
+// the host's cookie rides cross-site requests too). Refused, it carries the
+// reason, so the routes that need a caller answer 401 with it while public
+// ones — the UI's files, webhooks, health — still answer.
+func (w *Workbench) hostSignIn(ctx context.Context, signIn func(*http.Request) (Identity, error), r *http.Request,
+	sameOrigin *http.CrossOriginProtection) (context.Context, error) {
+	id, err := signIn(r)
+	if err != nil {
+		return auth.WithHostRefusal(ctx, err.Error()), nil
+	}
+	if err := sameOrigin.Check(r); err != nil {
+		return ctx, errs.E(errs.Forbidden, "a cross-origin request cannot use the host's sign-in")
+	}
+	p, err := w.auth.HostPrincipal(ctx, auth.HostIdentity{Username: id.Username, Admin: id.Admin})
+	if err != nil {
+		return ctx, err
+	}
+	return auth.WithHostPrincipal(ctx, p), nil
 }

@@ -2,13 +2,18 @@ package workbench_test
 
 import (
 	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gorilla/websocket"
 
@@ -64,8 +69,13 @@ func TestTheMountServesUnderItsPrefixBehindTheHostsSignIn(t *testing.T) {
 		!strings.Contains(body, "sign in at /login first") {
 		t.Errorf("no host sign-in: %d %s", code, body)
 	}
-	if code, _ := get(t, srv.URL+"/agents/", "", nil); code != http.StatusUnauthorized {
+	// Public routes answer without the host's sign-in: the UI's files
+	// (the app then finds itself signed out), health.
+	if code, page := get(t, srv.URL+"/agents/", "", nil); code != http.StatusOK || !strings.Contains(page, `content="host"`) {
 		t.Errorf("the UI without the host's sign-in: %d", code)
+	}
+	if code, _ := get(t, srv.URL+"/agents/health", "", nil); code != http.StatusOK {
+		t.Errorf("health without the host's sign-in: %d", code)
 	}
 	code, body := get(t, srv.URL+"/agents/api/v1/auth/me", "ada", nil)
 	var me struct {
@@ -155,16 +165,66 @@ func TestTheBusSignsInWithTheHostsSession(t *testing.T) {
 		if err := ws.WriteJSON(map[string]string{"type": "auth", "token": ""}); err != nil {
 			t.Fatal(err)
 		}
-		var first struct{ Type string }
+		var first struct {
+			Type    string
+			Payload struct{ Code, Message string }
+		}
 		if err := ws.ReadJSON(&first); err != nil {
 			t.Fatal(err)
 		}
-		return first.Type
+		return strings.TrimSpace(first.Type + " " + first.Payload.Code + " " + first.Payload.Message)
 	}
 	if got := dial("ada"); got != "auth.ok" {
 		t.Errorf("with the host's sign-in: %s", got)
 	}
-	if got := dial(""); got != "401 Unauthorized" {
+	if got := dial(""); got != "error unauthorized not signed in: sign in at /login first" {
 		t.Errorf("without it: %s", got)
+	}
+}
+
+// TestAWebhookReachesTheMountWithoutTheHostsSignIn: a webhook trigger's
+// URL names the mount, and a signed delivery from outside (no cookie, no
+// token) is taken there.
+func TestAWebhookReachesTheMountWithoutTheHostsSignIn(t *testing.T) {
+	f, srv := mounted(t)
+	call := func(method, path string, body any) map[string]any {
+		data, _ := json.Marshal(body)
+		req, _ := http.NewRequest(method, srv.URL+"/agents/api/v1"+path, strings.NewReader(string(data)))
+		req.Header.Set("Authorization", "Bearer "+f.wb.AdminToken())
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		out := map[string]any{}
+		_ = json.NewDecoder(resp.Body).Decode(&out)
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("%s %s: %d %v", method, path, resp.StatusCode, out)
+		}
+		return out
+	}
+	sess := call("POST", "/sessions", map[string]any{"agent_config_id": f.agentID, "name": "hooked"})
+	trig := call("POST", "/triggers", map[string]any{"kind": "webhook", "target": "agent", "agent_config_id": f.agentID,
+		"session_id": sess["id"], "brief": "Note what arrived."})
+	hook, _ := trig["hook_url"].(string)
+	if want := srv.URL + "/agents/hooks/" + trig["id"].(string); hook != want {
+		t.Fatalf("hook_url %q; want %q", hook, want)
+	}
+	body := `{"event":"push"}`
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	mac := hmac.New(sha256.New, []byte(trig["secret"].(string)))
+	mac.Write([]byte(ts + "." + body))
+	req, _ := http.NewRequest(http.MethodPost, hook, strings.NewReader(body))
+	req.Header.Set("X-Timestamp", ts)
+	req.Header.Set("X-Signature-256", hex.EncodeToString(mac.Sum(nil)))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusCreated {
+		t.Fatalf("a signed delivery without the host's sign-in: %d %s", resp.StatusCode, msg)
 	}
 }

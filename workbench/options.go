@@ -39,9 +39,10 @@ type Options struct {
 	// AdminToken fixes the bootstrap admin's API token; "" keeps the stored
 	// one, or mints one on first start (see Workbench.AdminToken).
 	AdminToken string
-	// BaseURL is the origin people reach the workbench at (with the mount
-	// prefix when mounted), for links handed to browsers: OAuth redirects.
-	// "" uses each request's own address.
+	// BaseURL is the origin people reach the server at (scheme and host,
+	// e.g. https://example.com; a mount's prefix is added to it), for links
+	// handed out: OAuth redirects, webhook URLs. "" uses each request's own
+	// address.
 	BaseURL string
 	// Version names the build in /api/v1/server and the logs ("dev" when
 	// empty).

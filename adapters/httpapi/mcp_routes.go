@@ -217,16 +217,18 @@ func (s *Server) handleMCPCallback(c echo.Context) error {
 }
 
 // externalOrigin is where the browser reaches this server: --base-url when
-// set, else the direct request's scheme and host. Forwarded and
+// set, else the direct request's scheme and host, followed by the mount
+// prefix a host program serves the workbench under. Forwarded and
 // X-Forwarded-* headers are never consulted: a client could name any
 // origin with them, and a redirect must not follow what a request claims.
 func (s *Server) externalOrigin(c echo.Context) string {
+	prefix := MountOf(c.Request().Context()).Prefix
 	if s.cfg.BaseURL != "" {
-		return s.cfg.BaseURL
+		return s.cfg.BaseURL + prefix
 	}
 	scheme := "http"
 	if c.Request().TLS != nil {
 		scheme = "https"
 	}
-	return scheme + "://" + c.Request().Host
+	return scheme + "://" + c.Request().Host + prefix
 }

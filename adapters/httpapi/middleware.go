@@ -176,6 +176,9 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Set(principalKey, host)
 			return next(c)
 		}
+		if reason, ok := auth.HostRefusalFrom(c.Request().Context()); ok && !present {
+			return errs.E(errs.Unauthorized, "not signed in: %s", reason)
+		}
 		if present {
 			if err := s.limits.checkAuthBudget(c); err != nil {
 				return err

@@ -79,6 +79,9 @@ func (s signIn) first(ctx context.Context, ws *websocket.Conn, r *http.Request) 
 		// origin's page).
 		return "", host, "", ""
 	}
+	if reason, ok := auth.HostRefusalFrom(r.Context()); ok && msg.Token == "" {
+		return "", domain.Principal{}, "unauthorized", "not signed in: " + reason
+	}
 	p, err := s.auth.Authenticate(ctx, msg.Token)
 	switch {
 	case errs.Is(err, errs.Unauthorized):

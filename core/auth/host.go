@@ -81,3 +81,18 @@ func HostPrincipalFrom(ctx context.Context) (domain.Principal, bool) {
 	p, ok := ctx.Value(hostKey{}).(domain.Principal)
 	return p, ok
 }
+
+type refusalKey struct{}
+
+// WithHostRefusal marks a request the embedding host did not sign in, with
+// its reason: a route that needs a caller refuses it with that reason
+// (public routes — the UI's files, webhooks, health — still answer).
+func WithHostRefusal(ctx context.Context, reason string) context.Context {
+	return context.WithValue(ctx, refusalKey{}, reason)
+}
+
+// HostRefusalFrom returns why the host did not sign a request in.
+func HostRefusalFrom(ctx context.Context) (string, bool) {
+	r, ok := ctx.Value(refusalKey{}).(string)
+	return r, ok
+}
