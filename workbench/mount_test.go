@@ -228,3 +228,27 @@ func TestAWebhookReachesTheMountWithoutTheHostsSignIn(t *testing.T) {
 		t.Fatalf("a signed delivery without the host's sign-in: %d %s", resp.StatusCode, msg)
 	}
 }
+
+// TestTheProgramsToolsAreListedForTheAgentForm: GET /tools names the Go
+// tools an agent can be given, with their derived schemas.
+func TestTheProgramsToolsAreListedForTheAgentForm(t *testing.T) {
+	f, srv := mounted(t)
+	code, body := get(t, srv.URL+"/agents/api/v1/tools", "ada", nil)
+	var listed []struct {
+		Name, Origin string
+		Parameters   json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(body), &listed); code != 200 || err != nil {
+		t.Fatalf("%d %s", code, body)
+	}
+	want := f.book.tool(t)
+	for _, l := range listed {
+		if l.Name == want.Name() {
+			if l.Origin != "native" || string(l.Parameters) != string(want.Schema()) {
+				t.Errorf("listed as %s with %s", l.Origin, l.Parameters)
+			}
+			return
+		}
+	}
+	t.Errorf("save_note is not listed: %s", body)
+}

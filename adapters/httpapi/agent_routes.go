@@ -66,7 +66,14 @@ func (s *Server) agentRoutes() []Route {
 			WithRefusals(http.StatusForbidden, http.StatusConflict),
 		op(http.MethodGet, p+"/:id/tools", "listAgentTools", "agents",
 			"The tool surface the agent would get (schemas only, without a project's sandbox tools)", http.StatusOK, s.handleAgentTools),
+		op(http.MethodGet, APIPrefix+"/tools", "listSelectableTools", "agents",
+			"The tools an agent selects by name in its tools list: the built-in ones and the Go tools of the program embedding the workbench (origin native). MCP tools are listed by their servers",
+			http.StatusOK, s.handleSelectableTools),
 	}
+}
+
+func (s *Server) handleSelectableTools(c echo.Context, _ *NoBody) ([]ToolView, error) {
+	return mapAll(s.deps.Agents.Selectable(), toolView), nil
 }
 
 func (s *Server) handleListAgents(c echo.Context, _ *NoBody) ([]AgentView, error) {

@@ -10,6 +10,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -61,6 +63,17 @@ func (s *Service) WithMCP(m MCPCatalog) *Service {
 func (s *Service) WithNatives(n tools.Natives) *Service {
 	s.natives = n
 	return s
+}
+
+// Selectable returns the tools an agent may name in its tools list besides
+// MCP ones: the built-ins, then the embedding program's Go tools by name.
+func (s *Service) Selectable() []tools.Spec {
+	out := slices.Clone(tools.Selectable)
+	names := slices.Sorted(maps.Keys(s.natives))
+	for _, n := range names {
+		out = append(out, s.natives[n].Spec)
+	}
+	return out
 }
 
 // List returns the agents the caller can see: others' shared ones first,

@@ -5,6 +5,7 @@ import { api, ok, type Entry } from './api'
 
 export const keys = {
   me: ['me'] as const,
+  selectableTools: ['selectable-tools'] as const,
   sessions: ['sessions'] as const,
   session: (id: string) => ['session', id] as const,
   messages: (id: string) => ['messages', id] as const,
@@ -128,4 +129,7 @@ export const useWorkflowRuns = (offset: number) =>
 export const useTriggers = () =>
   useQuery({ queryKey: keys.triggers, queryFn: () => ok(api.GET('/api/v1/triggers')), refetchInterval: 30_000 })
 /** The server's version and time zone; they change only with a restart. */
+/** The tools an agent picks by name: built-ins and the embedding program's Go tools (fixed while the server runs). */
+export const useSelectableTools = () =>
+  useQuery({ queryKey: keys.selectableTools, queryFn: () => ok(api.GET('/api/v1/tools')), staleTime: Infinity })
 export const useServerInfo = () => useQuery({ queryKey: keys.serverInfo, queryFn: () => ok(api.GET('/api/v1/server')), staleTime: Infinity })

@@ -5,7 +5,7 @@ import { Field, JsonField, ListField } from '../../components/Field'
 import { api, ApiError, errorText, ok, type Agent } from '../../lib/api'
 import { splitToolName } from '../../lib/mcpServers'
 import { useSkills } from '../../lib/skills'
-import { keys, useAgents, useMe, useProviders } from '../../lib/queries'
+import { keys, useAgents, useMe, useProviders, useSelectableTools } from '../../lib/queries'
 import { agentFieldKeys, placeErrors, type PlacedErrors } from './agentErrors'
 import { HINTS, TEMPLATES, newAgent, toBody, type AgentBody } from './agentShape'
 import { FormSection, revealProblems } from './FormSection'
@@ -31,6 +31,10 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
   const providers = useProviders()
   const agents = useAgents()
   const me = useMe()
+  const selectable = useSelectableTools()
+  // A checkbox rewrites the tools list, so the free-text field under it
+  // starts over from the new list (it keeps its own text while typed in).
+  const [toggles, setToggles] = useState(0)
   const skills = useSkills()
   const guardrails = useQuery({ queryKey: ['guardrails'], queryFn: () => ok(api.GET('/api/v1/guardrails')) })
   const [a, setA] = useState<AgentBody>(() => {
@@ -98,6 +102,7 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
   const problems = (under: string[], except: string[] = []) =>
     Object.keys(errors).filter((k) => !except.includes(k) && under.some((p) => k === p || k.startsWith(`${p}.`))).length
   const builtins = a.tools.filter((n) => !splitToolName(n))
+  const catalog = selectable.data ?? []
   const mcpTools = a.tools.filter((n) => splitToolName(n))
   const builtinErrors = builtins.filter((n) => placed.byTool[n]).map((n) => `${n}: ${placed.byTool[n]}`)
   const handoffKnobs = HANDOFF_KNOBS.map((k) => `behavior.${k}`)
@@ -163,8 +168,24 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
 
       <fieldset className="card group" data-group="tools">
         <legend>Tools and approvals</legend>
+        {catalog.length > 0 && (
+          <Field label="Program tools" group hint="Tools the program running this workbench offers; a checked one is given to the agent">{(_, aria) => (
+            <div className="tool-catalog" role="group" {...aria}>
+              {catalog.map((t) => (
+                <label key={t.name} className="check" title={t.description}>
+                  <input type="checkbox" checked={builtins.includes(t.name)}
+                    onChange={(e) => {
+                      set('tools', [...(e.target.checked ? [...builtins, t.name] : builtins.filter((n) => n !== t.name)), ...mcpTools])
+                      setToggles((n) => n + 1)
+                    }} />
+                  <span><code>{t.name}</code> <span className="muted">{t.description}</span></span>
+                </label>
+              ))}
+            </div>
+          )}</Field>
+        )}
         <Field label="Built-in tools" hint={HINTS.tools} error={[errors.tools, ...builtinErrors].filter(Boolean).join('; ') || undefined}>{(id, aria) => (
-          <ListField id={id} aria={aria} value={builtins} onChange={(v) => set('tools', [...v, ...mcpTools])} />
+          <ListField key={toggles} id={id} aria={aria} value={builtins} onChange={(v) => set('tools', [...v, ...mcpTools])} />
         )}</Field>
         <Field label="MCP tools" group hint="Tools of the MCP servers this agent may use, selected by their server__tool names">{() => (
           <MCPToolPicker selected={a.tools} errors={placed.byTool} onChange={(v) => set('tools', v)}

@@ -19,7 +19,7 @@ const provider: Provider = { id: 'p1', name: 'scripted', type: 'openai', api: ''
 
 function show(a: Agent) {
   return renderWithData(<AgentForm agent={a} onDone={() => {}} />, [
-    [keys.me, member], [keys.mcpServers, []], [keys.skills, []], [keys.providers, [provider]], [keys.agents, [a]], [['guardrails'], []],
+    [keys.me, member], [keys.selectableTools, []], [keys.mcpServers, []], [keys.skills, []], [keys.providers, [provider]], [keys.agents, [a]], [['guardrails'], []],
   ])
 }
 

@@ -25,7 +25,7 @@ const servers: MCPServer[] = [
 
 function show(a: Agent) {
   return renderWithData(<AgentForm agent={a} onDone={() => {}} />, [
-    [keys.me, member], [keys.mcpServers, servers], [keys.skills, []], [keys.providers, []], [keys.agents, [a]], [['guardrails'], []],
+    [keys.me, member], [keys.selectableTools, []], [keys.mcpServers, servers], [keys.skills, []], [keys.providers, []], [keys.agents, [a]], [['guardrails'], []],
   ])
 }
 
@@ -105,7 +105,7 @@ describe('the MCP tools of an agent', () => {
   })
 
   it('with no server to use, says where to add one', () => {
-    renderWithData(<AgentForm onDone={() => {}} />, [[keys.me, member], [keys.mcpServers, []], [keys.skills, []], [keys.providers, []], [keys.agents, []], [['guardrails'], []]])
+    renderWithData(<AgentForm onDone={() => {}} />, [[keys.me, member], [keys.selectableTools, []], [keys.mcpServers, []], [keys.skills, []], [keys.providers, []], [keys.agents, []], [['guardrails'], []]])
     expect(picker()).toHaveTextContent('No MCP servers this agent may use yet: add one in Settings → MCP servers.')
   })
 })

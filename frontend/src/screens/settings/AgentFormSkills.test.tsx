@@ -19,7 +19,7 @@ const skills = [skill(), imported(), skill({ id: 'k3', name: 'theirs', model_nam
 
 function show(a: Agent) {
   return renderWithData(<AgentForm agent={a} onDone={() => {}} />, [
-    [keys.me, member], [keys.mcpServers, []], [keys.skills, skills], [keys.providers, []], [keys.agents, [a]], [['guardrails'], []],
+    [keys.me, member], [keys.selectableTools, []], [keys.mcpServers, []], [keys.skills, skills], [keys.providers, []], [keys.agents, [a]], [['guardrails'], []],
   ])
 }
 const sent = () => ((vi.mocked(api.PUT).mock.calls.at(-1) as unknown as [string, { body: Agent }])[1]).body.skills
