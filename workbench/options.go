@@ -22,7 +22,8 @@ type Options struct {
 	DataDir string
 	// DB, when set, is the SQLite database to use instead of one in
 	// DataDir: a file database opened with the modernc.org/sqlite driver
-	// ("sqlite"). The workbench migrates it, writes through it on one
+	// (sql.Open("sqlite", "file:/path/app.db"); importing this package
+	// registers it). The workbench migrates it, writes through it on one
 	// connection (it sets the pool's limits) and reads the same file
 	// through a pool of its own; the caller closes DB after Close.
 	DB *sql.DB

@@ -2,8 +2,10 @@ package workbench_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -251,5 +253,41 @@ func TestARejectedGoToolDoesNotRun(t *testing.T) {
 	}
 	if !strings.HasPrefix(output, "Done: ") || !strings.Contains(strings.ToLower(output), "reject") {
 		t.Errorf("the model heard %q; want the rejection", output)
+	}
+}
+
+// TestOpenOnTheCallersDatabase: a program's own *sql.DB holds the
+// workbench, across a Close and a second Open, and stays the program's.
+func TestOpenOnTheCallersDatabase(t *testing.T) {
+	ctx := context.Background()
+	mine, err := sql.Open("sqlite", "file:"+filepath.Join(t.TempDir(), "app.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer mine.Close()
+	open := func() *workbench.Workbench {
+		wb, err := workbench.Open(ctx, workbench.Options{DB: mine, PasswordParams: fastPasswords, AdminToken: "fixed-admin-token-0123456789"})
+		if err != nil {
+			t.Fatal(workbench.Describe(err))
+		}
+		return wb
+	}
+	wb := open()
+	p, _ := wb.Admin(ctx)
+	if _, err := wb.Providers().Create(ctx, p, domain.ScopePrivate, providers.Input{Name: "kept", BaseURL: "http://127.0.0.1:1/v1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := wb.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wb = open()
+	defer wb.Close()
+	p, _ = wb.Admin(ctx)
+	list, err := wb.Providers().List(ctx, p)
+	if err != nil || len(list) != 1 || list[0].Name != "kept" {
+		t.Fatalf("after reopening: %v %v", list, err)
+	}
+	if err := mine.PingContext(ctx); err != nil {
+		t.Fatalf("the program's database after Close: %v", err)
 	}
 }

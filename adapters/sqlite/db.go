@@ -70,29 +70,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 	if err != nil {
 		return nil, errs.Wrap(errs.Unavailable, err, "open %s", path)
 	}
-	write.SetMaxOpenConns(1)
-	write.SetMaxIdleConns(1)
-	write.SetConnMaxLifetime(0)
-	db := &DB{write: pool{DB: write}, path: path, log: log}
-	if err := db.migrate(ctx); err != nil {
-		write.Close()
-		return nil, err
-	}
-	read, err := sql.Open("sqlite", dsn(path, url.Values{"_pragma": {"query_only(1)"}}))
-	if err != nil {
-		write.Close()
-		return nil, errs.Wrap(errs.Unavailable, err, "open %s", path)
-	}
-	n := max(4, runtime.NumCPU())
-	read.SetMaxOpenConns(n)
-	read.SetMaxIdleConns(n)
-	// Statements are prepared from here on: the schema is final.
-	db.read, db.write = newPool(read), newPool(write)
-	if err := read.PingContext(ctx); err != nil {
-		db.Close()
-		return nil, errs.Wrap(errs.Unavailable, err, "open %s", path)
-	}
-	return db, nil
+	return start(ctx, &DB{path: path, log: log}, write)
 }
 
 // OpenWith uses a database the caller opened with this driver ("sqlite"):
@@ -102,9 +80,7 @@ func Open(ctx context.Context, path string, log *slog.Logger) (*DB, error) {
 // in-memory one has nothing a second pool could open. Close leaves write
 // open for the caller to close.
 func OpenWith(ctx context.Context, write *sql.DB, log *slog.Logger) (*DB, error) {
-	write.SetMaxOpenConns(1)
-	write.SetMaxIdleConns(1)
-	write.SetConnMaxLifetime(0)
+	limitWriter(write)
 	for _, p := range pragmas {
 		if _, err := write.ExecContext(ctx, "PRAGMA "+strings.Replace(strings.TrimSuffix(p, ")"), "(", "=", 1)); err != nil {
 			return nil, errs.Wrap(errs.Unavailable, err, "set PRAGMA %s on the supplied database", p)
@@ -117,21 +93,43 @@ func OpenWith(ctx context.Context, write *sql.DB, log *slog.Logger) (*DB, error)
 	if path == "" {
 		return nil, errs.E(errs.Validation, "the supplied database is in memory: the workbench needs a file database")
 	}
-	db := &DB{write: pool{DB: write}, path: path, log: log, borrowed: true}
-	if err := db.migrate(ctx); err != nil {
+	return start(ctx, &DB{path: path, log: log, borrowed: true}, write)
+}
+
+// limitWriter keeps the writer to one connection, kept open.
+func limitWriter(write *sql.DB) {
+	write.SetMaxOpenConns(1)
+	write.SetMaxIdleConns(1)
+	write.SetConnMaxLifetime(0)
+}
+
+// start finishes opening db on its writer: the migrations, then the read
+// pool on the same file. A failure closes what it opened, and the writer
+// unless the caller lent it.
+func start(ctx context.Context, db *DB, write *sql.DB) (*DB, error) {
+	limitWriter(write)
+	db.write = pool{DB: write}
+	fail := func(err error) (*DB, error) {
+		if !db.borrowed {
+			write.Close()
+		}
 		return nil, err
 	}
-	read, err := sql.Open("sqlite", dsn(path, url.Values{"_pragma": {"query_only(1)"}}))
+	if err := db.migrate(ctx); err != nil {
+		return fail(err)
+	}
+	read, err := sql.Open("sqlite", dsn(db.path, url.Values{"_pragma": {"query_only(1)"}}))
 	if err != nil {
-		return nil, errs.Wrap(errs.Unavailable, err, "open %s", path)
+		return fail(errs.Wrap(errs.Unavailable, err, "open %s", db.path))
 	}
 	n := max(4, runtime.NumCPU())
 	read.SetMaxOpenConns(n)
 	read.SetMaxIdleConns(n)
+	// Statements are prepared from here on: the schema is final.
 	db.read, db.write = newPool(read), newPool(write)
 	if err := read.PingContext(ctx); err != nil {
 		db.Close()
-		return nil, errs.Wrap(errs.Unavailable, err, "open %s", path)
+		return nil, errs.Wrap(errs.Unavailable, err, "open %s", db.path)
 	}
 	return db, nil
 }
