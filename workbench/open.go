@@ -45,7 +45,7 @@ import (
 )
 
 // Workbench is an open workbench: the ONE place concrete adapters meet the
-// core. Its methods hand out the services; Mount serves it over HTTP.
+// core. Its methods hand out the services; Handler serves it over HTTP.
 type Workbench struct {
 	opts        Options
 	log         *slog.Logger
