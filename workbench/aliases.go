@@ -50,6 +50,9 @@ const (
 // Describe renders an error of Open (or of a service) for a person: its
 // message and, for an operator reading their own terminal, its cause.
 func Describe(err error) string {
+	if err == nil {
+		return ""
+	}
 	var e *errs.Error
 	if errors.As(err, &e) {
 		if e.Err != nil {

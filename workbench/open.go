@@ -195,7 +195,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		return nil, err
 	}
 
-	agentSvc := agents.New(db, idGen, clock, skillSvc.Exists).WithMCP(mcpSvc).WithNatives(natives)
+	agentSvc := agents.New(db, idGen, clock, skillSvc.Exists).WithMCP(mcpSvc).WithNatives(natives).WithProviderTypes(providerSvc.LookupType)
 	triggerSvc := triggers.New(triggers.Deps{Store: db, Users: db, Config: db, Sessions: sessionSvc, Workflows: workflowSvc,
 		Starter: triggerStarter{taskMgr, runSvc}, Box: box, IDs: idGen, Clock: clock, Location: time.Local, Log: log})
 	// Ticks missed while the process was down are skipped before anything

@@ -291,3 +291,21 @@ func TestOpenOnTheCallersDatabase(t *testing.T) {
 		t.Fatalf("the program's database after Close: %v", err)
 	}
 }
+
+// TestAGoModelsProviderRefusesVendorKnobs: an agent on a provider of the
+// program's own type is checked against that type — it takes none of the
+// vendor-specific request features.
+func TestAGoModelsProviderRefusesVendorKnobs(t *testing.T) {
+	f := open(t)
+	ctx := context.Background()
+	agent, err := f.wb.Agents().Get(ctx, f.p, f.agentID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec := agent.AgentSpec
+	spec.ModelSettings.Verbosity = "low"
+	_, err = f.wb.Agents().Update(ctx, f.p, f.agentID, spec)
+	if !strings.Contains(workbench.Describe(err)+fmt.Sprint(err), "model_settings.verbosity") {
+		t.Fatalf("verbosity on a Go model's provider: %v", err)
+	}
+}

@@ -42,6 +42,7 @@ type Service struct {
 	skills  SkillExists
 	mcp     MCPCatalog
 	natives tools.Natives
+	types   func(string) (providers.TypeInfo, bool) // a provider type's registry row
 }
 
 // New returns a Service. skills may be nil: then no skill id resolves.
@@ -49,7 +50,15 @@ func New(store ports.ConfigStore, ids ports.IDs, clock ports.Clock, skills Skill
 	if skills == nil {
 		skills = func(context.Context, domain.Ownership, string) (bool, error) { return false, nil }
 	}
-	return &Service{store: store, ids: ids, clock: clock, skills: skills}
+	return &Service{store: store, ids: ids, clock: clock, skills: skills, types: providers.LookupType}
+}
+
+// WithProviderTypes reads provider types from the workbench's own table
+// (the registry and the embedding program's types), so an agent's knobs
+// are checked against what its provider's type supports.
+func (s *Service) WithProviderTypes(lookup func(string) (providers.TypeInfo, bool)) *Service {
+	s.types = lookup
+	return s
 }
 
 // WithMCP lets agents select the tools of MCP servers; without it only
@@ -299,7 +308,7 @@ func (s *Service) validate(ctx context.Context, tx ports.ConfigTx, a domain.Agen
 			if e := f.Merge("", fieldErr("provider_id", err)); e != nil {
 				return e
 			}
-		} else if ti, ok := providers.LookupType(pr.Type); ok {
+		} else if ti, ok := s.types(pr.Type); ok {
 			for _, use := range providers.AgentFeatures(a.AgentSpec) {
 				if !ti.Supports(pr.API, use.Feature) {
 					f.Add(use.Field, "is not supported by the provider's %s (%s) API", pr.Type, pr.API)
