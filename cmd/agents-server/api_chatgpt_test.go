@@ -192,7 +192,10 @@ func TestChatGPTSignInRunsRefreshesAndSurvivesRestart(t *testing.T) {
 	// The refresh token is revoked: the next refresh signs the provider out.
 	d.RevokeAll()
 	clk.Advance(2 * time.Hour)
-	v = h.chat(ann, session(agent.ID), "after revoke")
+	// A named session: no title call races the run to the refused refresh
+	// (the loser would read "not signed in" rather than "sign in again").
+	named := h.createSession(ann, map[string]any{"agent_config_id": agent.ID, "name": "after revoke"}).ID
+	v = h.chat(ann, named, "after revoke")
 	if v.Status != "error" || v.Error == nil || v.Error.Code != domain.CodeConfigError || !strings.Contains(v.Error.Message, "sign in again") {
 		t.Fatalf("run after revoke = %+v %+v", v, v.Error)
 	}
