@@ -132,20 +132,19 @@ type chat struct {
 	session domain.Session
 }
 
-// newChat sets up the provider, the agent (save_note behind approval) and
-// a new session. The provider and agent are made on each start; a real
-// program would keep their ids.
+// newChat sets up the provider and the agent (save_note behind approval)
+// — made on the first start, brought up to date on later ones — and a new
+// session.
 func newChat(ctx context.Context, wb *workbench.Workbench, url, model, key string) (*chat, error) {
 	me, err := wb.Admin(ctx)
 	if err != nil {
 		return nil, err
 	}
-	prov, err := wb.Providers().Create(ctx, me, domain.ScopePrivate, providers.Input{
-		Name: "chat example " + url, Type: "openai", API: "chat_completions", BaseURL: url, APIKey: key})
+	prov, err := upsertProvider(ctx, wb, me, providers.Input{Name: "chat example", Type: "openai", API: "chat_completions", BaseURL: url, APIKey: key})
 	if err != nil {
 		return nil, err
 	}
-	agent, err := wb.Agents().Create(ctx, me, domain.ScopePrivate, domain.AgentSpec{
+	agent, err := upsertAgent(ctx, wb, me, domain.AgentSpec{
 		Name: "Notetaker", Model: model, ProviderID: prov.ID,
 		Instructions: "You keep the person's notes. When they ask you to remember something, call save_note.",
 		Tools:        []string{"save_note"},
@@ -159,6 +158,34 @@ func newChat(ctx context.Context, wb *workbench.Workbench, url, model, key strin
 		return nil, err
 	}
 	return &chat{wb: wb, me: me, agent: agent, session: sess}, nil
+}
+
+// upsertProvider updates the provider of that name, or adds it.
+func upsertProvider(ctx context.Context, wb *workbench.Workbench, me workbench.Principal, in providers.Input) (domain.Provider, error) {
+	list, err := wb.Providers().List(ctx, me)
+	if err != nil {
+		return domain.Provider{}, err
+	}
+	for _, p := range list {
+		if p.Name == in.Name && p.OwnerID == me.User.ID {
+			return wb.Providers().Update(ctx, me, p.ID, in)
+		}
+	}
+	return wb.Providers().Create(ctx, me, domain.ScopePrivate, in)
+}
+
+// upsertAgent updates the agent of that name, or adds it.
+func upsertAgent(ctx context.Context, wb *workbench.Workbench, me workbench.Principal, spec domain.AgentSpec) (domain.Agent, error) {
+	list, err := wb.Agents().List(ctx, me)
+	if err != nil {
+		return domain.Agent{}, err
+	}
+	for _, a := range list {
+		if a.Name == spec.Name && a.OwnerID == me.User.ID {
+			return wb.Agents().Update(ctx, me, a.ID, spec)
+		}
+	}
+	return wb.Agents().Create(ctx, me, domain.ScopePrivate, spec)
 }
 
 // turn sends one message and prints the run as it streams; a call that

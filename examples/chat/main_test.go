@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agents-server/agents-server/workbench"
 )
 
 // TestTheChatExampleCallsItsGoToolWhenAllowed runs the example as a person
@@ -40,5 +42,28 @@ func TestTheChatExampleCallsItsGoToolWhenAllowed(t *testing.T) {
 	}
 	if string(notes) != "## shopping\nmilk and eggs\n\n" {
 		t.Errorf("the notebook holds %q; want the one allowed note", notes)
+	}
+}
+
+// TestTheChatExampleReusesItsAgent: a second start on the same data dir
+// brings the provider and agent up to date instead of adding more.
+func TestTheChatExampleReusesItsAgent(t *testing.T) {
+	dir := t.TempDir()
+	for i := 0; i < 2; i++ {
+		var out, errOut bytes.Buffer
+		if code := run(context.Background(), []string{"--data-dir", dir}, strings.NewReader("hello\n\n"), &out, &errOut); code != 0 {
+			t.Fatalf("start %d: exit %d: %s", i+1, code, errOut.String())
+		}
+	}
+	wb, err := workbench.Open(context.Background(), workbench.Options{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer wb.Close()
+	me, _ := wb.Admin(context.Background())
+	agents, _ := wb.Agents().List(context.Background(), me)
+	provs, _ := wb.Providers().List(context.Background(), me)
+	if len(agents) != 1 || len(provs) != 1 {
+		t.Fatalf("%d agents and %d providers after two starts; want 1 each", len(agents), len(provs))
 	}
 }
