@@ -10,6 +10,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/tasks"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
 
@@ -147,7 +148,10 @@ func (s wfSetup) requestsTo(role string) []string {
 func (s wfSetup) woken(t *testing.T) {
 	t.Helper()
 	waitFor(t, func() bool {
-		notified := slices.ContainsFunc(s.requestsTo("chat"), func(r string) bool { return strings.Contains(r, "[task-notification]") })
+		// The wake-up's own message begins with the prefix; spawn_task's
+		// description and answers name it mid-sentence, so every chat
+		// request holds "[task-notification]" somewhere.
+		notified := slices.ContainsFunc(s.requestsTo("chat"), func(r string) bool { return strings.Contains(r, `"`+tasks.NotificationPrefix) })
 		_, busy := s.h.app.wb.Runs().Hub().Busy(s.session)
 		return notified && !busy
 	})
