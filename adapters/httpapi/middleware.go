@@ -11,7 +11,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 
-	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 )
@@ -171,20 +170,12 @@ const principalKey = "principal"
 func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		token, present := bearerToken(c.Request())
-		if host, ok := auth.HostPrincipalFrom(c.Request().Context()); ok && !present {
-			// Signed in by the program embedding the workbench (Mount).
-			c.Set(principalKey, host)
-			return next(c)
-		}
-		if reason, ok := auth.HostRefusalFrom(c.Request().Context()); ok && !present {
-			return errs.E(errs.Unauthorized, "not signed in: %s", reason)
-		}
 		if present {
 			if err := s.limits.checkAuthBudget(c); err != nil {
 				return err
 			}
 		}
-		p, err := s.deps.Auth.Authenticate(c.Request().Context(), token)
+		p, err := s.deps.Auth.AuthenticateRequest(c.Request().Context(), token)
 		if err != nil {
 			if present && errs.Is(err, errs.Unauthorized) {
 				s.SpendAuthFailure(c.Request())

@@ -66,7 +66,9 @@ func (b *Bus) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return // the upgrader answered the client
 	}
 	c := &conn{bus: b, ws: ws, subs: map[string]*hub.Subscription{}}
-	c.ctx, c.cancel = context.WithCancel(context.Background())
+	// The request's values (the embedding host's sign-in) without its
+	// lifetime: the connection outlives the handshake.
+	c.ctx, c.cancel = context.WithCancel(context.WithoutCancel(r.Context()))
 	b.open.add(c)
 	defer b.open.remove(c)
 	c.serve(r)
@@ -122,7 +124,7 @@ func (c *conn) serve(r *http.Request) {
 		c.ws.SetReadDeadline(time.Now().Add(PongTimeout))
 		// Every frame re-checks the token: a revoked token or a disabled
 		// user loses the connection at once.
-		if err := c.bus.signIn.recheck(c.ctx, c.token, c.p); err != nil {
+		if err := c.bus.d.Auth.Recheck(c.ctx, c.token, c.p); err != nil {
 			c.close(websocket.ClosePolicyViolation, "authentication revoked")
 			return
 		}

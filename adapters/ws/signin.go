@@ -73,17 +73,13 @@ func (s signIn) first(ctx context.Context, ws *websocket.Conn, r *http.Request) 
 	if json.Unmarshal(data, &msg) != nil || msg.Type != "auth" {
 		return "", domain.Principal{}, "unauthorized", "the first message must be {\"type\":\"auth\",\"token\":…}"
 	}
-	if host, ok := auth.HostPrincipalFrom(r.Context()); ok && msg.Token == "" {
-		// The program embedding the workbench signed the upgrade request
-		// in (its cookies came with it; the upgrader refuses another
-		// origin's page).
-		return "", host, "", ""
-	}
-	if reason, ok := auth.HostRefusalFrom(r.Context()); ok && msg.Token == "" {
-		return "", domain.Principal{}, "unauthorized", "not signed in: " + reason
-	}
-	p, err := s.auth.Authenticate(ctx, msg.Token)
+	// No token: the program embedding the workbench may have signed the
+	// upgrade request in (its cookies came with it; the upgrader refuses
+	// another origin's page), and ctx carries the request's values.
+	p, err := s.auth.AuthenticateRequest(ctx, msg.Token)
 	switch {
+	case errs.Is(err, errs.Unauthorized) && msg.Token == "":
+		return "", domain.Principal{}, "unauthorized", errs.MessageOf(err)
 	case errs.Is(err, errs.Unauthorized):
 		if s.budget != nil {
 			s.budget.SpendAuthFailure(r)
@@ -95,17 +91,6 @@ func (s signIn) first(ctx context.Context, ws *websocket.Conn, r *http.Request) 
 		return "", domain.Principal{}, string(errs.CodeOf(err)), errs.MessageOf(err)
 	}
 	return msg.Token, p, "", ""
-}
-
-// recheck says whether the socket's credential still stands: its token, or
-// for a socket the embedding host signed in, its account.
-func (s signIn) recheck(ctx context.Context, token string, p domain.Principal) error {
-	if token == "" {
-		_, _, err := s.auth.Revalidate(ctx, p)
-		return err
-	}
-	_, err := s.auth.Authenticate(ctx, token)
-	return err
 }
 
 // refusal is how a signed-in socket the stream register refused is

@@ -95,7 +95,7 @@ func (term *Terminal) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t := &terminalConn{ws: ws}
-	t.ctx, t.cancel = context.WithCancel(context.Background())
+	t.ctx, t.cancel = context.WithCancel(context.WithoutCancel(r.Context())) // the request's values, not its lifetime
 	term.open.add(t)
 	defer func() {
 		term.open.remove(t)
@@ -265,7 +265,7 @@ func (term *Terminal) keepAlive(t *terminalConn, token string, p domain.Principa
 		case <-t.ctx.Done():
 			return
 		case <-tick.C:
-			if err := term.signIn.recheck(t.ctx, token, p); err != nil {
+			if err := term.signIn.auth.Recheck(t.ctx, token, p); err != nil {
 				t.close(websocket.ClosePolicyViolation, "authentication revoked")
 				return
 			}

@@ -43,29 +43,50 @@ func (s *Service) HostPrincipal(ctx context.Context, id HostIdentity) (domain.Pr
 	return domain.Principal{User: u}, nil
 }
 
+// createHostUser adds the host's user with a password drawn at random and
+// never shown.
 func (s *Service) createHostUser(ctx context.Context, name string, admin bool) (domain.User, error) {
-	if err := domain.ValidateUsername(name); err != nil {
-		return domain.User{}, err
-	}
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
 		return domain.User{}, errs.Wrap(errs.Internal, err, "draw a password")
-	}
-	hash, err := HashPassword(base64.RawURLEncoding.EncodeToString(secret), s.params)
-	if err != nil {
-		return domain.User{}, err
 	}
 	role := domain.RoleMember
 	if admin {
 		role = domain.RoleAdmin
 	}
-	now := s.clock.Now()
-	u := domain.User{ID: s.ids.NewID(), Username: name, Role: role, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
-	if err := s.users.CreateUser(ctx, u); err != nil {
-		return domain.User{}, err
+	u, err := s.addUser(ctx, name, base64.RawURLEncoding.EncodeToString(secret), role)
+	if err == nil {
+		s.log.Info("created an account for the host's user", "username", u.Username, "role", role)
 	}
-	s.log.Info("created an account for the host's user", "username", name, "role", role)
-	return u, nil
+	return u, err
+}
+
+// AuthenticateRequest authenticates a request's credential: its bearer
+// token — or, when it brings none and the program embedding the workbench
+// signed the request in (WithHostPrincipal), the host's principal. A
+// request the host refused (WithHostRefusal) is unauthorized with the
+// host's reason. The HTTP API and both sockets sign in through this.
+func (s *Service) AuthenticateRequest(ctx context.Context, token string) (domain.Principal, error) {
+	if token == "" {
+		if p, ok := HostPrincipalFrom(ctx); ok {
+			return p, nil
+		}
+		if reason, ok := HostRefusalFrom(ctx); ok {
+			return domain.Principal{}, errs.E(errs.Unauthorized, "not signed in: %s", reason)
+		}
+	}
+	return s.Authenticate(ctx, token)
+}
+
+// Recheck says whether the credential a stream opened with still stands:
+// its token, or for a principal the host signed in (no token), its account.
+func (s *Service) Recheck(ctx context.Context, token string, p domain.Principal) error {
+	if token == "" {
+		_, _, err := s.Revalidate(ctx, p)
+		return err
+	}
+	_, err := s.Authenticate(ctx, token)
+	return err
 }
 
 type hostKey struct{}

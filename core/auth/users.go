@@ -31,6 +31,13 @@ func (s *Service) CreateUser(ctx context.Context, p domain.Principal, username, 
 	if !role.Valid() {
 		return domain.User{}, errs.Field("role", "must be admin or member")
 	}
+	return s.addUser(ctx, username, password, role)
+}
+
+// addUser stores a new account: the username NFKC-normalized and checked,
+// the password checked and hashed. Returns validation, or conflict when
+// the username is taken.
+func (s *Service) addUser(ctx context.Context, username, password string, role domain.Role) (domain.User, error) {
 	username = domain.NormalizeUsername(username)
 	if err := domain.ValidateUsername(username); err != nil {
 		return domain.User{}, err
