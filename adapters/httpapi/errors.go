@@ -60,16 +60,7 @@ func errorHandler(log *slog.Logger) echo.HTTPErrorHandler {
 		if detail.Code == string(errs.Internal) {
 			log.Error("internal error", "method", c.Request().Method, "path", c.Request().URL.Path, "err", err)
 		}
-		if detail.Code == string(errs.Unauthorized) {
-			c.Response().Header().Set("WWW-Authenticate", `Bearer realm="agents-server"`)
-		}
-		var werr error
-		if c.Request().Method == http.MethodHead {
-			werr = c.NoContent(status)
-		} else {
-			werr = c.JSON(status, ErrorEnvelope{Error: detail})
-		}
-		if werr != nil {
+		if werr := writeEnvelope(c.Response(), c.Request().Method == http.MethodHead, status, detail); werr != nil {
 			log.Debug("writing error response failed", "err", werr)
 		}
 	}
@@ -116,10 +107,20 @@ func envelopeOf(err error) (int, ErrorDetail) {
 // host's mount) that refuse a request before it reaches a route.
 func WriteError(w http.ResponseWriter, err error) {
 	status, detail := envelopeOf(err)
+	_ = writeEnvelope(w, false, status, detail)
+}
+
+// writeEnvelope writes a refusal: the status, the bearer challenge on a
+// 401, and the envelope (no body for HEAD).
+func writeEnvelope(w http.ResponseWriter, head bool, status int, detail ErrorDetail) error {
 	if detail.Code == string(errs.Unauthorized) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="agents-server"`)
 	}
+	if head {
+		w.WriteHeader(status)
+		return nil
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(ErrorEnvelope{Error: detail})
+	return json.NewEncoder(w).Encode(ErrorEnvelope{Error: detail})
 }
