@@ -87,14 +87,20 @@ func isOfficialOpenAI(baseURL string) bool {
 	return err == nil && strings.EqualFold(u.Hostname(), "api.openai.com")
 }
 
-// LookupType returns the registry row of a type.
-func LookupType(t string) (TypeInfo, bool) {
-	i := slices.IndexFunc(Registry, func(ti TypeInfo) bool { return ti.Type == t })
+// Types is a table of provider types.
+type Types []TypeInfo
+
+// Lookup returns the table's row of type t.
+func (ts Types) Lookup(t string) (TypeInfo, bool) {
+	i := slices.IndexFunc(ts, func(ti TypeInfo) bool { return ti.Type == t })
 	if i < 0 {
 		return TypeInfo{}, false
 	}
-	return Registry[i], true
+	return ts[i], true
 }
+
+// LookupType returns the registry row of a type.
+func LookupType(t string) (TypeInfo, bool) { return Types(Registry).Lookup(t) }
 
 // API returns the type's API of that name.
 func (t TypeInfo) API(name string) (API, bool) {

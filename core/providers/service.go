@@ -37,8 +37,8 @@ type Service struct {
 	box   *secrets.Box
 	ids   ports.IDs
 	clock ports.Clock
-	gpt   *chatgpt   // nil: no ChatGPT sign-in (see WithChatGPT)
-	types []TypeInfo // Registry, then the embedding program's types
+	gpt   *chatgpt // nil: no ChatGPT sign-in (see WithChatGPT)
+	types Types    // Registry, then the embedding program's types
 }
 
 // New returns a Service sealing keys with box.
@@ -67,13 +67,7 @@ func (s *Service) WithNativeTypes(names ...string) error {
 func (s *Service) Types() []TypeInfo { return slices.Clone(s.types) }
 
 // LookupType returns this workbench's provider type of that name.
-func (s *Service) LookupType(t string) (TypeInfo, bool) {
-	i := slices.IndexFunc(s.types, func(ti TypeInfo) bool { return ti.Type == t })
-	if i < 0 {
-		return TypeInfo{}, false
-	}
-	return s.types[i], true
-}
+func (s *Service) LookupType(t string) (TypeInfo, bool) { return s.types.Lookup(t) }
 
 func keyPlace(providerID string) string { return secrets.Place("providers", "api_key", providerID) }
 
