@@ -19,11 +19,11 @@ export function getToken(): string | null {
   return hostSignedOut ? null : HOST_SESSION
 }
 
-/** The token to send as a bearer, if any (never the host's stand-in). */
-export function bearer(): string | null {
-  const t = getToken()
-  return t === HOST_SESSION ? null : t
-}
+/** What a credential sends as its bearer token: nothing for the host's stand-in. */
+export const asBearer = (token: string | null): string | null => (token === HOST_SESSION ? null : token)
+
+/** The token to send as a bearer, if any. */
+export const bearer = (): string | null => asBearer(getToken())
 
 /** Whether the host program signed this page in and has since signed it out. */
 export const signedOutByHost = (): boolean => HOST_SIGN_IN && hostSignedOut

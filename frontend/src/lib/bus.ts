@@ -1,7 +1,7 @@
 // The one WebSocket connection to /ws: first-frame auth, automatic
 // reconnect with backoff, typed frames out to listeners, typed commands in.
 import { useSyncExternalStore } from 'react'
-import { HOST_SESSION, setToken } from './auth'
+import { asBearer, setToken } from './auth'
 import { socketURL } from './base'
 import { parseFrame, type ClientCommand, type ServerEvent } from './events'
 import type { SocketLike } from './terminalSocket'
@@ -83,7 +83,7 @@ export class Bus {
     const wasRetry = this.retry > 0
     this.ws = ws
     this.setStatus('connecting')
-    ws.onopen = () => ws.send(JSON.stringify({ type: 'auth', token: this.token === HOST_SESSION ? '' : this.token }))
+    ws.onopen = () => ws.send(JSON.stringify({ type: 'auth', token: asBearer(this.token) ?? '' }))
     ws.onmessage = (m) => {
       let data: unknown
       try {
