@@ -168,11 +168,12 @@ test('sandboxes: an E2B row offers Test but no containers; an ssh:// host shows 
     // A new sandbox may be an e2b one; editing the e2b row keeps its type.
     await page.getByRole('button', { name: 'Add sandbox' }).click()
     const form = page.getByRole('form', { name: 'New sandbox' })
-    expect(await form.getByLabel('Type').locator('option[value="e2b"]').isDisabled(), 'e2b is refused for a new sandbox').toBe(false)
+    // Polled: the option is enabled once the sandbox types have loaded.
+    await expect(form.getByLabel('Type').locator('option[value="e2b"]'), 'e2b is refused for a new sandbox').toBeEnabled()
     await form.getByRole('button', { name: 'Cancel' }).click()
     await e2bRow.getByRole('button', { name: 'Edit' }).click()
     const edit = page.getByRole('form', { name: `Edit ${e2bName}` })
-    expect(await edit.getByLabel('Type').inputValue(), 'the e2b row lost its type in the form').toBe('e2b')
+    await expect(edit.getByLabel('Type'), 'the e2b row lost its type in the form').toHaveValue('e2b')
     await edit.getByRole('button', { name: 'Cancel' }).click()
 
     // A member sees the pinned key but cannot reset it.
