@@ -242,7 +242,7 @@ func TestCoreReachesOnlyWhatItIsAllowed(t *testing.T) {
 func TestCoreAllowlistRefuses(t *testing.T) {
 	for _, dep := range []string{"database/sql", "net/http", "net/http/httptest", "net", "os/exec",
 		"github.com/labstack/echo/v4", "modernc.org/sqlite", "github.com/openai/openai-go/v3", "github.com/containerd/errdefs",
-		module + "/adapters/sqlite", module + "/cmd/agents-server"} {
+		module + "/adapters/sqlstore", module + "/cmd/agents-server"} {
 		if allowedInCore(dep) {
 			t.Errorf("%s is allowed in core", dep)
 		}

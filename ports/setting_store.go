@@ -32,6 +32,8 @@ type SettingStore interface {
 type MetaStore interface {
 	// GetMeta returns a fact; ok is false when it is not recorded.
 	GetMeta(ctx context.Context, key string) (value string, ok bool, err error)
-	// PutMeta records a fact, replacing any previous value.
-	PutMeta(ctx context.Context, key, value string) error
+	// InitMeta records a fact unless one is recorded under key, and
+	// returns the fact that stands: value, or the one recorded first (two
+	// replicas starting together agree on one).
+	InitMeta(ctx context.Context, key, value string) (recorded string, err error)
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/adapters/observe"
-	"github.com/agents-server/agents-server/adapters/sqlite"
+	"github.com/agents-server/agents-server/adapters/sqlstore"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/hub"
@@ -27,7 +27,7 @@ type watchers struct {
 
 // newWatchers builds the metrics on the hub and the store, and the trace
 // exporter and the metrics listener the config asks for.
-func newWatchers(ctx context.Context, o Options, h *hub.Hub, db *sqlite.DB, log *slog.Logger) (*watchers, error) {
+func newWatchers(ctx context.Context, o Options, h *hub.Hub, db *sqlstore.DB, log *slog.Logger) (*watchers, error) {
 	w := &watchers{metrics: observe.NewMetrics(observe.Sources{Hub: h.Stats, Counts: func(ctx context.Context) (observe.Counts, error) {
 		runs, waiting, tasks, err := db.StatusCounts(ctx)
 		return observe.Counts{RunsByStatus: runs, ApprovalsWaiting: waiting, TasksByStatus: tasks}, err

@@ -16,7 +16,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/mcpserver"
 	dockersandbox "github.com/agents-server/agents-server/adapters/sandbox/docker"
 	e2bsandbox "github.com/agents-server/agents-server/adapters/sandbox/e2b"
-	"github.com/agents-server/agents-server/adapters/sqlite"
+	"github.com/agents-server/agents-server/adapters/sqlstore"
 	"github.com/agents-server/agents-server/adapters/webfetch"
 	"github.com/agents-server/agents-server/adapters/ws"
 	"github.com/agents-server/agents-server/core/agents"
@@ -49,7 +49,7 @@ import (
 type Workbench struct {
 	opts        Options
 	log         *slog.Logger
-	db          *sqlite.DB
+	db          *sqlstore.DB
 	api         *httpapi.Server
 	auth        *auth.Service
 	settings    *settings.Service
@@ -248,15 +248,25 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	return w, nil
 }
 
-// openStore opens the caller's database, or the one in the data dir.
-func openStore(ctx context.Context, o Options) (*sqlite.DB, error) {
+// openStore opens the Postgres database, the caller's, or the one in the
+// data dir.
+func openStore(ctx context.Context, o Options) (*sqlstore.DB, error) {
+	if o.DatabaseURL != "" {
+		if o.DB != nil {
+			return nil, errs.E(errs.Validation, "Options: set DB or DatabaseURL, not both")
+		}
+		if !sqlstore.IsPostgresURL(o.DatabaseURL) {
+			return nil, errs.E(errs.Validation, "Options: DatabaseURL must be a postgres:// URL (SQLite lives in DataDir)")
+		}
+		return sqlstore.OpenPostgres(ctx, o.DatabaseURL, o.Logger)
+	}
 	if o.DB != nil {
-		return sqlite.OpenWith(ctx, o.DB, o.Logger)
+		return sqlstore.OpenWith(ctx, o.DB, o.Logger)
 	}
 	if o.DataDir == "" {
-		return nil, errs.E(errs.Validation, "Options: set DataDir (or DB) to say where the workbench keeps its data")
+		return nil, errs.E(errs.Validation, "Options: set DataDir (or DB, or DatabaseURL) to say where the workbench keeps its data")
 	}
-	return sqlite.Open(ctx, filepath.Join(o.DataDir, sqlite.FileName), o.Logger)
+	return sqlstore.Open(ctx, filepath.Join(o.DataDir, sqlstore.FileName), o.Logger)
 }
 
 // nativeTools indexes the program's tools.

@@ -15,7 +15,7 @@ import (
 )
 
 // Options is everything Open needs. Only a place for the data is required:
-// DataDir, or DB.
+// DataDir, DB, or DatabaseURL.
 type Options struct {
 	// DataDir holds the SQLite database (agents.db); it is created when
 	// absent.
@@ -27,6 +27,12 @@ type Options struct {
 	// connection (it sets the pool's limits) and reads the same file
 	// through a pool of its own; the caller closes DB after Close.
 	DB *sql.DB
+	// DatabaseURL, when set, keeps the store on a Postgres server
+	// (postgres://user@host:port/db?sslmode=…; a password may come from
+	// PGPASSWORD or ~/.pgpass instead of the URL) rather than in SQLite:
+	// what several replicas serving one team share. The database must
+	// exist; the workbench migrates it. DataDir and DB are then unused.
+	DatabaseURL string
 	// SecretKey is the 32-byte key that seals credentials at rest (see
 	// ParseKey); nil stores them in plaintext, with a warning in the log.
 	// Once set for a database, the same key must be given every time.

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
-	"github.com/agents-server/agents-server/adapters/sqlite"
+	"github.com/agents-server/agents-server/adapters/sqlstore"
 	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
@@ -77,11 +77,15 @@ func (w *Workbench) Principal(ctx context.Context, id Identity) (domain.Principa
 	return w.auth.HostPrincipal(ctx, auth.HostIdentity{Username: id.Username, Admin: id.Admin})
 }
 
+// StoreName names where the data lives, for logs: sqlite(path) or
+// postgres(URL without its password).
+func (w *Workbench) StoreName() string { return w.db.String() }
+
 // Internals are the composed parts beneath the services, for tests and
 // diagnostics. They are not a stable interface: a program should not need
 // them.
 type Internals struct {
-	DB      *sqlite.DB
+	DB      *sqlstore.DB
 	API     *httpapi.Server
 	Streams *livestreams.Registry
 	// MetricsAddr is where Options.MetricsAddr's listener listens ("" when

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -176,7 +175,7 @@ func TestNoPlaintextKeyInResponsesLogsOrDatabase(t *testing.T) {
 	if strings.Contains(h.logs.String(), plant) {
 		t.Fatal("the log carries the key")
 	}
-	if hits := filesContain(t, filepath.Dir(h.app.wb.Internals().DB.Path()), plant); len(hits) > 0 {
+	if hits := filesContain(t, cfg.DataDir, plant); len(hits) > 0 {
 		t.Fatalf("plaintext key in %v", hits)
 	}
 	h.stop()

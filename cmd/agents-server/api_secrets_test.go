@@ -36,9 +36,11 @@ func keyID(t *testing.T, key string) string {
 }
 
 // filesContain reports which files under dir hold needle.
+// filesContain lists the files under dir holding needle, and, when the
+// server keeps dir's data on Postgres, the tables whose rows hold it.
 func filesContain(t *testing.T, dir, needle string) []string {
 	t.Helper()
-	var hits []string
+	hits := tablesContain(t, dir, needle)
 	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err

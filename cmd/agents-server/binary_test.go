@@ -86,7 +86,7 @@ var readyLine = regexp.MustCompile(`^agents-server ready: (http://127\.0\.0\.1:\
 // startBinary runs the binary on a free port and waits for its ready line.
 func startBinary(t *testing.T, dataDir string, env ...string) *process {
 	t.Helper()
-	cmd := exec.Command(agentsBinary(t), "--addr", "127.0.0.1:0", "--data-dir", dataDir, "--log-level", "debug")
+	cmd := exec.Command(agentsBinary(t), append([]string{"--addr", "127.0.0.1:0", "--log-level", "debug"}, storeArgs(t, dataDir)...)...)
 	cmd.Env = append(os.Environ(), env...)
 	stdout, _ := cmd.StdoutPipe()
 	p := &process{cmd: cmd, stderr: &porttest.Buffer{}, exited: make(chan error, 1)}
@@ -193,7 +193,7 @@ func TestBinaryRefusesTheWrongSecretKey(t *testing.T) {
 	p.wait(t)
 
 	wrong := newKey(t)
-	cmd := exec.Command(agentsBinary(t), "--addr", "127.0.0.1:0", "--data-dir", dir)
+	cmd := exec.Command(agentsBinary(t), append([]string{"--addr", "127.0.0.1:0"}, storeArgs(t, dir)...)...)
 	cmd.Env = append(os.Environ(), "AGENTS_SECRET_KEY="+wrong)
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError

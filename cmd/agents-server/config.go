@@ -20,6 +20,7 @@ import (
 type config struct {
 	Addr          string
 	DataDir       string
+	DatabaseURL   string
 	BaseURL       string
 	SecretKeyFile string
 	SecretKey     string // AGENTS_SECRET_KEY (env only: a flag would show in ps)
@@ -73,6 +74,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.SetOutput(stderr)
 	fs.StringVar(&cfg.Addr, "addr", envOr("AGENTS_ADDR", "127.0.0.1:9527"), "listen address (env AGENTS_ADDR)")
 	fs.StringVar(&cfg.DataDir, "data-dir", envOr("AGENTS_DATA_DIR", defaultDataDir()), "where the database lives (env AGENTS_DATA_DIR)")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", envOr("AGENTS_DATABASE_URL", ""),
+		"keep the store on Postgres, e.g. postgres://agents@db:5432/agents?sslmode=require, for several replicas sharing one database; without it, SQLite in --data-dir. Prefer the env AGENTS_DATABASE_URL or PGPASSWORD for a password: a flag shows in ps")
 	fs.StringVar(&cfg.BaseURL, "base-url", envOr("AGENTS_BASE_URL", ""),
 		"external origin people reach the server at, e.g. https://agents.example.com; the printed sign-in link uses it, and forwarding headers are never trusted (env AGENTS_BASE_URL)")
 	fs.StringVar(&cfg.SecretKeyFile, "secret-key-file", envOr("AGENTS_SECRET_KEY_FILE", ""),
@@ -102,6 +105,9 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("--base-url must start with http:// or https://")
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
+		return config{}, fmt.Errorf("--database-url must be a postgres:// URL (SQLite lives in --data-dir)")
+	}
 	for name, v := range map[string]string{"--chatgpt-auth-url": cfg.ChatGPTAuthURL, "--chatgpt-backend-url": cfg.ChatGPTBackendURL} {
 		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return config{}, fmt.Errorf("%s must be an absolute http(s) URL", name)

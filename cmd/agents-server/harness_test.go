@@ -54,8 +54,9 @@ type harness struct {
 
 // testConfig is a config for a server on a free port in a fresh data dir.
 func testConfig(t testing.TB) config {
+	dir := t.TempDir()
 	return config{
-		Addr: "127.0.0.1:0", DataDir: t.TempDir(), LogLevel: "debug", LogFormat: "text",
+		Addr: "127.0.0.1:0", DataDir: dir, DatabaseURL: databaseFor(t, dir), LogLevel: "debug", LogFormat: "text",
 		HTTP:           httpapi.Config{BodyLimit: httpapi.DefaultBodyLimit, RateLimits: roomyLimits},
 		PasswordParams: fastPasswords, DrainTimeout: 5 * time.Second,
 	}

@@ -89,7 +89,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	served := make(chan error, 1)
 	go func() { served <- a.serve() }()
-	log.Info("serving", "url", a.URL(), "data_dir", cfg.DataDir, "version", version())
+	log.Info("serving", "url", a.URL(), "store", a.wb.StoreName(), "version", version())
 	fmt.Fprintln(stdout, a.ReadyLine())
 
 	select {

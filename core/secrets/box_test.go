@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports/porttest"
 )
 
 func key(t *testing.T) []byte {
@@ -117,7 +118,13 @@ func (m memMeta) GetMeta(_ context.Context, k string) (string, bool, error) {
 	return v, ok, nil
 }
 
-func (m memMeta) PutMeta(_ context.Context, k, v string) error { m[k] = v; return nil }
+func (m memMeta) InitMeta(_ context.Context, k, v string) (string, error) {
+	if had, ok := m[k]; ok {
+		return had, nil
+	}
+	m[k] = v
+	return v, nil
+}
 
 func TestCheckKeyCanary(t *testing.T) {
 	ctx := context.Background()
@@ -149,5 +156,24 @@ func TestMaskRules(t *testing.T) {
 	}
 	if ResolveWrite(Mask, "old") != "old" || ResolveWrite("", "old") != "" || ResolveWrite("new", "old") != "new" {
 		t.Fatal("ResolveWrite")
+	}
+}
+
+// TestReplicasStartingTogetherAgreeOnOneKey: two replicas with different
+// keys start on a new database at once; the canary one of them seals
+// stands, and the other is refused, whichever wrote first.
+func TestReplicasStartingTogetherAgreeOnOneKey(t *testing.T) {
+	ctx := context.Background()
+	for range 20 {
+		meta := &porttest.SettingStore{}
+		a, b := box(t, key(t)), box(t, key(t))
+		errc := make(chan error, 2)
+		for _, bx := range []*Box{a, b} {
+			go func() { errc <- CheckKey(ctx, bx, meta) }()
+		}
+		e1, e2 := <-errc, <-errc
+		if (e1 == nil) == (e2 == nil) {
+			t.Fatalf("both or neither started: %v / %v", e1, e2)
+		}
 	}
 }

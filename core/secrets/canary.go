@@ -32,7 +32,11 @@ func CheckKey(ctx context.Context, box *Box, meta ports.MetaStore) error {
 		if err != nil {
 			return err
 		}
-		return meta.PutMeta(ctx, CanaryKey, sealed)
+		// Another replica starting now may seal first, under its key:
+		// the canary that stands is checked like any other.
+		if stored, err = meta.InitMeta(ctx, CanaryKey, sealed); err != nil || stored == sealed {
+			return err
+		}
 	}
 	want, _ := SealedKeyID(stored)
 	if !box.Sealing() {

@@ -64,15 +64,19 @@ func (s *SettingStore) GetMeta(ctx context.Context, key string) (string, bool, e
 	return v, ok, nil
 }
 
-// PutMeta records a fact, replacing any previous value.
-func (s *SettingStore) PutMeta(ctx context.Context, key, value string) error {
+// InitMeta records a fact unless one is recorded, and returns the one
+// that stands.
+func (s *SettingStore) InitMeta(ctx context.Context, key, value string) (string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.meta == nil {
 		s.meta = map[string]string{}
 	}
+	if v, ok := s.meta[key]; ok {
+		return v, nil
+	}
 	s.meta[key] = value
-	return nil
+	return value, nil
 }
 
 var (

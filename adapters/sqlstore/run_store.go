@@ -1,0 +1,103 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+)
+
+const runColumns = `id, session_id, owner_id, agent_config_id, project_id, input, status, last_seq, error_code, error_message,
+	final_output, created_at, updated_at, ended_at, partial_output`
+
+// runRow adapts scanRun to collect.
+func runRow(r rowScanner) (domain.Run, error) { return scanRun(r) }
+
+func scanRun(r rowScanner, extra ...any) (domain.Run, error) {
+	var x domain.Run
+	var status string
+	var created, updated int64
+	var ended sql.NullInt64
+	err := r.Scan(append([]any{&x.ID, &x.SessionID, &x.OwnerID, &x.AgentConfigID, &x.ProjectID, &x.Input, &status, &x.LastSeq, &x.ErrorCode,
+		&x.ErrorMessage, &x.FinalOutput, &created, &updated, &ended, &x.PartialOutput}, extra...)...)
+	x.Status = domain.RunStatus(status)
+	x.CreatedAt, x.UpdatedAt, x.EndedAt = fromMS(created), fromMS(updated), fromNullMS(ended)
+	return x, err
+}
+
+// CreateRun implements ports.RunStore.
+func (db *DB) CreateRun(ctx context.Context, r domain.Run) error {
+	return insertRun(ctx, db.writer(), r)
+}
+
+// UpdateRun implements ports.RunStore.
+func (db *DB) UpdateRun(ctx context.Context, r domain.Run) error {
+	return updateRun(ctx, db.writer(), r)
+}
+
+// CreateRun implements ports.SessionWriter.
+func (s sessionQ) CreateRun(ctx context.Context, r domain.Run) error {
+	if r.SessionID != s.id {
+		return errs.E(errs.Internal, "run %s is not of session %s", r.ID, s.id)
+	}
+	return insertRun(ctx, s.q, r)
+}
+
+// EndRun implements ports.SessionWriter.
+func (s sessionQ) EndRun(ctx context.Context, r domain.Run) error { return updateRun(ctx, s.q, r) }
+
+func insertRun(ctx context.Context, q querier, r domain.Run) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.SessionID, r.OwnerID, r.AgentConfigID, r.ProjectID, r.Input, string(r.Status), r.LastSeq, r.ErrorCode,
+		r.ErrorMessage, r.FinalOutput, ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.EndedAt), r.PartialOutput)
+	return translate(err)
+}
+
+func updateRun(ctx context.Context, q querier, r domain.Run) error {
+	res, err := q.ExecContext(ctx, `UPDATE runs SET agent_config_id = ?, status = ?, last_seq = ?, error_code = ?, error_message = ?,
+		final_output = ?, updated_at = ?, ended_at = ?, partial_output = ? WHERE id = ?`,
+		r.AgentConfigID, string(r.Status), r.LastSeq, r.ErrorCode, r.ErrorMessage, r.FinalOutput, ms(r.UpdatedAt), msPtr(r.EndedAt),
+		r.PartialOutput, r.ID)
+	return affected(res, err, "run")
+}
+
+// FindRun implements ports.RunStore.
+func (db *DB) FindRun(ctx context.Context, id string) (domain.Run, error) {
+	r, err := scanRun(db.read.QueryRowContext(ctx, `SELECT `+runColumns+` FROM runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, notFound("run")
+	}
+	return r, translate(err)
+}
+
+// ListSessionRuns implements ports.RunStore.
+func (db *DB) ListSessionRuns(ctx context.Context, sessionID string) ([]domain.Run, error) {
+	return collect(ctx, db.read, runRow, `SELECT `+runColumns+` FROM runs WHERE session_id = ? ORDER BY id`, sessionID)
+}
+
+// FailRunningRuns implements ports.RunStore.
+func (db *DB) FailRunningRuns(ctx context.Context, code, message string, at time.Time) ([]domain.Run, error) {
+	var out []domain.Run
+	err := db.tx(ctx, func(tx txQ) error {
+		var err error
+		if out, err = collect(ctx, tx, runRow, `SELECT `+runColumns+` FROM runs WHERE status = 'running' ORDER BY id`); err != nil {
+			return err
+		}
+		// last_seq moves past the last checkpoint: the error is the run's
+		// next event, whatever its watchers last held.
+		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = 'error', error_code = ?, error_message = ?, updated_at = ?,
+			ended_at = ?, last_seq = last_seq + 1 WHERE status = 'running'`, code, message, ms(at), ms(at))
+		return translate(err)
+	})
+	return out, err
+}
+
+// CheckpointRun implements ports.RunStore.
+func (db *DB) CheckpointRun(ctx context.Context, id string, lastSeq int64, partial string) error {
+	_, err := db.exec(ctx, `UPDATE runs SET last_seq = ?, partial_output = ? WHERE id = ? AND status = 'running'`,
+		lastSeq, partial, id)
+	return err
+}
