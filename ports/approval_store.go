@@ -25,10 +25,10 @@ type ApprovalStore interface {
 	DecideApproval(ctx context.Context, id, status, scope, reason string, at time.Time) ([]domain.Approval, error)
 	// ExpiredApprovals returns pending approvals filed before cutoff.
 	ExpiredApprovals(ctx context.Context, cutoff time.Time) ([]domain.Approval, error)
-	// ResumeRun moves a paused run back to running — only one caller wins
-	// (ok false for the others) — and hands back its resume state and the
-	// decisions, deleting them in the same transaction.
-	ResumeRun(ctx context.Context, runID string, at time.Time) (run domain.Run, state domain.PauseState, decided []domain.Approval, ok bool, err error)
+	// ResumeRun moves a paused run back to running on replica — only one
+	// caller wins (ok false for the others) — and hands back its resume
+	// state and the decisions, deleting them in the same transaction.
+	ResumeRun(ctx context.Context, runID, replica string, at time.Time) (run domain.Run, state domain.PauseState, decided []domain.Approval, ok bool, err error)
 	// ListInterruptedRuns returns every paused run, for start-up.
 	ListInterruptedRuns(ctx context.Context) ([]domain.Run, error)
 	// FindPausedRun returns a session's paused run; ok false when none.

@@ -17,12 +17,26 @@ type RunStore interface {
 	FindRun(ctx context.Context, id string) (domain.Run, error)
 	// ListSessionRuns returns a session's runs, oldest first.
 	ListSessionRuns(ctx context.Context, sessionID string) ([]domain.Run, error)
-	// FailRunningRuns ends every run left running (a crash or kill) as an
-	// error with the given code and message, its last_seq one past its last
-	// checkpoint's, and returns them as they were (PartialOutput included).
-	FailRunningRuns(ctx context.Context, code, message string, at time.Time) ([]domain.Run, error)
+	// FailOrphanedRuns ends the runs left running by replicas that are
+	// gone (a crash or kill; see Orphans). Each ends as an error with the
+	// sweep's code and message, its last_seq one past its last
+	// checkpoint's; they are returned as they were (PartialOutput
+	// included). The gone replicas leave the roll in the same transaction.
+	FailOrphanedRuns(ctx context.Context, o Orphans) ([]domain.Run, error)
 	// CheckpointRun records a running run's progress: the last seq it sent
 	// and what the model call in flight has streamed. A run that is no
 	// longer running is left alone.
 	CheckpointRun(ctx context.Context, id string, lastSeq int64, partial string) error
+}
+
+// Orphans says which running runs a sweep ends: those of every replica
+// but Self that has not beaten since AliveSince, and Self's own when
+// Restarted (at start, what Self runs is its previous life's).
+type Orphans struct {
+	Self       string
+	Restarted  bool
+	AliveSince time.Time
+	// Code and Message are the error the runs end with, at At.
+	Code, Message string
+	At            time.Time
 }

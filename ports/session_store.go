@@ -63,8 +63,9 @@ type SessionWriter interface {
 	// the planning phase it works in.
 	SetRunContext(ctx context.Context, agentID string, planning bool, at time.Time) error
 	// CreateRun inserts one of the session's run rows; conflict when its id
-	// is taken. A run starts in the transaction that files its input, so a
-	// crash keeps both or neither.
+	// is taken, or when a running run holds the session (replicas starting
+	// runs on one session at once: one wins). A run starts in the
+	// transaction that files its input, so a crash keeps both or neither.
 	CreateRun(ctx context.Context, run domain.Run) error
 	// EndRun stores how a run ended (as RunStore.UpdateRun does), in the
 	// transaction that files its closing entries; not_found when absent.

@@ -51,12 +51,15 @@ type TaskStore interface {
 	// DismissTask hides a final task from the live lists; false while it
 	// is live.
 	DismissTask(ctx context.Context, id string, at time.Time) (bool, error)
-	// FailOrphanTasks ends every task a crash left working (queued ones
-	// included) as failed, with the result (and, when not nil, the state)
-	// end gives it, writing their debts, and returns them. A task waiting
-	// for a decision (input_required) is left alone: its paused run, or its
-	// step approval, survives a restart.
-	FailOrphanTasks(ctx context.Context, end func(domain.Task) (result string, state []byte), at time.Time) ([]domain.Task, error)
+	// FailOrphanTasks ends the tasks a crash left working as failed, with
+	// the result (and, when not nil, the state) end gives it, writing their
+	// debts, and returns them. With runs nil that is every working task,
+	// queued ones included (the process that ran or would launch them is
+	// gone: the only one on the database); else only those whose attempt
+	// is one of runs (the runs a failover just ended; the other replicas'
+	// tasks go on). A task waiting for a decision (input_required) is left
+	// alone: its paused run, or its step approval, survives a restart.
+	FailOrphanTasks(ctx context.Context, runs []string, end func(domain.Task) (result string, state []byte), at time.Time) ([]domain.Task, error)
 	// PauseStep holds a workflow task before its next step: in one
 	// transaction the task (working, on attempt run a.RunID, reserved and
 	// not started) becomes input_required waiting on a.ToolCallID, and the

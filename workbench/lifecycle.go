@@ -13,14 +13,19 @@ func (w *Workbench) startLoops() {
 	ctx, cancel := context.WithCancel(context.Background())
 	w.stopLoops = cancel
 	go w.tasks.Drain(ctx)
-	w.loops.Add(4)
+	w.loops.Add(5)
 	go func() {
 		defer w.loops.Done()
-		w.every(ctx, w.opts.TriggerEvery, w.triggers.Tick) // fires the due cron ticks
+		w.every(ctx, w.opts.TriggerEvery, w.leased(leaseTriggers, w.triggers.Tick)) // fires the due cron ticks
 	}()
 	go w.maintain(ctx)
 	go w.idleStops(ctx)
 	go w.expireStreams(ctx)
+	go w.beat(ctx)
+	if w.shared {
+		w.loops.Add(1)
+		go w.failover(ctx)
+	}
 }
 
 // Drain refuses new work (503) while live runs and requests in flight
@@ -53,6 +58,12 @@ func (w *Workbench) Close() error {
 		defer cancel()
 		w.stopLoops()
 		w.loops.Wait()
+		w.leaveRoll()
+		defer w.unlockReplica()
+		if w.peerBus != nil {
+			w.stopListening()
+			w.peerBus.Close()
+		}
 		w.watch.close(ctx)
 		w.docker.Close()
 		w.mcp.Close()
@@ -76,6 +87,7 @@ func (w *Workbench) maintain(ctx context.Context) {
 		n, err = w.attachments.Prune(ctx)
 		w.logSweep(ctx, n, err, "pruning unsent attachments failed", "pruned attachments no message carries")
 	}
+	upkeep = w.leased(leaseUpkeep, upkeep)
 	upkeep(ctx)
 	w.every(ctx, time.Hour, upkeep)
 }
@@ -99,10 +111,10 @@ func (w *Workbench) idleStops(ctx context.Context) {
 	if err := w.sandboxes.Adopt(ctx); err != nil && ctx.Err() == nil {
 		w.log.Warn("noting running sandbox instances failed", "err", err)
 	}
-	w.every(ctx, time.Minute, func(ctx context.Context) {
+	w.every(ctx, time.Minute, w.leased(leaseIdle, func(ctx context.Context) {
 		n, err := w.sandboxes.SweepIdle(ctx)
 		w.logSweep(ctx, n, err, "idle sandbox stop failed", "stopped idle sandbox instances")
-	})
+	}))
 }
 
 // every calls sweep once per interval until ctx ends.

@@ -29,6 +29,7 @@ import (
 	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
+	"github.com/agents-server/agents-server/core/replicas"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/secrets"
@@ -47,34 +48,41 @@ import (
 // Workbench is an open workbench: the ONE place concrete adapters meet the
 // core. Its methods hand out the services; Handler serves it over HTTP.
 type Workbench struct {
-	opts        Options
-	log         *slog.Logger
-	db          *sqlstore.DB
-	api         *httpapi.Server
-	auth        *auth.Service
-	settings    *settings.Service
-	providers   *providers.Service
-	agents      *agents.Service
-	sessions    *sessions.Service
-	runs        *runs.Service
-	tasks       *tasks.Manager
-	workflows   *workflows.Service
-	triggers    *triggers.Service
-	traces      *traces.Service
-	attachments *attachments.Service
-	bus         *ws.Bus
-	terminal    *ws.Terminal
-	mcpServer   http.Handler
-	streams     *livestreams.Registry
-	sandboxes   *sandboxes.Service
-	mcp         *mcp.Service
-	docker      *dockersandbox.Runtime
-	watch       *watchers // metrics, trace export
-	token       string    // the bootstrap admin's token
-	stopLoops   context.CancelFunc
-	loops       sync.WaitGroup // the upkeep loops
-	closeOnce   sync.Once
-	closeErr    error
+	opts          Options
+	log           *slog.Logger
+	db            *sqlstore.DB
+	api           *httpapi.Server
+	auth          *auth.Service
+	settings      *settings.Service
+	providers     *providers.Service
+	agents        *agents.Service
+	sessions      *sessions.Service
+	runs          *runs.Service
+	tasks         *tasks.Manager
+	workflows     *workflows.Service
+	triggers      *triggers.Service
+	traces        *traces.Service
+	attachments   *attachments.Service
+	bus           *ws.Bus
+	terminal      *ws.Terminal
+	mcpServer     http.Handler
+	streams       *livestreams.Registry
+	sandboxes     *sandboxes.Service
+	mcp           *mcp.Service
+	docker        *dockersandbox.Runtime
+	watch         *watchers // metrics, trace export
+	token         string    // the bootstrap admin's token
+	clock         ports.Clock
+	replica       string             // this workbench's id on the replica roll
+	shared        bool               // other replicas may share the store (Postgres)
+	times         replicaTimings     // of the roll, from Options.FailoverAfter
+	peerBus       *sqlstore.PGBus    // joins the replicas (nil on SQLite)
+	stopListening context.CancelFunc // ends the bus's listening
+	unlockReplica func()             // gives up the data dir's replica id
+	stopLoops     context.CancelFunc
+	loops         sync.WaitGroup // the upkeep loops
+	closeOnce     sync.Once
+	closeErr      error
 }
 
 // Open opens (creating when absent) and migrates the store, checks the
@@ -119,6 +127,15 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	if idGen == nil {
 		idGen = ids.UUIDv7{}
 	}
+	replica, unlockReplica, err := replicaID(o, idGen)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			unlockReplica()
+		}
+	}()
 	authSvc, err := auth.New(db, db, idGen, clock, log, o.PasswordParams)
 	if err != nil {
 		return nil, err
@@ -159,6 +176,26 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, IDs: idGen, Clock: clock, Log: log})
 	sessionSvc.WithMCP(mcpSvc) // the context report asks live servers
 	eventHub := hub.New(o.Hub, clock)
+	// Replicas sharing the store (Postgres) are joined over its bus: each
+	// hub relays what it numbers, and run commands reach the replica
+	// running the run.
+	var link *replicas.Link
+	var bus *sqlstore.PGBus
+	if db.Dialect() == "postgres" {
+		if bus, err = db.Bus(log); err != nil {
+			return nil, err
+		}
+		defer func() {
+			if err != nil {
+				bus.Close()
+			}
+		}()
+		link = replicas.New(replica, bus, eventHub, idGen, log)
+		eventHub.SetRelay(link)
+		// A credential's streams close on every replica, and its cached
+		// copy goes everywhere.
+		authSvc.CloseStreamsWith(link.Streams(streams, authSvc))
+	}
 	// The task manager drives the run engine, and the engine tells it of
 	// every run's end: the two are wired both ways here.
 	workflowSvc := workflows.NewService(db, idGen, clock)
@@ -180,20 +217,24 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
 		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, Tasks: taskMgr,
 		Authoring: workflowSvc, Skills: skillSvc, Attachments: attachmentSvc, Natives: natives,
-		LLM: newModelRouter(codex, o.Models), IDs: idGen, Clock: clock, Log: log,
+		LLM: newModelRouter(codex, o.Models), IDs: idGen, Clock: clock, Log: log, Replica: replica, Peers: peersOf(link),
 		Observer: watch.observer(),
 	})
 	taskMgr.Attach(runSvc)
+	listening := func() {}
+	if link != nil {
+		link.Attach(runSvc)
+		var listenCtx context.Context
+		listenCtx, listening = context.WithCancel(context.Background())
+		go link.Listen(listenCtx)
+		defer func() {
+			if err != nil {
+				listening()
+			}
+		}()
+	}
 	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first
 	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
-	// Runs a crash left running end before anything is served, and so do
-	// the tasks they were attempts of (their parents are owed a wake-up).
-	if err := runSvc.RecoverOrphans(ctx); err != nil {
-		return nil, err
-	}
-	if err := taskMgr.Recover(ctx); err != nil {
-		return nil, err
-	}
 
 	agentSvc := agents.New(db, idGen, clock, skillSvc.Exists).WithMCP(mcpSvc).WithNatives(natives).WithProviderTypes(providerSvc.LookupType)
 	triggerSvc := triggers.New(triggers.Deps{Store: db, Users: db, Config: db, Sessions: sessionSvc, Workflows: workflowSvc,
@@ -235,10 +276,20 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		opts: o, log: log, db: db, api: api, auth: authSvc, settings: settingsSvc, providers: providerSvc, agents: agentSvc,
 		sessions: sessionSvc, runs: runSvc, tasks: taskMgr, workflows: workflowSvc, triggers: triggerSvc, traces: traceSvc,
 		attachments: attachmentSvc, streams: streams, sandboxes: sandboxSvc, mcp: mcpSvc, docker: docker, token: token, watch: watch,
+		clock: clock, replica: replica, shared: link != nil, times: timings(o.FailoverAfter), peerBus: bus, stopListening: listening, unlockReplica: unlockReplica,
 		bus:      ws.New(ws.Deps{Auth: authSvc, Runs: runSvc, Budget: api, Streams: streams, Log: log}),
 		terminal: ws.NewTerminal(authSvc, sandboxSvc, api, streams, log),
 		mcpServer: mcpserver.New(mcpserver.Deps{Auth: authSvc, Agents: agentSvc, Sessions: sessionSvc, Runs: runSvc,
 			Settings: settingsSvc, Version: o.Version, Log: log}),
+	}
+	// Runs a crash left running end before anything is served, and so do
+	// the tasks they were attempts of (their parents are owed a wake-up);
+	// paused runs get their streams back.
+	if err := w.joinRoll(ctx); err != nil {
+		return nil, err
+	}
+	if err := runSvc.ReopenPaused(ctx); err != nil {
+		return nil, err
 	}
 	// Enabled MCP servers connect in the background; their status says how.
 	if err := mcpSvc.Start(ctx); err != nil {

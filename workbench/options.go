@@ -71,6 +71,18 @@ type Options struct {
 	PasswordParams auth.PasswordParams
 	// DrainTimeout bounds Close's wait for live runs and requests (0: 5 s).
 	DrainTimeout time.Duration
+	// FailoverAfter bounds how long the runs of a replica that died stay
+	// "running" on a shared database (Postgres) before another replica
+	// ends them as server_restarted, pays the wake-ups they owed and takes
+	// over its once-only work (0: DefaultFailoverAfter). Unused on SQLite:
+	// one process, whose restart ends them at once.
+	FailoverAfter time.Duration
+	// ReplicaID names this workbench on the replica roll, the same across
+	// its restarts, so a restart ends what its previous life left running
+	// at once ("": the id kept in DataDir's replica-id file, made on first
+	// start and locked while open; a new one each start without a
+	// DataDir).
+	ReplicaID string
 	// TriggerEvery is how often the scheduler looks for due cron ticks (0:
 	// every second).
 	TriggerEvery time.Duration
@@ -117,6 +129,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.TriggerEvery <= 0 {
 		o.TriggerEvery = time.Second
+	}
+	if o.FailoverAfter <= 0 {
+		o.FailoverAfter = DefaultFailoverAfter
 	}
 	if o.ChatGPTAuthURL == "" {
 		o.ChatGPTAuthURL = chatgpt.DefaultIssuer

@@ -229,7 +229,7 @@ func (s *Server) handleCancelRun(c echo.Context, req *CancelRunRequest) (RunStat
 
 func (s *Server) handleInjectRun(c echo.Context, req *InjectRunRequest) (RunStateView, error) {
 	p, id := caller(c), c.Param("id")
-	if err := s.deps.Runs.Inject(p, id, req.Queue, req.Input); err != nil {
+	if err := s.deps.Runs.Inject(c.Request().Context(), p, id, req.Queue, req.Input); err != nil {
 		return RunStateView{}, err
 	}
 	return s.runState(c, p, id)

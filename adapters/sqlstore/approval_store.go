@@ -83,13 +83,14 @@ func (db *DB) ExpiredApprovals(ctx context.Context, cutoff time.Time) ([]domain.
 }
 
 // ResumeRun implements ports.ApprovalStore.
-func (db *DB) ResumeRun(ctx context.Context, runID string, at time.Time) (domain.Run, domain.PauseState, []domain.Approval, bool, error) {
+func (db *DB) ResumeRun(ctx context.Context, runID, replica string, at time.Time) (domain.Run, domain.PauseState, []domain.Approval, bool, error) {
 	var run domain.Run
 	var state domain.PauseState
 	var decided []domain.Approval
 	won := false
 	err := db.tx(ctx, func(tx txQ) error {
-		r, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'running', updated_at = ? WHERE id = ? AND status = 'interrupted'`, ms(at), runID)
+		r, err := tx.ExecContext(ctx, `UPDATE runs SET status = 'running', replica_id = ?, updated_at = ? WHERE id = ? AND status = 'interrupted'`,
+			replica, ms(at), runID)
 		if err != nil {
 			return translate(err)
 		}

@@ -237,7 +237,7 @@ func TestResumeRunOneCallerWins(t *testing.T) {
 		results := make([]result, racers)
 		race(racers, func(i int) {
 			r := &results[i]
-			r.run, r.state, r.decided, r.ok, r.err = db.ResumeRun(ctx, run.ID, at)
+			r.run, r.state, r.decided, r.ok, r.err = db.ResumeRun(ctx, run.ID, "me", at)
 		})
 		winner := -1
 		for i, r := range results {
@@ -284,7 +284,7 @@ func TestResumeRunOneCallerWins(t *testing.T) {
 				t.Fatalf("round %d: a late decision got %v, want not_found", round, err)
 			}
 		}
-		if _, _, _, ok, err := db.ResumeRun(ctx, run.ID, at); ok || err != nil {
+		if _, _, _, ok, err := db.ResumeRun(ctx, run.ID, "me", at); ok || err != nil {
 			t.Fatalf("round %d: a second resume got ok=%v %v", round, ok, err)
 		}
 	}
@@ -309,7 +309,7 @@ func TestResumeAndEndPauseRace(t *testing.T) {
 		var resumeErr, endErr error
 		race(2, func(i int) {
 			if i == 0 {
-				_, _, _, resumed, resumeErr = db.ResumeRun(ctx, run.ID, at)
+				_, _, _, resumed, resumeErr = db.ResumeRun(ctx, run.ID, "me", at)
 				return
 			}
 			endErr = db.WriteSession(ctx, run.SessionID, func(tx ports.SessionTx) error {

@@ -30,6 +30,9 @@ type DB struct {
 	// Postgres URL without its password.
 	where string
 	log   *slog.Logger
+	// url is the Postgres database's URL (with its password), for the
+	// bus's own connections; empty on SQLite.
+	url string
 
 	closeOnce sync.Once
 	closeErr  error

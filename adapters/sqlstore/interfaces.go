@@ -22,4 +22,5 @@ var (
 	_ ports.AttachmentStore  = (*DB)(nil)
 	// SSHHostKeyStore is the docker runtime's, wired in cmd.
 	_ ports.SSHHostKeyStore = (*DB)(nil)
+	_ ports.ReplicaStore    = (*DB)(nil)
 )

@@ -66,7 +66,7 @@ func OpenPostgres(ctx context.Context, databaseURL string, log *slog.Logger) (*D
 		conn.Close()
 		return nil, errs.Wrap(errs.Unavailable, err, "connect to %s", where)
 	}
-	db := &DB{where: where, log: log, dialect: postgresDialect, write: pool{DB: conn}}
+	db := &DB{where: where, log: log, dialect: postgresDialect, write: pool{DB: conn}, url: databaseURL}
 	if err := db.migrate(ctx); err != nil {
 		conn.Close()
 		return nil, err

@@ -4,14 +4,14 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
 )
 
 const runColumns = `id, session_id, owner_id, agent_config_id, project_id, input, status, last_seq, error_code, error_message,
-	final_output, created_at, updated_at, ended_at, partial_output`
+	final_output, created_at, updated_at, ended_at, partial_output, replica_id`
 
 // runRow adapts scanRun to collect.
 func runRow(r rowScanner) (domain.Run, error) { return scanRun(r) }
@@ -22,7 +22,7 @@ func scanRun(r rowScanner, extra ...any) (domain.Run, error) {
 	var created, updated int64
 	var ended sql.NullInt64
 	err := r.Scan(append([]any{&x.ID, &x.SessionID, &x.OwnerID, &x.AgentConfigID, &x.ProjectID, &x.Input, &status, &x.LastSeq, &x.ErrorCode,
-		&x.ErrorMessage, &x.FinalOutput, &created, &updated, &ended, &x.PartialOutput}, extra...)...)
+		&x.ErrorMessage, &x.FinalOutput, &created, &updated, &ended, &x.PartialOutput, &x.Replica}, extra...)...)
 	x.Status = domain.RunStatus(status)
 	x.CreatedAt, x.UpdatedAt, x.EndedAt = fromMS(created), fromMS(updated), fromNullMS(ended)
 	return x, err
@@ -43,6 +43,18 @@ func (s sessionQ) CreateRun(ctx context.Context, r domain.Run) error {
 	if r.SessionID != s.id {
 		return errs.E(errs.Internal, "run %s is not of session %s", r.ID, s.id)
 	}
+	if r.Status == domain.RunRunning {
+		// One process refuses this in memory (the hub's session slot);
+		// replicas each have their own, so the store decides between them.
+		var holder string
+		err := s.q.QueryRowContext(ctx, `SELECT id FROM runs WHERE session_id = ? AND status = 'running' AND id <> ? LIMIT 1`, s.id, r.ID).Scan(&holder)
+		if err == nil {
+			return errs.E(errs.Conflict, "the session has an active run (%s)", holder)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return translate(err)
+		}
+	}
 	return insertRun(ctx, s.q, r)
 }
 
@@ -50,9 +62,9 @@ func (s sessionQ) CreateRun(ctx context.Context, r domain.Run) error {
 func (s sessionQ) EndRun(ctx context.Context, r domain.Run) error { return updateRun(ctx, s.q, r) }
 
 func insertRun(ctx context.Context, q querier, r domain.Run) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := q.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.SessionID, r.OwnerID, r.AgentConfigID, r.ProjectID, r.Input, string(r.Status), r.LastSeq, r.ErrorCode,
-		r.ErrorMessage, r.FinalOutput, ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.EndedAt), r.PartialOutput)
+		r.ErrorMessage, r.FinalOutput, ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.EndedAt), r.PartialOutput, r.Replica)
 	return translate(err)
 }
 
@@ -78,18 +90,28 @@ func (db *DB) ListSessionRuns(ctx context.Context, sessionID string) ([]domain.R
 	return collect(ctx, db.read, runRow, `SELECT `+runColumns+` FROM runs WHERE session_id = ? ORDER BY id`, sessionID)
 }
 
-// FailRunningRuns implements ports.RunStore.
-func (db *DB) FailRunningRuns(ctx context.Context, code, message string, at time.Time) ([]domain.Run, error) {
+// orphaned is the condition of a run left running by a replica that is
+// gone: self's when restarted (the first two arguments: self, 1), or
+// another's that has not beaten since the fourth (the third: self).
+const orphaned = `status = 'running' AND ((replica_id = ? AND ? = 1) OR
+	(replica_id <> ? AND replica_id NOT IN (SELECT id FROM replicas WHERE seen_at >= ?)))`
+
+// FailOrphanedRuns implements ports.RunStore.
+func (db *DB) FailOrphanedRuns(ctx context.Context, o ports.Orphans) ([]domain.Run, error) {
 	var out []domain.Run
+	which := []any{o.Self, o.Restarted, o.Self, ms(o.AliveSince)}
 	err := db.tx(ctx, func(tx txQ) error {
 		var err error
-		if out, err = collect(ctx, tx, runRow, `SELECT `+runColumns+` FROM runs WHERE status = 'running' ORDER BY id`); err != nil {
+		if out, err = collect(ctx, tx, runRow, `SELECT `+runColumns+` FROM runs WHERE `+orphaned+` ORDER BY id`, which...); err != nil {
 			return err
 		}
 		// last_seq moves past the last checkpoint: the error is the run's
 		// next event, whatever its watchers last held.
-		_, err = tx.ExecContext(ctx, `UPDATE runs SET status = 'error', error_code = ?, error_message = ?, updated_at = ?,
-			ended_at = ?, last_seq = last_seq + 1 WHERE status = 'running'`, code, message, ms(at), ms(at))
+		if _, err = tx.ExecContext(ctx, `UPDATE runs SET status = 'error', error_code = ?, error_message = ?, updated_at = ?,
+			ended_at = ?, last_seq = last_seq + 1 WHERE `+orphaned, append([]any{o.Code, o.Message, ms(o.At), ms(o.At)}, which...)...); err != nil {
+			return translate(err)
+		}
+		_, err = tx.ExecContext(ctx, `DELETE FROM replicas WHERE seen_at < ? AND id <> ?`, ms(o.AliveSince), o.Self)
 		return translate(err)
 	})
 	return out, err

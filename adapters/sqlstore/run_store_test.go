@@ -10,13 +10,14 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/ports"
 )
 
-// TestFailRunningRuns is the start-up sweep: every run a crash left running
+// TestFailOrphanedRuns is the start-up sweep: every run a crash left running
 // ends as an error with the reason, at the given time, and is handed back;
 // a paused run stays paused and decidable, finished runs are untouched, and
 // a second sweep finds nothing.
-func TestFailRunningRuns(t *testing.T) {
+func TestFailOrphanedRuns(t *testing.T) {
 	db := openTemp(t)
 	ctx := context.Background()
 	s1, s2 := newSession(t, db, "fr1"), newSession(t, db, "fr2")
@@ -42,7 +43,7 @@ func TestFailRunningRuns(t *testing.T) {
 
 	at := when.Add(24 * time.Hour)
 	const code, msg = domain.CodeServerRestarted, "the server restarted during this run"
-	out, err := db.FailRunningRuns(ctx, code, msg, at)
+	out, err := db.FailOrphanedRuns(ctx, ports.Orphans{Self: "me", AliveSince: at, Code: code, Message: msg, At: at})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,16 +92,16 @@ func TestFailRunningRuns(t *testing.T) {
 			t.Fatalf("deciding %s after the sweep: %v", a.ID, err)
 		}
 	}
-	if _, _, decided, ok, err := db.ResumeRun(ctx, paused.ID, at); !ok || err != nil || len(decided) != 2 {
+	if _, _, decided, ok, err := db.ResumeRun(ctx, paused.ID, "crashed", at); !ok || err != nil || len(decided) != 2 {
 		t.Fatalf("resuming after the sweep: ok=%v %v %+v", ok, err, decided)
 	}
 
 	// The resumed run is running now; a sweep ends it, and then there is
 	// nothing left to end.
-	if out, err := db.FailRunningRuns(ctx, code, msg, at); err != nil || len(out) != 1 || out[0].ID != paused.ID {
+	if out, err := db.FailOrphanedRuns(ctx, ports.Orphans{Self: "me", AliveSince: at, Code: code, Message: msg, At: at}); err != nil || len(out) != 1 || out[0].ID != paused.ID {
 		t.Fatalf("second sweep = %+v %v", out, err)
 	}
-	if out, err := db.FailRunningRuns(ctx, code, msg, at.Add(time.Hour)); err != nil || len(out) != 0 {
+	if out, err := db.FailOrphanedRuns(ctx, ports.Orphans{Self: "me", AliveSince: at.Add(time.Hour), Code: code, Message: msg, At: at.Add(time.Hour)}); err != nil || len(out) != 0 {
 		t.Fatalf("third sweep = %+v %v", out, err)
 	}
 	if r, _ := db.FindRun(ctx, running1.ID); !r.EndedAt.Equal(at) {
@@ -108,10 +109,10 @@ func TestFailRunningRuns(t *testing.T) {
 	}
 }
 
-// TestFailRunningRunsHandsBackWhatItEnded sweeps while runs keep starting:
+// TestFailOrphanedRunsHandsBackWhatItEnded sweeps while runs keep starting:
 // the runs handed back are exactly the runs the sweep ended, so none ends
 // without the note the caller appends for each.
-func TestFailRunningRunsHandsBackWhatItEnded(t *testing.T) {
+func TestFailOrphanedRunsHandsBackWhatItEnded(t *testing.T) {
 	db := openTemp(t)
 	ctx := context.Background()
 	s := newSession(t, db, "sweep")
@@ -122,7 +123,7 @@ func TestFailRunningRunsHandsBackWhatItEnded(t *testing.T) {
 		at := when.Add(time.Duration(round+1) * time.Hour)
 		race(2, func(i int) {
 			if i == 0 {
-				out, sweepErr = db.FailRunningRuns(ctx, code, "restarted", at)
+				out, sweepErr = db.FailOrphanedRuns(ctx, ports.Orphans{Self: "me", AliveSince: at, Code: code, Message: "restarted", At: at})
 				return
 			}
 			for j := range 20 {
@@ -200,7 +201,7 @@ func TestCheckpointRun(t *testing.T) {
 	if r, _ := db.FindRun(ctx, ended.ID); r.PartialOutput != "" || r.LastSeq != 12 {
 		t.Fatalf("an ended run after a late checkpoint = %+v", r)
 	}
-	out, err := db.FailRunningRuns(ctx, domain.CodeServerRestarted, "gone", when)
+	out, err := db.FailOrphanedRuns(ctx, ports.Orphans{Self: "me", AliveSince: when, Code: domain.CodeServerRestarted, Message: "gone", At: when})
 	if err != nil || len(out) != 1 || out[0].PartialOutput != "half an ans" || out[0].LastSeq != 41 {
 		t.Fatalf("the sweep handed back %+v, %v", out, err)
 	}

@@ -227,11 +227,18 @@ func (db *DB) DismissTask(ctx context.Context, id string, at time.Time) (bool, e
 }
 
 // FailOrphanTasks implements ports.TaskStore.
-func (db *DB) FailOrphanTasks(ctx context.Context, end func(domain.Task) (string, []byte), at time.Time) ([]domain.Task, error) {
+func (db *DB) FailOrphanTasks(ctx context.Context, runs []string, end func(domain.Task) (string, []byte), at time.Time) ([]domain.Task, error) {
+	if runs != nil && len(runs) == 0 {
+		return nil, nil
+	}
 	var out []domain.Task
 	err := db.tx(ctx, func(tx txQ) error {
+		query, args := `SELECT `+taskColumns+` FROM tasks WHERE status = 'working'`, []any(nil)
+		if runs != nil {
+			query, args = query+` AND run_id IN (`+inList(len(runs))+`)`, withIDs(nil, runs)
+		}
 		var err error
-		if out, err = collect(ctx, tx, scanTask, `SELECT `+taskColumns+` FROM tasks WHERE status = 'working' ORDER BY created_at, id`); err != nil || len(out) == 0 {
+		if out, err = collect(ctx, tx, scanTask, query+` ORDER BY created_at, id`, args...); err != nil || len(out) == 0 {
 			return err
 		}
 		ids := make([]any, len(out))

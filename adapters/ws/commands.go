@@ -48,7 +48,7 @@ func (c *conn) handle(data []byte) {
 	case domain.CommandRunInject:
 		var p domain.RunInjectPayload
 		if c.decode(env, &p) {
-			if err := c.bus.d.Runs.Inject(c.p, p.RunID, p.Queue, p.Input); err != nil {
+			if err := c.bus.d.Runs.Inject(c.ctx, c.p, p.RunID, p.Queue, p.Input); err != nil {
 				c.runError(p.RunID, "", err, domain.CodeRunNotFound)
 			}
 		}

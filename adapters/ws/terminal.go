@@ -201,6 +201,10 @@ func (term *Terminal) serve(t *terminalConn, r *http.Request) {
 	if err != nil {
 		code2 = -1
 	}
+	// The shell is over: the project is free before the client hears so,
+	// so a stop it sends next is not deferred behind this terminal.
+	pty.Close()
+	lease.Release()
 	_ = t.send("terminal.exit", map[string]int{"code": code2})
 	t.close(websocket.CloseNormalClosure, "shell exited")
 }

@@ -22,7 +22,8 @@ func BenchmarkAuthenticate(b *testing.B) {
 	// A benchmark's request rate is far past any client's.
 	unlimited := httpapi.Budget{PerSecond: 1e9, Burst: 1e9}
 	limits := httpapi.RateLimits{Read: unlimited, Write: unlimited, AuthFail: unlimited}
-	cfg := config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), LogLevel: "error", LogFormat: "text",
+	dir := b.TempDir()
+	cfg := config{Addr: "127.0.0.1:0", DataDir: dir, DatabaseURL: databaseFor(b, dir), LogLevel: "error", LogFormat: "text",
 		HTTP: httpapi.Config{BodyLimit: httpapi.DefaultBodyLimit, RateLimits: limits}, PasswordParams: fastPasswords, DrainTimeout: time.Second}
 	a, err := newApp(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {

@@ -51,7 +51,8 @@ func BenchmarkStreamOverhead(b *testing.B) {
 		direct = time.Since(start) / time.Duration(b.N)
 	})
 
-	cfg := config{Addr: "127.0.0.1:0", DataDir: b.TempDir(), LogLevel: "error", LogFormat: "text",
+	dir := b.TempDir()
+	cfg := config{Addr: "127.0.0.1:0", DataDir: dir, DatabaseURL: databaseFor(b, dir), LogLevel: "error", LogFormat: "text",
 		HTTP: httpapi.Config{BodyLimit: httpapi.DefaultBodyLimit, RateLimits: roomyLimits}, PasswordParams: fastPasswords, DrainTimeout: time.Second}
 	a, err := newApp(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {

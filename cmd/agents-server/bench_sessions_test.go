@@ -21,8 +21,9 @@ import (
 //
 //	go tool task bench -- -run '^$' -bench BenchmarkSessions ./cmd/agents-server
 func BenchmarkSessions(b *testing.B) {
+	dir := b.TempDir()
 	cfg := config{
-		Addr: "127.0.0.1:0", DataDir: b.TempDir(), LogLevel: "error", LogFormat: "text",
+		Addr: "127.0.0.1:0", DataDir: dir, DatabaseURL: databaseFor(b, dir), LogLevel: "error", LogFormat: "text",
 		HTTP: httpapi.Config{BodyLimit: httpapi.DefaultBodyLimit, RateLimits: roomyLimits}, PasswordParams: fastPasswords,
 		DrainTimeout: time.Second,
 	}

@@ -254,6 +254,14 @@ func (c *chaos) get(path string, out any) {
 
 var notified = regexp.MustCompile(`task_id=(\S+) status=(\S+) attempt=(\d+)`)
 
+// countWakes counts the task notifications an entry carries, by task and
+// attempt.
+func countWakes(wakes map[string]int, e httpapi.EntryView) {
+	for _, m := range notified.FindAllStringSubmatch(string(e.Item), -1) {
+		wakes[m[1]+" "+m[3]]++
+	}
+}
+
 // check is what must hold after a restart.
 func (c *chaos) check(n int, streaming []string, killedAfter time.Duration) {
 	// The store is whole: SQLite's file checks out (a Postgres server
@@ -298,9 +306,7 @@ func (c *chaos) check(n int, streaming []string, killedAfter time.Duration) {
 				c.fault(n, "entry %s twice in %s", e.ID, s)
 			}
 			ids[e.ID] = true
-			for _, m := range notified.FindAllStringSubmatch(string(e.Item), -1) {
-				wakes[m[1]+" "+m[3]]++
-			}
+			countWakes(wakes, e)
 		}
 		for id := range c.seen[s] {
 			if !ids[id] {
@@ -421,6 +427,21 @@ func (c *chaos) settleStep() string {
 	for _, task := range page.Tasks {
 		if task.Status == domain.TaskWorking || task.Status == domain.TaskInputRequired {
 			return "task " + task.TaskID + " " + string(task.Status)
+		}
+	}
+	// Every final task's wake-up is paid: one owed at the restart is paid
+	// by a run that may not have started yet.
+	wakes := map[string]int{}
+	for _, s := range c.sessions {
+		for _, e := range c.entries(s) {
+			countWakes(wakes, e)
+		}
+	}
+	var all httpapi.TaskListView
+	c.get("/api/v1/tasks?limit=200", &all)
+	for _, task := range all.Tasks {
+		if (task.Status == domain.TaskCompleted || task.Status == domain.TaskFailed) && wakes[task.TaskID+" "+strconv.Itoa(task.Attempt)] == 0 {
+			return "task " + task.TaskID + "'s wake-up is not paid yet"
 		}
 	}
 	// Earlier rounds' conversations settled then; a restart can only wake

@@ -21,6 +21,7 @@ type config struct {
 	Addr          string
 	DataDir       string
 	DatabaseURL   string
+	FailoverAfter time.Duration
 	BaseURL       string
 	SecretKeyFile string
 	SecretKey     string // AGENTS_SECRET_KEY (env only: a flag would show in ps)
@@ -76,6 +77,12 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.DataDir, "data-dir", envOr("AGENTS_DATA_DIR", defaultDataDir()), "where the database lives (env AGENTS_DATA_DIR)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", envOr("AGENTS_DATABASE_URL", ""),
 		"keep the store on Postgres, e.g. postgres://agents@db:5432/agents?sslmode=require, for several replicas sharing one database; without it, SQLite in --data-dir. Prefer the env AGENTS_DATABASE_URL or PGPASSWORD for a password: a flag shows in ps")
+	failover, err := time.ParseDuration(envOr("AGENTS_FAILOVER_AFTER", workbench.DefaultFailoverAfter.String()))
+	if err != nil {
+		return config{}, fmt.Errorf("AGENTS_FAILOVER_AFTER: %v", err)
+	}
+	fs.DurationVar(&cfg.FailoverAfter, "failover-after", failover,
+		"with --database-url: how long the runs of a replica that died stay running before another replica ends them as server_restarted and takes over its work (env AGENTS_FAILOVER_AFTER)")
 	fs.StringVar(&cfg.BaseURL, "base-url", envOr("AGENTS_BASE_URL", ""),
 		"external origin people reach the server at, e.g. https://agents.example.com; the printed sign-in link uses it, and forwarding headers are never trusted (env AGENTS_BASE_URL)")
 	fs.StringVar(&cfg.SecretKeyFile, "secret-key-file", envOr("AGENTS_SECRET_KEY_FILE", ""),
@@ -105,6 +112,9 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("--base-url must start with http:// or https://")
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if cfg.FailoverAfter < time.Second {
+		return config{}, fmt.Errorf("--failover-after must be at least 1s")
+	}
 	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
 		return config{}, fmt.Errorf("--database-url must be a postgres:// URL (SQLite lives in --data-dir)")
 	}

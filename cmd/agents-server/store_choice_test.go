@@ -20,15 +20,15 @@ const suiteOnPostgres = "API suite on Postgres"
 // a restart on the same dir finds the same data.
 var dirDatabases sync.Map
 
-// databaseFor returns the Postgres URL standing for dataDir, or "" on
-// SQLite.
+// databaseFor returns the Postgres URL standing for dataDir (the run's
+// choice, or a replica test's), or "" on SQLite.
 func databaseFor(t testing.TB, dataDir string) string {
 	t.Helper()
-	if !pgtest.OnPostgres() {
-		return ""
-	}
 	if u, ok := dirDatabases.Load(dataDir); ok {
 		return u.(string)
+	}
+	if !pgtest.OnPostgres() {
+		return ""
 	}
 	u := pgtest.URL(t, suiteOnPostgres)
 	dirDatabases.Store(dataDir, u)

@@ -91,3 +91,14 @@ func (s *Service) Revalidate(ctx context.Context, p domain.Principal) (domain.Pr
 	}
 	return domain.Principal{User: u, TokenID: t.ID}, t.ExpiresAt, nil
 }
+
+// Forget drops what this replica's token cache holds of a credential
+// another replica changed: one token (tokenID set) or every token of
+// userID. The next use reads the store.
+func (s *Service) Forget(userID, tokenID string) {
+	if tokenID != "" {
+		s.cache.forgetToken(tokenID)
+		return
+	}
+	s.cache.forgetUser(userID)
+}

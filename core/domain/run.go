@@ -41,6 +41,9 @@ type Run struct {
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	EndedAt       *time.Time
+	// Replica is the server process running the run, or that last ran it
+	// (its id on the replica roll): commands for a live run go to it.
+	Replica string
 }
 
 // CheckOwner refuses anyone but the run's owner, as if it did not exist.

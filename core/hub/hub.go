@@ -46,6 +46,10 @@ type Hub struct {
 
 	events atomic.Int64 // numbered since the start
 	gaps   atomic.Int64 // run.gap events handed to watchers since the start
+
+	// relay carries what this hub numbers to the other replicas (nil:
+	// this one serves alone); see SetRelay.
+	relay Relay
 }
 
 // Stats are the hub's counts since the start, for metrics.
@@ -114,6 +118,10 @@ func (h *Hub) Publish(runID string, ev domain.Event) int64 {
 	seq := st.publish(ev, h.clock)
 	if seq > 0 {
 		h.events.Add(1)
+		if h.relay != nil {
+			ev.Seq = seq
+			h.relay.RunEvent(st.id, st.sessionID, st.ownerID, ev)
+		}
 	}
 	// Lock order is hub before stream: announce only once the stream's lock
 	// is released.
@@ -138,6 +146,13 @@ func (st *stream) publish(ev domain.Event, clock ports.Clock) int64 {
 	}
 	st.seq++
 	ev.Seq = st.seq
+	st.fileLocked(ev, clock)
+	return ev.Seq
+}
+
+// fileLocked keeps ev (numbered) in the ring and hands it to the
+// subscribers; a final one ends the stream.
+func (st *stream) fileLocked(ev domain.Event, clock ports.Clock) {
 	if old, ok := st.ring.push(ev); ok {
 		st.hist.add(old)
 	}
@@ -154,7 +169,6 @@ func (st *stream) publish(ev domain.Event, clock ports.Clock) int64 {
 			st.ring.drain(st.hist.add)
 		}
 	}
-	return ev.Seq
 }
 
 // Reopen makes sure a paused run has a live stream that continues its

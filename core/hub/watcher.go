@@ -45,6 +45,14 @@ func (h *Hub) announce(ownerID, runID string) {
 // no live run stream (a task that moved after its run ended), broadcast to
 // each of the owner's connections. It is not numbered and not replayed.
 func (h *Hub) Notify(ownerID string, ev domain.Event) {
+	h.notice(ownerID, ev)
+	if h.relay != nil {
+		h.relay.Notice(ownerID, ev)
+	}
+}
+
+// notice hands ev to the owner's watchers here.
+func (h *Hub) notice(ownerID string, ev domain.Event) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for w := range h.watchers {

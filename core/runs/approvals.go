@@ -185,7 +185,7 @@ func (s *Service) resume(ctx context.Context, a domain.Approval) (domain.Run, er
 	if err := s.d.Hub.Claim(run.SessionID, run.ID, run.OwnerID); err != nil {
 		return run, err
 	}
-	run, state, decided, won, err := s.d.Approvals.ResumeRun(ctx, run.ID, s.d.Clock.Now())
+	run, state, decided, won, err := s.d.Approvals.ResumeRun(ctx, run.ID, s.d.Replica, s.d.Clock.Now())
 	if err != nil || !won {
 		s.d.Hub.Release(a.SessionID, a.RunID)
 		if err != nil {

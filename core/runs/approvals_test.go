@@ -284,7 +284,10 @@ func TestARestartKeepsPausesAndEndsRunningRuns(t *testing.T) {
 	}
 
 	h.newService()
-	if err := h.svc.RecoverOrphans(ctx); err != nil {
+	if ended, err := h.svc.RecoverOrphans(ctx, h.clock.Now(), true); err != nil || len(ended) != 1 || ended[0].ID != orphan.ID {
+		t.Fatalf("recovered %+v, %v", ended, err)
+	}
+	if err := h.svc.ReopenPaused(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if row := h.row(orphan.ID); row.Status != domain.RunError || row.ErrorCode != domain.CodeServerRestarted || row.EndedAt == nil {
@@ -323,7 +326,7 @@ func TestInputInjectedBeforeAPauseReachesTheResumedRun(t *testing.T) {
 	hold := make(chan struct{})
 	run := h.started(domain.AgentSpec{Approval: domain.AgentApproval{ApproveTools: []string{"*"}}},
 		porttest.Reply{Hold: hold, Calls: []porttest.Call{{ID: "a", Name: "todo_write", Arguments: todo("a")}}})
-	if err := h.svc.Inject(h.user, run.ID, domain.QueueSteer, "also check the README"); err != nil {
+	if err := h.svc.Inject(t.Context(), h.user, run.ID, domain.QueueSteer, "also check the README"); err != nil {
 		t.Fatalf("inject during the turn: %v", err)
 	}
 	close(hold)
@@ -331,7 +334,7 @@ func TestInputInjectedBeforeAPauseReachesTheResumedRun(t *testing.T) {
 	if last(events).Type != domain.EventInterrupted {
 		t.Fatalf("the run did not pause: %s", ending(t, events))
 	}
-	wantCode(t, h.svc.Inject(h.user, run.ID, domain.QueueSteer, "too late"), errs.Conflict)
+	wantCode(t, h.svc.Inject(t.Context(), h.user, run.ID, domain.QueueSteer, "too late"), errs.Conflict)
 	select {
 	case <-h.hub.Freed(run.SessionID, run.ID):
 	case <-time.After(wait):

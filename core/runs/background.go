@@ -141,7 +141,7 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 		id = s.d.IDs.NewID()
 	}
 	now := s.d.Clock.Now()
-	run := domain.Run{ID: id, SessionID: sess.ID, OwnerID: sess.OwnerID, AgentConfigID: req.AgentConfigID, ProjectID: sess.ProjectID,
+	run := domain.Run{ID: id, SessionID: sess.ID, OwnerID: sess.OwnerID, AgentConfigID: req.AgentConfigID, ProjectID: sess.ProjectID, Replica: s.d.Replica,
 		Input: req.Input, Status: domain.RunRunning, CreatedAt: now, UpdatedAt: now}
 	if err := s.d.Hub.Claim(sess.ID, run.ID, sess.OwnerID); err != nil {
 		return domain.Run{}, err
@@ -175,11 +175,7 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 // live one is cancelled for why, a paused one ended as stopped. A run
 // already over is left as it is.
 func (s *Service) StopRun(ctx context.Context, runID, why string) error {
-	s.mu.Lock()
-	lr := s.live[runID]
-	s.mu.Unlock()
-	if lr != nil {
-		lr.stop(why)
+	if s.stopLive(runID, why) {
 		return nil
 	}
 	run, err := s.d.Runs.FindRun(ctx, runID)
@@ -189,8 +185,23 @@ func (s *Service) StopRun(ctx context.Context, runID, why string) error {
 	if err != nil {
 		return err
 	}
-	if run.Status == domain.RunInterrupted {
+	switch {
+	case run.Status == domain.RunInterrupted:
 		return s.endPause(ctx, run, "stopped", "")
+	case run.Status == domain.RunRunning && s.elsewhere(run):
+		return s.d.Peers.Command(ctx, run.Replica, Command{Op: OpStop, RunID: runID, Why: why})
 	}
 	return nil
+}
+
+// stopLive cancels a run executing here for why; false when none is.
+func (s *Service) stopLive(runID, why string) bool {
+	s.mu.Lock()
+	lr := s.live[runID]
+	s.mu.Unlock()
+	if lr == nil {
+		return false
+	}
+	lr.stop(why)
+	return true
 }

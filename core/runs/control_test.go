@@ -123,9 +123,9 @@ func TestCancelAndInjectRefusals(t *testing.T) {
 	wantCode(t, h.svc.Cancel(ctx, h.user, run.ID, "sideways"), errs.Validation)
 	wantCode(t, h.svc.Cancel(ctx, h.other, run.ID, ""), errs.NotFound)
 	wantCode(t, h.svc.Cancel(ctx, h.user, "00000000-0000-7000-8000-00000000dead", ""), errs.NotFound)
-	wantCode(t, h.svc.Inject(h.user, run.ID, "sometime", "x"), errs.Validation)
-	wantCode(t, h.svc.Inject(h.user, run.ID, domain.QueueSteer, "  "), errs.Validation)
-	wantCode(t, h.svc.Inject(h.other, run.ID, domain.QueueSteer, "x"), errs.NotFound)
+	wantCode(t, h.svc.Inject(t.Context(), h.user, run.ID, "sometime", "x"), errs.Validation)
+	wantCode(t, h.svc.Inject(t.Context(), h.user, run.ID, domain.QueueSteer, "  "), errs.Validation)
+	wantCode(t, h.svc.Inject(t.Context(), h.other, run.ID, domain.QueueSteer, "x"), errs.NotFound)
 	// One live run per session.
 	_, err := h.svc.Start(ctx, h.user, run.SessionID, runs.StartRequest{Input: "more"})
 	wantCode(t, err, errs.Conflict)
@@ -136,7 +136,7 @@ func TestCancelAndInjectRefusals(t *testing.T) {
 	}
 	h.events(run.ID, 0)
 	wantCode(t, h.svc.Cancel(ctx, h.user, run.ID, ""), errs.Conflict)
-	wantCode(t, h.svc.Inject(h.user, run.ID, domain.QueueSteer, "late"), errs.Conflict)
+	wantCode(t, h.svc.Inject(t.Context(), h.user, run.ID, domain.QueueSteer, "late"), errs.Conflict)
 	// Once it ended the session moves again.
 	if _, err := h.svc.Branch(ctx, h.user, run.SessionID, h.entries(run.SessionID)[0].ID); err != nil {
 		t.Fatalf("branch after the run: %v", err)
@@ -174,7 +174,7 @@ func TestInjectedInput(t *testing.T) {
 			hold := make(chan struct{})
 			c.first.Hold = hold
 			run := h.started(spec, c.first, porttest.Reply{Text: "ok"})
-			if err := h.svc.Inject(h.user, run.ID, c.queue, "shorter please"); err != nil {
+			if err := h.svc.Inject(t.Context(), h.user, run.ID, c.queue, "shorter please"); err != nil {
 				t.Fatal(err)
 			}
 			close(hold)

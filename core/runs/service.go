@@ -58,8 +58,15 @@ type Deps struct {
 	Natives tools.Natives
 	LLM     ports.LLM
 	IDs     ports.IDs
-	Clock   ports.Clock
-	Log     *slog.Logger
+	// Replica is this server process's id on the replica roll: the runs it
+	// starts or resumes carry it, so commands and failover find their
+	// owner.
+	Replica string
+	// Peers reach the other replicas sharing the store: a command for a
+	// run another replica runs goes there (nil: this one serves alone).
+	Peers Peers
+	Clock ports.Clock
+	Log   *slog.Logger
 	// Observer hears of every run's end and trace span (metrics, trace
 	// export); nil: nobody.
 	Observer ports.RunObserver
@@ -203,7 +210,7 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 	}
 	now := s.d.Clock.Now()
 	run := domain.Run{ID: s.d.IDs.NewID(), SessionID: sessionID, OwnerID: p.User.ID, AgentConfigID: agentID,
-		ProjectID: sess.ProjectID, Input: req.Input, Status: domain.RunRunning, CreatedAt: now, UpdatedAt: now}
+		ProjectID: sess.ProjectID, Input: req.Input, Status: domain.RunRunning, CreatedAt: now, UpdatedAt: now, Replica: s.d.Replica}
 	if err := s.d.Hub.Claim(sessionID, run.ID, p.User.ID); err != nil {
 		return domain.Run{}, err
 	}
@@ -318,20 +325,25 @@ func (s *Service) Cancel(ctx context.Context, p domain.Principal, runID string, 
 	}
 	lr, err := s.liveRun(p, runID)
 	if err != nil {
-		return err
+		return s.forward(ctx, p, runID, err, Command{Op: OpCancel, Mode: mode})
 	}
+	cancelLive(lr, mode)
+	return nil
+}
+
+// cancelLive stops a run executing here: at once, or after its turn.
+func cancelLive(lr *liveRun, mode domain.CancelMode) {
 	if mode == domain.CancelGraceful {
 		lr.graceful.Store(true)
-		return nil
+		return
 	}
 	lr.cancel()
-	return nil
 }
 
 // Inject queues input into a live run: steer and next_turn reach it at the
 // next turn boundary, follow_up starts a new exchange when this one ends.
 // Returns not_found, validation, conflict when the run already ended.
-func (s *Service) Inject(p domain.Principal, runID string, queue domain.QueueMode, input string) error {
+func (s *Service) Inject(ctx context.Context, p domain.Principal, runID string, queue domain.QueueMode, input string) error {
 	if !domain.Known(queue) {
 		return errs.Field("queue", "must be %s", domain.OrList(queue.Values()))
 	}
@@ -340,8 +352,13 @@ func (s *Service) Inject(p domain.Principal, runID string, queue domain.QueueMod
 	}
 	lr, err := s.liveRun(p, runID)
 	if err != nil {
-		return err
+		return s.forward(ctx, p, runID, err, Command{Op: OpInject, Queue: queue, Input: input})
 	}
+	return injectLive(lr, queue, input)
+}
+
+// injectLive queues input into a run executing here.
+func injectLive(lr *liveRun, queue domain.QueueMode, input string) error {
 	lr.mu.Lock()
 	defer lr.mu.Unlock()
 	if lr.pausing.Load() {
@@ -369,16 +386,17 @@ func (s *Service) Shutdown(ctx context.Context) {
 	s.d.Hub.Close()
 }
 
-// RecoverOrphans ends the runs a crash left running — before the server
-// serves anything — with a note in each session so the failure is visible.
-func (s *Service) RecoverOrphans(ctx context.Context) error {
+// RecoverOrphans ends the runs a crash left running — those of every
+// replica but this one that has not beaten since aliveSince, and, at
+// start (restarted), this replica's own previous life's: at start (before
+// the server serves anything), and on failover — with a note in each
+// session so the failure is visible. It returns the runs it ended.
+func (s *Service) RecoverOrphans(ctx context.Context, aliveSince time.Time, restarted bool) ([]domain.Run, error) {
 	const msg = "the server restarted during this run"
-	orphans, err := s.d.Runs.FailRunningRuns(ctx, domain.CodeServerRestarted, msg, s.d.Clock.Now())
+	orphans, err := s.d.Runs.FailOrphanedRuns(ctx, ports.Orphans{Self: s.d.Replica, Restarted: restarted, AliveSince: aliveSince,
+		Code: domain.CodeServerRestarted, Message: msg, At: s.d.Clock.Now()})
 	if err != nil {
-		return err
-	}
-	if err := s.ReopenPaused(ctx); err != nil {
-		return err
+		return nil, err
 	}
 	for _, r := range orphans {
 		var notes []domain.Entry
@@ -388,16 +406,23 @@ func (s *Service) RecoverOrphans(ctx context.Context) error {
 		notes = append(notes, endingNote(r.ID, domain.RunError, domain.CodeServerRestarted, "Run interrupted by a restart",
 			"The server restarted during this run; it ended with an error.", nil))
 		if _, err := s.d.Sessions.Append(ctx, r.SessionID, notes); err != nil && !errs.Is(err, errs.NotFound) {
-			return err
+			return orphans, err
 		}
-		s.d.Log.Warn("run ended by a restart", "run_id", r.ID, "session_id", r.SessionID)
+		s.d.Log.Warn("run ended by a restart", "run_id", r.ID, "session_id", r.SessionID, "replica", r.Replica)
+		// Every replica's watchers see it end (one that was following it
+		// through the replica that died, too).
+		ended := r
+		ended.Status, ended.ErrorCode, ended.ErrorMessage, ended.LastSeq = domain.RunError, domain.CodeServerRestarted, msg, r.LastSeq+1
+		if evs, ok := storedEnding(ended, 0); ok {
+			s.d.Hub.Conclude(r.ID, r.SessionID, r.OwnerID, evs[len(evs)-1])
+		}
 		if s.d.Observer != nil {
 			ended := s.d.Clock.Now()
 			r.Status, r.ErrorCode, r.ErrorMessage, r.EndedAt = domain.RunError, domain.CodeServerRestarted, msg, &ended
 			s.d.Observer.RunEnded(r)
 		}
 	}
-	return nil
+	return orphans, nil
 }
 
 // MCPTools is the MCP service as the runner uses it: the live tools behind

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -77,6 +78,10 @@ func (s *Service) stopAndHold(ctx context.Context, sessionID, why string) (func(
 	for {
 		release, err := s.d.Hub.Hold(sessionID)
 		if err == nil {
+			if err := s.stopElsewhere(ctx, sessionID, why); err != nil {
+				release()
+				return nil, err
+			}
 			return release, nil
 		}
 		live, busy := s.d.Hub.Busy(sessionID)
@@ -95,6 +100,43 @@ func (s *Service) stopAndHold(ctx context.Context, sessionID, why string) (func(
 			return nil, errs.Wrap(errs.Unavailable, ctx.Err(), "the session's run is still stopping; retry shortly")
 		}
 	}
+}
+
+// stopElsewhere stops the session's run executing on another replica, if
+// any, and waits until its row says it ended, or ctx ends (unavailable). A
+// replica that does not answer is left to the failover.
+func (s *Service) stopElsewhere(ctx context.Context, sessionID, why string) error {
+	if s.d.Peers == nil {
+		return nil
+	}
+	list, err := s.d.Runs.ListSessionRuns(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	for _, r := range list {
+		if r.Status != domain.RunRunning || !s.elsewhere(r) {
+			continue
+		}
+		err := s.d.Peers.Command(ctx, r.Replica, Command{Op: OpStop, RunID: r.ID, Why: why})
+		if errs.Is(err, errs.Unavailable) {
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		for {
+			now, err := s.d.Runs.FindRun(ctx, r.ID)
+			if err != nil || now.Status != domain.RunRunning {
+				break
+			}
+			select {
+			case <-ctx.Done():
+				return errs.Wrap(errs.Unavailable, ctx.Err(), "the session's run is still stopping; retry shortly")
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	return nil
 }
 
 // Branch moves a session's active branch to an entry (see

@@ -28,9 +28,15 @@ func (s *Service) Subscribe(ctx context.Context, p domain.Principal, runID strin
 	}
 	events, ok := storedEnding(run, fromSeq)
 	if !ok {
-		// Live or paused, yet not in the hub: only a run another server
-		// owns could be, and this one serves alone.
-		return nil, errs.E(errs.Unavailable, "the run is not served here; try again")
+		// Live or paused, yet not in the hub: a run another replica runs,
+		// which this one has not heard from since it started. Its stream
+		// here begins now, at its last checkpoint (what came before is in
+		// the stored conversation); the replica running it relays the rest.
+		if s.d.Peers == nil {
+			return nil, errs.E(errs.Unavailable, "the run is not served here; try again")
+		}
+		s.d.Hub.Reopen(run.ID, run.SessionID, run.OwnerID, run.LastSeq)
+		return s.d.Hub.Subscribe(runID, fromSeq)
 	}
 	return s.d.Hub.Replay(runID, events), nil
 }

@@ -48,7 +48,7 @@ func (s *Service) StartTriggered(ctx context.Context, p domain.Principal, sessio
 		return domain.Run{}, errs.E(errs.Conflict, "the conversation waits on an approval; a trigger does not set it aside")
 	}
 	now := s.d.Clock.Now()
-	run := domain.Run{ID: s.d.IDs.NewID(), SessionID: sessionID, OwnerID: p.User.ID, AgentConfigID: a.ID,
+	run := domain.Run{ID: s.d.IDs.NewID(), SessionID: sessionID, OwnerID: p.User.ID, AgentConfigID: a.ID, Replica: s.d.Replica,
 		ProjectID: sess.ProjectID, Input: t.Input, Status: domain.RunRunning, CreatedAt: now, UpdatedAt: now}
 	if err := s.d.Hub.Claim(sessionID, run.ID, p.User.ID); err != nil {
 		return domain.Run{}, err

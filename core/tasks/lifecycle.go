@@ -180,12 +180,14 @@ func (m *Manager) Dismiss(ctx context.Context, p domain.Principal, id string) (d
 	return m.reload(ctx, id)
 }
 
-// Recover fails the tasks a crash left working — before the server
-// serves, after the run engine has failed their runs — writing their
-// debts in the same transaction. Their parents are told by Drain.
-func (m *Manager) Recover(ctx context.Context) error {
+// Recover fails the tasks a crash left working — after the run engine has
+// failed their runs — writing their debts in the same transaction: with
+// runs nil every working task (at start, the only process on the
+// database), else the tasks attempting those runs (a failover's). Their
+// parents are told by Drain.
+func (m *Manager) Recover(ctx context.Context, runs []string) error {
 	now := m.d.Clock.Now()
-	failed, err := m.d.Store.FailOrphanTasks(ctx, orphanEnding(now), now)
+	failed, err := m.d.Store.FailOrphanTasks(ctx, runs, orphanEnding(now), now)
 	if err != nil {
 		return err
 	}

@@ -79,10 +79,10 @@ func (s *RunStore) ExpiredApprovals(ctx context.Context, cutoff time.Time) ([]do
 	})
 }
 
-// ResumeRun moves an interrupted run back to running and hands back its
+// ResumeRun moves an interrupted run back to running on replica and hands back its
 // resume state and its approvals, deleting them; only one caller wins (ok
 // false, no error, for the others and for an unknown run).
-func (s *RunStore) ResumeRun(ctx context.Context, runID string, at time.Time) (domain.Run, domain.PauseState, []domain.Approval, bool, error) {
+func (s *RunStore) ResumeRun(ctx context.Context, runID, replica string, at time.Time) (domain.Run, domain.PauseState, []domain.Approval, bool, error) {
 	var state domain.PauseState
 	if err := ctx.Err(); err != nil {
 		return domain.Run{}, state, nil, false, err
@@ -96,7 +96,7 @@ func (s *RunStore) ResumeRun(ctx context.Context, runID string, at time.Time) (d
 	if err := json.Unmarshal(cur.state, &state); err != nil {
 		return domain.Run{}, state, nil, false, errs.Wrap(errs.Internal, err, "run %s has a malformed resume state", runID)
 	}
-	cur.run.Status, cur.run.UpdatedAt = domain.RunRunning, storedTime(at)
+	cur.run.Status, cur.run.Replica, cur.run.UpdatedAt = domain.RunRunning, replica, storedTime(at)
 	s.runs[runID] = cur
 	decided := s.approvalsOfLocked(runID)
 	for _, a := range decided {

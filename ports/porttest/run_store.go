@@ -6,7 +6,6 @@ import (
 	"maps"
 	"slices"
 	"sync"
-	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -110,11 +109,17 @@ func (s *RunStore) ListSessionRuns(ctx context.Context, sessionID string) ([]dom
 	return s.runsWhere(ctx, func(r domain.Run) bool { return r.SessionID == sessionID })
 }
 
-// FailRunningRuns ends every running run as an error with code and
-// message at at, and returns them as they were before — as the SQLite
-// store does, which reads them and then updates them in one transaction.
-func (s *RunStore) FailRunningRuns(ctx context.Context, code, message string, at time.Time) ([]domain.Run, error) {
-	out, err := s.runsWhere(ctx, func(r domain.Run) bool { return r.Status == domain.RunRunning })
+// FailOrphanedRuns ends every running run of a replica other than o.Self
+// (and o.Self's too when it restarted) as an error with the sweep's code
+// and message, and returns them as they were before — as the SQL store
+// does, which reads them and then updates them in one transaction. The
+// fake keeps no roll: every other replica is gone (one process, as on
+// SQLite).
+func (s *RunStore) FailOrphanedRuns(ctx context.Context, o ports.Orphans) ([]domain.Run, error) {
+	code, message, at := o.Code, o.Message, o.At
+	out, err := s.runsWhere(ctx, func(r domain.Run) bool {
+		return r.Status == domain.RunRunning && (r.Replica != o.Self || o.Restarted)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -88,7 +88,7 @@ func TestRunStoreCompareAndSets(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, st, dec, ok, err := s.ResumeRun(ctx, r.ID, epoch)
+			_, st, dec, ok, err := s.ResumeRun(ctx, r.ID, "", epoch)
 			if err != nil {
 				t.Error(err)
 			}
@@ -118,7 +118,7 @@ func TestRunStoreCompareAndSets(t *testing.T) {
 	if ok, err := s.EndPause(ctx, p); ok || err != nil {
 		t.Fatalf("a second end = %v, %v", ok, err)
 	}
-	if _, _, _, ok, _ := s.ResumeRun(ctx, p.ID, epoch); ok {
+	if _, _, _, ok, _ := s.ResumeRun(ctx, p.ID, "", epoch); ok {
 		t.Fatal("an ended pause resumed")
 	}
 	if got, _ := s.FindRun(ctx, p.ID); got.Status != domain.RunCancelled || got.ErrorCode != "stopped" || len(s.Approvals()) != 0 {
@@ -156,7 +156,7 @@ func TestRunStoreRefusals(t *testing.T) {
 	if _, err := s.FindRun(cancelled, r.ID); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled context: %v", err)
 	}
-	failed, err := s.FailRunningRuns(ctx, "server_restarted", "gone", epoch)
+	failed, err := s.FailOrphanedRuns(ctx, ports.Orphans{Self: "me", AliveSince: epoch, Code: "server_restarted", Message: "gone", At: epoch})
 	if err != nil || len(failed) != 1 || failed[0].ID != "r2" {
 		t.Fatalf("failed %+v, %v", failed, err)
 	}

@@ -1,0 +1,85 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agents-server/agents-server/adapters/sqlstore/pgtest"
+)
+
+// TestTheBusCarriesEveryMessageInOrder: two replicas' buses on one
+// Postgres database; what one publishes — small messages and ones past
+// NOTIFY's limit, which go by reference — reaches the other, and itself,
+// every message once and in order.
+func TestTheBusCarriesEveryMessageInOrder(t *testing.T) {
+	url := pgtest.URL(t, "bus suite on Postgres")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	open := func() (*DB, *PGBus) {
+		db, err := OpenPostgres(ctx, url, quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		bus, err := db.Bus(quiet)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(bus.Close)
+		return db, bus
+	}
+	_, a := open()
+	_, b := open()
+	type inbox struct {
+		mu  sync.Mutex
+		got []string
+	}
+	listen := func(bus *PGBus) *inbox {
+		in := &inbox{}
+		go bus.Listen(ctx, func(p []byte) {
+			in.mu.Lock()
+			in.got = append(in.got, string(p))
+			in.mu.Unlock()
+		})
+		return in
+	}
+	atA, atB := listen(a), listen(b)
+	time.Sleep(300 * time.Millisecond) // both LISTEN before the first NOTIFY
+
+	var sent []string
+	for i := range 600 {
+		m := fmt.Sprintf(`{"n":%d}`, i)
+		if i%50 == 7 {
+			m = fmt.Sprintf(`{"n":%d,"big":%q}`, i, strings.Repeat("x", 20_000+i))
+		}
+		sent = append(sent, m)
+		a.Publish([]byte(m))
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for _, in := range []*inbox{atA, atB} {
+		for {
+			in.mu.Lock()
+			n := len(in.got)
+			in.mu.Unlock()
+			if n >= len(sent) || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		in.mu.Lock()
+		got := append([]string(nil), in.got...)
+		in.mu.Unlock()
+		if len(got) != len(sent) {
+			t.Fatalf("received %d of %d messages", len(got), len(sent))
+		}
+		for i := range sent {
+			if got[i] != sent[i] {
+				t.Fatalf("message %d arrived as %.60q, want %.60q", i, got[i], sent[i])
+			}
+		}
+	}
+}

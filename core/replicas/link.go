@@ -1,0 +1,195 @@
+// Package replicas joins the replicas sharing a store over a bus: what a
+// replica's hub numbers reaches every other replica's hub (so a watcher
+// anywhere follows a run running anywhere), and a command for a run goes
+// to the replica running it, whose answer comes back.
+package replicas
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agents-server/agents-server/core/auth"
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// CommandTimeout bounds how long a command waits for the replica running
+// its run to answer.
+const CommandTimeout = 10 * time.Second
+
+// The kinds of message on the bus.
+const (
+	kindEvent   = "event"   // a run's event, numbered by its replica
+	kindNotice  = "notice"  // an owner's notice
+	kindCommand = "command" // a command for a run, to the replica running it
+	kindReply   = "reply"   // a command's answer, to the replica that sent it
+)
+
+// message is what the bus carries, as JSON.
+type message struct {
+	From    string        `json:"from"`
+	Kind    string        `json:"kind"`
+	To      string        `json:"to,omitempty"`
+	Run     string        `json:"run,omitempty"`
+	Session string        `json:"session,omitempty"`
+	Owner   string        `json:"owner,omitempty"`
+	Event   *domain.Event `json:"event,omitempty"`
+	ID      string        `json:"id,omitempty"` // a command's, echoed by its reply
+	Command *runs.Command `json:"command,omitempty"`
+	Code    errs.Code     `json:"code,omitempty"` // a reply's refusal
+	Message string        `json:"message,omitempty"`
+	Token   string        `json:"token,omitempty"` // a closing's token id
+	Reason  string        `json:"reason,omitempty"`
+}
+
+// Executor carries out the commands sent to this replica (the run engine).
+type Executor interface {
+	Execute(ctx context.Context, cmd runs.Command) error
+}
+
+// Link is one replica's end of the bus. It is the hub's relay and the run
+// engine's peers.
+type Link struct {
+	self string
+	bus  ports.Bus
+	hub  *hub.Hub
+	ids  ports.IDs
+	log  *slog.Logger
+
+	mu         sync.Mutex
+	exec       Executor
+	waiting    map[string]chan error // command id → its answer
+	closeLocal auth.StreamCloser     // see Streams
+	forget     Forgetter
+}
+
+// New returns the link of replica self over bus, filing what other
+// replicas relay in h. Call Attach, then Listen.
+func New(self string, bus ports.Bus, h *hub.Hub, ids ports.IDs, log *slog.Logger) *Link {
+	return &Link{self: self, bus: bus, hub: h, ids: ids, log: log, waiting: map[string]chan error{}}
+}
+
+// Attach sets who carries out the commands sent here.
+func (l *Link) Attach(exec Executor) {
+	l.mu.Lock()
+	l.exec = exec
+	l.mu.Unlock()
+}
+
+// Listen receives from the bus until ctx ends.
+func (l *Link) Listen(ctx context.Context) { l.bus.Listen(ctx, func(b []byte) { l.receive(ctx, b) }) }
+
+func (l *Link) send(m message) {
+	m.From = l.self
+	b, err := json.Marshal(m)
+	if err != nil {
+		l.log.Error("encoding a bus message failed", "kind", m.Kind, "err", err)
+		return
+	}
+	l.bus.Publish(b)
+}
+
+// RunEvent implements hub.Relay.
+func (l *Link) RunEvent(runID, sessionID, ownerID string, ev domain.Event) {
+	l.send(message{Kind: kindEvent, Run: runID, Session: sessionID, Owner: ownerID, Event: &ev})
+}
+
+// Notice implements hub.Relay.
+func (l *Link) Notice(ownerID string, ev domain.Event) {
+	l.send(message{Kind: kindNotice, Owner: ownerID, Event: &ev})
+}
+
+// Command implements runs.Peers: it sends cmd to replica and waits for the
+// answer, at most CommandTimeout.
+func (l *Link) Command(ctx context.Context, replica string, cmd runs.Command) error {
+	id := l.ids.NewID()
+	answer := make(chan error, 1)
+	l.mu.Lock()
+	l.waiting[id] = answer
+	l.mu.Unlock()
+	defer func() {
+		l.mu.Lock()
+		delete(l.waiting, id)
+		l.mu.Unlock()
+	}()
+	l.send(message{Kind: kindCommand, To: replica, ID: id, Command: &cmd})
+	wait := time.NewTimer(CommandTimeout)
+	defer wait.Stop()
+	select {
+	case err := <-answer:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-wait.C:
+		return errs.E(errs.Unavailable, "the server running this run did not answer; retry shortly")
+	}
+}
+
+// receive files one message from the bus.
+func (l *Link) receive(ctx context.Context, b []byte) {
+	var m message
+	if err := json.Unmarshal(b, &m); err != nil {
+		l.log.Warn("a malformed bus message was dropped", "err", err)
+		return
+	}
+	if m.From == l.self || (m.To != "" && m.To != l.self) {
+		return // our own, or for another replica
+	}
+	switch m.Kind {
+	case kindEvent:
+		if m.Event != nil {
+			l.hub.Mirror(m.Run, m.Session, m.Owner, *m.Event)
+		}
+	case kindNotice:
+		if m.Event != nil {
+			l.hub.MirrorNotice(m.Owner, *m.Event)
+		}
+	case kindCommand:
+		if m.Command != nil {
+			go l.execute(ctx, m)
+		}
+	case kindClose:
+		l.closeHere(m)
+	case kindReply:
+		l.mu.Lock()
+		answer := l.waiting[m.ID]
+		l.mu.Unlock()
+		if answer != nil {
+			var err error
+			if m.Code != "" {
+				err = errs.E(m.Code, "%s", m.Message)
+			}
+			answer <- err
+		}
+	}
+}
+
+// execute carries out a command sent here and answers it.
+func (l *Link) execute(ctx context.Context, m message) {
+	l.mu.Lock()
+	exec := l.exec
+	l.mu.Unlock()
+	var err error
+	if exec == nil {
+		err = errs.E(errs.Unavailable, "the server is starting; retry shortly")
+	} else {
+		err = exec.Execute(ctx, *m.Command)
+	}
+	reply := message{Kind: kindReply, To: m.From, ID: m.ID}
+	if err != nil {
+		reply.Code, reply.Message = errs.CodeOf(err), errs.MessageOf(err)
+	}
+	l.send(reply)
+}
+
+// The link is the hub's relay and the run engine's peers.
+var (
+	_ hub.Relay  = (*Link)(nil)
+	_ runs.Peers = (*Link)(nil)
+)
