@@ -5,6 +5,7 @@
 package replicas
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"log/slog"
@@ -85,6 +86,8 @@ func (l *Link) Attach(exec Executor) {
 // Listen receives from the bus until ctx ends.
 func (l *Link) Listen(ctx context.Context) { l.bus.Listen(ctx, func(b []byte) { l.receive(ctx, b) }) }
 
+// send publishes m as "<sender> <JSON>": every replica hears its own
+// messages too, and drops them by the prefix without decoding them.
 func (l *Link) send(m message) {
 	m.From = l.self
 	b, err := json.Marshal(m)
@@ -92,7 +95,7 @@ func (l *Link) send(m message) {
 		l.log.Error("encoding a bus message failed", "kind", m.Kind, "err", err)
 		return
 	}
-	l.bus.Publish(b)
+	l.bus.Publish(append([]byte(l.self+" "), b...))
 }
 
 // RunEvent implements hub.Relay.
@@ -133,8 +136,12 @@ func (l *Link) Command(ctx context.Context, replica string, cmd runs.Command) er
 
 // receive files one message from the bus.
 func (l *Link) receive(ctx context.Context, b []byte) {
+	from, body, ok := bytes.Cut(b, []byte(" "))
+	if !ok || string(from) == l.self {
+		return // malformed, or our own
+	}
 	var m message
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := json.Unmarshal(body, &m); err != nil {
 		l.log.Warn("a malformed bus message was dropped", "err", err)
 		return
 	}
