@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
@@ -50,18 +49,7 @@ func BenchmarkReplicaEventLatency(b *testing.B) {
 		return a
 	}
 	a, r := open(), open()
-	call := func(method, path, body string) map[string]any {
-		req, _ := http.NewRequest(method, a.URL()+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+a.wb.AdminToken())
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
-		return out
-	}
+	call := benchCall(b, a)
 	prov := call("POST", "/api/v1/providers", `{"name":"bench","base_url":"`+modelSrv.URL+`/v1","api":"responses","api_key":"k"}`)
 	agent := call("POST", "/api/v1/agents", `{"name":"bench","model":"stream","provider_id":"`+prov["id"].(string)+`"}`)
 

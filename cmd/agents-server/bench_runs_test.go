@@ -60,18 +60,7 @@ func BenchmarkStreamOverhead(b *testing.B) {
 	}
 	go a.serve()
 	defer a.shutdown()
-	call := func(method, path, body string) map[string]any {
-		req, _ := http.NewRequest(method, a.URL()+path, strings.NewReader(body))
-		req.Header.Set("Authorization", "Bearer "+a.wb.AdminToken())
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var out map[string]any
-		json.NewDecoder(resp.Body).Decode(&out)
-		return out
-	}
+	call := benchCall(b, a)
 	prov := call("POST", "/api/v1/providers", `{"name":"bench","base_url":"`+modelSrv.URL+`/v1","api":"responses","api_key":"k"}`)
 	agent := call("POST", "/api/v1/agents", `{"name":"bench","model":"stream","provider_id":"`+prov["id"].(string)+`"}`)
 	b.Run("through-server", func(b *testing.B) {
@@ -107,5 +96,21 @@ func BenchmarkStreamOverhead(b *testing.B) {
 	})
 	if direct > 0 && served > 0 {
 		b.Logf("per answer: direct %s, through the server %s: %.2f×", direct, served, float64(served)/float64(direct))
+	}
+}
+
+// benchCall is a benchmark's JSON client for srv, as its bootstrap admin.
+func benchCall(b *testing.B, srv *app) func(method, path, body string) map[string]any {
+	return func(method, path, body string) map[string]any {
+		req, _ := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
+		req.Header.Set("Authorization", "Bearer "+srv.wb.AdminToken())
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var out map[string]any
+		json.NewDecoder(resp.Body).Decode(&out)
+		return out
 	}
 }
