@@ -60,10 +60,7 @@ func (w *Workbench) Close() error {
 		w.loops.Wait()
 		w.leaveRoll()
 		defer w.unlockReplica()
-		if w.peerBus != nil {
-			w.stopListening()
-			w.peerBus.Close()
-		}
+		w.peers.close()
 		w.watch.close(ctx)
 		w.docker.Close()
 		w.mcp.Close()

@@ -29,7 +29,6 @@ import (
 	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/memories"
 	"github.com/agents-server/agents-server/core/providers"
-	"github.com/agents-server/agents-server/core/replicas"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/secrets"
@@ -73,12 +72,11 @@ type Workbench struct {
 	watch         *watchers // metrics, trace export
 	token         string    // the bootstrap admin's token
 	clock         ports.Clock
-	replica       string             // this workbench's id on the replica roll
-	shared        bool               // other replicas may share the store (Postgres)
-	times         replicaTimings     // of the roll, from Options.FailoverAfter
-	peerBus       *sqlstore.PGBus    // joins the replicas (nil on SQLite)
-	stopListening context.CancelFunc // ends the bus's listening
-	unlockReplica func()             // gives up the data dir's replica id
+	replica       string         // this workbench's id on the replica roll
+	shared        bool           // other replicas may share the store (Postgres)
+	times         replicaTimings // of the roll, from Options.FailoverAfter
+	peers         *peering       // joins the replicas (nil on SQLite)
+	unlockReplica func()         // gives up the data dir's replica id
 	stopLoops     context.CancelFunc
 	loops         sync.WaitGroup // the upkeep loops
 	closeOnce     sync.Once
@@ -144,7 +142,20 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	// Every open event stream and socket is registered by user and token,
 	// so the auth service's changes reach the streams they invalidate.
 	streams := livestreams.New(authSvc, settingsSvc, clock)
-	authSvc.CloseStreamsWith(streams)
+	// Replicas sharing the store (Postgres) are joined over its bus: each
+	// hub relays what it numbers, run commands reach the replica running
+	// the run, and a credential's streams close on every replica.
+	eventHub := hub.New(o.Hub, clock)
+	peers, err := joinPeers(db, replica, eventHub, idGen, log)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		if err != nil {
+			peers.close()
+		}
+	}()
+	authSvc.CloseStreamsWith(peers.streams(streams, authSvc))
 	// A chatgpt_login provider signs in at OpenAI's auth server (or the
 	// one the options name) and is called through the Codex bridge.
 	providerSvc := providers.New(db, box, idGen, clock).
@@ -175,27 +186,6 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		IDs:             idGen, Clock: clock, Log: log})
 	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, IDs: idGen, Clock: clock, Log: log})
 	sessionSvc.WithMCP(mcpSvc) // the context report asks live servers
-	eventHub := hub.New(o.Hub, clock)
-	// Replicas sharing the store (Postgres) are joined over its bus: each
-	// hub relays what it numbers, and run commands reach the replica
-	// running the run.
-	var link *replicas.Link
-	var bus *sqlstore.PGBus
-	if db.Dialect() == "postgres" {
-		if bus, err = db.Bus(log); err != nil {
-			return nil, err
-		}
-		defer func() {
-			if err != nil {
-				bus.Close()
-			}
-		}()
-		link = replicas.New(replica, bus, eventHub, idGen, log)
-		eventHub.SetRelay(link)
-		// A credential's streams close on every replica, and its cached
-		// copy goes everywhere.
-		authSvc.CloseStreamsWith(link.Streams(streams, authSvc))
-	}
 	// The task manager drives the run engine, and the engine tells it of
 	// every run's end: the two are wired both ways here.
 	workflowSvc := workflows.NewService(db, idGen, clock)
@@ -217,22 +207,11 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
 		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, Tasks: taskMgr,
 		Authoring: workflowSvc, Skills: skillSvc, Attachments: attachmentSvc, Natives: natives,
-		LLM: newModelRouter(codex, o.Models), IDs: idGen, Clock: clock, Log: log, Replica: replica, Peers: peersOf(link),
+		LLM: newModelRouter(codex, o.Models), IDs: idGen, Clock: clock, Log: log, Replica: replica, Peers: peers.runPeers(),
 		Observer: watch.observer(),
 	})
 	taskMgr.Attach(runSvc)
-	listening := func() {}
-	if link != nil {
-		link.Attach(runSvc)
-		var listenCtx context.Context
-		listenCtx, listening = context.WithCancel(context.Background())
-		go link.Listen(listenCtx)
-		defer func() {
-			if err != nil {
-				listening()
-			}
-		}()
-	}
+	peers.start(runSvc)
 	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first
 	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
 
@@ -276,7 +255,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		opts: o, log: log, db: db, api: api, auth: authSvc, settings: settingsSvc, providers: providerSvc, agents: agentSvc,
 		sessions: sessionSvc, runs: runSvc, tasks: taskMgr, workflows: workflowSvc, triggers: triggerSvc, traces: traceSvc,
 		attachments: attachmentSvc, streams: streams, sandboxes: sandboxSvc, mcp: mcpSvc, docker: docker, token: token, watch: watch,
-		clock: clock, replica: replica, shared: link != nil, times: timings(o.FailoverAfter), peerBus: bus, stopListening: listening, unlockReplica: unlockReplica,
+		clock: clock, replica: replica, shared: peers != nil, times: timings(o.FailoverAfter), peers: peers, unlockReplica: unlockReplica,
 		bus:      ws.New(ws.Deps{Auth: authSvc, Runs: runSvc, Budget: api, Streams: streams, Log: log}),
 		terminal: ws.NewTerminal(authSvc, sandboxSvc, api, streams, log),
 		mcpServer: mcpserver.New(mcpserver.Deps{Auth: authSvc, Agents: agentSvc, Sessions: sessionSvc, Runs: runSvc,

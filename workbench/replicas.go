@@ -3,12 +3,16 @@ package workbench
 import (
 	"context"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/agents-server/agents-server/adapters/sqlstore"
+	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/ports"
 
 	"github.com/agents-server/agents-server/core/replicas"
@@ -143,12 +147,67 @@ func (w *Workbench) leaveRoll() {
 // Replica is this workbench's id on the replica roll.
 func (w *Workbench) Replica() string { return w.replica }
 
-// peersOf is the run engine's way to the other replicas: none on SQLite.
-func peersOf(link *replicas.Link) runs.Peers {
-	if link == nil {
+// peering joins this workbench to the other replicas over the store's
+// bus; nil on SQLite, where one process serves alone (its methods are
+// then the single process's answers).
+type peering struct {
+	link   *replicas.Link
+	bus    *sqlstore.PGBus
+	cancel context.CancelFunc // ends the listening
+}
+
+// joinPeers makes h relay what it numbers over the store's bus; nil on
+// SQLite.
+func joinPeers(db *sqlstore.DB, replica string, h *hub.Hub, ids ports.IDs, log *slog.Logger) (*peering, error) {
+	if db.Dialect() != "postgres" {
+		return nil, nil
+	}
+	bus, err := db.Bus(log)
+	if err != nil {
+		return nil, err
+	}
+	link := replicas.New(replica, bus, h, ids, log)
+	h.SetRelay(link)
+	return &peering{link: link, bus: bus}, nil
+}
+
+// streams is the closer the auth service uses: local, and, with peers,
+// every closing relayed (their caches forget, their streams close).
+func (p *peering) streams(local auth.StreamCloser, forget replicas.Forgetter) auth.StreamCloser {
+	if p == nil {
+		return local
+	}
+	return p.link.Streams(local, forget)
+}
+
+// runPeers is the run engine's way to the other replicas (nil: none).
+func (p *peering) runPeers() runs.Peers {
+	if p == nil {
 		return nil
 	}
-	return link
+	return p.link
+}
+
+// start has exec carry out the commands sent here, and listens.
+func (p *peering) start(exec replicas.Executor) {
+	if p == nil {
+		return
+	}
+	p.link.Attach(exec)
+	var ctx context.Context
+	ctx, p.cancel = context.WithCancel(context.Background())
+	go p.link.Listen(ctx)
+}
+
+// close stops listening, and sending once what is queued is sent.
+func (p *peering) close() {
+	if p == nil {
+		return
+	}
+	if p.cancel != nil {
+		p.cancel()
+	}
+	p.bus.Close()
 }
 
 // replicaFile holds, in the data dir, this workbench's id on the roll.

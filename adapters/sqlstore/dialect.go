@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"database/sql"
-	"encoding/json"
 	"io/fs"
 	"log/slog"
 	"regexp"
@@ -92,24 +91,20 @@ func numberPlaceholders(query string) string {
 
 // args returns the arguments as the engine takes them: the schema keeps
 // flags as 0/1 integers on both engines, and Postgres refuses a bool for
-// an integer column; a json.RawMessage is its bytes.
+// an integer column.
 func (d *dialect) args(args []any) []any {
 	if d == nil || !d.numbered {
 		return args
 	}
 	var out []any
 	for i, a := range args {
-		var v any
-		switch x := a.(type) {
-		case bool:
-			v = int64(0)
-			if x {
-				v = int64(1)
-			}
-		case json.RawMessage:
-			v = []byte(x)
-		default:
+		x, ok := a.(bool)
+		if !ok {
 			continue
+		}
+		v := int64(0)
+		if x {
+			v = 1
 		}
 		if out == nil {
 			out = append([]any(nil), args...)

@@ -145,8 +145,8 @@ func (l *Link) receive(ctx context.Context, b []byte) {
 		l.log.Warn("a malformed bus message was dropped", "err", err)
 		return
 	}
-	if m.From == l.self || (m.To != "" && m.To != l.self) {
-		return // our own, or for another replica
+	if m.To != "" && m.To != l.self {
+		return // for another replica
 	}
 	switch m.Kind {
 	case kindEvent:
