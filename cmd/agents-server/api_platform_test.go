@@ -405,12 +405,19 @@ func waitFor(t *testing.T, cond func() bool) {
 // waitForUpTo polls cond until it holds, failing the test after limit.
 func waitForUpTo(t *testing.T, limit time.Duration, cond func() bool) {
 	t.Helper()
+	pollUntil(t, limit, 5*time.Millisecond, cond)
+}
+
+// pollUntil checks cond every interval until it holds, failing the test
+// after limit.
+func pollUntil(t *testing.T, limit, every time.Duration, cond func() bool) {
+	t.Helper()
 	deadline := time.Now().Add(limit)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatal("condition never held")
 		}
-		time.Sleep(5 * time.Millisecond)
+		time.Sleep(every)
 	}
 }
 

@@ -38,16 +38,13 @@ func startReplica(t *testing.T, url string) *process {
 // that never ends fails the test instead of hanging it).
 func eventsOf(t *testing.T, s *sseStream) []domain.Event {
 	t.Helper()
-	cut := time.AfterFunc(time.Minute, func() { s.resp.Body.Close() })
+	cut := time.AfterFunc(time.Minute, s.close)
 	defer cut.Stop()
 	var out []domain.Event
-	for {
-		ev, ok := s.next(t)
-		if !ok {
-			return out
-		}
+	for _, ev := range s.all(t) {
 		out = append(out, ev.Event)
 	}
+	return out
 }
 
 // replicaWS follows one run over a replica's WebSocket bus, from the start:
@@ -92,16 +89,7 @@ func replicaWS(t *testing.T, p *process, runID string) chan []domain.Event {
 
 // slowPoll polls cond every 100 ms (a replica's request budget is per
 // address) until it holds, failing after a minute.
-func slowPoll(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(time.Minute)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition never held")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-}
+func slowPoll(t *testing.T, cond func() bool) { pollUntil(t, time.Minute, 100*time.Millisecond, cond) }
 
 // wholeOnce checks a stream holds every event of its run once, in order,
 // from run.started to a final event.
