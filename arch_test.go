@@ -100,9 +100,10 @@ func layer(path string) string {
 		// The other commands are test peers (the e2b and ChatGPT doubles)
 		// that serve an adapter's double.
 		return "cmd"
-	case rel == "migrations", rel == "frontend", rel == "internal/testenv":
+	case rel == "migrations", rel == "frontend", rel == "internal/testenv", rel == "internal/egress":
 		// Self-contained packages the layers may use (testenv: how a test
-		// helper such as adapters/mcp/mcptest treats a missing peer).
+		// helper such as adapters/mcp/mcptest treats a missing peer;
+		// egress: the one dialer every adapter's outbound calls share).
 		return "leaf"
 	}
 	return ""

@@ -1,6 +1,10 @@
 package ports
 
-import "context"
+import (
+	"context"
+
+	"github.com/agents-server/agents-server/core/domain"
+)
 
 // FetchRequest is one GET an import makes.
 type FetchRequest struct {
@@ -9,9 +13,9 @@ type FetchRequest struct {
 	// MaxBytes bounds the body read; a longer body comes back cut, with
 	// Truncated set.
 	MaxBytes int64
-	// AllowPrivate lets the URL reach loopback, link-local and private
-	// addresses (an admin's choice); without it they are refused.
-	AllowPrivate bool
+	// Outbound is what the URL may reach (and every redirect): the
+	// caller's policy. The zero value refuses private addresses.
+	Outbound domain.OutboundPolicy
 }
 
 // FetchResponse is what a GET answered (always a 200).

@@ -43,6 +43,9 @@ type ProviderEndpoint struct {
 	BaseURL  string // "" = the type's official endpoint
 	APIKey   string
 	ProxyURL string // the proxy_url setting, "" for none
+	// Outbound is what the base URL may reach: the policy of the
+	// provider's owner. The zero value refuses private addresses.
+	Outbound domain.OutboundPolicy
 }
 
 // ToolDef is a function tool offered to the model. Its JSON form is what a
@@ -135,12 +138,14 @@ type ModelError struct {
 	Err      error
 }
 
-// Error describes the failure with the provider's name.
+// Error describes the failure with the provider's name, and the
+// provider's words cut to errs.MaxUpstreamText: an address that answers
+// something else than a model API never gets its page quoted back.
 func (e *ModelError) Error() string {
 	if e.Status != 0 {
-		return fmt.Sprintf("provider %s: %s (HTTP %d): %s", e.Provider, e.Kind, e.Status, e.Message)
+		return fmt.Sprintf("provider %s: %s (HTTP %d): %s", e.Provider, e.Kind, e.Status, errs.Short(e.Message))
 	}
-	return fmt.Sprintf("provider %s: %s: %s", e.Provider, e.Kind, e.Message)
+	return fmt.Sprintf("provider %s: %s: %s", e.Provider, e.Kind, errs.Short(e.Message))
 }
 
 // Unwrap exposes the cause.

@@ -46,6 +46,10 @@ type MCPTarget struct {
 	Endpoint string
 	Headers  map[string]string
 	OAuth    *MCPOAuth // nil: header auth only
+	// Outbound is what the endpoint and its OAuth servers may reach: the
+	// policy of the server's owner. The zero value refuses private
+	// addresses.
+	Outbound domain.OutboundPolicy
 }
 
 // MCPOAuth is what an OAuth connection needs from core: the configured
@@ -142,6 +146,10 @@ const (
 	// MCPProtocol: the server answered, but not as MCP expects (a JSON-RPC
 	// error, a bad handshake, an unknown tool).
 	MCPProtocol MCPErrorKind = "protocol"
+	// MCPRefused: the outbound policy refused the address the endpoint (or
+	// its OAuth server) resolved to; dialling again cannot help until an
+	// admin allows it or the endpoint changes.
+	MCPRefused MCPErrorKind = "refused"
 )
 
 // MCPError is a classified MCP failure.

@@ -28,6 +28,7 @@ import (
 	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/memories"
+	"github.com/agents-server/agents-server/core/outbound"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
@@ -139,6 +140,9 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		return nil, err
 	}
 	settingsSvc := settings.New(db, box, clock)
+	// What a member configures reaches public addresses only, unless an
+	// admin setting opens more; what an admin configures reaches anything.
+	policies := outbound.New(settingsSvc, db)
 	// Every open event stream and socket is registered by user and token,
 	// so the auth service's changes reach the streams they invalidate.
 	streams := livestreams.New(authSvc, settingsSvc, clock)
@@ -184,7 +188,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		Backends:        map[string]ports.SandboxBackend{docker.Type(): docker, e2b.Type(): e2b},
 		ContainerAdmins: map[string]ports.ContainerAdmin{docker.Type(): docker},
 		IDs:             idGen, Clock: clock, Log: log})
-	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, IDs: idGen, Clock: clock, Log: log})
+	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, Outbound: policies, IDs: idGen, Clock: clock, Log: log})
 	sessionSvc.WithMCP(mcpSvc) // the context report asks live servers
 	// The task manager drives the run engine, and the engine tells it of
 	// every run's end: the two are wired both ways here.
@@ -207,7 +211,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
 		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, Tasks: taskMgr,
 		Authoring: workflowSvc, Skills: skillSvc, Attachments: attachmentSvc, Natives: natives,
-		LLM: newModelRouter(codex, o.Models), IDs: idGen, Clock: clock, Log: log, Replica: replica, Peers: peers.runPeers(),
+		LLM: newModelRouter(codex, o.Models), Outbound: policies, IDs: idGen, Clock: clock, Log: log, Replica: replica, Peers: peers.runPeers(),
 		Observer: watch.observer(),
 	})
 	taskMgr.Attach(runSvc)
@@ -241,7 +245,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		Workflows:    workflowSvc,
 		Triggers:     triggerSvc,
 		Skills:       skillSvc,
-		SkillImports: skills.NewImporter(skillSvc, webfetch.New("agents-server/"+o.Version), settingsSvc),
+		SkillImports: skills.NewImporter(skillSvc, webfetch.New("agents-server/"+o.Version), settingsSvc, policies),
 		Attachments:  attachmentSvc,
 		Streams:      streams,
 		Metrics:      watch.metrics.Handler(),

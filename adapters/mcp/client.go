@@ -10,35 +10,58 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"net/url"
 	"slices"
+	"strings"
 	"sync"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/internal/egress"
 	"github.com/agents-server/agents-server/ports"
 )
 
 // Dialer is a ports.MCPDialer. The zero value is ready.
 type Dialer struct {
-	// HTTP is the client requests go through; nil uses a shared one.
-	HTTP *http.Client
 	// Version is the workbench's version, sent in the handshake.
 	Version string
+
+	once       sync.Once
+	transports *egress.Transports
 }
 
 var _ ports.MCPDialer = (*Dialer)(nil)
 
-var sharedTransport = &http.Transport{Proxy: http.ProxyFromEnvironment, MaxIdleConnsPerHost: 8, IdleConnTimeout: 90 * time.Second,
-	ResponseHeaderTimeout: 0, ForceAttemptHTTP2: true}
+// MaxMessageBytes bounds one message read from an MCP server (a JSON answer,
+// or one event of a stream): a server cannot make the workbench hold more
+// than this of one answer. What a result keeps is bounded further by core.
+const MaxMessageBytes = 16 << 20
+
+// base returns the client a target's requests go through: its owner's
+// outbound policy checked on every dial (OAuth discovery, registration
+// and token requests included), the environment's proxy, and every answer
+// bounded.
+func (d *Dialer) base(p domain.OutboundPolicy, notes *wireNotes) *http.Client {
+	d.once.Do(func() {
+		d.transports = egress.New(egress.Options{Proxy: http.ProxyFromEnvironment, Tune: func(tr *http.Transport) {
+			tr.MaxIdleConnsPerHost = 8
+		}})
+	})
+	return &http.Client{Transport: boundedTransport{base: d.transports.For(p), notes: notes}}
+}
 
 // Dial implements ports.MCPDialer.
 func (d *Dialer) Dial(ctx context.Context, target ports.MCPTarget) (ports.MCPSession, error) {
-	base := d.HTTP
-	if base == nil {
-		base = &http.Client{Transport: sharedTransport}
+	endpoint, err := url.Parse(target.Endpoint)
+	if err != nil || endpoint.Host == "" {
+		return nil, &ports.MCPError{Kind: ports.MCPProtocol, Message: "the endpoint is not an absolute URL"}
 	}
-	client := &http.Client{Transport: headerTransport{base: base.Transport, headers: target.Headers}, Jar: base.Jar}
+	notes := &wireNotes{}
+	base := d.base(target.Outbound, notes)
+	client := &http.Client{Transport: headerTransport{base: base.Transport, origin: originOf(endpoint), headers: target.Headers},
+		CheckRedirect: sameOrigin(endpoint)}
 	transport := &sdk.StreamableClientTransport{Endpoint: target.Endpoint, HTTPClient: client}
 	if target.OAuth != nil {
 		h, err := oauthHandler(target, base)
@@ -54,9 +77,12 @@ func (d *Dialer) Dial(ctx context.Context, target ports.MCPTarget) (ports.MCPSes
 	c := sdk.NewClient(&sdk.Implementation{Name: "agents-server", Version: version}, nil)
 	cs, err := c.Connect(ctx, transport, nil)
 	if err != nil {
+		if refused := notes.refused.Load(); refused != nil {
+			err = refused
+		}
 		return nil, classify(err, "could not connect to "+target.Name)
 	}
-	s := &session{cs: cs, done: make(chan struct{})}
+	s := &session{cs: cs, done: make(chan struct{}), notes: notes}
 	go func() {
 		err := cs.Wait()
 		s.mu.Lock()
@@ -69,19 +95,43 @@ func (d *Dialer) Dial(ctx context.Context, target ports.MCPTarget) (ports.MCPSes
 	return s, nil
 }
 
-// headerTransport adds the server's configured headers to every request.
+// originOf is a URL's scheme and host, as a browser compares origins.
+func originOf(u *url.URL) string {
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Host)
+}
+
+// errOtherOrigin refuses a redirect off the configured endpoint's origin:
+// its credentials must not follow, and a redirect is no way to move an
+// MCP server (edit its endpoint).
+var errOtherOrigin = errors.New("the MCP server redirected to another origin, which the workbench does not follow " +
+	"(the configured credentials go only to the endpoint's own origin): set the endpoint to where it redirects")
+
+// sameOrigin lets the MCP transport follow a redirect within the
+// endpoint's origin only.
+func sameOrigin(endpoint *url.URL) func(*http.Request, []*http.Request) error {
+	origin := originOf(endpoint)
+	return func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("more than 5 redirects")
+		}
+		if originOf(req.URL) != origin {
+			return errOtherOrigin
+		}
+		return nil
+	}
+}
+
+// headerTransport adds the server's configured headers to the requests
+// for its endpoint's origin, and to no other.
 type headerTransport struct {
 	base    http.RoundTripper
+	origin  string
 	headers map[string]string
 }
 
 func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	base := t.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
-	if len(t.headers) == 0 {
-		return base.RoundTrip(r)
+	if len(t.headers) == 0 || originOf(r.URL) != t.origin {
+		return t.base.RoundTrip(r)
 	}
 	r = r.Clone(r.Context())
 	for k, v := range t.headers {
@@ -91,12 +141,13 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		}
 		r.Header.Set(k, v)
 	}
-	return base.RoundTrip(r)
+	return t.base.RoundTrip(r)
 }
 
 // session is a ports.MCPSession over an SDK client session.
 type session struct {
 	cs     *sdk.ClientSession
+	notes  *wireNotes
 	done   chan struct{}
 	mu     sync.Mutex
 	err    error
@@ -105,8 +156,12 @@ type session struct {
 
 func (s *session) ListTools(ctx context.Context) ([]ports.MCPTool, error) {
 	var out []ports.MCPTool
+	cutBefore := s.notes.cut.Load()
 	for t, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
+			if s.notes.cut.Load() > cutBefore {
+				err = errTooLarge
+			}
 			return nil, classify(err, "listing tools failed")
 		}
 		out = append(out, toolOf(t))
@@ -141,8 +196,14 @@ func (s *session) CallTool(ctx context.Context, name string, args json.RawMessag
 		}
 		arguments = args
 	}
+	cutBefore := s.notes.cut.Load()
 	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: arguments})
 	if err != nil {
+		if s.notes.cut.Load() > cutBefore {
+			// The SDK reports a stream it could not read as a request
+			// without answer; say why there was none.
+			err = errTooLarge
+		}
 		return ports.MCPResult{}, classify(err, "the call of "+name+" failed")
 	}
 	out := ports.MCPResult{IsError: res.IsError}
@@ -201,18 +262,30 @@ var transportCodes = []int64{-32001, -32003, -32004, -32005}
 
 // classify turns an SDK error into a ports.MCPError: a JSON-RPC error is
 // the server's answer (protocol); anything else kept the answer from
-// arriving (unreachable). Context errors and classified errors pass.
+// arriving (unreachable). The server's words are cut short: an address
+// that is no MCP server never gets its page quoted back. Context errors
+// and classified errors pass.
 func classify(err error, what string) error {
 	var me *ports.MCPError
 	if errors.As(err, &me) || errors.Is(err, context.Canceled) {
 		return err
+	}
+	var refused *domain.OutboundRefusal
+	if errors.As(err, &refused) {
+		return &ports.MCPError{Kind: ports.MCPRefused, Message: what + ": " + refused.Error(), Err: err}
+	}
+	if errors.Is(err, errOtherOrigin) {
+		return &ports.MCPError{Kind: ports.MCPUnreachable, Message: what + ": " + errOtherOrigin.Error(), Err: err}
+	}
+	if errors.Is(err, errTooLarge) {
+		return &ports.MCPError{Kind: ports.MCPUnreachable, Message: what + ": " + errTooLarge.Error(), Err: err}
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return &ports.MCPError{Kind: ports.MCPUnreachable, Message: what + ": timed out", Err: err}
 	}
 	var wire *sdkWireError
 	if errors.As(err, &wire) && !slices.Contains(transportCodes, wire.Code) && !errors.Is(err, sdk.ErrConnectionClosed) {
-		return &ports.MCPError{Kind: ports.MCPProtocol, Message: what + ": " + wire.Message, Err: err}
+		return &ports.MCPError{Kind: ports.MCPProtocol, Message: what + ": " + errs.Short(wire.Message), Err: err}
 	}
-	return &ports.MCPError{Kind: ports.MCPUnreachable, Message: what + ": " + err.Error(), Err: err}
+	return &ports.MCPError{Kind: ports.MCPUnreachable, Message: what + ": " + errs.Short(err.Error()), Err: err}
 }

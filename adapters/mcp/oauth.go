@@ -12,6 +12,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -94,7 +95,7 @@ func oauthHandler(target ports.MCPTarget, base *http.Client) (auth.OAuthHandler,
 	}
 	h, err := auth.NewAuthorizationCodeHandler(cfg)
 	if err != nil {
-		return nil, &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the OAuth configuration is unusable: " + err.Error(), Err: err}
+		return nil, &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the OAuth configuration is unusable: " + errs.Short(err.Error()), Err: err}
 	}
 	return h, nil
 }
@@ -126,7 +127,7 @@ func (s *savingSource) Token() (*oauth2.Token, error) {
 			// draws a 401 and so the (failing-fast) authorization.
 			return nil, err
 		}
-		return nil, &ports.MCPError{Kind: ports.MCPUnreachable, Message: "refreshing the OAuth token failed: " + err.Error(), Err: err}
+		return nil, &ports.MCPError{Kind: ports.MCPUnreachable, Message: "refreshing the OAuth token failed: " + errs.Short(err.Error()), Err: err}
 	}
 	// A refresh may hand back an identical access token (a JWT minted in
 	// the same second) with a rotated refresh token: any change is saved.

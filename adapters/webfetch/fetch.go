@@ -1,5 +1,5 @@
-// Package webfetch reads documents from the web for imports, refusing the
-// server's private network unless an admin allowed it.
+// Package webfetch reads documents from the web for imports, under the
+// outbound policy of the person importing.
 package webfetch
 
 import (
@@ -10,45 +10,33 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"syscall"
 	"time"
 
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/internal/egress"
 	"github.com/agents-server/agents-server/ports"
 )
 
-// Fetcher is a ports.Fetcher over net/http. The address check runs on
-// every connection the client dials — after DNS, and on each redirect — so
-// a name that resolves to a private address is refused as the address
-// itself would be.
+// Fetcher is a ports.Fetcher over net/http. The request's outbound policy
+// is checked on every address the client dials — after DNS, and on each
+// redirect — so a name that resolves to a refused address is refused as
+// the address itself would be.
 type Fetcher struct {
-	strict, open *http.Client
-	userAgent    string
+	transports *egress.Transports
+	userAgent  string
 }
 
 // New returns a Fetcher announcing itself with userAgent.
 func New(userAgent string) *Fetcher {
-	return &Fetcher{strict: client(false), open: client(true), userAgent: userAgent}
+	return &Fetcher{userAgent: userAgent, transports: egress.New(egress.Options{Tune: func(tr *http.Transport) {
+		tr.ResponseHeaderTimeout = 30 * time.Second
+		tr.MaxIdleConnsPerHost = 4
+	}})}
 }
 
-// errRefused marks a dial the address rule refused.
-var errRefused = errors.New("refused address")
-
-func client(allowPrivate bool) *http.Client {
-	dialer := &net.Dialer{Timeout: 10 * time.Second, Control: func(_, address string, _ syscall.RawConn) error {
-		host, _, err := net.SplitHostPort(address)
-		if err != nil {
-			return err
-		}
-		ip := net.ParseIP(host)
-		if !allowPrivate && (ip == nil || Private(ip)) {
-			return fmt.Errorf("%w %s", errRefused, host)
-		}
-		return nil
-	}}
-	tr := &http.Transport{DialContext: dialer.DialContext, ForceAttemptHTTP2: true, TLSHandshakeTimeout: 10 * time.Second,
-		ResponseHeaderTimeout: 30 * time.Second, MaxIdleConnsPerHost: 4}
-	return &http.Client{Transport: tr, CheckRedirect: func(req *http.Request, via []*http.Request) error {
+func (f *Fetcher) client(p domain.OutboundPolicy) *http.Client {
+	return &http.Client{Transport: f.transports.For(p), CheckRedirect: func(req *http.Request, via []*http.Request) error {
 		if len(via) >= 5 {
 			return errors.New("more than 5 redirects")
 		}
@@ -57,14 +45,6 @@ func client(allowPrivate bool) *http.Client {
 		}
 		return nil
 	}}
-}
-
-// Private reports whether ip is one an import may not reach unless an
-// admin allows it: loopback, link-local, private (RFC 1918, fc00::/7),
-// unspecified, or multicast.
-func Private(ip net.IP) bool {
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsInterfaceLocalMulticast() || ip.IsMulticast() || ip.IsUnspecified()
 }
 
 // Fetch implements ports.Fetcher.
@@ -81,15 +61,11 @@ func (f *Fetcher) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchR
 	for k, v := range r.Headers {
 		req.Header.Set(k, v)
 	}
-	c := f.strict
-	if r.AllowPrivate {
-		c = f.open
-	}
-	resp, err := c.Do(req)
+	resp, err := f.client(r.Outbound).Do(req)
 	if err != nil {
-		if errors.Is(err, errRefused) {
-			return ports.FetchResponse{}, errs.Field("url", "%s reaches a private or loopback address, which imports may not "+
-				"(an admin can allow it: skills_allow_private_addresses)", u.Host)
+		var refused *domain.OutboundRefusal
+		if errors.As(err, &refused) {
+			return ports.FetchResponse{}, errs.Field("url", "%s: %s", u.Host, refused.Error())
 		}
 		return ports.FetchResponse{}, errs.Wrap(errs.Upstream, err, "fetching %s failed: %s", r.URL, reason(err))
 	}

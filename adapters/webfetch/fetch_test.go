@@ -5,15 +5,35 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/ports"
 )
 
+// serveOn starts h on addr (a loopback address of the test's choice).
+func serveOn(t *testing.T, addr string, h http.Handler) *httptest.Server {
+	t.Helper()
+	l, err := net.Listen("tcp", addr+":0")
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", addr, err)
+	}
+	srv := httptest.NewUnstartedServer(h)
+	srv.Listener.Close()
+	srv.Listener = l
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
 func TestFetchRefusesThePrivateNetworkUnlessAllowed(t *testing.T) {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	var hits atomic.Int64
+	internal := serveOn(t, "127.0.0.1", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
 		switch r.URL.Path {
 		case "/ok":
 			w.Write([]byte("0123456789"))
@@ -23,39 +43,45 @@ func TestFetchRefusesThePrivateNetworkUnlessAllowed(t *testing.T) {
 			http.NotFound(w, r)
 		}
 	}))
-	defer srv.Close()
+	// 127.0.0.2 stands for a public host (allowed by the allowlist below)
+	// that redirects into the private network.
+	outside := serveOn(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, internal.URL+"/ok", http.StatusFound)
+	}))
 	f := New("test")
 	ctx := context.Background()
-	// Through a name that resolves to loopback, too.
-	local := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
-	for _, u := range []string{srv.URL + "/ok", local + "/ok"} {
-		_, err := f.Fetch(ctx, ports.FetchRequest{URL: u, MaxBytes: 100})
-		if errs.CodeOf(err) != errs.Validation || !strings.Contains(errs.MessageOf(err), "private or loopback") {
-			t.Fatalf("%s: %v, want the private network refused", u, err)
+	member := domain.OutboundPolicy{Nets: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}
+	local := strings.Replace(internal.URL, "127.0.0.1", "localhost", 1)
+	for _, u := range []string{internal.URL + "/ok", local + "/ok", outside.URL + "/x"} {
+		_, err := f.Fetch(ctx, ports.FetchRequest{URL: u, MaxBytes: 100, Outbound: member})
+		if errs.CodeOf(err) != errs.Validation || !strings.Contains(errs.MessageOf(err), "outbound policy refuses 127.0.0.1 (a loopback address)") ||
+			!strings.Contains(errs.MessageOf(err), "outbound_allow_private") {
+			t.Fatalf("%s: %v, want the private network refused naming the setting", u, err)
 		}
 	}
-	r, err := f.Fetch(ctx, ports.FetchRequest{URL: srv.URL + "/hop", MaxBytes: 100, AllowPrivate: true})
-	if err != nil || string(r.Body) != "0123456789" || r.Truncated {
-		t.Fatalf("allowed: %q %v %v", r.Body, r.Truncated, err)
+	if n := hits.Load(); n != 0 {
+		t.Fatalf("the internal server was reached %d times", n)
 	}
-	if r, _ := f.Fetch(ctx, ports.FetchRequest{URL: srv.URL + "/ok", MaxBytes: 4, AllowPrivate: true}); string(r.Body) != "0123" || !r.Truncated {
+	for name, p := range map[string]domain.OutboundPolicy{"open": domain.OpenOutbound,
+		"allowlisted": {Nets: []netip.Prefix{netip.MustParsePrefix("127.0.0.0/8")}}, "by name": {Hosts: []string{"localhost"}}} {
+		u := internal.URL + "/hop"
+		if name == "by name" {
+			u = local + "/hop"
+		}
+		r, err := f.Fetch(ctx, ports.FetchRequest{URL: u, MaxBytes: 100, Outbound: p})
+		if err != nil || string(r.Body) != "0123456789" || r.Truncated {
+			t.Fatalf("%s: %q %v %v", name, r.Body, r.Truncated, err)
+		}
+	}
+	open := domain.OpenOutbound
+	if r, _ := f.Fetch(ctx, ports.FetchRequest{URL: internal.URL + "/ok", MaxBytes: 4, Outbound: open}); string(r.Body) != "0123" || !r.Truncated {
 		t.Fatalf("a body past the cap: %q %v", r.Body, r.Truncated)
 	}
-	if _, err := f.Fetch(ctx, ports.FetchRequest{URL: srv.URL + "/gone", MaxBytes: 4, AllowPrivate: true}); errs.CodeOf(err) != errs.Upstream ||
+	if _, err := f.Fetch(ctx, ports.FetchRequest{URL: internal.URL + "/gone", MaxBytes: 4, Outbound: open}); errs.CodeOf(err) != errs.Upstream ||
 		!strings.Contains(errs.MessageOf(err), "404") {
 		t.Fatalf("a 404: %v", err)
 	}
 	if _, err := f.Fetch(ctx, ports.FetchRequest{URL: "file:///etc/passwd", MaxBytes: 4}); errs.CodeOf(err) != errs.Validation {
 		t.Fatalf("a file URL: %v", err)
-	}
-}
-
-func TestPrivateAddresses(t *testing.T) {
-	for addr, want := range map[string]bool{"127.0.0.1": true, "10.1.2.3": true, "172.16.0.1": true, "192.168.1.1": true,
-		"169.254.169.254": true, "::1": true, "fe80::1": true, "fc00::1": true, "0.0.0.0": true, "224.0.0.1": true,
-		"8.8.8.8": false, "140.82.112.3": false, "2606:4700::1111": false} {
-		if got := Private(net.ParseIP(addr)); got != want {
-			t.Errorf("Private(%s) = %v, want %v", addr, got, want)
-		}
 	}
 }

@@ -36,7 +36,8 @@ func TestSettingDefsComeFromTheRegistry(t *testing.T) {
 		"trace_span_data_kb": "1024", "log_sensitive_data": "false", "approval_ttl_minutes": "1440",
 		"max_terminals_per_sandbox": "4", "sandbox_idle_minutes": "30", "max_tasks_per_session": "6",
 		"max_streams_per_user": "100", "mcp_server_enabled": "true", "title_model": "",
-		"skills_github_api_url": "https://api.github.com", "skills_allow_private_addresses": "false",
+		"skills_github_api_url": "https://api.github.com", "mcp_result_max_kb": "1024",
+		"outbound_allow_private": "false", "outbound_allowed_hosts": "",
 	}
 	for _, d := range defs {
 		def, ok := want[d.Key]

@@ -76,7 +76,18 @@ func startServer(t *testing.T, cfg config) *harness {
 	go func() { h.served <- a.serve() }()
 	t.Cleanup(h.stop)
 	h.doc, h.router = h.loadRouter()
+	h.setOutboundAllowPrivate(true)
 	return h
+}
+
+// setOutboundAllowPrivate turns the outbound_allow_private setting on or
+// off. The test peers (the scripted model, MCP servers, skill sources)
+// listen on loopback, which members' configurations may not reach by
+// default, so every harness starts with it on; the outbound policy's own
+// tests turn it off.
+func (h *harness) setOutboundAllowPrivate(on bool) {
+	h.t.Helper()
+	h.call("PUT", "/api/v1/settings/outbound_allow_private", h.admin, map[string]string{"value": strconv.FormatBool(on)}).want(h.t, 200)
 }
 
 // stop drains and closes the server (idempotent).

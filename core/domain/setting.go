@@ -33,6 +33,10 @@ type SettingDef struct {
 	Label       string
 	Description string
 	Secret      bool // masked on read and sealed at rest
+	// Parse, when set, reads a value its kind accepted further (a list of
+	// entries, say) and returns its canonical text; its error is
+	// validation naming the fault.
+	Parse func(value string) (string, error)
 }
 
 // MaxSettingLen bounds a stored setting value.
@@ -45,6 +49,15 @@ func (d SettingDef) Normalize(value string) (string, error) {
 	if value == "" {
 		return "", nil
 	}
+	norm, err := d.normalizeKind(value)
+	if err != nil || d.Parse == nil {
+		return norm, err
+	}
+	return d.Parse(norm)
+}
+
+// normalizeKind checks value against the setting's kind alone.
+func (d SettingDef) normalizeKind(value string) (string, error) {
 	if len(value) > MaxSettingLen {
 		return "", errs.Field("value", "must be at most %d bytes", MaxSettingLen)
 	}

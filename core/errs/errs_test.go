@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func TestCodesAndMessages(t *testing.T) {
@@ -32,5 +33,16 @@ func TestCodesAndMessages(t *testing.T) {
 	}
 	if len(Codes) != 9 {
 		t.Fatal("the wire table has nine codes")
+	}
+}
+
+func TestShort(t *testing.T) {
+	if Short("why") != "why" {
+		t.Fatal("a short text changed")
+	}
+	long := strings.Repeat("é", 400)
+	got := Short(long)
+	if len(got) > MaxUpstreamText+len("… (cut)") || !strings.HasSuffix(got, "… (cut)") || !utf8.ValidString(got) {
+		t.Fatalf("Short: %d bytes, valid %v", len(got), utf8.ValidString(got))
 	}
 }

@@ -178,7 +178,7 @@ func (s *Service) dial(ctx context.Context, id string, gen uint64, auth *attempt
 		s.settle(id, gen, func(c *conn) { c.phase = idle })
 		return
 	}
-	target, err := s.target(row, auth)
+	target, err := s.target(ctx, row, auth)
 	if err != nil {
 		s.fail(id, gen, row.Name, err)
 		return
@@ -334,8 +334,17 @@ func (s *Service) settle(id string, gen uint64, f func(*conn)) {
 }
 
 // target resolves a row into what the dialer needs, secrets opened.
-func (s *Service) target(row domain.MCPServer, auth *attempt) (ports.MCPTarget, error) {
+func (s *Service) target(ctx context.Context, row domain.MCPServer, auth *attempt) (ports.MCPTarget, error) {
 	t := ports.MCPTarget{ServerID: row.ID, Name: row.Name, Endpoint: row.Config.Endpoint, Headers: map[string]string{}}
+	if s.d.Outbound != nil {
+		// Judged at every dial: an owner demoted since, or a setting
+		// changed, decides the next connection.
+		p, err := s.d.Outbound.For(ctx, row.OwnerID)
+		if err != nil {
+			return t, err
+		}
+		t.Outbound = p
+	}
 	for name, sealed := range row.Config.Headers {
 		v, err := s.box.Open(headerPlace(row.ID, name), sealed)
 		if err != nil {

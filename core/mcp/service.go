@@ -26,9 +26,18 @@ type Deps struct {
 	Config ports.ConfigReader // the agents that select a server's tools
 	Box    *secrets.Box
 	Dialer ports.MCPDialer
-	IDs    ports.IDs
-	Clock  ports.Clock
-	Log    *slog.Logger
+	// Outbound says what a server's endpoint and OAuth servers may reach,
+	// by its owner; nil leaves every server strict.
+	Outbound OutboundPolicies
+	IDs      ports.IDs
+	Clock    ports.Clock
+	Log      *slog.Logger
+}
+
+// OutboundPolicies resolves what a configuration may reach by its owner
+// (core/outbound).
+type OutboundPolicies interface {
+	For(ctx context.Context, ownerID string) (domain.OutboundPolicy, error)
 }
 
 // Service manages MCP servers and their connections. Start connects the

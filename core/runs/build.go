@@ -97,7 +97,20 @@ func (s *Service) endpoint(ctx context.Context, providerID, agentName string) (p
 	if err != nil {
 		return ports.ProviderEndpoint{}, err
 	}
-	return ports.ProviderEndpoint{ProviderID: pr.ID, AuthMode: pr.AuthMode, Name: pr.Name, Type: pr.Type, API: pr.API, BaseURL: pr.BaseURL, APIKey: key, ProxyURL: proxy}, nil
+	var policy domain.OutboundPolicy
+	if s.d.Outbound != nil {
+		if policy, err = s.d.Outbound.For(ctx, pr.OwnerID); err != nil {
+			return ports.ProviderEndpoint{}, err
+		}
+	}
+	return ports.ProviderEndpoint{ProviderID: pr.ID, AuthMode: pr.AuthMode, Name: pr.Name, Type: pr.Type, API: pr.API, BaseURL: pr.BaseURL,
+		APIKey: key, ProxyURL: proxy, Outbound: policy}, nil
+}
+
+// OutboundPolicies resolves what a configuration may reach by its owner
+// (core/outbound).
+type OutboundPolicies interface {
+	For(ctx context.Context, ownerID string) (domain.OutboundPolicy, error)
 }
 
 // build assembles an agent from its stored configuration: provider and key,

@@ -9,6 +9,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/mcp"
+	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -19,6 +20,9 @@ const maxMCPOutput = 64 << 10
 // maxKeptMedia bounds the images and audio one MCP result keeps for its
 // card; past it a part keeps its type and size, not its data.
 const maxKeptMedia = 2 << 20
+
+// defaultKeptResult is what a result keeps when the setting cannot be read.
+const defaultKeptResult = 1 << 20
 
 // callMCP answers a call of a live MCP tool. The model reads the text
 // parts (or the structured content when there is no text) and a line per
@@ -37,13 +41,28 @@ func (s *Service) callMCP(ctx context.Context, t mcp.Tool, call domain.Item) too
 	}
 	r.isError, display.IsError = res.IsError, res.IsError
 	r.output = mcpOutput(res)
-	if kept, err := json.Marshal(keptParts(res.Content)); err == nil {
+	budget := defaultKeptResult
+	if kb, err := s.d.Settings.Int(ctx, settings.KeyMCPResultMaxKB); err == nil && kb > 0 {
+		budget = kb << 10
+	}
+	parts, budget := keptParts(res.Content, budget)
+	if len(res.Structured) > 0 {
+		if len(res.Structured) <= budget {
+			display.Extra["structured"] = string(res.Structured)
+		} else {
+			parts = append(parts, notKept(fmt.Sprintf("structured content (%d bytes)", len(res.Structured))))
+		}
+	}
+	if kept, err := json.Marshal(parts); err == nil {
 		display.Extra["content"] = string(kept)
 	}
-	if len(res.Structured) > 0 {
-		display.Extra["structured"] = string(res.Structured)
-	}
 	return r
+}
+
+// notKept is the part that says what of a result its card dropped.
+func notKept(what string) ports.MCPContent {
+	return ports.MCPContent{Type: "text", Text: fmt.Sprintf("[… %s not kept: the result is larger than the %s setting allows]",
+		what, settings.KeyMCPResultMaxKB)}
 }
 
 // mcpOutput is what the model reads of a result.
@@ -81,25 +100,35 @@ func mcpOutput(res ports.MCPResult) string {
 	return out
 }
 
-// keptParts are the parts a card keeps: text past maxMCPOutput is cut,
-// media past maxKeptMedia lose their data (the card says how big they
-// were).
-func keptParts(content []ports.MCPContent) []ports.MCPContent {
-	out := make([]ports.MCPContent, len(content))
-	budget := maxKeptMedia
+// keptParts are the parts a card keeps, within budget bytes in all: text
+// past maxMCPOutput is cut, media past maxKeptMedia lose their data (the
+// card says how big they were), and the parts past the budget are dropped
+// for one that says so. It returns what is left of the budget.
+func keptParts(content []ports.MCPContent, budget int) ([]ports.MCPContent, int) {
+	out := make([]ports.MCPContent, 0, len(content))
+	media := maxKeptMedia
 	for i, c := range content {
 		if len(c.Text) > maxMCPOutput {
 			c.Text = c.Text[:maxMCPOutput] + fmt.Sprintf("\n[… %d more bytes not kept …]", len(c.Text)-maxMCPOutput)
 		}
 		if c.Data != "" {
-			if len(c.Data) > budget {
+			if len(c.Data) > media || len(c.Data) > budget {
 				c.Text = fmt.Sprintf("(%d bytes, too large to keep)", len(c.Data)*3/4)
 				c.Data = ""
 			} else {
-				budget -= len(c.Data)
+				media -= len(c.Data)
 			}
 		}
-		out[i] = c
+		size := len(c.Text) + len(c.Data) + len(c.URI) + len(c.Name) + len(c.MIMEType)
+		if size > budget {
+			rest := 0
+			for _, d := range content[i:] {
+				rest += len(d.Text) + len(d.Data)
+			}
+			return append(out, notKept(fmt.Sprintf("%d more parts (%d bytes)", len(content)-i, rest))), 0
+		}
+		budget -= size
+		out = append(out, c)
 	}
-	return out
+	return out, budget
 }

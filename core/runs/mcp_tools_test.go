@@ -25,8 +25,29 @@ func TestMCPOutputForTheModel(t *testing.T) {
 		t.Fatalf("capped output: %d bytes", len(out))
 	}
 	// Media past the budget keep their type and size, not their data.
-	kept := keptParts([]ports.MCPContent{{Type: "image", Data: strings.Repeat("A", maxKeptMedia+4)}, {Type: "image", Data: "AAAA"}})
+	kept, _ := keptParts([]ports.MCPContent{{Type: "image", Data: strings.Repeat("A", maxKeptMedia+4)}, {Type: "image", Data: "AAAA"}}, 8<<20)
 	if kept[0].Data != "" || !strings.Contains(kept[0].Text, "too large") || kept[1].Data != "AAAA" {
 		t.Fatalf("kept = %+v", kept[0].Text)
+	}
+}
+
+// A result of many parts, each below the per-part cut, keeps no more than
+// its budget in all, and says what it dropped.
+func TestMCPResultKeepsItsBudget(t *testing.T) {
+	parts := make([]ports.MCPContent, 500)
+	for i := range parts {
+		parts[i] = ports.MCPContent{Type: "text", Text: strings.Repeat("p", 60<<10)}
+	}
+	kept, left := keptParts(parts, 1<<20)
+	size := 0
+	for _, c := range kept {
+		size += len(c.Text) + len(c.Data)
+	}
+	last := kept[len(kept)-1].Text
+	if size > 1<<20+200 || left != 0 || len(kept) != 18 || !strings.Contains(last, "483 more parts") || !strings.Contains(last, "mcp_result_max_kb") {
+		t.Fatalf("kept %d parts, %d bytes, %d left; last %q", len(kept), size, left, last)
+	}
+	if kept, left := keptParts(parts[:2], 1<<20); len(kept) != 2 || left != 1<<20-2*(60<<10) {
+		t.Fatalf("a small result: %d parts, %d left", len(kept), left)
 	}
 }

@@ -70,6 +70,11 @@ func (s *Service) ProviderModels(ctx context.Context, p domain.Principal, provid
 	models, err := s.d.LLM.Models(ctx, ep)
 	if err != nil {
 		msg, _ := vendorError(err)
+		var refused *domain.OutboundRefusal
+		if errors.As(err, &refused) {
+			// The provider's configuration is at fault, not the vendor.
+			return nil, errs.Wrap(errs.Validation, err, "%s", msg)
+		}
 		return nil, errs.Wrap(errs.Unavailable, err, "%s", msg)
 	}
 	s.models.mu.Lock()

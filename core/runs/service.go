@@ -57,7 +57,10 @@ type Deps struct {
 	// that select them.
 	Natives tools.Natives
 	LLM     ports.LLM
-	IDs     ports.IDs
+	// Outbound says what a provider's base URL may reach, by its owner;
+	// nil leaves every provider strict (no private addresses).
+	Outbound OutboundPolicies
+	IDs      ports.IDs
 	// Replica is this server process's id on the replica roll: the runs it
 	// starts or resumes carry it, so commands and failover find their
 	// owner.

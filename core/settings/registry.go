@@ -21,7 +21,9 @@ const (
 	KeyMCPServerEnabled          = "mcp_server_enabled"
 	KeyTitleModel                = "title_model"
 	KeySkillsGitHubAPI           = "skills_github_api_url"
-	KeySkillsAllowPrivate        = "skills_allow_private_addresses"
+	KeyMCPResultMaxKB            = "mcp_result_max_kb"
+	KeyOutboundAllowPrivate      = domain.OutboundAllowPrivateSetting
+	KeyOutboundAllowedHosts      = domain.OutboundAllowedHostsSetting
 )
 
 // Registry is every global setting, in the order the panel shows them.
@@ -95,15 +97,33 @@ var Registry = []domain.SettingDef{
 			"each agent the caller can see is an ask_<agent> tool, with list_sessions and read_session. Approvals still gate in the workbench.",
 	},
 	{
+		Key: KeyMCPResultMaxKB, Kind: domain.SettingInt, Default: "1024", Min: 64, Max: 8192,
+		Group: "mcp", Label: "MCP result kept (KB)",
+		Description: "What one MCP tool result keeps on its card in the conversation, text, images and structured content together; " +
+			"past it the rest is dropped and the card says so (the model reads at most 64 KB of a result anyway). " +
+			"An answer larger than 16 MB is not read at all.",
+	},
+	{
 		Key: KeySkillsGitHubAPI, Kind: domain.SettingURL, Schemes: []string{"http", "https"}, Default: "https://api.github.com",
 		Group: "skills", Label: "GitHub API for skill imports",
 		Description: "Where a github.com repository URL is walked (anonymously) on a skill import: point it at a GitHub " +
 			"Enterprise server's API (https://ghe.example.com/api/v3) to import from there.",
 	},
 	{
-		Key: KeySkillsAllowPrivate, Kind: domain.SettingBool, Default: "false",
-		Group: "skills", Label: "Skill imports may reach private addresses",
-		Description: "When off, a skill import refuses URLs that resolve to loopback, link-local or private addresses, " +
-			"so an import cannot probe the server's own network. Turn on only to import from a host on that network.",
+		Key: KeyOutboundAllowPrivate, Kind: domain.SettingBool, Default: "false",
+		Group: "network", Label: "Members' configurations may reach private addresses",
+		Description: "When off, what a member configures — an MCP server and its OAuth sign-in, a provider's base URL, a skill import — " +
+			"may not reach loopback, private, link-local, carrier-grade NAT, unique-local or cloud metadata addresses (checked on " +
+			"the address dialed, after DNS and on every redirect), so a member cannot make the server read its own network. " +
+			"What an admin configures is never restricted. Turn on only where every member may reach that network.",
+	},
+	{
+		Key: KeyOutboundAllowedHosts, Kind: domain.SettingText, Group: "network", Label: "Private hosts members may reach",
+		Description: "Hosts and networks members' configurations may reach although they are private: IP addresses, CIDR networks, " +
+			"host names or *.domain, separated by commas or new lines (e.g. 10.1.2.0/24, ollama.lan).",
+		Parse: func(v string) (string, error) {
+			canon, _, _, err := domain.ParseOutboundAllowlist(v)
+			return canon, err
+		},
 	},
 }

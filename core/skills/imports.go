@@ -31,7 +31,11 @@ const (
 // Settings reads the import settings.
 type Settings interface {
 	String(ctx context.Context, key string) (string, error)
-	Bool(ctx context.Context, key string) (bool, error)
+}
+
+// Policies gives the outbound policy of a person's own request.
+type Policies interface {
+	ForCaller(ctx context.Context, caller domain.Principal) (domain.OutboundPolicy, error)
 }
 
 // Importer upserts skills from a GitHub repository or a raw SKILL.md URL.
@@ -39,11 +43,14 @@ type Importer struct {
 	svc      *Service
 	fetch    ports.Fetcher
 	settings Settings
+	policies Policies
 }
 
-// NewImporter returns an Importer writing through svc.
-func NewImporter(svc *Service, fetch ports.Fetcher, s Settings) *Importer {
-	return &Importer{svc: svc, fetch: fetch, settings: s}
+// NewImporter returns an Importer writing through svc. A raw URL is fetched
+// under the importing person's outbound policy; the GitHub API an admin
+// configured (skills_github_api_url) is reached whatever its address.
+func NewImporter(svc *Service, fetch ports.Fetcher, s Settings, policies Policies) *Importer {
+	return &Importer{svc: svc, fetch: fetch, settings: s, policies: policies}
 }
 
 // ImportedFile is one skill an import wrote or found as it was.
@@ -96,7 +103,7 @@ func (im *Importer) Import(ctx context.Context, p domain.Principal, rawURL strin
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return ImportResult{}, errs.Field("url", "must be an http(s) URL: a GitHub repository or a raw SKILL.md")
 	}
-	allow, err := im.settings.Bool(ctx, settings.KeySkillsAllowPrivate)
+	policy, err := im.policies.ForCaller(ctx, p)
 	if err != nil {
 		return ImportResult{}, err
 	}
@@ -106,10 +113,10 @@ func (im *Importer) Import(ctx context.Context, p domain.Principal, rawURL strin
 	var files []fetched
 	if owner, repo, ok := githubRepo(u); ok {
 		res.Repo, res.SourceRepo = owner+"/"+repo, "https://github.com/"+owner+"/"+repo
-		files, err = im.walkGitHub(ctx, owner, repo, allow, &res)
+		files, err = im.walkGitHub(ctx, owner, repo, &res)
 	} else {
 		res.Repo, res.SourceRepo = u.Hostname(), u.String()
-		files, err = im.single(ctx, u, allow, &res)
+		files, err = im.single(ctx, u, policy, &res)
 	}
 	if err != nil {
 		return ImportResult{}, err
@@ -130,19 +137,19 @@ func githubRepo(u *url.URL) (owner, repo string, ok bool) {
 }
 
 // get fetches one URL within FetchTimeout.
-func (im *Importer) get(ctx context.Context, u string, accept string, max int64, allow bool) (ports.FetchResponse, error) {
+func (im *Importer) get(ctx context.Context, u string, accept string, max int64, policy domain.OutboundPolicy) (ports.FetchResponse, error) {
 	ctx, cancel := context.WithTimeout(ctx, FetchTimeout)
 	defer cancel()
 	h := map[string]string{}
 	if accept != "" {
 		h["Accept"] = accept
 	}
-	return im.fetch.Fetch(ctx, ports.FetchRequest{URL: u, Headers: h, MaxBytes: max, AllowPrivate: allow})
+	return im.fetch.Fetch(ctx, ports.FetchRequest{URL: u, Headers: h, MaxBytes: max, Outbound: policy})
 }
 
 // getJSON fetches and decodes a GitHub API answer.
-func (im *Importer) getJSON(ctx context.Context, u string, allow bool, into any) error {
-	r, err := im.get(ctx, u, "application/vnd.github+json", treeLimit, allow)
+func (im *Importer) getJSON(ctx context.Context, u string, into any) error {
+	r, err := im.get(ctx, u, "application/vnd.github+json", treeLimit, domain.OpenOutbound)
 	if err != nil {
 		return err
 	}
@@ -158,7 +165,7 @@ func (im *Importer) getJSON(ctx context.Context, u string, allow bool, into any)
 // walkGitHub reads every SKILL.md of a repository at its HEAD commit: the
 // commit, the full tree, then each file's raw text through the API — all
 // pinned to that commit.
-func (im *Importer) walkGitHub(ctx context.Context, owner, repo string, allow bool, res *ImportResult) ([]fetched, error) {
+func (im *Importer) walkGitHub(ctx context.Context, owner, repo string, res *ImportResult) ([]fetched, error) {
 	api, err := im.settings.String(ctx, settings.KeySkillsGitHubAPI)
 	if err != nil {
 		return nil, err
@@ -167,7 +174,7 @@ func (im *Importer) walkGitHub(ctx context.Context, owner, repo string, allow bo
 	var commit struct {
 		SHA string `json:"sha"`
 	}
-	if err := im.getJSON(ctx, base+"/commits/HEAD", allow, &commit); err != nil {
+	if err := im.getJSON(ctx, base+"/commits/HEAD", &commit); err != nil {
 		return nil, err
 	}
 	if commit.SHA == "" {
@@ -178,7 +185,7 @@ func (im *Importer) walkGitHub(ctx context.Context, owner, repo string, allow bo
 		Tree      []treeEntry `json:"tree"`
 		Truncated bool        `json:"truncated"`
 	}
-	if err := im.getJSON(ctx, base+"/git/trees/"+commit.SHA+"?recursive=1", allow, &tree); err != nil {
+	if err := im.getJSON(ctx, base+"/git/trees/"+commit.SHA+"?recursive=1", &tree); err != nil {
 		return nil, err
 	}
 	res.Truncated = tree.Truncated
@@ -201,7 +208,7 @@ func (im *Importer) walkGitHub(ctx context.Context, owner, repo string, allow bo
 			res.Skipped = append(res.Skipped, SkippedFile{e.Path, "not fetched: the import ran out of its 5 minutes"})
 			continue
 		}
-		r, err := im.get(ctx, base+"/contents/"+escapePath(e.Path)+"?ref="+commit.SHA, "application/vnd.github.raw", MaxDocument, allow)
+		r, err := im.get(ctx, base+"/contents/"+escapePath(e.Path)+"?ref="+commit.SHA, "application/vnd.github.raw", MaxDocument, domain.OpenOutbound)
 		if err != nil {
 			if ctx.Err() != nil {
 				res.Skipped = append(res.Skipped, SkippedFile{e.Path, "not fetched: the import ran out of its 5 minutes"})
@@ -217,8 +224,8 @@ func (im *Importer) walkGitHub(ctx context.Context, owner, repo string, allow bo
 }
 
 // single reads one raw SKILL.md.
-func (im *Importer) single(ctx context.Context, u *url.URL, allow bool, res *ImportResult) ([]fetched, error) {
-	r, err := im.get(ctx, u.String(), "", MaxDocument, allow)
+func (im *Importer) single(ctx context.Context, u *url.URL, policy domain.OutboundPolicy, res *ImportResult) ([]fetched, error) {
+	r, err := im.get(ctx, u.String(), "", MaxDocument, policy)
 	if err != nil {
 		return nil, err
 	}

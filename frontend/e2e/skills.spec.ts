@@ -40,7 +40,6 @@ test('skills: import a repository, edit one (detached), and an agent reads one i
   const github = await fakeGitHub()
   try {
     await stack.api('PUT', '/settings/skills_github_api_url', { value: `http://127.0.0.1:${(github.address() as AddressInfo).port}` })
-    await stack.api('PUT', '/settings/skills_allow_private_addresses', { value: 'true' })
     const agent = await agentFor('Reader', 'skill-reader')
 
     // Import from the UI: the report lists each file.
@@ -108,7 +107,6 @@ test('skills: import a repository, edit one (detached), and an agent reads one i
     await expect(line('read_skill')).toBeVisible()
     expect(Number((await line('read_skill').locator('span').nth(1).innerText()).replace(/\D/g, ''))).toBeGreaterThan(0)
   } finally {
-    await stack.api('DELETE', '/settings/skills_allow_private_addresses').catch(() => {})
     await stack.api('DELETE', '/settings/skills_github_api_url').catch(() => {})
     await new Promise((r) => github.close(r))
     release()

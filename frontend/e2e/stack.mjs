@@ -275,6 +275,9 @@ export async function startStack({ logFile } = {}) {
   })
   const [, baseURL, token] = server.match
   const scriptedURL = `http://127.0.0.1:${scriptedPort}/v1`
+  // The test peers listen on loopback, which what members configure may not
+  // reach by default (the outbound policy): the suite's members may.
+  await apiClient(baseURL, token).api('PUT', '/settings/outbound_allow_private', { value: 'true' })
   const children = [server.child, scripted.child, chatgpt.child, ...(double.child ? [double.child] : [])]
   const everything = everythingMissing() ? undefined : await startEverything(logFile).catch(async (e) => {
     for (const c of children) c.kill('SIGTERM')

@@ -20,7 +20,7 @@ import (
 // specifics.
 
 func endpoint(url string) ports.ProviderEndpoint {
-	return ports.ProviderEndpoint{Name: "test-anthropic", Type: "anthropic", API: "messages", BaseURL: url, APIKey: "sk-ant-test"}
+	return ports.ProviderEndpoint{Name: "test-anthropic", Type: "anthropic", API: "messages", BaseURL: url, APIKey: "sk-ant-test", Outbound: domain.OpenOutbound}
 }
 
 func TestContract(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/anthropics/anthropic-sdk-go"
 
+	"github.com/agents-server/agents-server/adapters/llm/internal/transport"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -18,6 +19,9 @@ import (
 func classify(ctx context.Context, provider string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
+	}
+	if refused := transport.Refused(provider, err); refused != nil {
+		return refused
 	}
 	var apiErr *anthropic.Error
 	if !errors.As(err, &apiErr) {

@@ -108,6 +108,11 @@ func (c *Codex) credentialError(ctx context.Context, ep ports.ProviderEndpoint, 
 }
 
 func (c *Codex) options(ep ports.ProviderEndpoint, acc ports.ChatGPTAccess) ([]option.RequestOption, error) {
+	if ep.BaseURL == "" {
+		// The Codex backend is the server's own configuration (a flag),
+		// wherever it is: no member aimed it.
+		ep.Outbound = domain.OpenOutbound
+	}
 	httpClient, err := c.clients.ForEndpoint(ep)
 	if err != nil {
 		return nil, err

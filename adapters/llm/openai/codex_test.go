@@ -39,7 +39,7 @@ func TestCodexContract(t *testing.T) {
 		New:    func() ports.LLM { return openai.NewCodex(openai.CodexOptions{Credentials: keyCredentials{}}) },
 		Endpoint: func(url string) ports.ProviderEndpoint {
 			return ports.ProviderEndpoint{ProviderID: "p1", Name: "test-codex", Type: "openai", AuthMode: domain.AuthChatGPTLogin,
-				API: "responses", BaseURL: url + "/v1", APIKey: "sk-test"}
+				API: "responses", BaseURL: url + "/v1", APIKey: "sk-test", Outbound: domain.OpenOutbound}
 		},
 	})
 }

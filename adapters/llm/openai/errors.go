@@ -10,6 +10,7 @@ import (
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/packages/ssestream"
 
+	"github.com/agents-server/agents-server/adapters/llm/internal/transport"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -19,6 +20,9 @@ import (
 func classify(ctx context.Context, provider string, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return ctxErr
+	}
+	if refused := transport.Refused(provider, err); refused != nil {
+		return refused
 	}
 	var apiErr *openai.Error
 	if errors.As(err, &apiErr) {

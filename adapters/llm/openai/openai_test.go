@@ -25,7 +25,7 @@ func harness(api string) llmtest.Harness {
 		Format: api,
 		New:    func() ports.LLM { return openai.New(openai.Options{}) },
 		Endpoint: func(url string) ports.ProviderEndpoint {
-			return ports.ProviderEndpoint{Name: "test-openai", Type: "openai", API: api, BaseURL: url + "/v1", APIKey: "sk-test"}
+			return ports.ProviderEndpoint{Name: "test-openai", Type: "openai", API: api, BaseURL: url + "/v1", APIKey: "sk-test", Outbound: domain.OpenOutbound}
 		},
 	}
 	if api == scripted.APIChatCompletions {

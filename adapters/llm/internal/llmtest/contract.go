@@ -76,6 +76,7 @@ func Contract(t *testing.T, h Harness) {
 		{"retry after failures", testRetryAfterFailures},
 		{"connection dropped", testConnectionDropped},
 		{"proxy", testProxy},
+		{"outbound policy", testOutboundPolicy},
 		{"cancel mid-stream", testCancelMidStream},
 		{"cancel before the call", testCancelBeforeTheCall},
 		{"deadline mid-stream", testDeadlineMidStream},
