@@ -133,10 +133,57 @@ func (s *Server) mcpRoutes() []Route {
 				QueryParam{Name: "error", Type: "string", Description: "The authorization server's refusal"},
 				QueryParam{Name: "error_description", Type: "string", Description: "Its explanation"}).
 			// A callback that cannot complete is the same page saying
-			// why: no code (400), no sign-in waiting (404), the
-			// authorization server's refusal (502).
-			WithAltStatuses(http.StatusBadRequest, http.StatusNotFound, http.StatusBadGateway),
+			// why: no code (400), another browser or account (403), no
+			// sign-in waiting (404), the authorization server's refusal
+			// (502).
+			WithAltStatuses(http.StatusBadRequest, http.StatusForbidden, http.StatusNotFound, http.StatusBadGateway),
+		op(http.MethodPost, p+"/oauth/complete", "completeMCPSignIn", "mcp",
+			"Complete a sign-in begun outside a browser (a script's connect): hand in the callback address the browser landed on; "+
+				"only the account that called connect may",
+			http.StatusNoContent, s.handleCompleteMCPSignIn).
+			WithRefusals(http.StatusForbidden, http.StatusNotFound, http.StatusConflict, http.StatusBadGateway),
 	}
+}
+
+// MCPCompleteRequest hands in a sign-in's callback address.
+type MCPCompleteRequest struct {
+	URL string `json:"url" doc:"The address the browser landed on after the sign-in (the callback, with its state and code)" maxLength:"8192"`
+}
+
+func (s *Server) handleCompleteMCPSignIn(c echo.Context, req *MCPCompleteRequest) (NoBody, error) {
+	return NoBody{}, s.deps.MCP.Complete(caller(c), req.URL)
+}
+
+// signInCookie is the cookie that binds a server's interactive sign-in to
+// the browser that asked for it: the callback completes only where it
+// comes back with it.
+const signInCookie = "agents_mcp_signin_"
+
+// callbackPath is where the callback is served, as the browser sees it.
+func (s *Server) callbackPath(c echo.Context) string {
+	return MountOf(c.Request().Context()).Prefix + APIPrefix + "/mcp-servers/oauth/callback"
+}
+
+// bindSignIn hands the asking browser the sign-in's binding: HttpOnly, sent
+// only to the callback (its path), only on same-site requests and
+// top-level navigations (Lax: the authorization server's redirect back is
+// one), and only over TLS when the callback is https.
+func (s *Server) bindSignIn(c echo.Context, serverID, binding, callbackURL string) {
+	c.SetCookie(&http.Cookie{Name: signInCookie + serverID, Value: binding, Path: s.callbackPath(c),
+		MaxAge: int(mcp.AttemptTTL / time.Second), HttpOnly: true, SameSite: http.SameSiteLaxMode,
+		Secure: strings.HasPrefix(callbackURL, "https://")})
+}
+
+// signInBindings are the bindings the callback's browser carried, by
+// server id.
+func signInBindings(c echo.Context) map[string]string {
+	out := map[string]string{}
+	for _, ck := range c.Cookies() {
+		if id, ok := strings.CutPrefix(ck.Name, signInCookie); ok {
+			out[id] = ck.Value
+		}
+	}
+	return out
 }
 
 func (s *Server) handleListMCPServers(c echo.Context, _ *NoBody) ([]MCPServerView, error) {
@@ -169,7 +216,11 @@ func (s *Server) handleMCPServerScope(c echo.Context, req *ScopeRequest) (MCPSer
 }
 
 func (s *Server) handleConnectMCPServer(c echo.Context, _ *NoBody) (MCPConnectView, error) {
-	r, err := s.deps.MCP.Connect(c.Request().Context(), caller(c), c.Param("id"), s.externalOrigin(c)+APIPrefix+"/mcp-servers/oauth/callback")
+	callbackURL := s.externalOrigin(c) + APIPrefix + "/mcp-servers/oauth/callback"
+	r, err := s.deps.MCP.Connect(c.Request().Context(), caller(c), c.Param("id"), callbackURL)
+	if err == nil && r.Binding != "" {
+		s.bindSignIn(c, c.Param("id"), r.Binding, callbackURL)
+	}
 	return MCPConnectView{Status: string(r.Status), AuthorizeURL: r.AuthorizeURL}, err
 }
 
@@ -194,7 +245,7 @@ setTimeout(function () { window.close() }, 300)
 func (s *Server) handleMCPCallback(c echo.Context) error {
 	q := c.QueryParams()
 	err := s.deps.MCP.Deliver(mcp.Callback{State: q.Get("state"), Code: q.Get("code"), Iss: q.Get("iss"),
-		Error: q.Get("error"), Description: q.Get("error_description")})
+		Error: q.Get("error"), Description: q.Get("error_description"), Bindings: signInBindings(c)})
 	data := struct {
 		OK             bool
 		Message, Nonce string
@@ -202,6 +253,10 @@ func (s *Server) handleMCPCallback(c echo.Context) error {
 	status := http.StatusOK
 	if err != nil {
 		data.OK, data.Message, status = false, strings.TrimSuffix(errs.MessageOf(err), ".")+". You can close this window.", StatusOf(errs.CodeOf(err))
+		if errs.Is(err, errs.Forbidden) {
+			data.Message += " (A script that began the sign-in completes it by sending this page's address, as its own account, to POST " +
+				APIPrefix + "/mcp-servers/oauth/complete.)"
+		}
 	}
 	h := c.Response().Header()
 	h.Set(echo.HeaderContentType, "text/html; charset=utf-8")

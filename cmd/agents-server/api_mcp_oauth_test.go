@@ -14,6 +14,7 @@ import (
 	"io"
 	"math/big"
 	"net/http"
+	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
 	"slices"
@@ -147,12 +148,23 @@ func (j *jwks) verify(ctx context.Context, token, issuer string) (*auth.TokenInf
 	return &auth.TokenInfo{Scopes: strings.Fields(claims.Scope), Expiration: time.Unix(claims.Exp, 0), UserID: claims.Sub}, nil
 }
 
-// signIn follows an authorize URL as the person's browser would: the
-// authorization server redirects straight back to the workbench's
-// callback, whose page must say the sign-in went through.
-func signIn(t *testing.T, authorizeURL string) {
+// newBrowser is a person's browser: it keeps the cookies the workbench
+// sets and carries them back, as a browser does.
+func newBrowser(t *testing.T) *http.Client {
 	t.Helper()
-	resp, err := http.Get(authorizeURL)
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &http.Client{Jar: jar}
+}
+
+// signIn follows an authorize URL in browser b: the authorization server
+// redirects straight back to the workbench's callback, whose page must
+// say the sign-in went through.
+func signIn(t *testing.T, b *http.Client, authorizeURL string) {
+	t.Helper()
+	resp, err := b.Get(authorizeURL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,11 +185,15 @@ func signIn(t *testing.T, authorizeURL string) {
 	}
 }
 
-// connectOAuth asks for a sign-in and checks the authorize URL.
-func (h *harness) connectOAuth(token, id string) string {
+// connectOAuth asks for a sign-in from browser b (which keeps the
+// sign-in's binding cookie) and checks the authorize URL.
+func (h *harness) connectOAuth(token, id string, b *http.Client) string {
 	h.t.Helper()
 	var c httpapi.MCPConnectView
-	h.call("POST", "/api/v1/mcp-servers/"+id+"/connect", token, nil).want(h.t, 200).decode(h.t, &c)
+	r := h.call("POST", "/api/v1/mcp-servers/"+id+"/connect", token, nil).want(h.t, 200)
+	r.decode(h.t, &c)
+	base, _ := url.Parse(h.base)
+	b.Jar.SetCookies(base, (&http.Response{Header: r.Header}).Cookies())
 	u, err := url.Parse(c.AuthorizeURL)
 	if err != nil || c.Status != "authorizing" {
 		h.t.Fatalf("connect = %+v", c)
@@ -233,6 +249,7 @@ func TestMCPOAuthEndToEnd(t *testing.T) {
 	cfg := testConfig(t)
 	h := startServer(t, cfg)
 	tok := h.member("olga")
+	olga := newBrowser(t)
 	var srv httpapi.MCPServerView
 	h.call("POST", "/api/v1/mcp-servers", tok, map[string]any{"name": "secure",
 		"config": map[string]any{"endpoint": ps.endpoint, "auth_mode": "oauth"}}).want(t, 201).decode(t, &srv)
@@ -241,9 +258,9 @@ func TestMCPOAuthEndToEnd(t *testing.T) {
 	}
 
 	// Sign in: a dynamically registered client, PKCE, the callback.
-	stale := h.connectOAuth(tok, srv.ID)
+	stale := h.connectOAuth(tok, srv.ID, olga)
 	// Connecting again while authorizing supersedes the first attempt.
-	fresh := h.connectOAuth(tok, srv.ID)
+	fresh := h.connectOAuth(tok, srv.ID, olga)
 	resp, err := http.Get(stale)
 	if err != nil {
 		t.Fatal(err)
@@ -252,7 +269,7 @@ func TestMCPOAuthEndToEnd(t *testing.T) {
 	if resp.StatusCode != 404 {
 		t.Fatalf("a superseded sign-in's callback answered %d", resp.StatusCode)
 	}
-	signIn(t, fresh)
+	signIn(t, olga, fresh)
 	v := h.waitMCP(tok, srv.ID, "connected")
 	st := as.State(t)
 	// Each attempt registered its client (the superseded one too).
@@ -299,7 +316,7 @@ func TestMCPOAuthEndToEnd(t *testing.T) {
 	h.waitMCP(tok, srv.ID, "needs_auth")
 
 	// Signing in again reuses the registered client.
-	signIn(t, h.connectOAuth(tok, srv.ID))
+	signIn(t, olga, h.connectOAuth(tok, srv.ID, olga))
 	h.waitMCP(tok, srv.ID, "connected")
 	if st := as.State(t); len(st.Registrations) != 2 || st.CodeGrants != 2 {
 		t.Fatalf("the second sign-in: %+v", st)
@@ -321,11 +338,11 @@ func TestMCPOAuthEndToEnd(t *testing.T) {
 	h.call("POST", "/api/v1/mcp-servers", tok, map[string]any{"name": "secure-preset",
 		"config": map[string]any{"endpoint": ps.endpoint, "auth_mode": "oauth", "oauth_client_id": "preset-client", "oauth_scopes": []string{"mcp"}}}).
 		want(t, 201).decode(t, &preset)
-	u := h.connectOAuth(tok, preset.ID)
+	u := h.connectOAuth(tok, preset.ID, olga)
 	if q, _ := url.Parse(u); q.Query().Get("client_id") != "preset-client" || !slices.Contains(strings.Fields(q.Query().Get("scope")), "mcp") {
 		t.Fatalf("preset authorize URL %s", u)
 	}
-	signIn(t, u)
+	signIn(t, olga, u)
 	h.waitMCP(tok, preset.ID, "connected")
 	if st := as.State(t); len(st.Registrations) != 2 {
 		t.Fatalf("a preset client registered: %+v", st)
@@ -341,7 +358,7 @@ func TestMCPOAuthEndToEnd(t *testing.T) {
 	var strict httpapi.MCPServerView
 	h.call("POST", "/api/v1/mcp-servers", tok, map[string]any{"name": "secure-iss",
 		"config": map[string]any{"endpoint": ps.endpoint, "auth_mode": "oauth", "oauth_client_id": "iss-client"}}).want(t, 201).decode(t, &strict)
-	signIn(t, h.connectOAuth(tok, strict.ID))
+	signIn(t, olga, h.connectOAuth(tok, strict.ID, olga))
 	deadline := time.Now().Add(20 * time.Second)
 	v = h.mcpServer(tok, strict.ID)
 	for ; v.Status != "needs_auth" || !strings.Contains(v.LastError, "iss"); v = h.mcpServer(tok, strict.ID) {
@@ -354,6 +371,75 @@ func TestMCPOAuthEndToEnd(t *testing.T) {
 		t.Fatalf("an unadvertised iss left a token (%+v) or no log line", v)
 	}
 	as.SetIss(t, true, true)
-	signIn(t, h.connectOAuth(tok, strict.ID))
+	signIn(t, olga, h.connectOAuth(tok, strict.ID, olga))
 	h.waitMCP(tok, strict.ID, "connected")
+}
+
+// TestMCPOAuthSignInIsBoundToWhoBeganIt: Ann connects her OAuth server and
+// sends the authorize URL to Bob. His browser's callback completes
+// nothing — his own sign-in cookie for another server does not pass, and
+// pasting the address as himself is refused — so Ann's server never calls
+// the service with Bob's token. Ann's browser completes it; a sign-in Ann
+// began from a script completes when she hands the address in herself.
+func TestMCPOAuthSignInIsBoundToWhoBeganIt(t *testing.T) {
+	t.Parallel()
+	as := mcptest.OAuth(t)
+	ps := startProtected(t, as.URL)
+	h := startServer(t, testConfig(t))
+	ann, bob := h.member("ann"), h.member("bob")
+	annBrowser, bobBrowser := newBrowser(t), newBrowser(t)
+	server := func(token, name string) httpapi.MCPServerView {
+		var v httpapi.MCPServerView
+		h.call("POST", "/api/v1/mcp-servers", token, map[string]any{"name": name,
+			"config": map[string]any{"endpoint": ps.endpoint, "auth_mode": "oauth"}}).want(t, 201).decode(t, &v)
+		h.waitMCP(token, v.ID, "needs_auth")
+		return v
+	}
+	annServer, bobServer := server(ann, "ann-secure"), server(bob, "bob-secure")
+	link := h.connectOAuth(ann, annServer.ID, annBrowser)
+	h.connectOAuth(bob, bobServer.ID, bobBrowser) // Bob's browser holds a binding of its own
+
+	resp, err := bobBrowser.Get(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	landed := resp.Request.URL.String()
+	if resp.StatusCode != 403 || !strings.Contains(string(page), "begun by another account or in another browser") ||
+		!strings.Contains(landed, "/api/v1/mcp-servers/oauth/callback") {
+		t.Fatalf("Bob's browser: %d at %s: %s", resp.StatusCode, landed, page)
+	}
+	h.call("POST", "/api/v1/mcp-servers/oauth/complete", bob, map[string]string{"url": landed}).wantErr(t, 403, "forbidden")
+	if v := h.mcpServer(ann, annServer.ID); v.Status != "authorizing" || v.HasOAuthToken || as.State(t).CodeGrants != 0 {
+		t.Fatalf("after Bob's callback: %+v, authorization server %+v", v, as.State(t))
+	}
+	if !strings.Contains(h.logs.String(), "the callback came back to someone other than who began the sign-in") {
+		t.Error("the log does not say why the callback completed nothing")
+	}
+
+	// Ann's own browser completes her sign-in.
+	signIn(t, annBrowser, link)
+	h.waitMCP(ann, annServer.ID, "connected")
+	if v := h.mcpServer(bob, bobServer.ID); v.Status != "authorizing" || v.HasOAuthToken {
+		t.Fatalf("Bob's server moved: %+v", v)
+	}
+
+	// A sign-in begun from a script: the browser (no binding) completes
+	// nothing; its address, handed in with Ann's token, does.
+	h.call("DELETE", "/api/v1/mcp-servers/"+annServer.ID+"/oauth-token", ann, nil).want(t, 200)
+	h.waitMCP(ann, annServer.ID, "needs_auth")
+	var c httpapi.MCPConnectView
+	h.call("POST", "/api/v1/mcp-servers/"+annServer.ID+"/connect", ann, nil).want(t, 200).decode(t, &c)
+	resp, err = http.Get(c.AuthorizeURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ = io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 403 || !strings.Contains(string(page), "POST /api/v1/mcp-servers/oauth/complete") {
+		t.Fatalf("a browser without the binding: %d %s", resp.StatusCode, page)
+	}
+	h.call("POST", "/api/v1/mcp-servers/oauth/complete", ann, map[string]string{"url": resp.Request.URL.String()}).want(t, 204)
+	h.waitMCP(ann, annServer.ID, "connected")
 }

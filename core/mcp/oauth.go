@@ -2,6 +2,8 @@ package mcp
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/subtle"
 	"encoding/json"
 	"net/url"
 	"sync"
@@ -24,6 +26,8 @@ const urlWait = HandshakeTimeout
 // same attempt fails at once.
 type attempt struct {
 	serverID  string
+	owner     string                      // the user who asked for the sign-in
+	binding   string                      // the secret the browser that asked carries back (a cookie)
 	redirect  string                      // the callback URL the browser returns to
 	urlc      chan string                 // the authorize URL, sent once
 	result    chan ports.MCPAuthorization // the redirect, delivered once
@@ -37,9 +41,22 @@ type attempt struct {
 	delivered bool   // the callback delivered a code
 }
 
-func newAttempt(serverID, redirect string) *attempt {
-	return &attempt{serverID: serverID, redirect: redirect, urlc: make(chan string, 1), result: make(chan ports.MCPAuthorization, 1),
-		failed: make(chan string, 1), done: make(chan struct{}), up: make(chan struct{})}
+func newAttempt(serverID, owner, redirect string) *attempt {
+	return &attempt{serverID: serverID, owner: owner, binding: rand.Text(), redirect: redirect, urlc: make(chan string, 1),
+		result: make(chan ports.MCPAuthorization, 1), failed: make(chan string, 1), done: make(chan struct{}), up: make(chan struct{})}
+}
+
+// boundTo reports whether a callback comes back to the attempt's own
+// initiator: from the browser that asked (it carries the binding), or
+// from the initiator's own credential. Anyone else holding the authorize
+// URL — sent it, say, by the initiator — must not sign the initiator's
+// server in with their account.
+func (a *attempt) boundTo(cb Callback) bool {
+	if cb.Caller != nil {
+		return cb.Caller.User.ID == a.owner
+	}
+	got := cb.Bindings[a.serverID]
+	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.binding)) == 1
 }
 
 func (a *attempt) abandon() { a.once.Do(func() { close(a.done) }) }
@@ -52,6 +69,10 @@ func (a *attempt) connected() { a.upOnce.Do(func() { close(a.up) }) }
 type ConnectResult struct {
 	Status       domain.MCPStatus
 	AuthorizeURL string
+	// Binding is the secret the asking browser must carry back to the
+	// callback (the edge sets it as a cookie scoped to the callback), so
+	// the sign-in completes only there.
+	Binding string
 }
 
 // Connect (re)connects a server in the background. An OAuth server
@@ -79,12 +100,12 @@ func (s *Service) Connect(ctx context.Context, p domain.Principal, id, callbackU
 		st, _, _ := s.live(row)
 		return ConnectResult{Status: st}, nil
 	}
-	return s.authorize(ctx, row, callbackURL)
+	return s.authorize(ctx, p, row, callbackURL)
 }
 
 // authorize starts an interactive sign-in and waits for its URL.
-func (s *Service) authorize(ctx context.Context, row domain.MCPServer, callbackURL string) (ConnectResult, error) {
-	a := newAttempt(row.ID, callbackURL)
+func (s *Service) authorize(ctx context.Context, p domain.Principal, row domain.MCPServer, callbackURL string) (ConnectResult, error) {
+	a := newAttempt(row.ID, p.User.ID, callbackURL)
 	s.mu.Lock()
 	if s.root.Err() != nil {
 		s.mu.Unlock()
@@ -108,7 +129,7 @@ func (s *Service) authorize(ctx context.Context, row domain.MCPServer, callbackU
 	defer timer.Stop()
 	select {
 	case u := <-a.urlc:
-		return ConnectResult{Status: domain.MCPAuthorizing, AuthorizeURL: u}, nil
+		return ConnectResult{Status: domain.MCPAuthorizing, AuthorizeURL: u, Binding: a.binding}, nil
 	case <-a.up:
 		// The stored grant worked after all: no sign-in was needed.
 		return ConnectResult{Status: domain.MCPConnected}, nil
@@ -173,14 +194,37 @@ func (s *Service) park(ctx context.Context, a *attempt, name, authorizeURL strin
 	}
 }
 
-// Callback is what the authorization server's redirect carried.
+// Callback is what the authorization server's redirect carried, and who
+// brought it back.
 type Callback struct {
 	State, Code, Iss   string
 	Error, Description string
+	// Bindings are the sign-in secrets the browser carried, by server id
+	// (ConnectResult.Binding, kept in cookies).
+	Bindings map[string]string
+	// Caller, when set, is the signed-in person who hands the redirect in
+	// (Complete); Bindings are then not needed.
+	Caller *domain.Principal
+}
+
+// Complete hands in a redirect the caller's browser landed on — the
+// callback URL, pasted by a person or a script that began the sign-in
+// outside a browser — signed in as the person who began it. Returns
+// validation for a URL that is no callback, and Deliver's errors.
+func (s *Service) Complete(p domain.Principal, callbackURL string) error {
+	u, err := url.Parse(callbackURL)
+	if err != nil || u.Query().Get("state") == "" {
+		return errs.Field("url", "must be the address the sign-in came back to, with its state and code")
+	}
+	q := u.Query()
+	return s.Deliver(Callback{State: q.Get("state"), Code: q.Get("code"), Iss: q.Get("iss"), Error: q.Get("error"),
+		Description: q.Get("error_description"), Caller: &p})
 }
 
 // Deliver hands a redirect to the sign-in waiting for its state. Returns
-// not_found when none waits (expired, superseded, or a stale tab).
+// not_found when none waits (expired, superseded, or a stale tab), and
+// forbidden when it comes back to someone other than who began it —
+// the sign-in then goes on waiting for its initiator.
 func (s *Service) Deliver(cb Callback) error {
 	s.mu.Lock()
 	a := s.attempts[cb.State]
@@ -195,6 +239,12 @@ func (s *Service) Deliver(cb Callback) error {
 	if a == nil || cb.State == "" {
 		s.d.Log.Warn("callback: could not deliver authorization code", "reason", "no sign-in is waiting for this state (expired, superseded or already used)")
 		return errs.E(errs.NotFound, "no sign-in is waiting for this callback: it expired or was superseded; connect again")
+	}
+	if !a.boundTo(cb) {
+		s.d.Log.Warn("callback: could not deliver authorization code", "server_id", a.serverID,
+			"reason", "the callback came back to someone other than who began the sign-in", "by_caller", cb.Caller != nil)
+		return errs.E(errs.Forbidden, "this sign-in was begun by another account or in another browser, so this page completed nothing: "+
+			"the person who clicked Connect finishes it in the browser they clicked it in")
 	}
 	if cb.Error != "" {
 		msg := cb.Error

@@ -80,7 +80,7 @@ func TestOAuthSignInConnects(t *testing.T) {
 	}
 
 	state := stateOf(t, authorizeURL)
-	if err := h.svc.Deliver(mcp.Callback{State: state, Code: "code-1", Iss: "https://as.example"}); err != nil {
+	if err := h.svc.Deliver(mcp.Callback{State: state, Code: "code-1", Iss: "https://as.example", Caller: &alice}); err != nil {
 		t.Fatalf("deliver: %v", err)
 	}
 	got := h.waitStatus(s.ID, domain.MCPConnected)
@@ -96,7 +96,7 @@ func TestOAuthSignInConnects(t *testing.T) {
 	}
 
 	// The attempt is single-shot: its state is spent.
-	wantCode(t, "deliver a spent state", h.svc.Deliver(mcp.Callback{State: state, Code: "code-2"}), errs.NotFound)
+	wantCode(t, "deliver a spent state", h.svc.Deliver(mcp.Callback{State: state, Code: "code-2", Caller: &alice}), errs.NotFound)
 	// A connected server with a grant reconnects without signing in.
 	res, err := h.svc.Connect(t.Context(), alice, s.ID, callbackURL)
 	if err != nil || res.AuthorizeURL != "" {
@@ -109,11 +109,11 @@ func TestDeliverWithoutAWaitingSignIn(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	s, _ := h.signInPending("wiki")
-	for _, cb := range []mcp.Callback{{State: "unknown", Code: "c"}, {State: "", Code: "c"}} {
+	for _, cb := range []mcp.Callback{{State: "unknown", Code: "c", Caller: &alice}, {State: "", Code: "c", Caller: &alice}} {
 		wantCode(t, "deliver state "+cb.State, h.svc.Deliver(cb), errs.NotFound)
 	}
 	state := stateOf(t, h.connect(s.ID))
-	wantCode(t, "deliver without a code", h.svc.Deliver(mcp.Callback{State: state}), errs.Validation)
+	wantCode(t, "deliver without a code", h.svc.Deliver(mcp.Callback{State: state, Caller: &alice}), errs.Validation)
 	if got := h.get(s.ID); got.Status != domain.MCPAuthorizing {
 		t.Errorf("a redirect without a code ended the attempt: status %s", got.Status)
 	}
@@ -134,9 +134,9 @@ func TestConnectAgainSupersedesTheSignIn(t *testing.T) {
 	// The superseded attempt lets go of its state as its dial winds down
 	// (TestDeliverToASupersededStateIsRefusedAtOnce wants it at once).
 	eventually(t, "the superseded state no longer delivers", func() bool {
-		return errs.Is(h.svc.Deliver(mcp.Callback{State: first, Code: "old"}), errs.NotFound)
+		return errs.Is(h.svc.Deliver(mcp.Callback{State: first, Code: "old", Caller: &alice}), errs.NotFound)
 	})
-	if err := h.svc.Deliver(mcp.Callback{State: second, Code: "new"}); err != nil {
+	if err := h.svc.Deliver(mcp.Callback{State: second, Code: "new", Caller: &alice}); err != nil {
 		t.Fatalf("deliver the current state: %v", err)
 	}
 	h.waitStatus(s.ID, domain.MCPConnected)
@@ -150,7 +150,7 @@ func TestDeliveredErrorFailsTheSignIn(t *testing.T) {
 	h := newHarness(t)
 	s, _ := h.signInPending("crm")
 	state := stateOf(t, h.connect(s.ID))
-	err := h.svc.Deliver(mcp.Callback{State: state, Error: "access_denied", Description: "the user said no"})
+	err := h.svc.Deliver(mcp.Callback{State: state, Error: "access_denied", Description: "the user said no", Caller: &alice})
 	wantCode(t, "deliver access_denied", err, errs.Upstream)
 	if !strings.Contains(errs.MessageOf(err), "access_denied") {
 		t.Errorf("message %q, want the authorization server's error", errs.MessageOf(err))
@@ -159,7 +159,7 @@ func TestDeliveredErrorFailsTheSignIn(t *testing.T) {
 	if got.Status != domain.MCPNeedsAuth || !strings.Contains(got.LastError, "access_denied: the user said no") || got.HasOAuthToken {
 		t.Errorf("after access_denied: status %s, last_error %q, has_oauth_token %v", got.Status, got.LastError, got.HasOAuthToken)
 	}
-	wantCode(t, "deliver to the failed attempt", h.svc.Deliver(mcp.Callback{State: state, Code: "late"}), errs.NotFound)
+	wantCode(t, "deliver to the failed attempt", h.svc.Deliver(mcp.Callback{State: state, Code: "late", Caller: &alice}), errs.NotFound)
 }
 
 func TestSecondAuthorizeInOneAttemptFailsFast(t *testing.T) {
@@ -170,7 +170,7 @@ func TestSecondAuthorizeInOneAttemptFailsFast(t *testing.T) {
 	// dial asks for a second sign-in: there is no second popup.
 	e.RejectTokens(true)
 	state := stateOf(t, h.connect(s.ID))
-	if err := h.svc.Deliver(mcp.Callback{State: state, Code: "c"}); err != nil {
+	if err := h.svc.Deliver(mcp.Callback{State: state, Code: "c", Caller: &alice}); err != nil {
 		t.Fatal(err)
 	}
 	// waitFor is far below the 5-minute attempt TTL: this is the fast path.
@@ -190,7 +190,7 @@ func TestClearGrantNeedsSignInAndOldGrantsStayGone(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	s, e := h.signInPending("notes")
-	if err := h.svc.Deliver(mcp.Callback{State: stateOf(t, h.connect(s.ID)), Code: "c1"}); err != nil {
+	if err := h.svc.Deliver(mcp.Callback{State: stateOf(t, h.connect(s.ID)), Code: "c1", Caller: &alice}); err != nil {
 		t.Fatal(err)
 	}
 	h.waitStatus(s.ID, domain.MCPConnected)
@@ -266,11 +266,57 @@ func TestDeliverToASupersededStateIsRefusedAtOnce(t *testing.T) {
 	for range 200 {
 		first := stateOf(t, h.connect(s.ID))
 		h.connect(s.ID)
-		if err := h.svc.Deliver(mcp.Callback{State: first, Code: "old"}); err == nil {
+		if err := h.svc.Deliver(mcp.Callback{State: first, Code: "old", Caller: &alice}); err == nil {
 			accepted++
 		}
 	}
 	if accepted > 0 {
 		t.Errorf("%d of 200 codes for a superseded state were reported delivered, want every one not_found", accepted)
 	}
+}
+
+// The sign-in completes only for who began it: Alice sends Bob her
+// authorize URL; his browser's callback (no binding) and his credential
+// complete nothing, and her own browser (the binding) still can.
+func TestSignInCompletesOnlyForItsInitiator(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	s, _ := h.signInPending("fixation")
+	res, err := h.svc.Connect(t.Context(), alice, s.ID, callbackURL)
+	if err != nil || res.Binding == "" {
+		t.Fatalf("connect = %+v, %v; want a binding for the browser", res, err)
+	}
+	state := stateOf(t, res.AuthorizeURL)
+	for name, cb := range map[string]mcp.Callback{
+		"bob's browser":        {State: state, Code: "bob-code"},
+		"a wrong binding":      {State: state, Code: "bob-code", Bindings: map[string]string{s.ID: "guess"}},
+		"another's binding":    {State: state, Code: "bob-code", Bindings: map[string]string{"other": res.Binding}},
+		"bob's own credential": {State: state, Code: "bob-code", Caller: &bob},
+		"bob's browser, error": {State: state, Error: "access_denied"},
+	} {
+		wantCode(t, name, h.svc.Deliver(cb), errs.Forbidden)
+	}
+	if got := h.get(s.ID); got.Status != domain.MCPAuthorizing || got.HasOAuthToken {
+		t.Fatalf("after foreign callbacks: status %s, has_oauth_token %v; want still waiting for alice", got.Status, got.HasOAuthToken)
+	}
+	if err := h.svc.Deliver(mcp.Callback{State: state, Code: "alice-code", Bindings: map[string]string{s.ID: res.Binding}}); err != nil {
+		t.Fatalf("alice's browser: %v", err)
+	}
+	h.waitStatus(s.ID, domain.MCPConnected)
+	if g := h.openGrant(s.ID); g.AccessToken != "access-alice-code" {
+		t.Errorf("stored grant %+v, want alice's", g)
+	}
+}
+
+func TestCompleteTakesThePastedCallbackAsItsInitiator(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	s, _ := h.signInPending("pasted")
+	state := stateOf(t, h.connect(s.ID))
+	wantCode(t, "a URL without state", h.svc.Complete(alice, callbackURL+"?code=x"), errs.Validation)
+	wantCode(t, "bob pastes it", h.svc.Complete(bob, callbackURL+"?state="+state+"&code=bob"), errs.Forbidden)
+	if err := h.svc.Complete(alice, callbackURL+"?state="+state+"&code=mine"); err != nil {
+		t.Fatalf("alice pastes it: %v", err)
+	}
+	h.waitStatus(s.ID, domain.MCPConnected)
 }

@@ -424,6 +424,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/mcp-servers/oauth/complete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Complete a sign-in begun outside a browser (a script's connect): hand in the callback address the browser landed on; only the account that called connect may */
+        post: operations["completeMCPSignIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/memories": {
         parameters: {
             query?: never;
@@ -2338,6 +2355,10 @@ export interface components {
             openWorldHint?: boolean | null;
             readOnlyHint?: boolean | null;
         } | null;
+        MCPCompleteRequest: {
+            /** @description The address the browser landed on after the sign-in (the callback, with its state and code) */
+            url?: string;
+        };
         MCPConfigInput: {
             /**
              * @description header (default): the headers alone; oauth: an OAuth sign-in (authorization code + PKCE), headers still sent
@@ -4710,6 +4731,15 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
             /** @description Not Found */
             404: {
                 headers: {
@@ -4730,6 +4760,38 @@ export interface operations {
                     "text/html": string;
                 };
             };
+        };
+    };
+    completeMCPSignIn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["MCPCompleteRequest"];
+            };
+        };
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            502: components["responses"]["Error"];
+            503: components["responses"]["Error"];
         };
     };
     listMemories: {
