@@ -365,6 +365,33 @@ func TestWebhookDeliveriesAreSignedFreshAndFireOnce(t *testing.T) {
 	s.answered(5)
 }
 
+// A delivery that fired is remembered in the store, not the process: sent
+// again after a restart, inside its window, it is still a replay.
+func TestAWebhookDeliveryFiresOnceAcrossARestart(t *testing.T) {
+	t.Parallel()
+	clock := porttest.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	cfg := testConfig(t)
+	cfg.Clock = clock
+	s := newTriggerSetup(t, cfg)
+	hook := s.create(nil)
+	now := clock.Now().Unix()
+	body := `{"job":"deploy"}`
+	s.deliver(hook.ID, hook.Secret, now, body).want(t, 201)
+	s.answered(1)
+
+	s.h.stop()
+	clock.Advance(time.Minute)
+	s.h = startServer(t, cfg)
+	d := s.deliver(hook.ID, hook.Secret, now, body).wantErr(t, 409, "conflict")
+	if !strings.Contains(d.Message, "fired already") {
+		t.Fatalf("a replay after the restart: %s", d.Message)
+	}
+	s.deliver(hook.ID, hook.Secret, now+1, body).want(t, 201)
+	if lines := s.answered(2); len(lines) != 6 {
+		t.Fatalf("two deliveries, two answers; the conversation:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
 func TestBadWebhookSignaturesSpendTheSignInBudget(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)
