@@ -392,18 +392,35 @@ func TestAWebhookDeliveryFiresOnceAcrossARestart(t *testing.T) {
 	}
 }
 
-func TestBadWebhookSignaturesSpendTheSignInBudget(t *testing.T) {
+// Bad deliveries spend the webhook's own budget for the sender's address,
+// never the address's sign-in budget: behind a reverse proxy every member
+// shares one address, and a misconfigured sender must not lock them out.
+func TestBadWebhookDeliveriesSpendTheirOwnBudgetNotTheSignIns(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)
 	cfg.HTTP.RateLimits.AuthFail = httpapi.Budget{PerSecond: 0.001, Burst: 3}
+	cfg.HTTP.RateLimits.Hook = httpapi.Budget{PerSecond: 0.001, Burst: 3}
 	s := newTriggerSetup(t, cfg)
 	hook := s.create(nil)
+	other := s.create(nil)
 	now := time.Now().Unix()
 	for range 3 {
 		s.deliver(hook.ID, "wrong", now, "{}").wantErr(t, 401, "unauthorized")
 	}
-	// Spent: even a good signature is not looked at from this address.
-	s.deliver(hook.ID, hook.Secret, now, "{}").wantErr(t, 429, "rate_limited")
+	for range 8 {
+		s.deliver(hook.ID, "wrong", now, "{}").wantErr(t, 429, "rate_limited")
+	}
+	// Spent: even a good signature to that hook is not looked at from here.
+	r := s.deliver(hook.ID, hook.Secret, now, "{}")
+	r.wantErr(t, 429, "rate_limited")
+	if secs, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || secs < 1 {
+		t.Fatalf("Retry-After = %q", r.Header.Get("Retry-After"))
+	}
+	// The address's sign-ins are untouched: its tokens work, a wrong one
+	// is still checked (401, not 429), and so is another hook's delivery.
+	s.h.call("GET", "/api/v1/auth/me", s.token, nil).want(t, 200)
+	s.h.call("GET", "/api/v1/auth/me", "ags_wrong_token", nil).wantErr(t, 401, "unauthorized")
+	s.deliver(other.ID, other.Secret, now, "{}").want(t, 201)
 }
 
 func TestAWorkflowTriggerStartsAnExecutionThatCompletes(t *testing.T) {
