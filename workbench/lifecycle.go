@@ -83,6 +83,8 @@ func (w *Workbench) maintain(ctx context.Context) {
 		w.logSweep(ctx, n, err, "pruning task leftovers failed", "pruned settled wake-ups and orphan task sessions")
 		n, err = w.attachments.Prune(ctx)
 		w.logSweep(ctx, n, err, "pruning unsent attachments failed", "pruned attachments no message carries")
+		n, err = w.triggers.PruneDeliveries(ctx)
+		w.logSweep(ctx, n, err, "pruning remembered webhook deliveries failed", "pruned webhook deliveries past their window")
 	}
 	upkeep = w.leased(leaseUpkeep, upkeep)
 	upkeep(ctx)

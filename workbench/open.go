@@ -220,7 +220,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
 
 	agentSvc := agents.New(db, idGen, clock, skillSvc.Exists).WithMCP(mcpSvc).WithNatives(natives).WithProviderTypes(providerSvc.LookupType)
-	triggerSvc := triggers.New(triggers.Deps{Store: db, Users: db, Config: db, Sessions: sessionSvc, Workflows: workflowSvc,
+	triggerSvc := triggers.New(triggers.Deps{Store: db, Deliveries: db, Users: db, Config: db, Sessions: sessionSvc, Workflows: workflowSvc,
 		Starter: triggerStarter{taskMgr, runSvc}, Box: box, IDs: idGen, Clock: clock, Location: time.Local, Log: log})
 	// Ticks missed while the process was down are skipped before anything
 	// could fire them: they are not replayed.

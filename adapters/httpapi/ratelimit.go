@@ -28,6 +28,11 @@ type RateLimits struct {
 	// wrong password); while it is empty, no credential from that address is
 	// even checked, so a token cannot be guessed.
 	AuthFail Budget
+	// Hook is spent by every webhook delivery refused for its signature
+	// or timestamp, per trigger and address and apart from AuthFail; while
+	// it is empty that pair's deliveries are refused before the signature
+	// is checked. Zero takes DefaultRateLimits.Hook.
+	Hook Budget
 }
 
 // DefaultRateLimits are generous for people and tight for guessers.
@@ -35,6 +40,7 @@ var DefaultRateLimits = RateLimits{
 	Read:     Budget{PerSecond: 50, Burst: 200},
 	Write:    Budget{PerSecond: 10, Burst: 60},
 	AuthFail: Budget{PerSecond: 1.0 / 6, Burst: 10}, // ten wrong guesses, then one per 6 s
+	Hook:     Budget{PerSecond: 1.0 / 6, Burst: 10}, // per trigger and address, alike
 }
 
 // limiter keeps a bucket set per client IP, forgetting idle addresses.
@@ -43,6 +49,7 @@ type limiter struct {
 	mu     sync.Mutex
 	peers  map[string]*peerBuckets
 	swept  time.Time
+	hooks  *hookBudgets
 }
 
 type peerBuckets struct {
@@ -53,7 +60,10 @@ type peerBuckets struct {
 const peerIdle = 15 * time.Minute
 
 func newLimiter(l RateLimits) *limiter {
-	return &limiter{limits: l, peers: map[string]*peerBuckets{}}
+	if l.Hook == (Budget{}) {
+		l.Hook = DefaultRateLimits.Hook
+	}
+	return &limiter{limits: l, peers: map[string]*peerBuckets{}, hooks: newHookBudgets(l.Hook)}
 }
 
 func bucket(b Budget) *rate.Limiter { return rate.NewLimiter(rate.Limit(b.PerSecond), b.Burst) }

@@ -159,10 +159,12 @@ func (s *Server) handleFireTrigger(c echo.Context, _ *NoBody) (FireView, error) 
 	return fireView(f), err
 }
 
-// handleDeliver checks the address's failed-authentication budget before
-// looking at the signature, and spends it on a bad one, as sign-ins do.
+// handleDeliver checks the webhook budget of the trigger and address
+// before looking at the signature, and spends it on a bad one. It is not
+// the sign-in budget: bad deliveries never lock the address's sign-ins out.
 func (s *Server) handleDeliver(c echo.Context, _ *NoBody) (FireView, error) {
-	if err := s.limits.checkAuthBudget(c); err != nil {
+	hook := c.Param("id")
+	if err := s.limits.hooks.check(c, hook); err != nil {
 		return FireView{}, err
 	}
 	body, err := io.ReadAll(c.Request().Body)
@@ -170,10 +172,10 @@ func (s *Server) handleDeliver(c echo.Context, _ *NoBody) (FireView, error) {
 		return FireView{}, bodyReadError(err)
 	}
 	h := c.Request().Header
-	f, err := s.deps.Triggers.Deliver(c.Request().Context(), c.Param("id"), h.Get(triggers.TimestampHeader),
+	f, err := s.deps.Triggers.Deliver(c.Request().Context(), hook, h.Get(triggers.TimestampHeader),
 		h.Get(triggers.SignatureHeader), body)
 	if errs.Is(err, errs.Unauthorized) {
-		s.SpendAuthFailure(c.Request())
+		s.limits.hooks.spend(c, hook)
 	}
 	return fireView(f), err
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/tools"
 )
 
 // Counts are what the store says at a scrape: runs by status, approvals
@@ -53,12 +54,13 @@ func NewMetrics(src Sources) *Metrics {
 			Help: "Runs that ended since the start, by final status (completed, error, cancelled) and error code."},
 			[]string{"status", "code"}),
 		modelDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "agents_model_call_duration_seconds",
-			Help:    "Model calls (generation spans) by provider and outcome: the whole streamed call.",
+			Help:    "Model calls (generation spans) by provider type (openai, anthropic, chatgpt, a program's own) and outcome: the whole streamed call.",
 			Buckets: []float64{0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300}}, []string{"provider", "outcome"}),
 		modelErrs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "agents_model_call_errors_total",
-			Help: "Model calls that failed, by provider."}, []string{"provider"}),
+			Help: "Model calls that failed, by provider type."}, []string{"provider"}),
 		toolCalls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "agents_tool_calls_total",
-			Help: "Tool calls (function spans) by tool and outcome."}, []string{"tool", "outcome"}),
+			Help: "Tool calls (function spans) by tool (a built-in's name; mcp, native or handoff for tools named by people; unknown for one the run did not offer) and outcome (error when the call failed or answered an error)."},
+			[]string{"tool", "outcome"}),
 		httpReqs: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "agents_http_requests_total",
 			Help: "HTTP requests by route (the route table's path), method and status."}, []string{"route", "method", "status"}),
 		httpDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "agents_http_request_duration_seconds",
@@ -82,21 +84,41 @@ func (m *Metrics) RunEnded(r domain.Run) {
 	m.runsEnded.WithLabelValues(string(r.Status), r.ErrorCode).Inc()
 }
 
-// SpanSaved times model calls and counts tool calls.
+// SpanSaved times model calls and counts tool calls. Every label comes
+// from a bounded set: a model's and a person's words (a tool name the model
+// invented, a provider's name) would make a series each.
 func (m *Metrics) SpanSaved(s domain.Span) {
 	outcome := "ok"
-	if s.Error != "" {
+	if failed, _ := s.Meta["is_error"].(bool); failed || s.Error != "" {
 		outcome = "error"
 	}
 	switch s.Kind {
 	case domain.SpanGeneration:
-		provider, _ := s.Meta["provider"].(string)
+		provider, _ := s.Meta["provider_type"].(string)
+		if provider == "" {
+			provider = "unknown"
+		}
 		m.modelDur.WithLabelValues(provider, outcome).Observe(s.EndedAt.Sub(s.StartedAt).Seconds())
 		if s.Error != "" {
 			m.modelErrs.WithLabelValues(provider).Inc()
 		}
 	case domain.SpanFunction:
-		m.toolCalls.WithLabelValues(s.Name, outcome).Inc()
+		m.toolCalls.WithLabelValues(toolLabel(s), outcome).Inc()
+	}
+}
+
+// toolLabel labels a tool call: a built-in by its name (the workbench
+// fixes those), any other offered tool by its origin (an MCP server's or a
+// program's tools are named by people), and a call of a tool the run did
+// not offer as unknown.
+func toolLabel(s domain.Span) string {
+	switch origin, _ := s.Meta["origin"].(string); {
+	case origin == "" || origin == tools.OriginUnknown:
+		return tools.OriginUnknown
+	case origin != tools.OriginMCP && origin != tools.OriginNative && origin != tools.OriginHandoff && tools.IsBuiltin(s.Name):
+		return s.Name
+	default:
+		return origin
 	}
 }
 

@@ -21,6 +21,7 @@ var (
 	_ ports.ProjectTx        = projectQ{}
 	_ ports.AttachmentStore  = (*DB)(nil)
 	// SSHHostKeyStore is the docker runtime's, wired in cmd.
-	_ ports.SSHHostKeyStore = (*DB)(nil)
-	_ ports.ReplicaStore    = (*DB)(nil)
+	_ ports.SSHHostKeyStore   = (*DB)(nil)
+	_ ports.ReplicaStore      = (*DB)(nil)
+	_ ports.HookDeliveryStore = (*DB)(nil)
 )

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -13,6 +14,8 @@ import (
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/agents-server/agents-server/adapters/llm/scripted"
 )
 
 // metricValue finds a sample's line in a text exposition: name{labels} v.
@@ -45,7 +48,7 @@ func TestMetricsCountWhatRunsDid(t *testing.T) {
 	text := string(rep.Body)
 	for _, want := range []string{
 		`agents_runs_ended_total{code="",status="completed"} 1`,
-		`agents_model_call_duration_seconds_count{outcome="ok",provider="scripted-responses"} 1`,
+		`agents_model_call_duration_seconds_count{outcome="ok",provider="openai"} 1`,
 		`agents_runs{status="completed"} 1`,
 		`agents_approvals_waiting 0`,
 		`agents_http_requests_total{method="POST",route="/api/v1/sessions/:id/runs",status="200"} 1`,
@@ -67,6 +70,63 @@ func TestMetricsCountWhatRunsDid(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || !strings.Contains(string(body), `agents_runs_ended_total{code="",status="completed"} 1`) {
 		t.Fatalf("--metrics-addr: %d\n%.300s", resp.StatusCode, body)
+	}
+}
+
+// /metrics labels come from bounded sets, never from what a model or a
+// member typed: tool names the model invented are counted as one unknown
+// tool with an error outcome (300 of them once made 300 series counted ok),
+// a built-in keeps its name, and model calls are labelled by provider type,
+// never by the provider's name.
+func TestMetricsLabelToolsAndProvidersByBoundedSets(t *testing.T) {
+	t.Parallel()
+	model, url := startScripted(t)
+	var calls []scripted.ToolCall
+	for i := range 30 {
+		calls = append(calls, scripted.ToolCall{Name: fmt.Sprintf("invented_tool_%d", i)})
+	}
+	calls = append(calls, scripted.ToolCall{Name: "todo_write", Arguments: `{"todos":[{"content":"a","status":"pending"}]}`})
+	model.SetScript("inventor", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{
+		{ToolCalls: calls}, {Text: "done inventing"}}}}})
+	h := startServer(t, testConfig(t))
+	ann := h.member("ann")
+	provider := map[string]any{"name": "Ann's team gateway", "type": "openai", "api": "responses", "base_url": url + "/v1", "api_key": "sk-test"}
+	agent := h.agentOn(ann, provider, map[string]any{"name": "inventor", "model": "inventor"})
+	s := h.createSession(ann, map[string]any{"agent_config_id": agent})
+	if v := h.chat(ann, s.ID, "call things"); v.Status != "completed" {
+		t.Fatalf("run = %+v", v)
+	}
+	text := string(h.call("GET", "/metrics", h.admin, nil).want(t, 200).Body)
+	for _, want := range []string{
+		`agents_tool_calls_total{outcome="error",tool="unknown"} 30`,
+		`agents_tool_calls_total{outcome="ok",tool="todo_write"} 1`,
+		`agents_model_call_duration_seconds_count{outcome="ok",provider="openai"} 2`,
+	} {
+		if !strings.Contains(text, want+"\n") {
+			t.Errorf("no %q in:\n%s", want, grepLines(text, "agents_"))
+		}
+	}
+	for _, never := range []string{"invented_tool", "Ann's team gateway"} {
+		if strings.Contains(text, never) {
+			t.Errorf("%q is a label:\n%s", never, grepLines(text, "agents_"))
+		}
+	}
+	// The trace says an invented call failed, and what it was; a
+	// built-in's call carries its origin and succeeded.
+	failed, ok := 0, 0
+	for _, sp := range h.traces(ann, s.ID, "?summary=true") {
+		switch {
+		case sp.Kind != "function":
+		case strings.HasPrefix(sp.Name, "invented_tool_") && sp.Error != "" && sp.Meta["origin"] == "unknown":
+			failed++
+		case sp.Name == "todo_write" && sp.Error == "" && sp.Meta["origin"] == "checklist":
+			ok++
+		default:
+			t.Errorf("span %s: error %q, meta %v", sp.Name, sp.Error, sp.Meta)
+		}
+	}
+	if failed != 30 || ok != 1 {
+		t.Fatalf("%d failed invented calls, %d built-in ones; want 30 and 1", failed, ok)
 	}
 }
 

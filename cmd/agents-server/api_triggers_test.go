@@ -365,18 +365,62 @@ func TestWebhookDeliveriesAreSignedFreshAndFireOnce(t *testing.T) {
 	s.answered(5)
 }
 
-func TestBadWebhookSignaturesSpendTheSignInBudget(t *testing.T) {
+// A delivery that fired is remembered in the store, not the process: sent
+// again after a restart, inside its window, it is still a replay.
+func TestAWebhookDeliveryFiresOnceAcrossARestart(t *testing.T) {
+	t.Parallel()
+	clock := porttest.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	cfg := testConfig(t)
+	cfg.Clock = clock
+	s := newTriggerSetup(t, cfg)
+	hook := s.create(nil)
+	now := clock.Now().Unix()
+	body := `{"job":"deploy"}`
+	s.deliver(hook.ID, hook.Secret, now, body).want(t, 201)
+	s.answered(1)
+
+	s.h.stop()
+	clock.Advance(time.Minute)
+	s.h = startServer(t, cfg)
+	d := s.deliver(hook.ID, hook.Secret, now, body).wantErr(t, 409, "conflict")
+	if !strings.Contains(d.Message, "fired already") {
+		t.Fatalf("a replay after the restart: %s", d.Message)
+	}
+	s.deliver(hook.ID, hook.Secret, now+1, body).want(t, 201)
+	if lines := s.answered(2); len(lines) != 6 {
+		t.Fatalf("two deliveries, two answers; the conversation:\n%s", strings.Join(lines, "\n"))
+	}
+}
+
+// Bad deliveries spend the webhook's own budget for the sender's address,
+// never the address's sign-in budget: behind a reverse proxy every member
+// shares one address, and a misconfigured sender must not lock them out.
+func TestBadWebhookDeliveriesSpendTheirOwnBudgetNotTheSignIns(t *testing.T) {
 	t.Parallel()
 	cfg := testConfig(t)
 	cfg.HTTP.RateLimits.AuthFail = httpapi.Budget{PerSecond: 0.001, Burst: 3}
+	cfg.HTTP.RateLimits.Hook = httpapi.Budget{PerSecond: 0.001, Burst: 3}
 	s := newTriggerSetup(t, cfg)
 	hook := s.create(nil)
+	other := s.create(nil)
 	now := time.Now().Unix()
 	for range 3 {
 		s.deliver(hook.ID, "wrong", now, "{}").wantErr(t, 401, "unauthorized")
 	}
-	// Spent: even a good signature is not looked at from this address.
-	s.deliver(hook.ID, hook.Secret, now, "{}").wantErr(t, 429, "rate_limited")
+	for range 8 {
+		s.deliver(hook.ID, "wrong", now, "{}").wantErr(t, 429, "rate_limited")
+	}
+	// Spent: even a good signature to that hook is not looked at from here.
+	r := s.deliver(hook.ID, hook.Secret, now, "{}")
+	r.wantErr(t, 429, "rate_limited")
+	if secs, err := strconv.Atoi(r.Header.Get("Retry-After")); err != nil || secs < 1 {
+		t.Fatalf("Retry-After = %q", r.Header.Get("Retry-After"))
+	}
+	// The address's sign-ins are untouched: its tokens work, a wrong one
+	// is still checked (401, not 429), and so is another hook's delivery.
+	s.h.call("GET", "/api/v1/auth/me", s.token, nil).want(t, 200)
+	s.h.call("GET", "/api/v1/auth/me", "ags_wrong_token", nil).wantErr(t, 401, "unauthorized")
+	s.deliver(other.ID, other.Secret, now, "{}").want(t, 201)
 }
 
 func TestAWorkflowTriggerStartsAnExecutionThatCompletes(t *testing.T) {

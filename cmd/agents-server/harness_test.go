@@ -37,6 +37,7 @@ var roomyLimits = httpapi.RateLimits{
 	Read:     httpapi.Budget{PerSecond: 1000, Burst: 10000},
 	Write:    httpapi.Budget{PerSecond: 1000, Burst: 10000},
 	AuthFail: httpapi.Budget{PerSecond: 1000, Burst: 10000},
+	Hook:     httpapi.Budget{PerSecond: 1000, Burst: 10000},
 }
 
 type harness struct {

@@ -103,3 +103,17 @@ func (f Fired) StartedID() string {
 	}
 	return ""
 }
+
+// HookDelivery is a webhook delivery that fired, kept in the store every
+// replica shares until Until, so the same delivery sent again — to any
+// replica, or after a restart — fires nothing. It is named by the trigger,
+// the timestamp as signed and the body's SHA-256 (hex): what a signature
+// covers, so only the trigger's secret can make another.
+type HookDelivery struct {
+	TriggerID string
+	Timestamp string
+	BodyHash  string
+	// Until is when it may be forgotten: past it the timestamp is stale,
+	// so a resend is refused anyway.
+	Until time.Time
+}

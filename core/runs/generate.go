@@ -99,7 +99,7 @@ func millisOr(ms int, def time.Duration) time.Duration {
 // input guardrails race it: a trip cancels the call.
 func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, try attempt) (ports.ModelResponse, error) {
 	sp := rc.tr.span(domain.SpanGeneration, req.Model, rc.parentSpan()).meta("model", req.Model).meta("provider", try.endpoint.Name).
-		meta("fallback_index", try.index).meta("provider_id", rc.providerFor(try)).
+		meta("provider_type", providerType(try.endpoint)).meta("fallback_index", try.index).meta("provider_id", rc.providerFor(try)).
 		set("model", req.Model, false).set("system_instructions", req.Instructions, true).set("input", req.Input, true).
 		set("tools", req.Tools, false).set("model_settings", req.Settings, false).set("handoffs", handoffNames(rc.agent), false).
 		set("output_schema", req.OutputSchema, false)
@@ -145,6 +145,16 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 	}
 	sp.finish(err)
 	return resp, err
+}
+
+// providerType names the kind of backend a call went to, from a bounded
+// set (a registry type, or chatgpt for a ChatGPT sign-in, which reaches the
+// Codex backend): the provider's own name is whatever a member typed.
+func providerType(ep ports.ProviderEndpoint) string {
+	if ep.AuthMode == domain.AuthChatGPTLogin {
+		return "chatgpt"
+	}
+	return ep.Type
 }
 
 func mustItems(items []json.RawMessage) []byte {

@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -102,18 +103,37 @@ type behaviorError struct{ msg string }
 func (e *behaviorError) Error() string { return e.msg }
 
 func (s *Service) knows(rc *runCtx, name string) bool {
-	return slices.ContainsFunc(rc.agent.specs, func(sp tools.Spec) bool { return sp.Name == name })
+	_, ok := offered(rc, name)
+	return ok
 }
 
-// runTool executes one call as a function span. Planning refuses every tool
-// that is not read-only, with a message the model can act on, rather than
-// hiding it.
+// offered is the spec of the tool called name that the run offers.
+func offered(rc *runCtx, name string) (tools.Spec, bool) {
+	i := slices.IndexFunc(rc.agent.specs, func(sp tools.Spec) bool { return sp.Name == name })
+	if i < 0 {
+		return tools.Spec{}, false
+	}
+	return rc.agent.specs[i], true
+}
+
+// errUnknownTool fails the span of a call of a tool the run did not offer:
+// the call failed, whatever the model makes of the answer.
+var errUnknownTool = errors.New("the model called a tool this run does not offer")
+
+// runTool executes one call as a function span, which carries the tool's
+// origin (unknown for a name the run did not offer). Planning refuses every
+// tool that is not read-only, with a message the model can act on, rather
+// than hiding it.
 func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (toolResult, error) {
+	spec, known := offered(rc, call.Name)
+	if !known {
+		spec.Origin = tools.OriginUnknown
+	}
 	sp := rc.tr.span(domain.SpanFunction, call.Name, rc.parentSpan()).meta("tool", call.Name).meta("call_id", call.CallID).
-		set("arguments", call.Arguments, true)
+		meta("origin", spec.Origin).set("arguments", call.Arguments, true)
 	r := toolResult{callID: call.CallID, name: call.Name}
 	switch {
-	case !s.knows(rc, call.Name):
+	case !known:
 		r.isError = true
 		r.output = fmt.Sprintf("Error: there is no tool named %q. Call only the tools you were given.", call.Name)
 	case call.Name == tools.SubmitPlan.Name:
@@ -149,7 +169,11 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 		r = toolResult{callID: call.CallID, name: call.Name, output: res.Output, isError: res.IsError, display: res.Display}
 	}
 	sp.meta("is_error", r.isError).set("output", r.output, true)
-	sp.finish(nil)
+	if !known {
+		sp.finish(errUnknownTool)
+	} else {
+		sp.finish(nil)
+	}
 	return r, ctx.Err()
 }
 

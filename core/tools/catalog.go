@@ -15,6 +15,9 @@ const (
 	OriginBuiltin = "builtin"
 	OriginHandoff = "handoff"
 	OriginMCP     = "mcp"
+	// OriginUnknown marks a call of a tool the run did not offer: the
+	// model invented its name.
+	OriginUnknown = "unknown"
 )
 
 // Spec is a tool as a model sees it.

@@ -54,6 +54,12 @@ func reserved() []string {
 	return names
 }
 
+// IsBuiltin reports whether name is one of the tools the workbench offers
+// itself: a fixed set of names, unlike an MCP server's tools or a program's,
+// which people and programs choose (so metrics label by it, and by their
+// origin instead).
+func IsBuiltin(name string) bool { return slices.Contains(reserved(), name) }
+
 // NewNatives checks a program's tools and indexes them: a name must be
 // usable by every model API, unique, and not one of the workbench's own
 // tools; the run function must be set.

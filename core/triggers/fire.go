@@ -29,11 +29,12 @@ func (s *Service) Fire(ctx context.Context, p domain.Principal, id string) (doma
 
 // Deliver takes a webhook delivery: the trigger's signature check, the
 // replay guard, then the fire, with the body appended to the brief as an
-// external payload. A delivery that fired is remembered for the window, so
-// the same one again is refused (conflict); one refused before anything
-// started may be resent. Returns unauthorized for a trigger that is not a
-// webhook or a bad signature or timestamp (the caller spends the address's
-// failed-authentication budget), validation for a body over
+// external payload. A delivery that fired is remembered for the window in
+// the store every replica shares, so the same one again is refused
+// (conflict) by any replica, before or after a restart; one refused before
+// anything started may be resent. Returns unauthorized for a trigger that
+// is not a webhook or a bad signature or timestamp (the caller spends the
+// webhook budget of the trigger and address), validation for a body over
 // domain.MaxHookBody, and what Fire returns.
 func (s *Service) Deliver(ctx context.Context, id, timestamp, signature string, body []byte) (domain.Fired, error) {
 	t, err := s.d.Store.FindTrigger(ctx, id)
@@ -59,13 +60,15 @@ func (s *Service) Deliver(ctx context.Context, id, timestamp, signature string, 
 	if !t.Enabled {
 		return domain.Fired{}, errs.E(errs.Conflict, "the trigger is disabled")
 	}
-	key := deliveryKey(t.ID, timestamp, body)
-	if !s.replays.hold(key, now) {
+	d := delivery(t.ID, timestamp, body, now)
+	if err := s.d.Deliveries.HoldDelivery(ctx, d, now); errs.Is(err, errs.Conflict) {
 		return domain.Fired{}, errs.E(errs.Conflict, "this delivery (the same timestamp and body) fired already: send a new timestamp for another run")
+	} else if err != nil {
+		return domain.Fired{}, err
 	}
 	fired, err := s.fire(ctx, t, withPayload(t.Brief, body), "webhook")
 	if err != nil {
-		s.replays.release(key)
+		s.release(ctx, d)
 	}
 	return fired, err
 }

@@ -1,58 +1,38 @@
 package triggers
 
 import (
+	"context"
 	"crypto/sha256"
-	"sync"
+	"encoding/hex"
+	"strings"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 )
 
-// replays remembers the deliveries that fired, for as long as their
-// timestamp would still be accepted, so one sent again (a sender's retry, a
-// captured request) fires nothing. It lives in memory: a restart inside the
-// window is the one gap.
-type replays struct {
-	mu   sync.Mutex
-	seen map[[sha256.Size]byte]time.Time // delivery → when it may be forgotten
+// delivery names a webhook delivery for the replay guard: the trigger, the
+// timestamp as signed and the body's hash. It is kept past both sides of
+// the window, after which a resend is stale anyway. The guard lives in the
+// store every replica shares, so neither another replica nor a restart
+// opens a gap in it.
+func delivery(triggerID, timestamp string, body []byte, now time.Time) domain.HookDelivery {
+	sum := sha256.Sum256(body)
+	return domain.HookDelivery{TriggerID: triggerID, Timestamp: strings.TrimSpace(timestamp),
+		BodyHash: hex.EncodeToString(sum[:]), Until: now.Add(2 * domain.HookWindow)}
 }
 
-func newReplays() *replays { return &replays{seen: map[[sha256.Size]byte]time.Time{}} }
-
-// deliveryKey identifies a delivery: the trigger, the timestamp and the body.
-func deliveryKey(triggerID, timestamp string, body []byte) [sha256.Size]byte {
-	h := sha256.New()
-	h.Write([]byte(triggerID))
-	h.Write([]byte{0})
-	h.Write([]byte(timestamp))
-	h.Write([]byte{0})
-	h.Write(body)
-	var k [sha256.Size]byte
-	copy(k[:], h.Sum(nil))
-	return k
-}
-
-// hold reserves a delivery before it fires; false when it fired already (or
-// is firing now). The caller lets go of a delivery that fired nothing.
-func (r *replays) hold(k [sha256.Size]byte, now time.Time) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	for key, until := range r.seen {
-		if now.After(until) {
-			delete(r.seen, key)
-		}
+// release forgets a delivery that started nothing, so it may be resent. A
+// failure leaves the delivery refused until it expires, which is logged:
+// the sender sees the refusal that came first.
+func (s *Service) release(ctx context.Context, d domain.HookDelivery) {
+	if err := s.d.Deliveries.ReleaseDelivery(context.WithoutCancel(ctx), d); err != nil {
+		s.d.Log.Warn("releasing a webhook delivery that fired nothing failed", "trigger_id", d.TriggerID, "err", err)
 	}
-	if _, ok := r.seen[k]; ok {
-		return false
-	}
-	// Past both sides of the window, a resend is stale anyway.
-	r.seen[k] = now.Add(2 * domain.HookWindow)
-	return true
 }
 
-// release forgets a delivery that started nothing, so it may be resent.
-func (r *replays) release(k [sha256.Size]byte) {
-	r.mu.Lock()
-	delete(r.seen, k)
-	r.mu.Unlock()
+// PruneDeliveries forgets the webhook deliveries whose window has passed
+// (a resend of one is stale anyway), for the periodic upkeep; it says how
+// many.
+func (s *Service) PruneDeliveries(ctx context.Context) (int, error) {
+	return s.d.Deliveries.PruneDeliveries(ctx, s.d.Clock.Now())
 }

@@ -55,12 +55,15 @@ type Deps struct {
 	// Location is the time zone schedules are read in (the server's).
 	Location *time.Location
 	Log      *slog.Logger
+
+	// Deliveries keeps the webhook deliveries that fired: the replay
+	// guard, shared by every replica.
+	Deliveries ports.HookDeliveryStore
 }
 
 // Service keeps triggers and fires them.
 type Service struct {
-	d       Deps
-	replays *replays
+	d Deps
 }
 
 // New returns a Service.
@@ -71,7 +74,7 @@ func New(d Deps) *Service {
 	if d.Log == nil {
 		d.Log = slog.Default()
 	}
-	return &Service{d: d, replays: newReplays()}
+	return &Service{d: d}
 }
 
 // Spec is a trigger as its author writes it; Enabled nil keeps what is
