@@ -192,7 +192,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	skillSvc := skills.NewService(db, idGen, clock)
 	taskMgr := tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: sessionSvc, Config: db, Settings: settingsSvc, Hub: eventHub,
 		Workflows: workflowSvc, Projects: sandboxSvc, IDs: idGen, Clock: clock, Log: log})
-	attachmentSvc := attachments.New(db, idGen, clock)
+	attachmentSvc := attachments.New(db, idGen, clock, o.Images)
 	watch, err := newWatchers(ctx, o, eventHub, db, log)
 	if err != nil {
 		return nil, err
