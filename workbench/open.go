@@ -184,7 +184,8 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		Backends:        map[string]ports.SandboxBackend{docker.Type(): docker, e2b.Type(): e2b},
 		ContainerAdmins: map[string]ports.ContainerAdmin{docker.Type(): docker},
 		IDs:             idGen, Clock: clock, Log: log})
-	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, IDs: idGen, Clock: clock, Log: log})
+	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, Settings: settingsSvc,
+		IDs: idGen, Clock: clock, Log: log})
 	sessionSvc.WithMCP(mcpSvc) // the context report asks live servers
 	// The task manager drives the run engine, and the engine tells it of
 	// every run's end: the two are wired both ways here.
