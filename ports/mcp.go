@@ -14,8 +14,12 @@ type MCPServerStore interface {
 	// FindMCPServer returns not_found when absent.
 	FindMCPServer(ctx context.Context, id string) (domain.MCPServer, error)
 	// InsertMCPServer stores a new row; conflict when its name is taken
-	// (case-insensitively, across every owner).
-	InsertMCPServer(ctx context.Context, s domain.MCPServer) error
+	// (case-insensitively, across every owner). When admit is not nil it
+	// is first told, in the same transaction, how many rows the new row's
+	// owner has (any scope); its error is returned as is, nothing written,
+	// so parallel inserts cannot pass a cap between the count and the
+	// insert.
+	InsertMCPServer(ctx context.Context, s domain.MCPServer, admit func(owned int) error) error
 	// UpdateMCPServer runs change on the stored row in one transaction and
 	// stores what it leaves (name, scope, enabled, config, grant, update
 	// time; never owner or creation time); not_found when absent, conflict

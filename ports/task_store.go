@@ -13,8 +13,13 @@ import (
 // resolve to one winner; a write about an attempt names its run id and
 // loses when the task has moved on to another.
 type TaskStore interface {
-	// CreateTask inserts a task; conflict when its id is taken.
-	CreateTask(ctx context.Context, t domain.Task) error
+	// CreateTask inserts a task; conflict when its id is taken. When admit
+	// is not nil it is first told, in the same transaction, how many of
+	// the parent session's tasks are live (launched, not final: what
+	// CountLiveTasks counts) and queued (working, not launched); its error
+	// is returned as is, nothing written, so parallel creations cannot
+	// pass a cap between the count and the insert.
+	CreateTask(ctx context.Context, t domain.Task, admit func(live, queued int) error) error
 	// FindTask returns not_found when absent.
 	FindTask(ctx context.Context, id string) (domain.Task, error)
 	// FindTaskByRun returns the task whose current attempt is runID;

@@ -6,6 +6,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/chatgpt"
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/openai"
+	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -24,6 +25,8 @@ type (
 	Budget = httpapi.Budget
 	// HubOptions tunes the live event streams (Options.Hub).
 	HubOptions = hub.Options
+	// ImageOptions bounds the decoding of uploaded images (Options.Images).
+	ImageOptions = attachments.Options
 	// PasswordParams is the password hashing cost (Options.PasswordParams).
 	PasswordParams = auth.PasswordParams
 	// Clock tells the time (Options.Clock).

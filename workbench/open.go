@@ -188,7 +188,8 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		Backends:        map[string]ports.SandboxBackend{docker.Type(): docker, e2b.Type(): e2b},
 		ContainerAdmins: map[string]ports.ContainerAdmin{docker.Type(): docker},
 		IDs:             idGen, Clock: clock, Log: log})
-	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, Outbound: policies, IDs: idGen, Clock: clock, Log: log})
+	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, Settings: settingsSvc,
+		Outbound: policies, IDs: idGen, Clock: clock, Log: log})
 	sessionSvc.WithMCP(mcpSvc) // the context report asks live servers
 	// The task manager drives the run engine, and the engine tells it of
 	// every run's end: the two are wired both ways here.
@@ -196,7 +197,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	skillSvc := skills.NewService(db, idGen, clock)
 	taskMgr := tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: sessionSvc, Config: db, Settings: settingsSvc, Hub: eventHub,
 		Workflows: workflowSvc, Projects: sandboxSvc, IDs: idGen, Clock: clock, Log: log})
-	attachmentSvc := attachments.New(db, idGen, clock)
+	attachmentSvc := attachments.New(db, idGen, clock, o.Images)
 	watch, err := newWatchers(ctx, o, eventHub, db, log)
 	if err != nil {
 		return nil, err

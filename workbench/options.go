@@ -9,6 +9,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/chatgpt"
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/openai"
+	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/ports"
@@ -67,6 +68,10 @@ type Options struct {
 	HTTP httpapi.Config
 	// Hub tunes the live event streams (zero: the defaults).
 	Hub hub.Options
+	// Images bounds the decoding of uploaded images that are scaled down:
+	// how many at once, the memory one may take, how long an upload waits
+	// (zero fields: the attachments package's defaults).
+	Images attachments.Options
 	// PasswordParams is the password hashing cost (zero: the default).
 	PasswordParams auth.PasswordParams
 	// DrainTimeout bounds Close's wait for live runs and requests (0: 5 s).

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 )
@@ -48,6 +50,14 @@ func (s *Server) handleUploadAttachment(c echo.Context, _ *NoBody) (AttachmentVi
 		return AttachmentView{}, err
 	}
 	a, err := s.deps.Attachments.Upload(c.Request().Context(), caller(c), name, data)
+	var coded *errs.Error
+	switch {
+	case errors.Is(err, attachments.ErrTooLarge) && errors.As(err, &coded):
+		// Too many pixels to decode is too large, as too many bytes is.
+		return AttachmentView{}, withStatus(http.StatusRequestEntityTooLarge, coded)
+	case errs.Is(err, errs.Unavailable):
+		c.Response().Header().Set("Retry-After", strconv.Itoa(int(attachments.DecodeRetryAfter/time.Second)))
+	}
 	return attachmentView(a), err
 }
 

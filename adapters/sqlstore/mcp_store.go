@@ -49,14 +49,27 @@ func (db *DB) FindMCPServer(ctx context.Context, id string) (domain.MCPServer, e
 }
 
 // InsertMCPServer implements ports.MCPServerStore.
-func (db *DB) InsertMCPServer(ctx context.Context, s domain.MCPServer) error {
+func (db *DB) InsertMCPServer(ctx context.Context, s domain.MCPServer, admit func(owned int) error) error {
 	config, err := json.Marshal(s.Config)
 	if err != nil {
 		return errs.Wrap(errs.Internal, err, "encode an MCP server's config")
 	}
-	_, err = db.exec(ctx, `INSERT INTO mcp_servers (`+mcpColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.OwnerID, string(s.Scope), s.Name, s.Enabled, string(config), s.SealedGrant, ms(s.CreatedAt), ms(s.UpdatedAt))
-	return err
+	// Writers take turns (SQLite's one connection, Postgres's write lock),
+	// so the count still holds at the insert.
+	return db.tx(ctx, func(tx txQ) error {
+		if admit != nil {
+			var owned int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM mcp_servers WHERE owner_id = ?`, s.OwnerID).Scan(&owned); err != nil {
+				return translate(err)
+			}
+			if err := admit(owned); err != nil {
+				return err
+			}
+		}
+		_, err := tx.ExecContext(ctx, `INSERT INTO mcp_servers (`+mcpColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+			s.ID, s.OwnerID, string(s.Scope), s.Name, s.Enabled, string(config), s.SealedGrant, ms(s.CreatedAt), ms(s.UpdatedAt))
+		return translate(err)
+	})
 }
 
 // UpdateMCPServer implements ports.MCPServerStore.

@@ -52,13 +52,37 @@ func findTask(ctx context.Context, q querier, id string) (domain.Task, error) {
 	return t, translate(err)
 }
 
-// CreateTask implements ports.TaskStore.
-func (db *DB) CreateTask(ctx context.Context, t domain.Task) error {
-	_, err := db.exec(ctx, `INSERT INTO tasks (`+taskColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.RunID, t.OwnerID, t.ParentSessionID, t.ParentRunID, t.ToolCallID, t.ChildSessionID, t.AgentConfigID, t.Label,
+// insertTask writes a new task row (taskRow's arguments).
+const insertTask = `INSERT INTO tasks (` + taskColumns + `) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+func taskRow(t domain.Task) []any {
+	return []any{t.ID, t.RunID, t.OwnerID, t.ParentSessionID, t.ParentRunID, t.ToolCallID, t.ChildSessionID, t.AgentConfigID, t.Label,
 		t.Prompt, string(t.Kind), max(t.Attempt, 1), t.Dismissed, string(t.Status), string(t.Inherit), string(t.State), t.Summary, t.Result,
-		t.PendingCallID, msPtr(t.LaunchedAt), ms(t.CreatedAt), ms(t.UpdatedAt), msPtr(t.EndedAt))
-	return err
+		t.PendingCallID, msPtr(t.LaunchedAt), ms(t.CreatedAt), ms(t.UpdatedAt), msPtr(t.EndedAt)}
+}
+
+// CreateTask implements ports.TaskStore.
+func (db *DB) CreateTask(ctx context.Context, t domain.Task, admit func(live, queued int) error) error {
+	if admit == nil {
+		_, err := db.exec(ctx, insertTask, taskRow(t)...)
+		return err
+	}
+	// Writers take turns (SQLite's one connection, Postgres's write lock),
+	// so the counts still hold at the insert.
+	return db.tx(ctx, func(tx txQ) error {
+		var live, queued int
+		if err := tx.QueryRowContext(ctx, `SELECT
+			count(CASE WHEN launched_at IS NOT NULL AND `+liveTask+` THEN 1 END),
+			count(CASE WHEN launched_at IS NULL AND status = 'working' THEN 1 END)
+			FROM tasks WHERE parent_session_id = ?`, t.ParentSessionID).Scan(&live, &queued); err != nil {
+			return translate(err)
+		}
+		if err := admit(live, queued); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, insertTask, taskRow(t)...)
+		return translate(err)
+	})
 }
 
 // FindTask implements ports.TaskStore.

@@ -24,7 +24,7 @@ func storeTask(t *testing.T, db *DB, s domain.Session, id string, at time.Time, 
 	task := domain.Task{ID: id, RunID: "run-" + id, OwnerID: s.OwnerID, ParentSessionID: s.ID, ParentRunID: "parent-run",
 		ToolCallID: "call-" + id, Label: "label " + id, Prompt: "do " + id, Kind: domain.TaskAgent, Attempt: 1,
 		Status: domain.TaskWorking, Inherit: []byte(`{"agent":"a"}`), LaunchedAt: launched, CreatedAt: at, UpdatedAt: at}
-	if err := db.CreateTask(context.Background(), task); err != nil {
+	if err := db.CreateTask(context.Background(), task, nil); err != nil {
 		t.Fatal(err)
 	}
 	return task
@@ -46,7 +46,7 @@ func TestTaskRowsAndListings(t *testing.T) {
 	s := newSession(t, db, "s1")
 	a := newTask(t, db, s, "a", when)
 	newTask(t, db, s, "b", when.Add(time.Second))
-	if err := db.CreateTask(ctx, a); errs.CodeOf(err) != errs.Conflict {
+	if err := db.CreateTask(ctx, a, nil); errs.CodeOf(err) != errs.Conflict {
 		t.Fatalf("a taken id: %v", err)
 	}
 	got, err := db.FindTask(ctx, "a")
@@ -321,5 +321,37 @@ func TestPruneTasksKeepsWhatIsStillNeeded(t *testing.T) {
 	}
 	if _, err := db.FindSession(ctx, "named"); err != nil {
 		t.Fatalf("a task's session went: %v", err)
+	}
+}
+
+// CreateTask's admit is told the parent's live (launched, not final) and
+// queued (working, not launched) tasks; its refusal writes nothing.
+func TestCreateTaskAdmitsByTheSessionsCounts(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	s := newSession(t, db, "s1")
+	newTask(t, db, s, "live", when)
+	storeTask(t, db, s, "queued", when, nil)
+	newTask(t, db, s, "done", when)
+	finalize(t, db, "done", "run-done", domain.TaskCompleted, when)
+	other := newSession(t, db, "s2")
+	storeTask(t, db, other, "elsewhere", when, nil)
+
+	full := errs.E(errs.Conflict, "full")
+	next := domain.Task{ID: "next", RunID: "run-next", OwnerID: s.OwnerID, ParentSessionID: s.ID, Kind: domain.TaskAgent,
+		Status: domain.TaskWorking, CreatedAt: when, UpdatedAt: when}
+	var live, queued int
+	err := db.CreateTask(ctx, next, func(l, q int) error { live, queued = l, q; return full })
+	if err != full || live != 1 || queued != 1 {
+		t.Fatalf("admit saw %d live, %d queued; insert = %v", live, queued, err)
+	}
+	if _, err := db.FindTask(ctx, "next"); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("a refused task was written: %v", err)
+	}
+	if err := db.CreateTask(ctx, next, func(int, int) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.FindTask(ctx, "next"); err != nil {
+		t.Fatalf("an admitted task: %v", err)
 	}
 }

@@ -2,18 +2,25 @@ package main
 
 import (
 	"bytes"
+	"compress/zlib"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"image"
 	"image/png"
+	"io"
 	"mime/multipart"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/workbench"
 )
 
 // pngOf is a real w×h PNG.
@@ -29,21 +36,49 @@ func pngOf(t *testing.T, w, h int) []byte {
 // upload posts a file as multipart/form-data in the part named part.
 func (h *harness) upload(token, part, name string, data []byte) reply {
 	h.t.Helper()
+	req, body := h.uploadRequest(token, part, name, data)
+	return h.send(req, body)
+}
+
+// uploadRequest is upload's request and its body, for a goroutine to send.
+func (h *harness) uploadRequest(token, part, name string, data []byte) (*http.Request, []byte) {
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
-	fw, err := mw.CreateFormFile(part, name)
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	fw, _ := mw.CreateFormFile(part, name)
 	fw.Write(data)
 	mw.Close()
-	req, err := http.NewRequest("POST", h.base+"/api/v1/attachments", bytes.NewReader(body.Bytes()))
-	if err != nil {
-		h.t.Fatal(err)
-	}
+	req, _ := http.NewRequest("POST", h.base+"/api/v1/attachments", bytes.NewReader(body.Bytes()))
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Authorization", "Bearer "+token)
-	return h.send(req, body.Bytes())
+	return req, body.Bytes()
+}
+
+// streamedPNG is a genuine w×h 8-bit RGB PNG of black, written row by row:
+// a 7000×7000 one is about 180 KB, made without holding its pixels.
+func streamedPNG(t *testing.T, w, h int) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	out.WriteString("\x89PNG\r\n\x1a\n")
+	chunk := func(typ string, data []byte) {
+		out.Write(binary.BigEndian.AppendUint32(nil, uint32(len(data))))
+		out.WriteString(typ)
+		out.Write(data)
+		out.Write(binary.BigEndian.AppendUint32(nil, crc32.ChecksumIEEE(append([]byte(typ), data...))))
+	}
+	ihdr := binary.BigEndian.AppendUint32(binary.BigEndian.AppendUint32(nil, uint32(w)), uint32(h))
+	chunk("IHDR", append(ihdr, 8, 2, 0, 0, 0)) // 8-bit RGB, not interlaced
+	var idat bytes.Buffer
+	zw, _ := zlib.NewWriterLevel(&idat, zlib.BestSpeed)
+	row := make([]byte, 1+3*w) // filter byte, then the samples
+	for range h {
+		zw.Write(row)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	chunk("IDAT", idat.Bytes())
+	chunk("IEND", nil)
+	return out.Bytes()
 }
 
 func (h *harness) uploadPNG(token string, w, ht int) httpapi.AttachmentView {
@@ -175,4 +210,115 @@ func TestImagesOnARunAreCheckedAndRefusalsSaidPlainly(t *testing.T) {
 	if v.Status != "completed" {
 		t.Fatalf("plain run = %+v", v)
 	}
+}
+
+// An image whose header declares more pixels than one decode may take is
+// refused, naming the limit, before a byte of it is decoded: a 7000×7000
+// PNG of 180 KB, under the old 50-megapixel cap, was decoded (about 550 MB)
+// and stored.
+func TestAnImageTooLargeToDecodeIsRefusedUndecoded(t *testing.T) {
+	t.Parallel()
+	var decoded atomic.Int32
+	cfg := testConfig(t)
+	cfg.Images.Decoding = func() { decoded.Add(1) }
+	h := startServer(t, cfg)
+	tok := h.member("bomber")
+	e := h.upload(tok, "file", "huge.png", streamedPNG(t, 7000, 7000)).wantErr(t, 413, "validation")
+	if !strings.Contains(e.Fields["file"], "7000×7000") || !strings.Contains(e.Fields["file"], "192 MiB") {
+		t.Fatalf("refusal = %+v", e)
+	}
+	if n := decoded.Load(); n != 0 {
+		t.Fatalf("the refused image was decoded %d times", n)
+	}
+	// A large image within the budget is decoded and scaled as before.
+	var a httpapi.AttachmentView
+	h.upload(tok, "file", "wide.png", streamedPNG(t, 4000, 2000)).want(t, 201).decode(t, &a)
+	if a.Width != 1568 || a.Height != 784 || decoded.Load() != 1 {
+		t.Fatalf("scaled = %+v after %d decodes", a, decoded.Load())
+	}
+}
+
+// Uploads sent together decode no more at once than there are decoders;
+// the others wait their turn and are stored.
+func TestUploadsDecodeNoMoreAtOnceThanTheDecoders(t *testing.T) {
+	t.Parallel()
+	var inside, peak, waiting atomic.Int32
+	turn := make(chan struct{})
+	cfg := testConfig(t)
+	cfg.Images = workbench.ImageOptions{Decoders: 2, DecodeWait: time.Minute, Decoding: func() {
+		n := inside.Add(1)
+		for p := peak.Load(); n > p && !peak.CompareAndSwap(p, n); p = peak.Load() {
+		}
+		<-turn // each decode waits for the test to let it through
+		inside.Add(-1)
+	}, Waiting: func() { waiting.Add(1) }}
+	h := startServer(t, cfg)
+	tok := h.member("crowd")
+	const uploads = 6
+	statuses := make(chan int, uploads)
+	for i := range uploads {
+		req, _ := h.uploadRequest(tok, "file", fmt.Sprintf("wide-%d.png", i), pngOf(t, 1600, 20))
+		go func() {
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				statuses <- 0
+				return
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			statuses <- resp.StatusCode
+		}()
+	}
+	// Two decode; the four others found both decoders taken and wait.
+	waitFor(t, func() bool { return inside.Load() == 2 && waiting.Load() == uploads-2 })
+	for range uploads {
+		turn <- struct{}{} // lets exactly one decode go on
+	}
+	for range uploads {
+		if st := <-statuses; st != 201 {
+			t.Fatalf("an upload answered %d", st)
+		}
+	}
+	if p := peak.Load(); p != 2 {
+		t.Fatalf("%d images were decoded at once, with 2 decoders", p)
+	}
+}
+
+// An upload that finds no decoder free within the wait is refused 503,
+// with Retry-After, and nothing is stored.
+func TestAnUploadNoDecoderTakesInTimeIsUnavailable(t *testing.T) {
+	t.Parallel()
+	var held atomic.Bool
+	busy, done := make(chan struct{}, 1), make(chan struct{})
+	cfg := testConfig(t)
+	cfg.Images = workbench.ImageOptions{Decoders: 1, DecodeWait: 50 * time.Millisecond, Decoding: func() {
+		if held.CompareAndSwap(false, true) { // the first decode holds the decoder until released
+			busy <- struct{}{}
+			<-done
+		}
+	}}
+	h := startServer(t, cfg)
+	tok := h.member("latecomer")
+	first := make(chan int, 1)
+	req, _ := h.uploadRequest(tok, "file", "first.png", pngOf(t, 1600, 20))
+	go func() {
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			first <- 0
+			return
+		}
+		resp.Body.Close()
+		first <- resp.StatusCode
+	}()
+	<-busy
+	r := h.upload(tok, "file", "second.png", pngOf(t, 1600, 20))
+	if e := r.wantErr(t, 503, "unavailable"); !strings.Contains(e.Message, "retry in 5 s") || r.Header.Get("Retry-After") != "5" {
+		t.Fatalf("refusal = %+v, Retry-After %q", e, r.Header.Get("Retry-After"))
+	}
+	close(done)
+	if st := <-first; st != 201 {
+		t.Fatalf("the first upload answered %d", st)
+	}
+	// With the decoder free again, an upload goes through.
+	h.upload(tok, "file", "third.png", pngOf(t, 1600, 20)).want(t, 201)
 }

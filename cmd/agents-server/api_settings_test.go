@@ -38,6 +38,7 @@ func TestSettingDefsComeFromTheRegistry(t *testing.T) {
 		"max_streams_per_user": "100", "mcp_server_enabled": "true", "title_model": "",
 		"skills_github_api_url": "https://api.github.com", "mcp_result_max_kb": "1024",
 		"outbound_allow_private": "false", "outbound_allowed_hosts": "",
+		"max_queued_tasks_per_session": "20", "max_mcp_servers_per_user": "20",
 	}
 	for _, d := range defs {
 		def, ok := want[d.Key]

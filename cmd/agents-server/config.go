@@ -40,9 +40,10 @@ type config struct {
 	OTLPEndpoint string
 
 	// Not flags: tuned by tests.
-	HTTP  workbench.HTTPConfig
-	Hub   workbench.HubOptions
-	Clock workbench.Clock // nil: the system clock
+	HTTP   workbench.HTTPConfig
+	Hub    workbench.HubOptions
+	Images workbench.ImageOptions // bounds on decoding uploads (zero: the defaults)
+	Clock  workbench.Clock        // nil: the system clock
 	// TriggerEvery is how often the scheduler looks for due cron ticks
 	// (0: every second).
 	TriggerEvery   time.Duration

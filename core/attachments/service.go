@@ -6,6 +6,7 @@ package attachments
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	_ "image/jpeg" // registers the JPEG decoder DecodeConfig reads headers with
 	_ "image/png"  // and the PNG one
@@ -23,20 +24,28 @@ const maxNameRunes = 200
 
 // Service uploads, reads and prunes attachments.
 type Service struct {
-	store ports.AttachmentStore
-	ids   ports.IDs
-	clock ports.Clock
+	store    ports.AttachmentStore
+	ids      ports.IDs
+	clock    ports.Clock
+	opts     Options
+	decoders *decoders
 }
 
-// New returns the service over its store.
-func New(store ports.AttachmentStore, ids ports.IDs, clock ports.Clock) *Service {
-	return &Service{store: store, ids: ids, clock: clock}
+// New returns the service over its store, decoding uploads within opts's
+// bounds.
+func New(store ports.AttachmentStore, ids ports.IDs, clock ports.Clock, opts Options) *Service {
+	opts = opts.withDefaults()
+	return &Service{store: store, ids: ids, clock: clock, opts: opts, decoders: newDecoders(opts.Decoders, opts.DecodeWait, opts.Waiting)}
 }
 
 // Upload stores an image the caller sends. It must be a PNG or JPEG (read
 // from its bytes, not its name) of at most domain.MaxAttachmentBytes; one
-// larger than MaxEdge on its longer side is stored scaled down to it.
-// Returns validation for anything else.
+// larger than MaxEdge on its longer side is stored scaled down to it,
+// which decodes it: that is refused, before anything is decoded, when its
+// header says it would take more than the decode budget (validation
+// wrapping ErrTooLarge), and waits for one of the bounded decoders
+// (unavailable when none frees in time). Returns validation for anything
+// else.
 func (s *Service) Upload(ctx context.Context, p domain.Principal, name string, data []byte) (domain.Attachment, error) {
 	if len(data) == 0 {
 		return domain.Attachment{}, errs.Field("file", "is empty")
@@ -51,8 +60,10 @@ func (s *Service) Upload(ctx context.Context, p domain.Principal, name string, d
 	if cfg.Width <= 0 || cfg.Height <= 0 {
 		return domain.Attachment{}, errs.Field("file", "has no pixels")
 	}
-	if data, cfg, err = fit(data, cfg, format); err != nil {
-		return domain.Attachment{}, err
+	if max(cfg.Width, cfg.Height) > MaxEdge {
+		if data, cfg, err = s.scale(ctx, data, cfg, format); err != nil {
+			return domain.Attachment{}, err
+		}
 	}
 	a := domain.Attachment{ID: s.ids.NewID(), OwnerID: p.User.ID, Name: cleanName(name), Mime: "image/" + format,
 		Size: int64(len(data)), Width: cfg.Width, Height: cfg.Height, CreatedAt: s.clock.Now()}
@@ -60,6 +71,25 @@ func (s *Service) Upload(ctx context.Context, p domain.Principal, name string, d
 		return domain.Attachment{}, err
 	}
 	return a, nil
+}
+
+// scale fits an image larger than MaxEdge: refused past the decode
+// budget, else decoded once a decoder is free.
+func (s *Service) scale(ctx context.Context, data []byte, cfg image.Config, format string) ([]byte, image.Config, error) {
+	if cost := decodeCost(data, cfg, format); cost > s.opts.DecodeBudget {
+		msg := fmt.Sprintf("is %d×%d pixels: scaling it down would take about %d MiB of memory, past the %d MiB one image may take; "+
+			"send it at most %d pixels on its longer side", cfg.Width, cfg.Height, (cost+1<<20-1)>>20, s.opts.DecodeBudget>>20, MaxEdge)
+		return nil, cfg, &errs.Error{Code: errs.Validation, Message: "file: " + msg, Fields: map[string]string{"file": msg}, Err: ErrTooLarge}
+	}
+	release, err := s.decoders.acquire(ctx)
+	if err != nil {
+		return nil, cfg, err
+	}
+	defer release()
+	if s.opts.Decoding != nil {
+		s.opts.Decoding()
+	}
+	return fit(data, cfg, format)
 }
 
 // cleanName keeps the base of a file name, printable and bounded.

@@ -205,7 +205,7 @@ func TestStartConnectsEnabledAndCloseEndsSessions(t *testing.T) {
 	}
 	on, off, held := h.endpoint("on", "a"), h.endpoint("off", "b"), h.endpoint("held", "c")
 	for _, r := range []domain.MCPServer{row("s1", "on", true), row("s2", "off", false), row("s3", "held", true)} {
-		if err := h.store.InsertMCPServer(ctx, r); err != nil {
+		if err := h.store.InsertMCPServer(ctx, r, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/secrets"
+	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -29,6 +30,9 @@ type Deps struct {
 	// Outbound says what a server's endpoint and OAuth servers may reach,
 	// by its owner; nil leaves every server strict.
 	Outbound OutboundPolicies
+	// Settings reads max_mcp_servers_per_user; nil leaves the number of
+	// servers an account owns unbounded.
+	Settings Settings
 	IDs      ports.IDs
 	Clock    ports.Clock
 	Log      *slog.Logger
@@ -38,6 +42,12 @@ type Deps struct {
 // (core/outbound).
 type OutboundPolicies interface {
 	For(ctx context.Context, ownerID string) (domain.OutboundPolicy, error)
+}
+
+// Settings reads an int setting of the registry.
+type Settings interface {
+	// Int returns the setting's effective value.
+	Int(ctx context.Context, key string) (int, error)
 }
 
 // Service manages MCP servers and their connections. Start connects the
@@ -108,7 +118,8 @@ func (s *Service) find(ctx context.Context, p domain.Principal, id string) (doma
 
 // Create adds a server owned by the caller, private unless an admin asks
 // for global, and connects it in the background when enabled. Returns
-// validation, forbidden, or conflict for a taken name.
+// validation, forbidden, or conflict for a taken name or when the caller
+// owns max_mcp_servers_per_user servers already.
 func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.Scope, in Input) (Server, error) {
 	if scope == "" {
 		scope = domain.ScopePrivate
@@ -121,7 +132,19 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 	if _, err := s.applyInput(&row, in, domain.MCPServer{}); err != nil {
 		return Server{}, err
 	}
-	if err := s.d.Store.InsertMCPServer(ctx, row); err != nil {
+	admit, err := s.ownedCap(ctx)
+	if err != nil {
+		return Server{}, err
+	}
+	var refused error // the cap's refusal, as opposed to the store's
+	err = s.d.Store.InsertMCPServer(ctx, row, func(owned int) error {
+		refused = admit(owned)
+		return refused
+	})
+	if refused != nil {
+		return Server{}, refused
+	}
+	if err != nil {
 		return Server{}, nameTaken(err, row.Name)
 	}
 	s.d.Log.Info("mcp server created", "server", row.Name, "server_id", row.ID, "enabled", row.Enabled)
@@ -273,6 +296,27 @@ func (s *Service) agentsSelecting(ctx context.Context, name string) ([]domain.Ag
 
 // nameTaken words the store's conflict — the only one it reports on a
 // write — as the name rule it is.
+// ownedCap returns the check an insert runs on how many servers the
+// caller owns: fewer than max_mcp_servers_per_user, admins included (the
+// cap bounds the live connections one account can hold the server to; an
+// admin who needs more raises it). Every server counts, enabled or not,
+// private or global: a disabled one is a click from connecting.
+func (s *Service) ownedCap(ctx context.Context) (func(owned int) error, error) {
+	if s.d.Settings == nil {
+		return func(int) error { return nil }, nil
+	}
+	limit, err := s.d.Settings.Int(ctx, settings.KeyMaxMCPServersPerUser)
+	if err != nil {
+		return nil, err
+	}
+	return func(owned int) error {
+		if owned >= limit {
+			return errs.E(errs.Conflict, "you own %d MCP servers, the most one account may (max_mcp_servers_per_user); delete one to add another", owned)
+		}
+		return nil
+	}, nil
+}
+
 func nameTaken(err error, name string) error {
 	if errs.Is(err, errs.Conflict) {
 		return errs.E(errs.Conflict, "an MCP server named %q already exists: names prefix the servers' tools, so they are unique across every owner", name)

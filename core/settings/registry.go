@@ -24,6 +24,9 @@ const (
 	KeyMCPResultMaxKB            = "mcp_result_max_kb"
 	KeyOutboundAllowPrivate      = domain.OutboundAllowPrivateSetting
 	KeyOutboundAllowedHosts      = domain.OutboundAllowedHostsSetting
+
+	KeyMaxQueuedTasksPerSession = "max_queued_tasks_per_session"
+	KeyMaxMCPServersPerUser     = "max_mcp_servers_per_user"
 )
 
 // Registry is every global setting, in the order the panel shows them.
@@ -125,5 +128,17 @@ var Registry = []domain.SettingDef{
 			canon, _, _, err := domain.ParseOutboundAllowlist(v)
 			return canon, err
 		},
+	},
+	{
+		Key: KeyMaxQueuedTasksPerSession, Kind: domain.SettingInt, Default: "20", Min: 0, Max: 1000,
+		Group: "limits", Label: "Queued background tasks per session",
+		Description: "Background tasks one conversation may hold waiting behind its live-task cap (max_tasks_per_session); " +
+			"past it a spawn is refused as conflict (a model is told why in the tool's output). 0: nothing waits, a spawn at the live cap is refused.",
+	},
+	{
+		Key: KeyMaxMCPServersPerUser, Kind: domain.SettingInt, Default: "20", Min: 1, Max: 10000,
+		Group: "limits", Label: "MCP servers per user",
+		Description: "MCP servers one account may own, private and global together; past it adding one is refused as conflict. " +
+			"Admins count too (they can raise this).",
 	},
 }

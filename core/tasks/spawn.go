@@ -43,7 +43,7 @@ type spawnArgs struct {
 
 // spawn starts a task from a chat run's spawn_task call: a hidden session
 // for it, its row, and its first attempt (queued behind the cap if the
-// conversation is at it).
+// conversation is at it; refused, conflict, when its queue is full).
 func (m *Manager) spawn(ctx context.Context, c runs.TaskCall) (domain.Task, error) {
 	var args spawnArgs
 	dec := json.NewDecoder(strings.NewReader(c.Arguments))
@@ -73,6 +73,13 @@ func (m *Manager) spawn(ctx context.Context, c runs.TaskCall) (domain.Task, erro
 		label = strings.Join(strings.Fields(args.Prompt), " ")
 	}
 	label = clipLabel(label)
+	admit, err := m.room(ctx)
+	if err != nil {
+		return domain.Task{}, err
+	}
+	if err := m.checkRoomFirst(ctx, parent.ID, admit); err != nil {
+		return domain.Task{}, err
+	}
 	child, err := m.d.Sessions.CreateChild(ctx, parent, label, target.ID)
 	if err != nil {
 		return domain.Task{}, err
@@ -83,7 +90,7 @@ func (m *Manager) spawn(ctx context.Context, c runs.TaskCall) (domain.Task, erro
 		ParentRunID: c.Run.ID, ToolCallID: c.CallID, ChildSessionID: child.ID, AgentConfigID: target.ID, Label: label,
 		Prompt: args.Prompt, Kind: domain.TaskAgent, Attempt: 1, Status: domain.TaskWorking, Inherit: snapshot,
 		CreatedAt: now, UpdatedAt: now}
-	if err := m.d.Store.CreateTask(ctx, t); err != nil {
+	if err := m.d.Store.CreateTask(ctx, t, admit); err != nil {
 		return t, err
 	}
 	m.changed(t)

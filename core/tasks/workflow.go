@@ -119,13 +119,21 @@ func (m *Manager) underCap(ctx context.Context, sessionID string) error {
 
 // newExecution writes an execution's hidden session and task row, its
 // state a snapshot of the definition (an edit never steers it). It is
-// queued and not yet announced: the caller announces and pumps.
+// queued and not yet announced: the caller announces and pumps. Returns
+// conflict when the conversation has no room for it (checkRoom).
 func (m *Manager) newExecution(ctx context.Context, parent domain.Session, w domain.Workflow, input, parentRunID, callID, askingAgent,
 	label string, triggered bool) (domain.Task, error) {
 	if len(w.Steps) == 0 {
 		return domain.Task{}, errs.E(errs.Validation, "the workflow %q has no steps", w.Name)
 	}
 	first := w.Steps[0]
+	admit, err := m.room(ctx)
+	if err != nil {
+		return domain.Task{}, err
+	}
+	if err := m.checkRoomFirst(ctx, parent.ID, admit); err != nil {
+		return domain.Task{}, err
+	}
 	child, err := m.d.Sessions.CreateChild(ctx, parent, label, first.Agent)
 	if err != nil {
 		return domain.Task{}, err
@@ -142,7 +150,7 @@ func (m *Manager) newExecution(ctx context.Context, parent domain.Session, w dom
 		ParentRunID: parentRunID, ToolCallID: callID, ChildSessionID: child.ID, AgentConfigID: first.Agent, Label: label,
 		Prompt: input, Kind: domain.TaskWorkflow, Attempt: 1, Status: domain.TaskWorking, Inherit: snapshot, State: state,
 		CreatedAt: now, UpdatedAt: now}
-	return t, m.d.Store.CreateTask(ctx, t)
+	return t, m.d.Store.CreateTask(ctx, t, admit)
 }
 
 // spawnWorkflow is spawn_task told a workflow name: an execution the

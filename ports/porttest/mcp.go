@@ -69,8 +69,10 @@ func (s *MCPStore) FindMCPServer(ctx context.Context, id string) (domain.MCPServ
 }
 
 // InsertMCPServer stores a new row; conflict when its id is taken or its
-// name is, case-insensitively, by any row of any owner.
-func (s *MCPStore) InsertMCPServer(ctx context.Context, srv domain.MCPServer) error {
+// name is, case-insensitively, by any row of any owner. A non-nil admit is
+// told first how many rows the owner has; its error is returned, nothing
+// stored.
+func (s *MCPStore) InsertMCPServer(ctx context.Context, srv domain.MCPServer, admit func(owned int) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -78,6 +80,17 @@ func (s *MCPStore) InsertMCPServer(ctx context.Context, srv domain.MCPServer) er
 	defer s.write.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if admit != nil {
+		owned := 0
+		for _, r := range s.rows {
+			if r.OwnerID == srv.OwnerID {
+				owned++
+			}
+		}
+		if err := admit(owned); err != nil {
+			return err
+		}
+	}
 	if _, ok := s.rows[srv.ID]; ok {
 		return errs.E(errs.Conflict, "MCP server %s already exists", srv.ID)
 	}

@@ -26,7 +26,7 @@ func TestMCPStoreNamesAreUniqueAcrossOwners(t *testing.T) {
 	ctx := t.Context()
 	var s porttest.MCPStore
 	at := time.Date(2025, 1, 2, 3, 4, 5, 678901234, time.Local)
-	if err := s.InsertMCPServer(ctx, mcpRow("a", "GitHub", "u1", at)); err != nil {
+	if err := s.InsertMCPServer(ctx, mcpRow("a", "GitHub", "u1", at), nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -36,11 +36,11 @@ func TestMCPStoreNamesAreUniqueAcrossOwners(t *testing.T) {
 		{"same name, another owner, other case", mcpRow("b", "github", "u2", at)},
 		{"same id", mcpRow("a", "other", "u1", at)},
 	} {
-		if err := s.InsertMCPServer(ctx, tc.row); !errs.Is(err, errs.Conflict) {
+		if err := s.InsertMCPServer(ctx, tc.row, nil); !errs.Is(err, errs.Conflict) {
 			t.Errorf("%s: insert = %v, want conflict", tc.name, err)
 		}
 	}
-	if err := s.InsertMCPServer(ctx, mcpRow("b", "gitlab", "u2", at.Add(time.Second))); err != nil {
+	if err := s.InsertMCPServer(ctx, mcpRow("b", "gitlab", "u2", at.Add(time.Second)), nil); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := s.ListMCPServers(ctx)
@@ -75,7 +75,7 @@ func TestMCPStoreUpdateIsOneTransaction(t *testing.T) {
 	ctx := t.Context()
 	var s porttest.MCPStore
 	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	if err := s.InsertMCPServer(ctx, mcpRow("a", "one", "u1", at)); err != nil {
+	if err := s.InsertMCPServer(ctx, mcpRow("a", "one", "u1", at), nil); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := s.FindMCPServer(ctx, "a")
@@ -133,7 +133,7 @@ func TestMCPStoreSaveGrantComparesAndSets(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
 	var s porttest.MCPStore
-	if err := s.InsertMCPServer(ctx, mcpRow("a", "one", "u1", time.Now())); err != nil {
+	if err := s.InsertMCPServer(ctx, mcpRow("a", "one", "u1", time.Now()), nil); err != nil {
 		t.Fatal(err)
 	}
 	steps := []struct {
@@ -221,4 +221,38 @@ func kindOf(err error) ports.MCPErrorKind {
 		return me.Kind
 	}
 	return ""
+}
+
+// admit is told how many rows the new row's owner has, and its refusal
+// stores nothing, as the SQL store does.
+func TestMCPStoreInsertAdmitsByTheOwnersCount(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	var s porttest.MCPStore
+	at := time.Now()
+	full := errs.E(errs.Conflict, "full")
+	capAt := func(limit int, seen *int) func(int) error {
+		return func(owned int) error {
+			*seen = owned
+			if owned >= limit {
+				return full
+			}
+			return nil
+		}
+	}
+	var seen int
+	for i, id := range []string{"a", "b"} {
+		if err := s.InsertMCPServer(ctx, mcpRow(id, "n-"+id, "u1", at), capAt(2, &seen)); err != nil || seen != i {
+			t.Fatalf("insert %s: %v (owner had %d)", id, err, seen)
+		}
+	}
+	if err := s.InsertMCPServer(ctx, mcpRow("c", "n-c", "u1", at), capAt(2, &seen)); !errors.Is(err, full) || seen != 2 {
+		t.Fatalf("past the cap: %v (owner had %d)", err, seen)
+	}
+	if _, err := s.FindMCPServer(ctx, "c"); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("a refused row was stored: %v", err)
+	}
+	if err := s.InsertMCPServer(ctx, mcpRow("d", "n-d", "u2", at), capAt(2, &seen)); err != nil || seen != 0 {
+		t.Fatalf("another owner: %v (had %d)", err, seen)
+	}
 }
