@@ -13,6 +13,7 @@ import (
 	"sync"
 	"unicode"
 
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 )
 
@@ -32,11 +33,12 @@ func bodyReadError(err error) error {
 	return errs.Wrap(errs.Validation, err, "could not read the request body")
 }
 
-// decodeBody reads a JSON object into dst strictly: a field the request type
-// does not know is a 400 naming it — except fields only the response carries
-// (id, timestamps, derived state), which are dropped, so a client may send
-// back the whole object it read. Nested objects are strict too. Returns
-// validation.
+// decodeBody reads a JSON object into dst strictly: a string holding a NUL
+// character is a 400 naming its field (no store keeps one alike, see domain.CheckJSONNoNUL); a field the
+// request type does not know is a 400 naming it — except fields only the
+// response carries (id, timestamps, derived state), which are dropped, so a
+// client may send back the whole object it read. Nested objects are strict
+// too. Returns validation.
 func decodeBody(r *http.Request, dst any, reqType, respType reflect.Type, optional bool) error {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -51,6 +53,9 @@ func decodeBody(r *http.Request, dst any, reqType, respType reflect.Type, option
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil || top == nil {
 		return errs.E(errs.Validation, "the request body must be a JSON object")
+	}
+	if err := domain.CheckJSONNoNUL(data); err != nil {
+		return err
 	}
 	accepted, readOnly := jsonFields(reqType), jsonFields(respType)
 	var unknown []string

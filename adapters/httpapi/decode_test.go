@@ -14,6 +14,11 @@ type decodeReq struct {
 	Count  int               `json:"count,omitempty"`
 	Nested *struct{ A int }  `json:"nested,omitempty"`
 	Tags   map[string]string `json:"tags,omitempty"`
+	Steps  []decodeStep      `json:"steps,omitempty"`
+}
+
+type decodeStep struct {
+	Prompt string `json:"prompt"`
 }
 
 type decodeResp struct {
@@ -49,6 +54,39 @@ func TestDecodeBody(t *testing.T) {
 	for _, body := range []string{``, `null`, `[]`, `"s"`, `{`, `{} {}`} {
 		if _, err := decode(body); errs.CodeOf(err) != errs.Validation {
 			t.Errorf("%q → %v, want validation", body, err)
+		}
+	}
+}
+
+// A NUL character (\u0000) in any string or key is refused naming where it
+// sits, as the client wrote it: Postgres refuses one in text, SQLite keeps
+// it, so neither gets one.
+func TestDecodeBodyRefusesNUL(t *testing.T) {
+	for body, fields := range map[string][]string{
+		`{"name":"a\u0000b"}`: {"name"},
+		`{"name":"x","steps":[{"prompt":"ok"},{"prompt":"\u0000"}]}`: {"steps[1].prompt"},
+		`{"tags":{"k":"v\u0000"}}`:                                   {"tags.k"},
+		`{"tags":{"k\u0000":"v"}}`:                                   {"tags"},
+		`{"name":"\u0000","tags":{"a":"\u0000"}}`:                    {"name", "tags.a"},
+		`{"id":"\u0000","name":"x"}`:                                 {"id"}, // read-only, but refused all the same
+	} {
+		_, err := decode(body)
+		got := errs.FieldsOf(err)
+		if errs.CodeOf(err) != errs.Validation || len(got) != len(fields) {
+			t.Errorf("%s → %v, want validation on %v", body, err, fields)
+			continue
+		}
+		for _, f := range fields {
+			if !strings.Contains(got[f], "NUL") {
+				t.Errorf("%s → %v, want %s named", body, got, f)
+			}
+		}
+	}
+	// Escapes that are not a NUL pass: an escaped backslash before u0000,
+	// and other control characters.
+	for _, body := range []string{`{"name":"\\u0000"}`, `{"name":"\u0001\t"}`} {
+		if _, err := decode(body); err != nil {
+			t.Errorf("%s → %v", body, err)
 		}
 	}
 }

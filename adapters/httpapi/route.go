@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -101,6 +102,14 @@ func (r Route) Class() RateClass {
 // HasBody reports whether the route takes a JSON request body.
 func (r Route) HasBody() bool {
 	return r.Upload != "" || r.RawBody || (r.Request != nil && r.Request != noBodyType)
+}
+
+// checksParams reports whether the route refuses a path or query parameter
+// holding a NUL with the 400 envelope (refuseNULParams). A route answering
+// 400 itself (AltStatuses: the MCP sign-in's callback page) reads its
+// parameters without storing them, and keeps its own page.
+func (r Route) checksParams() bool {
+	return (len(r.PathParams()) > 0 || len(r.Query) > 0) && !slices.Contains(r.AltStatuses, http.StatusBadRequest)
 }
 
 // OpenAPIPath converts echo's :param syntax to OpenAPI's {param}.

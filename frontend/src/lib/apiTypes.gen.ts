@@ -3734,6 +3734,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -3794,6 +3795,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -3858,6 +3860,7 @@ export interface operations {
                     "application/json": components["schemas"]["ToolView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4010,6 +4013,7 @@ export interface operations {
                     "image/*": string;
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4165,6 +4169,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4247,6 +4252,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -4365,6 +4371,7 @@ export interface operations {
                     "application/json": components["schemas"]["GuardrailView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4425,6 +4432,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -4510,6 +4518,7 @@ export interface operations {
                     "application/json": components["schemas"]["MCPServerView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4570,6 +4579,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -4599,6 +4609,7 @@ export interface operations {
                     "application/json": components["schemas"]["MCPConnectView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -4629,6 +4640,7 @@ export interface operations {
                     "application/json": components["schemas"]["MCPServerView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -4753,6 +4765,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4812,6 +4825,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4872,6 +4886,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -5013,6 +5028,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -5074,6 +5090,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectDeletedView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
@@ -5332,6 +5349,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -5392,6 +5410,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -5516,6 +5535,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChatGPTStatusView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -5634,6 +5654,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -5843,6 +5864,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -5903,6 +5925,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -6018,6 +6041,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -6159,6 +6183,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6184,6 +6209,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6244,6 +6270,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApprovalView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6334,6 +6361,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContextView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6427,6 +6455,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunSummaryView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6510,6 +6539,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6573,6 +6603,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpanPayload"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6680,6 +6711,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -6829,6 +6861,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6889,6 +6922,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -6987,6 +7021,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -7014,6 +7049,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
@@ -7042,6 +7078,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
@@ -7070,6 +7107,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
@@ -7182,6 +7220,7 @@ export interface operations {
                     "application/json": components["schemas"]["TriggerView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -7240,6 +7279,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -7380,6 +7420,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkflowView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -7440,6 +7481,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
