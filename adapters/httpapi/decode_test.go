@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"net/http"
 	"net/http/httptest"
 	"reflect"
 	"strings"
@@ -28,8 +29,15 @@ type decodeResp struct {
 }
 
 func decode(body string) (decodeReq, error) {
+	return decodeTyped(body, "application/json")
+}
+
+func decodeTyped(body, contentType string) (decodeReq, error) {
 	var out decodeReq
 	r := httptest.NewRequest("POST", "/", strings.NewReader(body))
+	if contentType != "" {
+		r.Header.Set("Content-Type", contentType)
+	}
 	err := decodeBody(r, &out, reflect.TypeFor[decodeReq](), reflect.TypeFor[decodeResp](), false)
 	return out, err
 }
@@ -55,6 +63,31 @@ func TestDecodeBody(t *testing.T) {
 		if _, err := decode(body); errs.CodeOf(err) != errs.Validation {
 			t.Errorf("%q → %v, want validation", body, err)
 		}
+	}
+}
+
+// A JSON body must say it is JSON: application/json or a +json type, in
+// UTF-8; anything else (a form, text/plain, none) is a 415 validation.
+func TestDecodeBodyWantsJSONContentType(t *testing.T) {
+	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "Application/JSON; charset=UTF-8",
+		"application/merge-patch+json", "application/vnd.api+json"} {
+		if got, err := decodeTyped(`{"name":"x"}`, ct); err != nil || got.Name != "x" {
+			t.Errorf("%q: %+v %v", ct, got, err)
+		}
+	}
+	for _, ct := range []string{"", "text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded",
+		"multipart/form-data; boundary=x", "application/json; charset=latin1", "text/json", "application/jsonx", "garbage;;"} {
+		_, err := decodeTyped(`{"name":"x"}`, ct)
+		status, detail := envelopeOf(err)
+		if status != http.StatusUnsupportedMediaType || detail.Code != string(errs.Validation) ||
+			!strings.Contains(detail.Message, "application/json") {
+			t.Errorf("%q → %d %+v, want 415 validation naming application/json", ct, status, detail)
+		}
+	}
+	// An empty body on a route whose body is optional needs no type.
+	r := httptest.NewRequest("POST", "/", strings.NewReader(""))
+	if err := decodeBody(r, &decodeReq{}, reflect.TypeFor[decodeReq](), nil, true); err != nil {
+		t.Errorf("an absent optional body: %v", err)
 	}
 }
 

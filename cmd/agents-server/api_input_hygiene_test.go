@@ -8,6 +8,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/textproto"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/triggers"
 )
 
 // Input hygiene at the API: what every entrance refuses before it reaches
@@ -170,4 +172,53 @@ func (h *harness) uploadNamed(token, disposition string, data []byte) reply {
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Authorization", "Bearer "+token)
 	return h.send(req, body.Bytes())
+}
+
+// TestJSONRoutesWantAJSONContentType: a route taking a JSON body answers
+// 415 (the error envelope, code validation, naming the type it wants) to a
+// body labelled anything else — text/plain and a form are what a page on
+// another origin may send without asking — and creates nothing; JSON with a
+// charset passes, an optional body may be absent without a type, and the
+// upload and webhook routes take their own bodies.
+func TestJSONRoutesWantAJSONContentType(t *testing.T) {
+	t.Parallel()
+	s := newTriggerSetup(t, testConfig(t))
+	h, tok := s.h, s.token
+	hook := s.create(nil)
+	before := h.stateOf(tok, s.session)
+	for _, ct := range []string{"text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "", "application/json; charset=utf-16"} {
+		for _, c := range []struct{ method, path, body string }{
+			{"POST", "/api/v1/sessions", `{"name":"from elsewhere"}`},
+			{"POST", "/api/v1/sessions/" + s.session + "/runs", `{"input":"hi"}`},
+			{"PUT", "/api/v1/settings/system_prompt", `{"value":"from elsewhere"}`},
+		} {
+			req, _ := http.NewRequest(c.method, h.base+c.path, strings.NewReader(c.body))
+			req.Header.Set("Authorization", "Bearer "+h.admin)
+			if c.method == "POST" {
+				req.Header.Set("Authorization", "Bearer "+tok)
+			}
+			if ct != "" {
+				req.Header.Set("Content-Type", ct)
+			}
+			e := h.send(req, []byte(c.body)).wantErr(t, http.StatusUnsupportedMediaType, "validation")
+			if !strings.Contains(e.Message, "application/json") {
+				t.Errorf("%s %s as %q: %+v", c.method, c.path, ct, e)
+			}
+		}
+	}
+	if after := h.stateOf(tok, s.session); after != before {
+		t.Fatalf("a refused request changed something:\nbefore %s\nafter  %s", before, after)
+	}
+
+	h.call("POST", "/api/v1/sessions", tok, `{"name":"typed"}`, "Content-Type", "application/json; charset=UTF-8").want(t, 201)
+	// An optional body may be absent, with no type (connecting an MCP
+	// server takes one; the answer past the body does not matter here).
+	req, _ := http.NewRequest("POST", h.base+"/api/v1/mcp-servers/nonesuch/connect", nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	h.send(req, nil).wantErr(t, 404, "not_found")
+	// Not JSON routes: a webhook delivery of any type, an upload.
+	stamp := strconv.FormatInt(time.Now().Unix(), 10)
+	h.call("POST", "/hooks/"+hook.ID, "", "plain text", "Content-Type", "text/plain",
+		triggers.TimestampHeader, stamp, triggers.SignatureHeader, triggers.Sign(hook.Secret, stamp, []byte("plain text"))).want(t, 201)
+	h.upload(tok, "file", "shot.png", pngOf(t, 4, 4)).want(t, 201)
 }
