@@ -2079,16 +2079,16 @@ export interface components {
         CreateWorkflowRequest: {
             budget?: components["schemas"]["WorkflowBudgetInput"];
             /** @description What the workflow is for: an agent matches a request against it when spawn_task lists the workflows */
-            description?: string;
+            description: string;
             /** @description Unique, whatever its case, among globals and among the owner's privates */
-            name?: string;
+            name: string;
             /**
              * @description Default private
              * @enum {string}
              */
             scope?: "private" | "global";
             /** @description In order: success falls through to the next step unless on_success says otherwise */
-            steps?: components["schemas"]["WorkflowStepInput"][];
+            steps: components["schemas"]["WorkflowStepInput"][];
         };
         CreatedToken: {
             /** Format: date-time */
@@ -3570,11 +3570,11 @@ export interface components {
         WorkflowSpec: {
             budget?: components["schemas"]["WorkflowBudgetInput"];
             /** @description What the workflow is for: an agent matches a request against it when spawn_task lists the workflows */
-            description?: string;
+            description: string;
             /** @description Unique, whatever its case, among globals and among the owner's privates */
-            name?: string;
+            name: string;
             /** @description In order: success falls through to the next step unless on_success says otherwise */
-            steps?: components["schemas"]["WorkflowStepInput"][];
+            steps: components["schemas"]["WorkflowStepInput"][];
         };
         WorkflowStep: {
             /** @description The id of the agent that runs the step */
@@ -3601,7 +3601,7 @@ export interface components {
         };
         WorkflowStepInput: {
             /** @description The id of the agent that runs the step */
-            agent?: string;
+            agent: string;
             /** @description Fold the conversation into a summary before the step (with its agent's compaction settings) */
             compact_before?: boolean;
             /** @description The step checks: its verdict (the last non-empty line, or a structured passed/verdict) picks the edge */
@@ -3612,7 +3612,7 @@ export interface components {
             gate_pass?: string;
             /** @description Stable and server-assigned: omit it for a new step, send it back to keep a step */
             id?: string;
-            name?: string;
+            name: string;
             /** @description A step id (or name), end, or empty to fail the execution; an earlier step makes a loop */
             on_failure?: string;
             /** @description A step id (or name), end, or empty for the next step */
@@ -3620,7 +3620,7 @@ export interface components {
             /** @description Hold before the step until a person approves it from the conversation that asked */
             pause_before?: boolean;
             /** @description Starts the step's turn (the brief leads the first step's) */
-            prompt?: string;
+            prompt: string;
         };
         WorkflowView: {
             budget: components["schemas"]["WorkflowBudget"];
