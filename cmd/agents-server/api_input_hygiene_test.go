@@ -15,6 +15,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/agents-server/agents-server/adapters/httpapi"
+	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/triggers"
 )
@@ -221,4 +223,37 @@ func TestJSONRoutesWantAJSONContentType(t *testing.T) {
 	h.call("POST", "/hooks/"+hook.ID, "", "plain text", "Content-Type", "text/plain",
 		triggers.TimestampHeader, stamp, triggers.SignatureHeader, triggers.Sign(hook.Secret, stamp, []byte("plain text"))).want(t, 201)
 	h.upload(tok, "file", "shot.png", pngOf(t, 4, 4)).want(t, 201)
+}
+
+// TestTextFromAModelHoldingNULIsKeptAlikeOnBothEngines: text the server
+// takes from elsewhere cannot be refused — a model's answer holding a NUL
+// is still the run's answer — so the store keeps it with U+FFFD in the
+// NUL's place on both engines. On Postgres the run's end and the title
+// written from the answer were lost before (the run read as running).
+func TestTextFromAModelHoldingNULIsKeptAlikeOnBothEngines(t *testing.T) {
+	t.Parallel()
+	model, url := startScripted(t)
+	model.SetScript("nul-answer", oneStep(scripted.Step{Text: "out" + "\x00" + "put"}))
+	h := startServer(t, testConfig(t))
+	agent := h.agentOn(h.admin, protocols(url)["openai-responses"], map[string]any{"name": "n", "model": "nul-answer"})
+	s := h.createSession(h.admin, map[string]any{"agent_config_id": agent})
+	if v := h.chat(h.admin, s.ID, "hi"); v.Status != "completed" {
+		t.Fatalf("the run = %+v %+v", v, v.Error)
+	}
+	var runs []httpapi.RunSummaryView
+	waitFor(t, func() bool {
+		h.call("GET", "/api/v1/sessions/"+s.ID+"/runs", h.admin, nil).want(t, 200).decode(t, &runs)
+		return len(runs) == 1 && runs[0].Status != "running"
+	})
+	if runs[0].Status != "completed" {
+		t.Fatalf("the recorded run = %+v", runs[0])
+	}
+	var got httpapi.SessionView
+	waitFor(t, func() bool {
+		h.call("GET", "/api/v1/sessions/"+s.ID, h.admin, nil).want(t, 200).decode(t, &got)
+		return got.Name != ""
+	})
+	if got.Name != "out\uFFFDput" {
+		t.Fatalf("the title written from the answer = %q", got.Name)
+	}
 }
