@@ -39,9 +39,11 @@ var ErrChatGPTRevoked = errors.New("the ChatGPT sign-in was revoked or has expir
 type ChatGPTStore interface {
 	// InsertChatGPTLogin stores a waiting sign-in and drops the expired ones.
 	InsertChatGPTLogin(ctx context.Context, l domain.ChatGPTLogin, now time.Time) error
-	// TakeChatGPTLogin removes and returns the sign-in waiting under state;
-	// not_found when none is (expired at now, used, or never issued).
-	TakeChatGPTLogin(ctx context.Context, state string, now time.Time) (domain.ChatGPTLogin, error)
+	// TakeChatGPTLogin removes and returns the sign-in waiting under state
+	// that userID started for providerID; not_found when none is (expired
+	// at now, used, or never issued); forbidden when it is another
+	// person's or provider's, which stays waiting for its owner.
+	TakeChatGPTLogin(ctx context.Context, state, providerID, userID string, now time.Time) (domain.ChatGPTLogin, error)
 	// SwapChatGPTToken sets a chatgpt_login provider's sealed sign-in to
 	// next when it is still old: false (and no error) when another writer
 	// moved it first or the provider no longer signs in with ChatGPT;

@@ -79,6 +79,10 @@ func readUpload(r *http.Request, part string, limit int64) (string, []byte, erro
 		if pt.FormName() != part {
 			continue
 		}
+		// The name is stored with the image; no store keeps a NUL alike.
+		if domain.HasNUL(pt.FileName()) {
+			return "", nil, errs.Field(part, "has a file name that %s", domain.NULMessage)
+		}
 		data, err := io.ReadAll(io.LimitReader(pt, limit+1))
 		if err != nil {
 			return "", nil, bodyReadError(err)

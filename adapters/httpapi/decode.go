@@ -6,13 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net/http"
 	"reflect"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
 
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 )
 
@@ -32,11 +35,13 @@ func bodyReadError(err error) error {
 	return errs.Wrap(errs.Validation, err, "could not read the request body")
 }
 
-// decodeBody reads a JSON object into dst strictly: a field the request type
-// does not know is a 400 naming it — except fields only the response carries
-// (id, timestamps, derived state), which are dropped, so a client may send
-// back the whole object it read. Nested objects are strict too. Returns
-// validation.
+// decodeBody reads a JSON object into dst strictly: a body not labelled
+// JSON is a 415; a string holding a NUL character is a 400 naming its
+// field (no store keeps one alike, see domain.CheckJSONNoNUL); a field the
+// request type does not know is a 400 naming it — except fields only the
+// response carries (id, timestamps, derived state), which are dropped, so a
+// client may send back the whole object it read. Nested objects are strict
+// too. Returns validation.
 func decodeBody(r *http.Request, dst any, reqType, respType reflect.Type, optional bool) error {
 	data, err := io.ReadAll(r.Body)
 	if err != nil {
@@ -48,9 +53,15 @@ func decodeBody(r *http.Request, dst any, reqType, respType reflect.Type, option
 		}
 		return errs.E(errs.Validation, "a JSON request body is required")
 	}
+	if err := requireJSONType(r.Header.Get("Content-Type")); err != nil {
+		return err
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil || top == nil {
 		return errs.E(errs.Validation, "the request body must be a JSON object")
+	}
+	if err := domain.CheckJSONNoNUL(data); err != nil {
+		return err
 	}
 	accepted, readOnly := jsonFields(reqType), jsonFields(respType)
 	var unknown []string
@@ -82,6 +93,32 @@ func decodeBody(r *http.Request, dst any, reqType, respType reflect.Type, option
 		return decodeError(err)
 	}
 	return nil
+}
+
+// requireJSONType refuses a body whose Content-Type is not JSON
+// (application/json or an application/*+json type, in UTF-8) with 415: a
+// form or a text/plain body — what a page on another origin may send
+// without asking — never reaches a JSON route. Returns validation.
+func requireJSONType(header string) error {
+	mt, params, err := mime.ParseMediaType(header)
+	isJSON := err == nil && (mt == "application/json" || strings.HasPrefix(mt, "application/") && strings.HasSuffix(mt, "+json"))
+	if cs, ok := params["charset"]; isJSON && (!ok || strings.EqualFold(cs, "utf-8")) {
+		return nil
+	}
+	got := "no Content-Type"
+	if header != "" {
+		got = "Content-Type " + strconv.Quote(truncateRunes(header, 100))
+	}
+	return withStatus(http.StatusUnsupportedMediaType,
+		errs.E(errs.Validation, "the request body must be JSON: send Content-Type: application/json (this request has %s)", got))
+}
+
+// truncateRunes cuts s to at most n runes, for quoting a client's value.
+func truncateRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
 }
 
 // decodeError turns encoding/json's complaints into field-level validation.

@@ -142,7 +142,34 @@ func (s *Server) routeMiddleware(r Route) []echo.MiddlewareFunc {
 	if r.Access == Bearer {
 		mw = append(mw, s.authenticate)
 	}
+	if r.checksParams() {
+		mw = append(mw, refuseNULParams(r))
+	}
 	return mw
+}
+
+// refuseNULParams refuses a path or query parameter holding a NUL
+// character (sent as %00) with 400 naming it: parameters are stored or
+// looked up, and no store takes a NUL alike (see domain.CheckNoNUL).
+func refuseNULParams(r Route) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			for _, name := range r.PathParams() {
+				if err := domain.CheckNoNUL(name, c.Param(name)); err != nil {
+					return err
+				}
+			}
+			q := c.QueryParams()
+			for _, p := range r.Query {
+				for _, v := range q[p.Name] {
+					if err := domain.CheckNoNUL(p.Name, v); err != nil {
+						return err
+					}
+				}
+			}
+			return next(c)
+		}
+	}
 }
 
 // limitBody refuses a declared oversize body with 413 without reading it,

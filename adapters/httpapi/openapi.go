@@ -212,8 +212,10 @@ func requestSchema(r Route, g *schemaGen) (*openapi3.SchemaRef, error) {
 // its kind shares, plus its own. Every route spends a rate budget (429) and
 // may fail unexpectedly (500); a bearer route authenticates, which answers
 // 401 for a bad token and 503 when the credential store cannot answer; a
-// body may be malformed (400) or too large (413); a path names a row that
-// may not exist (404); a write is refused while the server drains (503).
+// body may be malformed (400), too large (413) or, on a JSON route, not
+// labelled JSON (415); a path names a row that may not exist (404); a path
+// or query parameter may be malformed (400); a write is refused while the
+// server drains (503).
 func refusals(r Route) []int {
 	set := map[int]bool{http.StatusTooManyRequests: true, http.StatusInternalServerError: true}
 	if r.Access == Bearer {
@@ -224,8 +226,14 @@ func refusals(r Route) []int {
 		set[http.StatusBadRequest] = true
 		set[http.StatusRequestEntityTooLarge] = true
 	}
+	if r.takesJSON() {
+		set[http.StatusUnsupportedMediaType] = true
+	}
 	if len(r.PathParams()) > 0 {
 		set[http.StatusNotFound] = true
+	}
+	if r.checksParams() {
+		set[http.StatusBadRequest] = true // a parameter holding a NUL
 	}
 	if r.Class() == ClassWrite {
 		set[http.StatusServiceUnavailable] = true

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -101,6 +102,18 @@ func (r Route) Class() RateClass {
 // HasBody reports whether the route takes a JSON request body.
 func (r Route) HasBody() bool {
 	return r.Upload != "" || r.RawBody || (r.Request != nil && r.Request != noBodyType)
+}
+
+// takesJSON reports whether the route's body is JSON (not an upload or raw
+// bytes): the body decodeBody reads, labelled application/json.
+func (r Route) takesJSON() bool { return r.HasBody() && r.Upload == "" && !r.RawBody }
+
+// checksParams reports whether the route refuses a path or query parameter
+// holding a NUL with the 400 envelope (refuseNULParams). A route answering
+// 400 itself (AltStatuses: the MCP sign-in's callback page) reads its
+// parameters without storing them, and keeps its own page.
+func (r Route) checksParams() bool {
+	return (len(r.PathParams()) > 0 || len(r.Query) > 0) && !slices.Contains(r.AltStatuses, http.StatusBadRequest)
 }
 
 // OpenAPIPath converts echo's :param syntax to OpenAPI's {param}.
@@ -202,7 +215,7 @@ func op[Req, Resp any](method, path, id, tag, summary string, status int, h Hand
 	r.handler = func(r Route) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := new(Req)
-			if r.HasBody() && r.Upload == "" && !r.RawBody {
+			if r.takesJSON() {
 				if err := decodeBody(c.Request(), req, r.Request, r.Response, r.OptionalBody); err != nil {
 					return err
 				}

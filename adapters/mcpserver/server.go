@@ -145,6 +145,9 @@ func (s *server) ask(ctx context.Context, req *sdk.CallToolRequest, agentID, age
 	if strings.TrimSpace(in.Prompt) == "" {
 		return errorResult("prompt is required"), nil, nil
 	}
+	if err := domain.CheckNoNUL("prompt", in.Prompt); err != nil {
+		return errorResult(errs.MessageOf(err)), nil, nil
+	}
 	title := "MCP: " + in.Prompt
 	if utf8.RuneCountInString(title) > 80 {
 		title = string([]rune(title)[:79]) + "…"
@@ -204,6 +207,9 @@ func (s *server) readSession(ctx context.Context, req *sdk.CallToolRequest, in r
 	p, ok := caller(req.Extra.TokenInfo)
 	if !ok {
 		return nil, nil, errors.New("no caller")
+	}
+	if err := domain.CheckNoNUL("session_id", in.SessionID); err != nil {
+		return errorResult(errs.MessageOf(err)), nil, nil
 	}
 	lines, err := s.d.Sessions.Transcript(ctx, p, in.SessionID, transcriptLimit)
 	if err != nil {

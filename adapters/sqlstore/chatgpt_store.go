@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
 )
 
 // InsertChatGPTLogin implements ports.ChatGPTStore.
@@ -22,15 +23,25 @@ func (db *DB) InsertChatGPTLogin(ctx context.Context, l domain.ChatGPTLogin, now
 }
 
 // TakeChatGPTLogin implements ports.ChatGPTStore: the row is deleted as it
-// is read, so a callback URL redeems once.
-func (db *DB) TakeChatGPTLogin(ctx context.Context, state string, now time.Time) (domain.ChatGPTLogin, error) {
-	l := domain.ChatGPTLogin{State: state}
+// is read, so a callback URL redeems once — and only by the person who
+// started it for the provider it names, so someone else's paste leaves it
+// waiting for its owner.
+func (db *DB) TakeChatGPTLogin(ctx context.Context, state, providerID, userID string, now time.Time) (domain.ChatGPTLogin, error) {
+	l := domain.ChatGPTLogin{State: state, ProviderID: providerID, UserID: userID}
 	err := db.tx(ctx, func(tx txQ) error {
 		var expires int64
-		err := tx.QueryRowContext(ctx, `DELETE FROM chatgpt_logins WHERE state = ? RETURNING provider_id, user_id, verifier, expires_at`, state).
-			Scan(&l.ProviderID, &l.UserID, &l.SealedVerifier, &expires)
+		err := tx.QueryRowContext(ctx, `DELETE FROM chatgpt_logins WHERE state = ? AND provider_id = ? AND user_id = ? RETURNING verifier, expires_at`,
+			state, providerID, userID).Scan(&l.SealedVerifier, &expires)
 		if errors.Is(err, sql.ErrNoRows) {
-			return notFound("sign-in")
+			var one int
+			err = tx.QueryRowContext(ctx, `SELECT 1 FROM chatgpt_logins WHERE state = ? AND expires_at > ?`, state, ms(now)).Scan(&one)
+			if errors.Is(err, sql.ErrNoRows) {
+				return notFound("sign-in")
+			}
+			if err != nil {
+				return translate(err)
+			}
+			return errs.E(errs.Forbidden, "the sign-in was started by another person or for another provider")
 		}
 		if err != nil {
 			return translate(err)

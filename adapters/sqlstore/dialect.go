@@ -91,20 +91,32 @@ func numberPlaceholders(query string) string {
 
 // args returns the arguments as the engine takes them: the schema keeps
 // flags as 0/1 integers on both engines, and Postgres refuses a bool for
-// an integer column.
+// an integer column. A string holding a NUL character has each replaced
+// by U+FFFD on both engines: Postgres refuses one in text (SQLSTATE 22021)
+// where SQLite keeps it, and the API refuses one in what a client sends,
+// so what reaches here is text the server took from elsewhere (a model's
+// answer, a title it wrote, a tool's output) — kept, and kept alike.
 func (d *dialect) args(args []any) []any {
-	if d == nil || !d.numbered {
-		return args
-	}
+	numbered := d != nil && d.numbered
 	var out []any
 	for i, a := range args {
-		x, ok := a.(bool)
-		if !ok {
+		var v any
+		switch x := a.(type) {
+		case bool:
+			if !numbered {
+				continue
+			}
+			v = int64(0)
+			if x {
+				v = int64(1)
+			}
+		case string:
+			if strings.IndexByte(x, 0) < 0 {
+				continue
+			}
+			v = strings.ReplaceAll(x, "\x00", "\uFFFD")
+		default:
 			continue
-		}
-		v := int64(0)
-		if x {
-			v = 1
 		}
 		if out == nil {
 			out = append([]any(nil), args...)

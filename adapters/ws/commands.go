@@ -62,9 +62,27 @@ func (c *conn) handle(data []byte) {
 	}
 }
 
+// decode reads a command's payload into v. A payload holding a NUL
+// character anywhere is refused as run.error user_error naming the field,
+// as a REST body is: no store keeps one alike.
 func (c *conn) decode(env Envelope, v any) bool {
 	if len(env.Payload) == 0 || json.Unmarshal(env.Payload, v) != nil {
 		c.sendError("validation", env.Type+" needs a payload object")
+		return false
+	}
+	if err := domain.CheckJSONNoNUL(env.Payload); err != nil {
+		var ids struct {
+			RunID     string `json:"run_id"`
+			SessionID string `json:"session_id"`
+		}
+		_ = json.Unmarshal(env.Payload, &ids)
+		if domain.HasNUL(ids.RunID) {
+			ids.RunID = ""
+		}
+		if domain.HasNUL(ids.SessionID) {
+			ids.SessionID = ""
+		}
+		c.runError(ids.RunID, ids.SessionID, err, "")
 		return false
 	}
 	return true

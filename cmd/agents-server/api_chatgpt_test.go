@@ -285,3 +285,64 @@ func jsonText(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// A pasted callback redeems only the sign-in its owner started on its
+// provider: another person's paste (on their own provider, or on the same
+// shared one) is refused and leaves the owner's sign-in waiting, and the
+// owner's own paste still signs in.
+func TestChatGPTSignInIsRedeemedOnlyByItsOwner(t *testing.T) {
+	t.Parallel()
+	d := chatgptdouble.New(chatgptdouble.Options{})
+	t.Cleanup(d.Close)
+	cfg := testConfig(t)
+	cfg.ChatGPTAuthURL, cfg.ChatGPTBackendURL = d.Issuer(), d.BackendURL()
+	h := startServer(t, cfg)
+	ann, bob := h.member("ann"), h.member("bob")
+	h.createUser("root2", "password-of-root2", "admin")
+	root2 := h.login("root2", "password-of-root2")
+
+	annProv := h.createProvider(ann, map[string]any{"name": "ann chatgpt", "auth_mode": "chatgpt_login"})
+	bobProv := h.createProvider(bob, map[string]any{"name": "bob chatgpt", "auth_mode": "chatgpt_login"})
+	shared := h.createProvider(h.admin, map[string]any{"name": "team chatgpt", "auth_mode": "chatgpt_login", "scope": "global"})
+	started := func(token, providerID string) string {
+		var login httpapi.ChatGPTLoginView
+		h.call("POST", "/api/v1/providers/"+providerID+"/chatgpt/login", token, nil).want(t, 200).decode(t, &login)
+		cb, err := chatgptdouble.Consent(login.AuthorizeURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cb
+	}
+	complete := func(token, providerID, cb string) reply {
+		return h.call("POST", "/api/v1/providers/"+providerID+"/chatgpt/complete", token, map[string]any{"callback_url": cb})
+	}
+
+	for _, c := range []struct {
+		what                 string
+		owner, other         string
+		ownerProv, otherProv string
+	}{
+		{"another member on their own provider", ann, bob, annProv.ID, bobProv.ID},
+		{"another admin on the same shared provider", h.admin, root2, shared.ID, shared.ID},
+	} {
+		cb := started(c.owner, c.ownerProv)
+		for range 2 { // a second try finds it still there too
+			e := complete(c.other, c.otherProv, cb).wantErr(t, 400, "validation")
+			if !strings.Contains(e.Fields["callback_url"], "another provider or person") {
+				t.Fatalf("%s: the foreign paste = %+v", c.what, e)
+			}
+		}
+		if p := h.provider(c.other, c.otherProv); p.ChatGPTLoggedIn && c.otherProv != c.ownerProv {
+			t.Fatalf("%s: the foreign paste signed in %+v", c.what, p)
+		}
+		var p httpapi.ProviderView
+		complete(c.owner, c.ownerProv, cb).want(t, 200).decode(t, &p)
+		if !p.ChatGPTLoggedIn {
+			t.Fatalf("%s: the owner's paste after a foreign one = %+v", c.what, p)
+		}
+		complete(c.owner, c.ownerProv, cb).wantErr(t, 400, "validation") // redeemed once
+	}
+	if p := h.provider(bob, bobProv.ID); p.ChatGPTLoggedIn {
+		t.Fatalf("bob's provider signed in with ann's account: %+v", p)
+	}
+}

@@ -188,6 +188,7 @@ func TestUndeclaredBodyIsCutAtTheCapAndFailsAsValidation(t *testing.T) {
 	// io.MultiReader hides the length, so the client sends it chunked.
 	req, _ := http.NewRequest("PUT", h.base+"/api/v1/settings/system_prompt", io.MultiReader(strings.NewReader(big)))
 	req.Header.Set("Authorization", "Bearer "+h.admin)
+	req.Header.Set("Content-Type", "application/json")
 	if req.ContentLength != 0 {
 		t.Fatalf("request would declare its length (%d)", req.ContentLength)
 	}
@@ -348,6 +349,7 @@ func TestDrainRefusesNewWorkWhileInFlightRequestsFinish(t *testing.T) {
 	pr, pw := io.Pipe()
 	held, _ := http.NewRequest("PUT", h.base+"/api/v1/settings/system_prompt", pr)
 	held.Header.Set("Authorization", "Bearer "+h.admin)
+	held.Header.Set("Content-Type", "application/json")
 	heldDone := make(chan reply, 1)
 	go func() {
 		resp, err := http.DefaultClient.Do(held)

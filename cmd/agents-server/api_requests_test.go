@@ -133,6 +133,36 @@ func TestRequiredFieldsAreWhatTheServerDemands(t *testing.T) {
 				return map[string]any{"span_id": spanID, "tools": []any{map[string]any{"name": "lookup", "description": "d"}}}
 			}},
 	}
+	// Workflows, their executions, triggers and skills: each operation's
+	// body, and a step inside a definition.
+	step := func() []any { return []any{map[string]any{"name": "one", "agent": agent.ID, "prompt": "go"}} }
+	var wf httpapi.WorkflowView
+	h.call("POST", "/api/v1/workflows", h.admin, map[string]any{"name": "base", "description": "d", "steps": step()}).
+		want(t, 201).decode(t, &wf)
+	var trig httpapi.TriggerSecretView
+	h.call("POST", "/api/v1/triggers", h.admin, map[string]any{"kind": "webhook", "target": "agent", "agent_config_id": agent.ID,
+		"session_id": sess.ID, "brief": "b"}).want(t, 201).decode(t, &trig)
+	var skill httpapi.SkillView
+	h.call("POST", "/api/v1/skills", h.admin, map[string]any{"content": "---\nname: base\ndescription: d\n---\nbody"}).
+		want(t, 201).decode(t, &skill)
+	workflowBody := func(prefix string) func(int) map[string]any {
+		return func(n int) map[string]any {
+			return map[string]any{"name": fmt.Sprintf("%s%d", prefix, n), "description": "d", "steps": step()}
+		}
+	}
+	cases = append(cases,
+		bodyCase{method: "POST", path: "/api/v1/workflows", token: h.admin, body: workflowBody("w")},
+		bodyCase{method: "POST", path: "/api/v1/workflows", token: h.admin, at: "steps.0", body: workflowBody("ws")},
+		bodyCase{method: "PUT", path: "/api/v1/workflows/" + wf.ID, token: h.admin, body: workflowBody("base-")},
+		bodyCase{method: "PUT", path: "/api/v1/workflows/" + wf.ID, token: h.admin, at: "steps.0", body: workflowBody("base-s")},
+		bodyCase{method: "POST", path: "/api/v1/workflows/" + wf.ID + "/runs", token: h.admin, body: named("session_id", sess.ID, "input", "go")},
+		bodyCase{method: "POST", path: "/api/v1/triggers", token: h.admin, conditional: []string{"agent_config_id"},
+			body: named("kind", "webhook", "target", "agent", "agent_config_id", agent.ID, "session_id", sess.ID, "brief", "b")},
+		bodyCase{method: "PUT", path: "/api/v1/triggers/" + trig.ID, token: h.admin, conditional: []string{"agent_config_id"},
+			body: named("target", "agent", "agent_config_id", agent.ID, "session_id", sess.ID, "brief", "b")},
+		bodyCase{method: "POST", path: "/api/v1/skills", token: h.admin, body: named("content", "---\nname: s%d\ndescription: d\n---\nbody")},
+		bodyCase{method: "PUT", path: "/api/v1/skills/" + skill.ID, token: h.admin, body: named("content", "---\nname: base\ndescription: d\n---\nbody")},
+	)
 	for _, c := range cases {
 		h.probeRequired(c)
 	}

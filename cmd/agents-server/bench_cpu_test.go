@@ -120,6 +120,7 @@ func (s *benchServer) cpu(b *testing.B) time.Duration {
 func (s *benchServer) call(b *testing.B, method, path, body string) map[string]any {
 	req, _ := http.NewRequest(method, s.url+path, strings.NewReader(body))
 	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		b.Fatal(err)

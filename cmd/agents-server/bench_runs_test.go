@@ -104,6 +104,7 @@ func benchCall(b *testing.B, srv *app) func(method, path, body string) map[strin
 	return func(method, path, body string) map[string]any {
 		req, _ := http.NewRequest(method, srv.URL()+path, strings.NewReader(body))
 		req.Header.Set("Authorization", "Bearer "+srv.wb.AdminToken())
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			b.Fatal(err)

@@ -37,6 +37,7 @@ func BenchmarkSessions(b *testing.B) {
 	create := func(name string) string {
 		req, _ := http.NewRequest("POST", a.URL()+"/api/v1/sessions", strings.NewReader(`{"name":"`+name+`"}`))
 		req.Header.Set("Authorization", "Bearer "+a.wb.AdminToken())
+		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			b.Fatal(err)

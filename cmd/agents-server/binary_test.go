@@ -223,6 +223,9 @@ func (p *process) call(t *testing.T, method, path string, body any, headers ...s
 	}
 	req, _ := http.NewRequest(method, p.url+path, rd)
 	req.Header.Set("Authorization", "Bearer "+p.token)
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	for i := 0; i+1 < len(headers); i += 2 {
 		req.Header.Set(headers[i], headers[i+1])
 	}

@@ -87,6 +87,7 @@ func TestLoad(t *testing.T) {
 				}
 				req, _ := http.NewRequest("POST", p.url+"/api/v1/sessions/"+sid+"/runs", bytes.NewReader([]byte(`{"input":"go"}`)))
 				req.Header.Set("Authorization", "Bearer "+p.token)
+				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Accept", "text/event-stream")
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {

@@ -61,6 +61,9 @@ func (d SettingDef) normalizeKind(value string) (string, error) {
 	if len(value) > MaxSettingLen {
 		return "", errs.Field("value", "must be at most %d bytes", MaxSettingLen)
 	}
+	if err := CheckNoNUL("value", value); err != nil {
+		return "", err
+	}
 	switch d.Kind {
 	case SettingString:
 		if strings.ContainsAny(value, "\r\n") {

@@ -28,11 +28,12 @@ type Workflow struct {
 // WorkflowSpec is what a workflow's author writes: the name (unique,
 // whatever its case, among globals and among one owner's privates), the
 // description an agent matches requests against, the steps in order, and
-// the budget every execution answers to.
+// the budget every execution answers to. A field tagged required is one
+// the validator refuses every definition without (see AgentSpec).
 type WorkflowSpec struct {
-	Name        string         `json:"name"`
-	Description string         `json:"description"`
-	Steps       []WorkflowStep `json:"steps"`
+	Name        string         `json:"name" required:"true"`
+	Description string         `json:"description" required:"true"`
+	Steps       []WorkflowStep `json:"steps" required:"true"`
 	Budget      WorkflowBudget `json:"budget"`
 }
 
@@ -42,9 +43,9 @@ type WorkflowSpec struct {
 // execution. A gate step's verdict, not its run's status, picks the edge.
 type WorkflowStep struct {
 	ID            string `json:"id"` // stable, server-assigned
-	Name          string `json:"name"`
-	Agent         string `json:"agent"` // the agent's id
-	Prompt        string `json:"prompt"`
+	Name          string `json:"name" required:"true"`
+	Agent         string `json:"agent" required:"true"` // the agent's id
+	Prompt        string `json:"prompt" required:"true"`
 	Gate          bool   `json:"gate,omitempty"`
 	GatePass      string `json:"gate_pass,omitempty"` // "" = PASS
 	GateFail      string `json:"gate_fail,omitempty"` // "" = FAIL

@@ -130,15 +130,19 @@ func (s *Service) ChatGPTComplete(ctx context.Context, p domain.Principal, id, c
 	if q.Get("state") == "" {
 		return pr, errs.Field("callback_url", "carries no state: paste the whole address the browser landed on after signing in (it starts with %s)", ports.ChatGPTRedirectURI)
 	}
-	l, err := s.gpt.store.TakeChatGPTLogin(ctx, q.Get("state"), s.clock.Now())
-	if errs.Is(err, errs.NotFound) {
+	if domain.HasNUL(q.Get("state")) {
+		return pr, errs.Field("callback_url", "carries a state that %s", domain.NULMessage)
+	}
+	// The store takes the sign-in only for the person who started it on
+	// this provider: another's paste must not use up (or cancel) theirs.
+	l, err := s.gpt.store.TakeChatGPTLogin(ctx, q.Get("state"), pr.ID, p.User.ID, s.clock.Now())
+	switch {
+	case errs.Is(err, errs.NotFound):
 		return pr, errs.Field("callback_url", "belongs to no waiting sign-in: it expired after %s or was already used; sign in again", LoginTTL)
-	}
-	if err != nil {
-		return pr, err
-	}
-	if l.ProviderID != pr.ID || l.UserID != p.User.ID {
+	case errs.Is(err, errs.Forbidden):
 		return pr, errs.Field("callback_url", "belongs to a sign-in started for another provider or person; sign in again")
+	case err != nil:
+		return pr, err
 	}
 	if e := q.Get("error"); e != "" {
 		if d := q.Get("error_description"); d != "" {

@@ -9,6 +9,7 @@ import (
 
 	"go.yaml.in/yaml/v4"
 
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 )
 
@@ -44,6 +45,9 @@ func Parse(content string) (Document, error) {
 	if !utf8.ValidString(content) {
 		return Document{}, errs.Field("content", "is not UTF-8 text")
 	}
+	if domain.HasNUL(content) {
+		return Document{}, errs.Field("content", domain.NULMessage)
+	}
 	text := strings.TrimPrefix(content, "\uFEFF")
 	front, body, ok := split(text)
 	if !ok {
@@ -76,6 +80,9 @@ func Parse(content string) (Document, error) {
 			"(no spaces, colons or slashes), starting with a letter or digit", name)
 	case utf8.RuneCountInString(desc) > MaxDescription:
 		return Document{}, errs.Field("content", "frontmatter description is longer than %d characters", MaxDescription)
+	case domain.HasNUL(desc):
+		// YAML spells one "\0" in a quoted string.
+		return Document{}, errs.Field("content", "frontmatter description %s", domain.NULMessage)
 	}
 	return Document{Name: name, Description: desc, Body: body}, nil
 }

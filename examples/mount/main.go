@@ -24,12 +24,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/agents-server/agents-server/workbench"
 )
@@ -177,11 +179,23 @@ func (s *service) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: s.sign(name), Path: "/", HttpOnly: true, SameSite: http.SameSiteLaxMode})
-	next := r.FormValue("next")
-	if !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") {
-		next = "/"
+	http.Redirect(w, r, localPath(r.FormValue("next")), http.StatusSeeOther)
+}
+
+// localPath is where a sign-in may send the browser next: a path on this
+// service, or "/" when next is anything else. It must start with one
+// slash: "//host" is another site, and so is "/\host", since browsers
+// read a backslash as a slash (and drop tabs and newlines, so no control
+// character passes either); the same holds for the path it decodes to.
+func localPath(next string) string {
+	u, err := url.Parse(next)
+	switch {
+	case err != nil, !strings.HasPrefix(next, "/"), strings.HasPrefix(next, "//"),
+		strings.ContainsRune(next, '\\'), strings.ContainsFunc(next, unicode.IsControl),
+		u.Host != "", strings.HasPrefix(u.Path, "//"), strings.ContainsRune(u.Path, '\\'):
+		return "/"
 	}
-	http.Redirect(w, r, next, http.StatusSeeOther)
+	return next
 }
 
 func (s *service) logout(w http.ResponseWriter, r *http.Request) {

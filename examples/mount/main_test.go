@@ -90,3 +90,51 @@ func mustURL(t *testing.T, s string) *url.URL {
 	}
 	return u
 }
+
+// TestSignInSendsTheBrowserOnlyToThisSite: the next a sign-in redirects to
+// is a path of the service; anything a browser could read as another
+// site — //host, /\host (a backslash reads as a slash), a scheme, a
+// control character a browser drops — sends it home instead.
+func TestSignInSendsTheBrowserOnlyToThisSite(t *testing.T) {
+	wb, err := workbench.Open(context.Background(), workbench.Options{DataDir: t.TempDir(),
+		PasswordParams: workbench.PasswordParams{MemoryKiB: 64, Time: 1, Threads: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { wb.Close() })
+	srv := httptest.NewServer(newService(wb, map[string]account{"ada": {password: "pw"}}))
+	t.Cleanup(srv.Close)
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for next, want := range map[string]string{
+		"/agents/":                        "/agents/",
+		"/agents/settings?tab=providers":  "/agents/settings?tab=providers",
+		"/\\evil.example/x":               "/",
+		"/\\/evil.example":                "/",
+		"\\\\evil.example":                "/",
+		"//evil.example/x":                "/",
+		"/%2F%2Fevil.example":             "/",
+		"/%5Cevil.example":                "/",
+		"/\t/evil.example":                "/",
+		"https://evil.example/":           "/",
+		"javascript:alert(1)":             "/",
+		"evil.example":                    "/",
+		"":                                "/",
+		"/agents/a b":                     "/agents/a b",
+		"/\x7f/evil.example":              "/",
+		"/agents/\u00e9t\u00e9?x=%2F%2Fy": "/agents/\u00e9t\u00e9?x=%2F%2Fy",
+	} {
+		resp, err := client.PostForm(srv.URL+"/login", url.Values{"user": {"ada"}, "password": {"pw"}, "next": {next}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		loc, err := url.Parse(resp.Header.Get("Location"))
+		if resp.StatusCode != http.StatusSeeOther || err != nil || loc.Host != "" {
+			t.Errorf("next %q: %d → %q", next, resp.StatusCode, resp.Header.Get("Location"))
+			continue
+		}
+		if w := mustURL(t, want); loc.Path != w.Path || loc.RawQuery != w.RawQuery {
+			t.Errorf("next %q → %q, want %q", next, loc.String(), want)
+		}
+	}
+}

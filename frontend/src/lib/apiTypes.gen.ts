@@ -2096,16 +2096,16 @@ export interface components {
         CreateWorkflowRequest: {
             budget?: components["schemas"]["WorkflowBudgetInput"];
             /** @description What the workflow is for: an agent matches a request against it when spawn_task lists the workflows */
-            description?: string;
+            description: string;
             /** @description Unique, whatever its case, among globals and among the owner's privates */
-            name?: string;
+            name: string;
             /**
              * @description Default private
              * @enum {string}
              */
             scope?: "private" | "global";
             /** @description In order: success falls through to the next step unless on_success says otherwise */
-            steps?: components["schemas"]["WorkflowStepInput"][];
+            steps: components["schemas"]["WorkflowStepInput"][];
         };
         CreatedToken: {
             /** Format: date-time */
@@ -3591,11 +3591,11 @@ export interface components {
         WorkflowSpec: {
             budget?: components["schemas"]["WorkflowBudgetInput"];
             /** @description What the workflow is for: an agent matches a request against it when spawn_task lists the workflows */
-            description?: string;
+            description: string;
             /** @description Unique, whatever its case, among globals and among the owner's privates */
-            name?: string;
+            name: string;
             /** @description In order: success falls through to the next step unless on_success says otherwise */
-            steps?: components["schemas"]["WorkflowStepInput"][];
+            steps: components["schemas"]["WorkflowStepInput"][];
         };
         WorkflowStep: {
             /** @description The id of the agent that runs the step */
@@ -3622,7 +3622,7 @@ export interface components {
         };
         WorkflowStepInput: {
             /** @description The id of the agent that runs the step */
-            agent?: string;
+            agent: string;
             /** @description Fold the conversation into a summary before the step (with its agent's compaction settings) */
             compact_before?: boolean;
             /** @description The step checks: its verdict (the last non-empty line, or a structured passed/verdict) picks the edge */
@@ -3633,7 +3633,7 @@ export interface components {
             gate_pass?: string;
             /** @description Stable and server-assigned: omit it for a new step, send it back to keep a step */
             id?: string;
-            name?: string;
+            name: string;
             /** @description A step id (or name), end, or empty to fail the execution; an earlier step makes a loop */
             on_failure?: string;
             /** @description A step id (or name), end, or empty for the next step */
@@ -3641,7 +3641,7 @@ export interface components {
             /** @description Hold before the step until a person approves it from the conversation that asked */
             pause_before?: boolean;
             /** @description Starts the step's turn (the brief leads the first step's) */
-            prompt?: string;
+            prompt: string;
         };
         WorkflowView: {
             budget: components["schemas"]["WorkflowBudget"];
@@ -3730,6 +3730,7 @@ export interface operations {
             403: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -3755,6 +3756,7 @@ export interface operations {
                     "application/json": components["schemas"]["AgentView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -3792,6 +3794,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -3815,6 +3818,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -3854,6 +3858,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -3879,6 +3884,7 @@ export interface operations {
                     "application/json": components["schemas"]["ToolView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -3939,6 +3945,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -3973,6 +3980,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -4031,6 +4039,7 @@ export interface operations {
                     "image/*": string;
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4063,6 +4072,7 @@ export interface operations {
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -4163,6 +4173,7 @@ export interface operations {
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -4186,6 +4197,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4245,6 +4257,7 @@ export interface operations {
             403: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -4268,6 +4281,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -4305,6 +4319,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -4361,6 +4376,7 @@ export interface operations {
             403: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -4386,6 +4402,7 @@ export interface operations {
                     "application/json": components["schemas"]["GuardrailView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4423,6 +4440,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -4446,6 +4464,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -4506,6 +4525,7 @@ export interface operations {
             403: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -4531,6 +4551,7 @@ export interface operations {
                     "application/json": components["schemas"]["MCPServerView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4568,6 +4589,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -4591,6 +4613,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -4620,6 +4643,7 @@ export interface operations {
                     "application/json": components["schemas"]["MCPConnectView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -4650,6 +4674,7 @@ export interface operations {
                     "application/json": components["schemas"]["MCPServerView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -4688,6 +4713,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -4815,6 +4841,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4849,6 +4876,7 @@ export interface operations {
             403: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -4874,6 +4902,7 @@ export interface operations {
                     "application/json": components["schemas"]["MemoryView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4911,6 +4940,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -4934,6 +4964,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -4989,6 +5020,7 @@ export interface operations {
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
@@ -5050,6 +5082,7 @@ export interface operations {
             401: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -5075,6 +5108,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -5111,6 +5145,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -5136,6 +5171,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProjectDeletedView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
@@ -5369,6 +5405,7 @@ export interface operations {
             403: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -5394,6 +5431,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProviderView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -5431,6 +5469,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -5454,6 +5493,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -5493,6 +5533,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
@@ -5578,6 +5619,7 @@ export interface operations {
                     "application/json": components["schemas"]["ChatGPTStatusView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -5643,6 +5685,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -5696,6 +5739,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -5732,6 +5776,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -5800,6 +5845,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -5880,6 +5926,7 @@ export interface operations {
             403: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -5905,6 +5952,7 @@ export interface operations {
                     "application/json": components["schemas"]["SandboxView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -5942,6 +5990,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -5965,6 +6014,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -6080,6 +6130,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -6196,6 +6247,7 @@ export interface operations {
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -6221,6 +6273,7 @@ export interface operations {
                     "application/json": components["schemas"]["SessionView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6246,6 +6299,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6281,6 +6335,7 @@ export interface operations {
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -6306,6 +6361,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApprovalView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6342,6 +6398,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -6396,6 +6453,7 @@ export interface operations {
                     "application/json": components["schemas"]["ContextView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6431,6 +6489,7 @@ export interface operations {
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -6489,6 +6548,7 @@ export interface operations {
                     "application/json": components["schemas"]["RunSummaryView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6547,6 +6607,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -6572,6 +6633,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskView"][];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6635,6 +6697,7 @@ export interface operations {
                     "application/json": components["schemas"]["SpanPayload"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6719,6 +6782,7 @@ export interface operations {
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -6742,6 +6806,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -6776,6 +6841,7 @@ export interface operations {
             401: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
@@ -6810,6 +6876,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -6866,6 +6933,7 @@ export interface operations {
             403: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -6891,6 +6959,7 @@ export interface operations {
                     "application/json": components["schemas"]["SkillView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -6928,6 +6997,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -6951,6 +7021,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -6990,6 +7061,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -7049,6 +7121,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -7076,6 +7149,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
@@ -7104,6 +7178,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
@@ -7132,6 +7207,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
@@ -7219,6 +7295,7 @@ export interface operations {
             401: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -7244,6 +7321,7 @@ export interface operations {
                     "application/json": components["schemas"]["TriggerView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -7279,6 +7357,7 @@ export interface operations {
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -7302,6 +7381,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -7417,6 +7497,7 @@ export interface operations {
             403: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -7442,6 +7523,7 @@ export interface operations {
                     "application/json": components["schemas"]["WorkflowView"];
                 };
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -7479,6 +7561,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -7502,6 +7585,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             403: components["responses"]["Error"];
             404: components["responses"]["Error"];
@@ -7539,6 +7623,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
@@ -7574,6 +7659,7 @@ export interface operations {
             404: components["responses"]["Error"];
             409: components["responses"]["Error"];
             413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
