@@ -24,6 +24,12 @@ const (
 	KeySkillsAllowPrivate        = "skills_allow_private_addresses"
 )
 
+// The per-user caps on what runs and what holds memory on a user's behalf.
+const (
+	KeyMaxRunsPerUser        = "max_runs_per_user"
+	KeyMaxMCPSessionsPerUser = "max_mcp_sessions_per_user"
+)
+
 // Registry is every global setting, in the order the panel shows them.
 var Registry = []domain.SettingDef{
 	{
@@ -93,6 +99,19 @@ var Registry = []domain.SettingDef{
 		Group: "mcp", Label: "Serve the workbench over MCP (/mcp)",
 		Description: "When on, MCP clients (Claude Desktop, Cursor, another workbench) reach /mcp with a bearer token: " +
 			"each agent the caller can see is an ask_<agent> tool, with list_sessions and read_session. Approvals still gate in the workbench.",
+	},
+	{
+		Key: KeyMaxRunsPerUser, Kind: domain.SettingInt, Default: "10", Min: 1, Max: 1000,
+		Group: "limits", Label: "Live runs per user",
+		Description: "How many runs one account may have going at once, counted across its conversations, background tasks, " +
+			"workflow steps, triggers and /mcp; a run paused for an approval does not count until its last call is decided. " +
+			"Past it a new run (or the decision that would resume a paused one) is refused as rate_limited until one ends.",
+	},
+	{
+		Key: KeyMaxMCPSessionsPerUser, Kind: domain.SettingInt, Default: "20", Min: 1, Max: 1000,
+		Group: "mcp", Label: "MCP sessions per user",
+		Description: "How many /mcp sessions one account may hold open at once; past it a new session is refused as " +
+			"rate_limited until one is closed or expires idle.",
 	},
 	{
 		Key: KeySkillsGitHubAPI, Kind: domain.SettingURL, Schemes: []string{"http", "https"}, Default: "https://api.github.com",
