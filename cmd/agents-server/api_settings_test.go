@@ -37,6 +37,7 @@ func TestSettingDefsComeFromTheRegistry(t *testing.T) {
 		"max_terminals_per_sandbox": "4", "sandbox_idle_minutes": "30", "max_tasks_per_session": "6",
 		"max_streams_per_user": "100", "mcp_server_enabled": "true", "title_model": "",
 		"skills_github_api_url": "https://api.github.com", "skills_allow_private_addresses": "false",
+		"max_runs_per_user": "10", "max_mcp_sessions_per_user": "20",
 	}
 	for _, d := range defs {
 		def, ok := want[d.Key]
