@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -191,6 +192,12 @@ func TestRunCapIsRecordedOnTriggersAndTasks(t *testing.T) {
 		t.Fatalf("the failed task says %q", tasks[0].Result)
 	}
 	s.waitEnded(run)
+	// The failure is reported back: a wake-up run reads it, then ends.
+	waitFor(t, func() bool {
+		var list []httpapi.RunSummaryView
+		h.call("GET", "/api/v1/sessions/"+chat+"/runs", tok, nil).want(t, 200).decode(t, &list)
+		return len(list) == 2 && !slices.ContainsFunc(list, func(r httpapi.RunSummaryView) bool { return !domain.RunStatus(r.Status).Final() })
+	})
 	// Refused before it costs an attempt, while another run holds the slot.
 	busy := h.startRun(tok, s.session("busy"), map[string]any{"input": "talk"})
 	refused(t, h.call("POST", "/api/v1/tasks/"+tasks[0].TaskID+"/retry", tok, nil))
