@@ -155,6 +155,16 @@ func TestRunCapHoldsAResumeAndKeepsTheApproval(t *testing.T) {
 
 	busy := h.startRun(tok, s.session("busy"), map[string]any{"input": "talk"})
 	refused(t, h.call("POST", "/api/v1/approvals/"+pending[0].ID+"/approve", tok, nil))
+	ws := h.dialWS(tok)
+	ws.send(domain.CommandToolApprove, map[string]any{"tool_call_id": pending[0].ToolCallID})
+	for {
+		if ev := ws.read(); ev.Type == domain.EventError {
+			if p := payload[domain.ErrorPayload](t, ev); p.Code != "rate_limited" || p.RunID != paused {
+				t.Fatalf("tool.approve past the cap answered %+v", p)
+			}
+			break
+		}
+	}
 	if left := h.approvals(tok, gated.ID); len(left) != 1 || left[0].ID != pending[0].ID {
 		t.Fatalf("after the refusal the approvals are %+v", left)
 	}
