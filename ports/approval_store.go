@@ -21,8 +21,12 @@ type ApprovalStore interface {
 	FindApprovalByCall(ctx context.Context, ownerID, toolCallID string) (domain.Approval, error)
 	// DecideApproval records a decision on a pending approval (one wins:
 	// not_found when it is no longer pending) and returns every approval of
-	// its run.
-	DecideApproval(ctx context.Context, id, status, scope, reason string, at time.Time) ([]domain.Approval, error)
+	// its run. When it is the run's last pending one (the decision resumes
+	// the run) and maxLive > 0, it is refused — rate_limited
+	// (domain.TooManyRuns), nothing recorded — while the owner has maxLive
+	// live runs besides this one; counted in the write, so starts and
+	// resumes racing on any replica cannot pass the cap together.
+	DecideApproval(ctx context.Context, id, status, scope, reason string, at time.Time, maxLive int) ([]domain.Approval, error)
 	// ExpiredApprovals returns pending approvals filed before cutoff.
 	ExpiredApprovals(ctx context.Context, cutoff time.Time) ([]domain.Approval, error)
 	// ResumeRun moves a paused run back to running on replica — only one

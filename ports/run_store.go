@@ -27,6 +27,9 @@ type RunStore interface {
 	// and what the model call in flight has streamed. A run that is no
 	// longer running is left alone.
 	CheckpointRun(ctx context.Context, id string, lastSeq int64, partial string) error
+	// CountLiveRuns says how many of ownerID's runs are live (see
+	// domain.TooManyRuns): running, or paused with every call decided.
+	CountLiveRuns(ctx context.Context, ownerID string) (int, error)
 }
 
 // Orphans says which running runs a sweep ends: those of every replica

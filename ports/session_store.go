@@ -67,6 +67,10 @@ type SessionWriter interface {
 	// runs on one session at once: one wins). A run starts in the
 	// transaction that files its input, so a crash keeps both or neither.
 	CreateRun(ctx context.Context, run domain.Run) error
+	// CountLiveRuns is RunStore.CountLiveRuns in this transaction: writers
+	// are serialized, so a start that counts after creating its run row
+	// sees every other start's, on every replica.
+	CountLiveRuns(ctx context.Context, ownerID string) (int, error)
 	// EndRun stores how a run ended (as RunStore.UpdateRun does), in the
 	// transaction that files its closing entries; not_found when absent.
 	EndRun(ctx context.Context, run domain.Run) error

@@ -6,6 +6,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/chatgpt"
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/openai"
+	"github.com/agents-server/agents-server/adapters/mcpserver"
 	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
@@ -48,6 +49,8 @@ const (
 	DefaultChatGPTBackendURL = openai.DefaultCodexURL
 	// DefaultBodyLimit is the API's default request body cap.
 	DefaultBodyLimit = httpapi.DefaultBodyLimit
+	// DefaultMCPSessionIdle is Options.MCPSessionIdle's default.
+	DefaultMCPSessionIdle = mcpserver.DefaultSessionIdle
 )
 
 // Describe renders an error of Open (or of a service) for a person: its

@@ -264,7 +264,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		bus:      ws.New(ws.Deps{Auth: authSvc, Runs: runSvc, Budget: api, Streams: streams, Log: log}),
 		terminal: ws.NewTerminal(authSvc, sandboxSvc, api, streams, log),
 		mcpServer: mcpserver.New(mcpserver.Deps{Auth: authSvc, Agents: agentSvc, Sessions: sessionSvc, Runs: runSvc,
-			Settings: settingsSvc, Version: o.Version, Log: log}),
+			Settings: settingsSvc, Budget: api, SessionIdle: o.MCPSessionIdle, Version: o.Version, Log: log}),
 	}
 	// Runs a crash left running end before anything is served, and so do
 	// the tasks they were attempts of (their parents are owed a wake-up);

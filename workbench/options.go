@@ -91,6 +91,10 @@ type Options struct {
 	// TriggerEvery is how often the scheduler looks for due cron ticks (0:
 	// every second).
 	TriggerEvery time.Duration
+	// MCPSessionIdle closes an /mcp session no request has reached for
+	// this long, so abandoned sessions stop holding memory (0:
+	// DefaultMCPSessionIdle).
+	MCPSessionIdle time.Duration
 
 	// ChatGPTAuthURL and ChatGPTBackendURL are where a ChatGPT sign-in and
 	// its model calls go ("": OpenAI's); ChatGPTHTTP makes those calls

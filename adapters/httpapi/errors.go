@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 )
 
@@ -111,10 +114,15 @@ func WriteError(w http.ResponseWriter, err error) {
 }
 
 // writeEnvelope writes a refusal: the status, the bearer challenge on a
-// 401, and the envelope (no body for HEAD).
+// 401, Retry-After on every 429, and the envelope (no body for HEAD).
 func writeEnvelope(w http.ResponseWriter, head bool, status int, detail ErrorDetail) error {
 	if detail.Code == string(errs.Unauthorized) {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="agents-server"`)
+	}
+	if status == http.StatusTooManyRequests && w.Header().Get("Retry-After") == "" {
+		// A rate budget sets its own wait; a per-user cap (live runs)
+		// cannot know when a slot frees, and says to come back soon.
+		w.Header().Set("Retry-After", strconv.Itoa(int(domain.CapRetryAfter/time.Second)))
 	}
 	if head {
 		w.WriteHeader(status)

@@ -162,3 +162,21 @@ func (s *Server) SpendAuthFailure(r *http.Request) {
 	now := time.Now()
 	s.limits.peer(clientIP(r), now).authFail.AllowN(now, 1)
 }
+
+// RequestRefused spends one token of r's address's request budget — the
+// read class for GET and HEAD, the write class for anything else, as the
+// API's routes do — and says how long to wait when it is empty (0: go
+// on). The /mcp endpoint, served beside the API, is held to the same
+// budget through it.
+func (s *Server) RequestRefused(r *http.Request) time.Duration {
+	now := time.Now()
+	p := s.limits.peer(clientIP(r), now)
+	lim := p.write
+	if r.Method == http.MethodGet || r.Method == http.MethodHead {
+		lim = p.read
+	}
+	if lim.AllowN(now, 1) {
+		return 0
+	}
+	return max(untilToken(lim, now), time.Second)
+}

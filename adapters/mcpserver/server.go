@@ -38,9 +38,21 @@ type Deps struct {
 	Sessions *sessions.Service
 	Runs     *runs.Service
 	Settings *settings.Service
-	Version  string
-	Log      *slog.Logger
+	// Budget is the API's per-address rate budgets, which /mcp spends as
+	// REST and the WebSockets do; nil: none (an embedder's choice).
+	Budget Budget
+	// SessionIdle closes a session no request has reached for this long
+	// (0: DefaultSessionIdle); a call in flight keeps it open.
+	SessionIdle time.Duration
+	Version     string
+	Log         *slog.Logger
 }
+
+// DefaultSessionIdle is how long an MCP session may sit unused before it
+// is closed: a client that comes back later starts a new one (the
+// transport answers 404 for the old), and one that never comes back stops
+// holding memory.
+const DefaultSessionIdle = 10 * time.Minute
 
 // principalKey carries the caller in the token info the SDK hands tools.
 const principalKey = "principal"
@@ -48,34 +60,47 @@ const principalKey = "principal"
 // transcriptLimit bounds what read_session returns, in entries.
 const transcriptLimit = 200
 
-// New returns the /mcp handler: bearer tokens checked on every request,
-// a server per MCP session built for its caller, refused (404) while the
-// mcp_server_enabled setting is off.
+// New returns the /mcp handler: the address's request budget, then
+// (refused 404 while the mcp_server_enabled setting is off) the bearer
+// token — not even checked while the address's failed sign-in budget is
+// spent — and a server per MCP session built for its caller, at most
+// max_mcp_sessions_per_user of them, each closed after SessionIdle unused.
 func New(d Deps) http.Handler {
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
-	s := &server{d: d}
-	verify := func(ctx context.Context, token string, _ *http.Request) (*sdkauth.TokenInfo, error) {
+	if d.SessionIdle <= 0 {
+		d.SessionIdle = DefaultSessionIdle
+	}
+	s := &server{d: d, open: &openSessions{byUser: map[string]int{}}, schemas: sdk.NewSchemaCache()}
+	verify := func(ctx context.Context, token string, r *http.Request) (*sdkauth.TokenInfo, error) {
 		p, err := d.Auth.Authenticate(ctx, token)
-		if err != nil {
+		if errs.Is(err, errs.Unauthorized) {
+			if d.Budget != nil {
+				d.Budget.SpendAuthFailure(r)
+			}
 			return nil, fmt.Errorf("%w: %s", sdkauth.ErrInvalidToken, errs.MessageOf(err))
+		}
+		if err != nil {
+			// The store did not answer: no verdict on the token.
+			return nil, errors.New(errs.MessageOf(err))
 		}
 		return &sdkauth.TokenInfo{UserID: p.User.ID, Extra: map[string]any{principalKey: p}}, nil
 	}
+	transport := sdk.NewStreamableHTTPHandler(s.serverFor, &sdk.StreamableHTTPOptions{SessionTimeout: d.SessionIdle})
 	// Workbench tokens carry no expiry in-band: the auth service checks it.
 	protected := sdkauth.RequireBearerToken(verify, &sdkauth.RequireBearerTokenOptions{AllowMissingExpiration: true})(
-		sdk.NewStreamableHTTPHandler(s.serverFor, nil))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if on, err := d.Settings.Bool(r.Context(), settings.KeyMCPServerEnabled); err == nil && !on {
-			http.Error(w, "the workbench's MCP server is off (the mcp_server_enabled setting)", http.StatusNotFound)
-			return
-		}
-		protected.ServeHTTP(w, r)
-	})
+		s.capSessions(transport))
+	return s.admit(protected)
 }
 
-type server struct{ d Deps }
+type server struct {
+	d    Deps
+	open *openSessions
+	// schemas spares each session's server the reflection of the same
+	// tool input types.
+	schemas *sdk.SchemaCache
+}
 
 // caller is the principal the request's token named.
 func caller(ti *sdkauth.TokenInfo) (domain.Principal, bool) {
@@ -86,15 +111,16 @@ func caller(ti *sdkauth.TokenInfo) (domain.Principal, bool) {
 	return p, ok
 }
 
-// serverFor builds the MCP server of a new session: its tools are what
-// the caller can see now (a client lists again on a new session).
-func (s *server) serverFor(r *http.Request) *sdk.Server {
+// build makes the MCP server of a new session: its tools are what the
+// caller can see now (a client lists again on a new session).
+func (s *server) build(r *http.Request) *sdk.Server {
 	p, ok := caller(sdkauth.TokenInfoFromContext(r.Context()))
 	if !ok {
 		return nil
 	}
 	srv := sdk.NewServer(&sdk.Implementation{Name: "agents-server", Version: s.d.Version}, &sdk.ServerOptions{
 		Instructions: "Ask this workbench's agents with the ask_<agent> tools; list_sessions and read_session show the conversations.",
+		SchemaCache:  s.schemas,
 	})
 	list, err := s.d.Agents.List(r.Context(), p)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -59,7 +60,7 @@ func (db *DB) FindApprovalByCall(ctx context.Context, ownerID, toolCallID string
 }
 
 // DecideApproval implements ports.ApprovalStore.
-func (db *DB) DecideApproval(ctx context.Context, id, status, scope, reason string, at time.Time) ([]domain.Approval, error) {
+func (db *DB) DecideApproval(ctx context.Context, id, status, scope, reason string, at time.Time, maxLive int) ([]domain.Approval, error) {
 	var out []domain.Approval
 	err := db.tx(ctx, func(tx txQ) error {
 		r, err := tx.ExecContext(ctx, `UPDATE approvals SET status = ?, scope = ?, reason = ?, decided_at = ? WHERE id = ? AND status = 'pending'`,
@@ -72,6 +73,15 @@ func (db *DB) DecideApproval(ctx context.Context, id, status, scope, reason stri
 			return err
 		}
 		out, err = collect(ctx, tx, scanApproval, `SELECT `+approvalSelect+` FROM approvals WHERE run_id = ? ORDER BY id`, a.RunID)
+		if err != nil || maxLive <= 0 || slices.ContainsFunc(out, func(x domain.Approval) bool { return x.Status == domain.ApprovalPending }) {
+			return err
+		}
+		// The run resumes on this decision, so it is live from now on: the
+		// count holds it too.
+		live, err := countLiveRuns(ctx, tx, a.OwnerID)
+		if err == nil && live > maxLive {
+			err = domain.TooManyRuns(maxLive)
+		}
 		return err
 	})
 	return out, err

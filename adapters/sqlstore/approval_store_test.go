@@ -121,7 +121,7 @@ func TestDecideApprovalOneDecisionWins(t *testing.T) {
 		results := make([]error, racers)
 		race(racers, func(i int) {
 			status, scope, reason := decisionOf(i)
-			lists[i], results[i] = db.DecideApproval(ctx, target.ID, status, scope, reason, at.Add(time.Duration(i)*time.Millisecond))
+			lists[i], results[i] = db.DecideApproval(ctx, target.ID, status, scope, reason, at.Add(time.Duration(i)*time.Millisecond), 0)
 		})
 		winner := -1
 		for i, err := range results {
@@ -182,7 +182,7 @@ func TestDecidingEveryCallLeavesSomeoneToResume(t *testing.T) {
 		results := make([]error, calls)
 		race(calls, func(i int) {
 			status, scope, reason := decisionOf(i)
-			lists[i], results[i] = db.DecideApproval(ctx, aps[i].ID, status, scope, reason, when.Add(time.Hour))
+			lists[i], results[i] = db.DecideApproval(ctx, aps[i].ID, status, scope, reason, when.Add(time.Hour), 0)
 		})
 		complete := 0
 		for i, err := range results {
@@ -222,7 +222,7 @@ func TestResumeRunOneCallerWins(t *testing.T) {
 		run, st, aps := pausedRun(t, db, fmt.Sprintf("res%d", round), 2)
 		for i, a := range aps {
 			status, scope, reason := decisionOf(i)
-			if _, err := db.DecideApproval(ctx, a.ID, status, scope, reason, when.Add(time.Hour)); err != nil {
+			if _, err := db.DecideApproval(ctx, a.ID, status, scope, reason, when.Add(time.Hour), 0); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -280,7 +280,7 @@ func TestResumeRunOneCallerWins(t *testing.T) {
 			if _, err := db.FindApproval(ctx, a.ID); errs.CodeOf(err) != errs.NotFound {
 				t.Fatalf("round %d: approval %s outlived the resume: %v", round, a.ID, err)
 			}
-			if _, err := db.DecideApproval(ctx, a.ID, domain.ApprovalApproved, "", "", at); errs.CodeOf(err) != errs.NotFound {
+			if _, err := db.DecideApproval(ctx, a.ID, domain.ApprovalApproved, "", "", at, 0); errs.CodeOf(err) != errs.NotFound {
 				t.Fatalf("round %d: a late decision got %v, want not_found", round, err)
 			}
 		}
@@ -299,7 +299,7 @@ func TestResumeAndEndPauseRace(t *testing.T) {
 	wins := map[string]int{}
 	for round := range 20 {
 		run, _, aps := pausedRun(t, db, fmt.Sprintf("end%d", round), 1)
-		if _, err := db.DecideApproval(ctx, aps[0].ID, domain.ApprovalApproved, "", "", when.Add(time.Hour)); err != nil {
+		if _, err := db.DecideApproval(ctx, aps[0].ID, domain.ApprovalApproved, "", "", when.Add(time.Hour), 0); err != nil {
 			t.Fatal(err)
 		}
 		ended := run

@@ -117,6 +117,28 @@ func (db *DB) FailOrphanedRuns(ctx context.Context, o ports.Orphans) ([]domain.R
 	return out, err
 }
 
+// liveRuns counts an owner's live runs (the argument): running, or paused
+// with no call left pending — its last decision is resuming it. The
+// runs_status index holds only running and paused runs.
+const liveRuns = `SELECT COUNT(*) FROM runs r WHERE r.owner_id = ? AND (r.status = 'running' OR
+	(r.status = 'interrupted' AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.run_id = r.id AND a.status = 'pending')))`
+
+// CountLiveRuns implements ports.RunStore.
+func (db *DB) CountLiveRuns(ctx context.Context, ownerID string) (int, error) {
+	return countLiveRuns(ctx, db.read, ownerID)
+}
+
+// CountLiveRuns implements ports.SessionWriter.
+func (s sessionQ) CountLiveRuns(ctx context.Context, ownerID string) (int, error) {
+	return countLiveRuns(ctx, s.q, ownerID)
+}
+
+func countLiveRuns(ctx context.Context, q querier, ownerID string) (int, error) {
+	var n int
+	err := q.QueryRowContext(ctx, liveRuns, ownerID).Scan(&n)
+	return n, translate(err)
+}
+
 // CheckpointRun implements ports.RunStore.
 func (db *DB) CheckpointRun(ctx context.Context, id string, lastSeq int64, partial string) error {
 	_, err := db.exec(ctx, `UPDATE runs SET last_seq = ?, partial_output = ? WHERE id = ? AND status = 'running'`,

@@ -88,7 +88,7 @@ func TestFailOrphanedRuns(t *testing.T) {
 		t.Fatalf("pending approvals after the sweep = %+v", pending)
 	}
 	for _, a := range aps {
-		if _, err := db.DecideApproval(ctx, a.ID, domain.ApprovalApproved, "", "", at); err != nil {
+		if _, err := db.DecideApproval(ctx, a.ID, domain.ApprovalApproved, "", "", at, 0); err != nil {
 			t.Fatalf("deciding %s after the sweep: %v", a.ID, err)
 		}
 	}

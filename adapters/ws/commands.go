@@ -116,8 +116,11 @@ func (c *conn) decide(p domain.ToolDecisionPayload, approve bool) {
 	}
 	if err != nil {
 		code := domain.CodeApprovalFailed
-		if errs.Is(err, errs.Conflict) {
+		switch errs.CodeOf(err) {
+		case errs.Conflict:
 			code = domain.CodeSessionBusy
+		case errs.RateLimited:
+			code = string(errs.RateLimited) // max_runs_per_user: decide again when a run ends
 		}
 		payload, _ := json.Marshal(domain.ErrorPayload{RunID: a.RunID, SessionID: a.SessionID, Code: code, Message: errs.MessageOf(err)})
 		_ = c.send(Envelope{Type: domain.EventError, Payload: payload})

@@ -22,12 +22,14 @@ type config struct {
 	DataDir       string
 	DatabaseURL   string
 	FailoverAfter time.Duration
-	BaseURL       string
-	SecretKeyFile string
-	SecretKey     string // AGENTS_SECRET_KEY (env only: a flag would show in ps)
-	Token         string // AGENTS_TOKEN (env only, likewise)
-	LogLevel      string
-	LogFormat     string
+	// MCPSessionIdle closes an /mcp session unused for this long.
+	MCPSessionIdle time.Duration
+	BaseURL        string
+	SecretKeyFile  string
+	SecretKey      string // AGENTS_SECRET_KEY (env only: a flag would show in ps)
+	Token          string // AGENTS_TOKEN (env only, likewise)
+	LogLevel       string
+	LogFormat      string
 	// Where a ChatGPT sign-in goes: OpenAI's auth server and the Codex
 	// backend unless a flag points elsewhere (a proxy, a test double).
 	ChatGPTAuthURL    string
@@ -84,6 +86,12 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	}
 	fs.DurationVar(&cfg.FailoverAfter, "failover-after", failover,
 		"with --database-url: how long the runs of a replica that died stay running before another replica ends them as server_restarted and takes over its work (env AGENTS_FAILOVER_AFTER)")
+	idle, err := time.ParseDuration(envOr("AGENTS_MCP_SESSION_IDLE", workbench.DefaultMCPSessionIdle.String()))
+	if err != nil {
+		return config{}, fmt.Errorf("AGENTS_MCP_SESSION_IDLE: %v", err)
+	}
+	fs.DurationVar(&cfg.MCPSessionIdle, "mcp-session-idle", idle,
+		"close an /mcp session no request has reached for this long; its client starts a new one (env AGENTS_MCP_SESSION_IDLE)")
 	fs.StringVar(&cfg.BaseURL, "base-url", envOr("AGENTS_BASE_URL", ""),
 		"external origin people reach the server at, e.g. https://agents.example.com; the printed sign-in link uses it, and forwarding headers are never trusted (env AGENTS_BASE_URL)")
 	fs.StringVar(&cfg.SecretKeyFile, "secret-key-file", envOr("AGENTS_SECRET_KEY_FILE", ""),
@@ -115,6 +123,9 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	if cfg.FailoverAfter < time.Second {
 		return config{}, fmt.Errorf("--failover-after must be at least 1s")
+	}
+	if cfg.MCPSessionIdle < time.Second {
+		return config{}, fmt.Errorf("--mcp-session-idle must be at least 1s")
 	}
 	if cfg.DatabaseURL != "" && !strings.HasPrefix(cfg.DatabaseURL, "postgres://") && !strings.HasPrefix(cfg.DatabaseURL, "postgresql://") {
 		return config{}, fmt.Errorf("--database-url must be a postgres:// URL (SQLite lives in --data-dir)")

@@ -35,6 +35,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		DataDir: cfg.DataDir, DatabaseURL: cfg.DatabaseURL, SecretKey: key, Logger: log, Clock: cfg.Clock, AdminToken: cfg.Token,
 		BaseURL: cfg.BaseURL, Version: version(),
 		HTTP: cfg.HTTP, Hub: cfg.Hub, Images: cfg.Images, PasswordParams: cfg.PasswordParams, DrainTimeout: cfg.DrainTimeout, TriggerEvery: cfg.TriggerEvery, FailoverAfter: cfg.FailoverAfter,
+		MCPSessionIdle: cfg.MCPSessionIdle,
 		ChatGPTAuthURL: cfg.ChatGPTAuthURL, ChatGPTBackendURL: cfg.ChatGPTBackendURL, ChatGPTHTTP: cfg.ChatGPTHTTP, E2BHTTP: cfg.E2BHTTP,
 		MetricsAddr: cfg.MetricsAddr, OTLPEndpoint: cfg.OTLPEndpoint,
 	})

@@ -129,7 +129,9 @@ func (s *Service) awaitPause(ctx context.Context, sessionID, runID string) {
 // undecided call the SAME run resumes — same id, same event sequence — and
 // the returned status is running; otherwise it stays interrupted. Returns
 // not_found (unknown, someone else's, or already decided or superseded),
-// validation (scope), conflict (another run is active on the session).
+// validation (scope), conflict (another run is active on the session),
+// rate_limited (the decision would resume the run past the owner's
+// max_runs_per_user; it stays pending).
 func (s *Service) Decide(ctx context.Context, p domain.Principal, approvalID string, approve bool, scope domain.ApprovalScope, reason string) (domain.Run, error) {
 	if err := domain.ValidScope(scope); err != nil {
 		return domain.Run{}, err
@@ -158,7 +160,14 @@ func (s *Service) Decide(ctx context.Context, p domain.Principal, approvalID str
 	if approve {
 		status = domain.ApprovalApproved
 	}
-	all, err := s.d.Approvals.DecideApproval(ctx, a.ID, status, string(scope), reason, s.d.Clock.Now())
+	// The decision that resumes the run is refused past the owner's live
+	// runs, before anything is recorded: the approval stays pending, to
+	// be decided again once a run ends.
+	limit, err := s.d.Settings.Int(ctx, settings.KeyMaxRunsPerUser)
+	if err != nil {
+		return domain.Run{}, err
+	}
+	all, err := s.d.Approvals.DecideApproval(ctx, a.ID, status, string(scope), reason, s.d.Clock.Now(), limit)
 	if err != nil {
 		return domain.Run{}, err
 	}

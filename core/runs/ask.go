@@ -23,6 +23,10 @@ type Answer struct {
 // a person decides in the workbench — or for ctx to end, which leaves the
 // run going. Returns what Start and sessions.Create return.
 func (s *Service) Ask(ctx context.Context, p domain.Principal, agentID, name, input string) (Answer, error) {
+	// Refused past the cap before a conversation is made for it.
+	if err := s.CheckRunCap(ctx, p.User.ID); err != nil {
+		return Answer{}, err
+	}
 	sess, err := s.d.Sessions.Create(ctx, p, name, agentID)
 	if err != nil {
 		return Answer{}, err

@@ -122,12 +122,17 @@ type BackgroundStart struct {
 	// Triggered: the run is trigger-started work (a task's attempt or a
 	// wake-up reading its results) and keeps its exec grants to itself.
 	Triggered bool
+	// Continues: the run carries on work a run of the owner's has just
+	// ended (a workflow's next step, a wake-up reading task results), so
+	// max_runs_per_user does not refuse it (see run_cap.go).
+	Continues bool
 }
 
 // StartBackground starts a run with no person asking, on the owner's
 // behalf: no visibility check (the manager checked at the spawn), no
 // planning on a task's run. Returns not_found (session), conflict (the
-// session is busy) or unavailable (draining).
+// session is busy), rate_limited (max_runs_per_user, unless it continues
+// work) or unavailable (draining).
 func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (domain.Run, error) {
 	sess, err := s.d.Sessions.Find(ctx, req.SessionID)
 	if err != nil {
@@ -135,6 +140,14 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 	}
 	if sess.OwnerID != req.OwnerID {
 		return domain.Run{}, errs.E(errs.NotFound, "session not found")
+	}
+	also := req.Also
+	if !req.Continues {
+		limit, err := s.admit(ctx, sess.OwnerID)
+		if err != nil {
+			return domain.Run{}, err
+		}
+		also = capIn(ctx, sess.OwnerID, limit, req.Also)
 	}
 	id := req.RunID
 	if id == "" {
@@ -159,7 +172,7 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 		e.Display = req.Display
 		entries = append(entries, e)
 	}
-	planning, err := s.d.Sessions.BeginRunWith(ctx, run, plan, entries, req.Also)
+	planning, err := s.d.Sessions.BeginRunWith(ctx, run, plan, entries, also)
 	if err != nil {
 		s.d.Hub.Release(sess.ID, run.ID)
 		return domain.Run{}, err

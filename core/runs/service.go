@@ -150,7 +150,8 @@ type StartRequest struct {
 // Start begins a run on a session the caller owns and returns at once; the
 // run goes on server-side. An empty input answers the history (regenerate).
 // Returns not_found (session), validation (agent, project, input), conflict
-// (a live run holds the session) or unavailable (draining).
+// (a live run holds the session), rate_limited (the owner has
+// max_runs_per_user live runs) or unavailable (draining).
 func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID string, req StartRequest) (domain.Run, error) {
 	sess, err := s.d.Sessions.Get(ctx, p, sessionID)
 	if err != nil {
@@ -195,6 +196,11 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 	if strings.TrimSpace(req.Input) == "" && len(images) == 0 && sess.LastSeq == 0 {
 		return domain.Run{}, errs.Field("input", "is required: the session has no history to answer")
 	}
+	// Refused past the cap before a pause is set aside for it.
+	limit, err := s.admit(ctx, p.User.ID)
+	if err != nil {
+		return domain.Run{}, err
+	}
 	// A new message abandons a pause: its waiting calls are recorded as not
 	// run and a late decision finds nothing.
 	// A run that just announced its pause is letting go of the session.
@@ -224,7 +230,7 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 			return domain.Run{}, err
 		}
 	}
-	planning, err := s.begin(ctx, run, req.Plan, images)
+	planning, err := s.begin(ctx, run, req.Plan, images, limit)
 	if err != nil {
 		s.d.Hub.Release(sessionID, run.ID)
 		return domain.Run{}, err
@@ -236,13 +242,14 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 
 // begin records the run before anything is announced, in one
 // transaction: the session's agent and planning phase, the user's message,
-// the run row. It returns the planning phase the run works in.
-func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool, images []domain.Attachment) (bool, error) {
+// the run row — refused past the owner's limit of live runs. It returns
+// the planning phase the run works in.
+func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool, images []domain.Attachment, limit int) (bool, error) {
 	var entries []domain.Entry
 	if strings.TrimSpace(run.Input) != "" || len(images) > 0 {
 		entries = []domain.Entry{userEntry(run.Input, run.ID, images...)}
 	}
-	return s.d.Sessions.BeginRun(ctx, run, plan, entries)
+	return s.d.Sessions.BeginRunWith(ctx, run, plan, entries, capIn(ctx, run.OwnerID, limit, nil))
 }
 
 // userEntry is the user's message: its text and the images it carries (by

@@ -23,7 +23,8 @@ type TriggeredTurn struct {
 // conversation busy with a run, or waiting on an approval, refuses it. Its
 // run uses only the grants made within it. Returns not_found (session),
 // validation (the agent is gone or no longer the owner's to use), conflict
-// (busy, paused, a task's conversation) or unavailable (draining).
+// (busy, paused, a task's conversation), rate_limited (max_runs_per_user)
+// or unavailable (draining).
 func (s *Service) StartTriggered(ctx context.Context, p domain.Principal, sessionID string, t TriggeredTurn) (domain.Run, error) {
 	sess, err := s.d.Sessions.Get(ctx, p, sessionID)
 	if err != nil {
@@ -42,6 +43,10 @@ func (s *Service) StartTriggered(ctx context.Context, p domain.Principal, sessio
 	if err != nil {
 		return domain.Run{}, err
 	}
+	limit, err := s.admit(ctx, p.User.ID)
+	if err != nil {
+		return domain.Run{}, err
+	}
 	if _, paused, err := s.d.Approvals.FindPausedRun(ctx, sessionID); err != nil {
 		return domain.Run{}, err
 	} else if paused {
@@ -54,7 +59,7 @@ func (s *Service) StartTriggered(ctx context.Context, p domain.Principal, sessio
 		return domain.Run{}, err
 	}
 	s.trust.Triggered(run.ID)
-	planning, err := s.d.Sessions.BeginRun(ctx, run, nil, []domain.Entry{t.Note, userEntry(t.Input, run.ID)})
+	planning, err := s.d.Sessions.BeginRunWith(ctx, run, nil, []domain.Entry{t.Note, userEntry(t.Input, run.ID)}, capIn(ctx, run.OwnerID, limit, nil))
 	if err != nil {
 		s.d.Hub.Release(sessionID, run.ID)
 		return domain.Run{}, err

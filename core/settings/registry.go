@@ -24,9 +24,10 @@ const (
 	KeyMCPResultMaxKB            = "mcp_result_max_kb"
 	KeyOutboundAllowPrivate      = domain.OutboundAllowPrivateSetting
 	KeyOutboundAllowedHosts      = domain.OutboundAllowedHostsSetting
-
-	KeyMaxQueuedTasksPerSession = "max_queued_tasks_per_session"
-	KeyMaxMCPServersPerUser     = "max_mcp_servers_per_user"
+	KeyMaxQueuedTasksPerSession  = "max_queued_tasks_per_session"
+	KeyMaxMCPServersPerUser      = "max_mcp_servers_per_user"
+	KeyMaxRunsPerUser            = "max_runs_per_user"
+	KeyMaxMCPSessionsPerUser     = "max_mcp_sessions_per_user"
 )
 
 // Registry is every global setting, in the order the panel shows them.
@@ -105,6 +106,19 @@ var Registry = []domain.SettingDef{
 		Description: "What one MCP tool result keeps on its card in the conversation, text, images and structured content together; " +
 			"past it the rest is dropped and the card says so (the model reads at most 64 KB of a result anyway). " +
 			"An answer larger than 16 MB is not read at all.",
+	},
+	{
+		Key: KeyMaxRunsPerUser, Kind: domain.SettingInt, Default: "10", Min: 1, Max: 1000,
+		Group: "limits", Label: "Live runs per user",
+		Description: "How many runs one account may have going at once, counted across its conversations, background tasks, " +
+			"workflow steps, triggers and /mcp; a run paused for an approval does not count until its last call is decided. " +
+			"Past it a new run (or the decision that would resume a paused one) is refused as rate_limited until one ends.",
+	},
+	{
+		Key: KeyMaxMCPSessionsPerUser, Kind: domain.SettingInt, Default: "20", Min: 1, Max: 1000,
+		Group: "mcp", Label: "MCP sessions per user",
+		Description: "How many /mcp sessions one account may hold open at once; past it a new session is refused as " +
+			"rate_limited until one is closed or expires idle.",
 	},
 	{
 		Key: KeySkillsGitHubAPI, Kind: domain.SettingURL, Schemes: []string{"http", "https"}, Default: "https://api.github.com",

@@ -122,8 +122,9 @@ func (m *Manager) stop(ctx context.Context, ownerID, id, within string) (domain.
 }
 
 // Retry reopens a failed task of the caller's for another attempt, which
-// starts at once. Returns not_found, or conflict when the task is not
-// failed, has used every attempt, or its session is at the live-task cap.
+// starts at once. Returns not_found, conflict when the task is not
+// failed, has used every attempt, or its session is at the live-task cap,
+// or rate_limited when the caller has max_runs_per_user live runs.
 func (m *Manager) Retry(ctx context.Context, p domain.Principal, id string) (domain.Task, error) {
 	return m.retry(ctx, p.User.ID, id, "")
 }
@@ -149,6 +150,10 @@ func (m *Manager) retry(ctx context.Context, ownerID, id, within string) (domain
 		return t, err
 	} else if live >= limit {
 		return t, errs.E(errs.Conflict, "the conversation already has %d live tasks (max_tasks_per_session); retry when one ends", live)
+	}
+	// Refused here, a retry costs no attempt.
+	if err := m.runs.CheckRunCap(ctx, ownerID); err != nil {
+		return t, err
 	}
 	t, won, err := m.d.Store.RetryTask(ctx, id, m.d.IDs.NewID(), domain.MaxTaskAttempts, m.d.Clock.Now())
 	if err != nil {

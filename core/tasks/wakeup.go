@@ -69,8 +69,8 @@ func (m *Manager) drain(ctx context.Context, sessionID string) {
 		Input: notification(tasks), Source: domain.SourceTaskNotification,
 		Display: &domain.Display{Kind: domain.SourceTaskNotification, Title: "Background task results", Summary: reported(tasks),
 			Extra: map[string]string{"task_ids": taskIDs(tasks)}},
-		Triggered: slices.ContainsFunc(tasks, triggered),
-		Also:      func(tx ports.SessionTx) error { return tx.SettleWakeups(ctx, ids, m.d.Clock.Now()) }})
+		Triggered: slices.ContainsFunc(tasks, triggered), Continues: true,
+		Also: func(tx ports.SessionTx) error { return tx.SettleWakeups(ctx, ids, m.d.Clock.Now()) }})
 	switch {
 	case err == nil:
 		m.d.Log.Info("woke a session with task results", "session_id", sessionID, "tasks", len(tasks))

@@ -46,7 +46,8 @@ type WorkflowStart struct {
 // a conversation of theirs, led by the brief, and leaves a
 // workflow_started note there. Returns not_found (workflow, session),
 // validation (input, project), conflict (a task's conversation, busy with
-// a run, or at its live-task cap) or unavailable.
+// a run, or at its live-task cap), rate_limited (the caller has
+// max_runs_per_user live runs) or unavailable.
 func (m *Manager) StartWorkflow(ctx context.Context, p domain.Principal, req WorkflowStart) (domain.Task, error) {
 	w, err := m.d.Workflows.Get(ctx, p, req.WorkflowID)
 	if err != nil {
@@ -66,6 +67,11 @@ func (m *Manager) StartWorkflow(ctx context.Context, p domain.Principal, req Wor
 		return domain.Task{}, errs.E(errs.Conflict, "the conversation has an active run (%s); start the workflow when it ends", live)
 	}
 	if err := m.underCap(ctx, sess.ID); err != nil {
+		return domain.Task{}, err
+	}
+	// Its first step is a run like any other: refused here, the refusal is
+	// the caller's (a trigger's last_error), not a failed execution.
+	if err := m.runs.CheckRunCap(ctx, p.User.ID); err != nil {
 		return domain.Task{}, err
 	}
 	if req.ProjectID != "" && sess.ProjectID == "" {
@@ -312,11 +318,14 @@ func (m *Manager) stepStart(ctx context.Context, t domain.Task) *runs.Background
 	}
 	input := workflows.StepTurn(st, step, lead)
 	now := m.d.Clock.Now()
+	// A step that follows its previous one's run carries the execution on;
+	// the first, a retry's and one a person cleared start anew.
+	continues := len(st.StepRuns) > 0 && !retry && st.Cleared != t.RunID
 	st.Lead, st.Cleared = "", ""
 	st.StepRuns = append(st.StepRuns, domain.StepRun{StepID: step.ID, RunID: t.RunID, Retry: retry, Attempt: t.Attempt, StartedAt: now})
 	state := encodeState(st)
 	return &runs.BackgroundStart{SessionID: t.ChildSessionID, OwnerID: t.OwnerID, AgentConfigID: step.Agent, RunID: t.RunID,
-		Input: input, Task: t.Link(), CompactFirst: step.CompactBefore,
+		Input: input, Task: t.Link(), CompactFirst: step.CompactBefore, Continues: continues,
 		Also: func(tx ports.SessionTx) error { return tx.RecordTaskState(ctx, t.ID, t.RunID, state, now) }}
 }
 
@@ -360,6 +369,8 @@ func (m *Manager) pauseStep(ctx context.Context, t domain.Task, st domain.Workfl
 // pause_before approval. Approving launches the step now (the returned run
 // is its reserved id, running once started); rejecting cancels the
 // execution. Only one decision wins; the others find nothing (not_found).
+// An approval past the owner's max_runs_per_user is refused (rate_limited)
+// and stays pending.
 func (m *Manager) DecideStep(ctx context.Context, a domain.Approval, approve bool, reason string) (domain.Run, error) {
 	t, err := m.d.Store.FindTaskByRun(ctx, a.RunID)
 	if err != nil {
@@ -375,6 +386,11 @@ func (m *Manager) DecideStep(ctx context.Context, a domain.Approval, approve boo
 	var end *ports.TaskFinal
 	status := domain.RunRunning
 	if approve {
+		// Approving starts the step: refused past the owner's live runs,
+		// the approval stays pending for another try.
+		if err := m.runs.CheckRunCap(ctx, t.OwnerID); err != nil {
+			return domain.Run{}, err
+		}
 		st.Cleared = t.RunID
 	} else {
 		why := "a person rejected the step"

@@ -53,7 +53,7 @@ func (s *RunStore) FindApprovalByCall(ctx context.Context, ownerID, toolCallID s
 // DecideApproval records a decision on a pending approval — a
 // compare-and-set: not_found when it is no longer pending (or absent) —
 // and returns every approval of its run, oldest first.
-func (s *RunStore) DecideApproval(ctx context.Context, id, status, scope, reason string, at time.Time) ([]domain.Approval, error) {
+func (s *RunStore) DecideApproval(ctx context.Context, id, status, scope, reason string, at time.Time, maxLive int) ([]domain.Approval, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -63,11 +63,48 @@ func (s *RunStore) DecideApproval(ctx context.Context, id, status, scope, reason
 		s.mu.Unlock()
 		return nil, errs.E(errs.NotFound, "approval not found")
 	}
+	decided := a
 	at = storedTime(at)
-	a.Status, a.Scope, a.Reason, a.DecidedAt = status, scope, reason, &at
-	s.approvals[id] = a
+	decided.Status, decided.Scope, decided.Reason, decided.DecidedAt = status, scope, reason, &at
+	s.approvals[id] = decided
+	resumes := !slices.ContainsFunc(s.approvalsOfLocked(a.RunID), func(x domain.Approval) bool { return x.Status == domain.ApprovalPending })
+	if maxLive > 0 && resumes && s.liveLocked(a.OwnerID) > maxLive {
+		s.approvals[id] = a // refused: nothing recorded
+		s.mu.Unlock()
+		return nil, domain.TooManyRuns(maxLive)
+	}
 	s.mu.Unlock()
 	return s.approvalsWhere(ctx, func(x domain.Approval) bool { return x.RunID == a.RunID })
+}
+
+// CountLiveRuns says how many of ownerID's runs are running or paused
+// with every call decided.
+func (s *RunStore) CountLiveRuns(ctx context.Context, ownerID string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.liveLocked(ownerID), nil
+}
+
+// liveLocked counts ownerID's live runs; s.mu is held.
+func (s *RunStore) liveLocked(ownerID string) int {
+	n := 0
+	for _, r := range s.runs {
+		if r.run.OwnerID != ownerID {
+			continue
+		}
+		switch r.run.Status {
+		case domain.RunRunning:
+			n++
+		case domain.RunInterrupted:
+			if !slices.ContainsFunc(s.approvalsOfLocked(r.run.ID), func(x domain.Approval) bool { return x.Status == domain.ApprovalPending }) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // ExpiredApprovals returns pending approvals filed before cutoff, oldest

@@ -56,7 +56,7 @@ func TestRunStoreCompareAndSets(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, results[i] = s.DecideApproval(ctx, "a-c1", domain.ApprovalApproved, "", "", epoch)
+			_, results[i] = s.DecideApproval(ctx, "a-c1", domain.ApprovalApproved, "", "", epoch, 0)
 		}()
 	}
 	wg.Wait()
@@ -72,7 +72,7 @@ func TestRunStoreCompareAndSets(t *testing.T) {
 	if won != 1 {
 		t.Fatalf("%d decisions won", won)
 	}
-	all, err := s.DecideApproval(ctx, "a-c2", domain.ApprovalRejected, "once", "no", epoch)
+	all, err := s.DecideApproval(ctx, "a-c2", domain.ApprovalRejected, "once", "no", epoch, 0)
 	if err != nil || len(all) != 2 || all[1].Status != domain.ApprovalRejected || all[1].Reason != "no" || all[1].DecidedAt == nil {
 		t.Fatalf("decide = %+v, %v", all, err)
 	}
@@ -310,5 +310,46 @@ func TestLLMScripts(t *testing.T) {
 	}
 	if n := len(m.Requests()); n != 5 {
 		t.Fatalf("%d requests recorded", n)
+	}
+}
+
+// The fake counts live runs as the stores do: running, or paused with
+// every call decided; the decision that would resume past the cap is
+// refused with nothing recorded.
+func TestRunStoreCountsLiveRuns(t *testing.T) {
+	ctx := context.Background()
+	s := &porttest.RunStore{}
+	count := func() int {
+		t.Helper()
+		n, err := s.CountLiveRuns(ctx, "u")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	r := pausedRun(t, s, "c1", "c2")
+	if err := s.CreateRun(ctx, domain.Run{ID: "busy", SessionID: "s2", OwnerID: "u", Status: domain.RunRunning}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CreateRun(ctx, domain.Run{ID: "theirs", SessionID: "s3", OwnerID: "v", Status: domain.RunRunning}); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("%d live with one running and one waiting", n)
+	}
+	if _, err := s.DecideApproval(ctx, "a-c1", domain.ApprovalApproved, "", "", epoch, 1); err != nil {
+		t.Fatalf("a decision that resumes nothing: %v", err)
+	}
+	if _, err := s.DecideApproval(ctx, "a-c2", domain.ApprovalApproved, "", "", epoch, 1); errs.CodeOf(err) != errs.RateLimited {
+		t.Fatalf("a resume past the cap: %v", err)
+	}
+	if a, _ := s.FindApproval(ctx, "a-c2"); a.Status != domain.ApprovalPending {
+		t.Fatalf("the refused decision was recorded: %+v", a)
+	}
+	if _, err := s.DecideApproval(ctx, "a-c2", domain.ApprovalApproved, "", "", epoch, 2); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("%d live once %s resumes", n, r.ID)
 	}
 }

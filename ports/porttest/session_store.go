@@ -31,6 +31,9 @@ type RunLedger interface {
 	CreateRun(ctx context.Context, r domain.Run) error
 	// UpdateRun stores a run's ending fields; not_found when absent.
 	UpdateRun(ctx context.Context, r domain.Run) error
+	// CountLiveRuns counts an owner's running runs and paused ones with
+	// every call decided.
+	CountLiveRuns(ctx context.Context, ownerID string) (int, error)
 }
 
 // SessionStore is an in-memory ports.SessionStore. Writes are serialised

@@ -267,6 +267,16 @@ func (t *sessionTx) CreateRun(ctx context.Context, run domain.Run) error {
 	return l.CreateRun(ctx, run)
 }
 
+// CountLiveRuns implements ports.SessionWriter through the store's
+// RunLedger.
+func (t *sessionTx) CountLiveRuns(ctx context.Context, ownerID string) (int, error) {
+	l, err := t.ledger()
+	if err != nil {
+		return 0, err
+	}
+	return l.CountLiveRuns(ctx, ownerID)
+}
+
 // EndRun implements ports.SessionWriter through the store's RunLedger.
 func (t *sessionTx) EndRun(ctx context.Context, run domain.Run) error {
 	l, err := t.ledger()

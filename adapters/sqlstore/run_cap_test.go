@@ -1,0 +1,149 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// ownedSessions stores n sessions of one new user and returns them.
+func ownedSessions(t *testing.T, db *DB, name string, n int) []domain.Session {
+	t.Helper()
+	ctx := context.Background()
+	u := user(name, domain.RoleMember)
+	if err := db.CreateUser(ctx, u); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]domain.Session, n)
+	for i := range out {
+		out[i] = domain.Session{ID: fmt.Sprintf("%s-s%02d", name, i), OwnerID: u.ID, Name: "n", CreatedAt: when, UpdatedAt: when}
+		if err := db.CreateSession(ctx, out[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+// secondHandle opens db's database again beside it: another replica (or
+// process) writing the same store.
+func secondHandle(t *testing.T, db *DB) *DB {
+	t.Helper()
+	open, ok := reopeners.Load(db)
+	if !ok {
+		t.Fatal("secondHandle takes a store openTemp opened")
+	}
+	other, err := open.(func() (*DB, error))()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	return other
+}
+
+// Starts racing from two handles on one database — as replicas sharing a
+// Postgres do — each count the owner's live runs in the transaction that
+// creates its run row: exactly the cap's worth get in, never more.
+func TestLiveRunCountHoldsACapAcrossHandles(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	replicas := []*DB{db, secondHandle(t, db)}
+	const limit, starts = 4, 16
+	sessions := ownedSessions(t, db, "racer", starts)
+	var wg sync.WaitGroup
+	results := make([]error, starts)
+	for i, s := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			run := domain.Run{ID: fmt.Sprintf("run-%02d", i), SessionID: s.ID, OwnerID: s.OwnerID, AgentConfigID: "agent",
+				Status: domain.RunRunning, CreatedAt: when, UpdatedAt: when}
+			results[i] = replicas[i%2].WriteSession(ctx, s.ID, func(tx ports.SessionTx) error {
+				if err := tx.CreateRun(ctx, run); err != nil {
+					return err
+				}
+				live, err := tx.CountLiveRuns(ctx, s.OwnerID)
+				if err == nil && live > limit {
+					err = domain.TooManyRuns(limit)
+				}
+				return err
+			})
+		}()
+	}
+	wg.Wait()
+	in := 0
+	for i, err := range results {
+		switch {
+		case err == nil:
+			in++
+		case errs.CodeOf(err) != errs.RateLimited:
+			t.Fatalf("start %d: %v", i, err)
+		}
+	}
+	if live, err := db.CountLiveRuns(ctx, sessions[0].OwnerID); in != limit || live != limit || err != nil {
+		t.Fatalf("%d starts got in, %d runs live (%v); the cap is %d", in, live, err, limit)
+	}
+}
+
+// A paused run is not live while a call waits for a decision; once its
+// last call is decided it is (it resumes). The decision that would resume
+// it past the cap is refused with nothing recorded.
+func TestLiveRunsCountAResumeAndRefuseItPastTheCap(t *testing.T) {
+	ctx := context.Background()
+	db := openTemp(t)
+	paused, _, approvals := pausedRun(t, db, "held", 2)
+	owner := paused.OwnerID
+	count := func() int {
+		t.Helper()
+		n, err := db.CountLiveRuns(ctx, owner)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("a paused run counts %d", n)
+	}
+	s := domain.Session{ID: "held-2", OwnerID: owner, Name: "n", CreatedAt: when, UpdatedAt: when}
+	if err := db.CreateSession(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	newRun(t, db, s, "busy", domain.RunRunning)
+	newRun(t, db, s, "over", domain.RunCompleted)
+	if n := count(); n != 1 {
+		t.Fatalf("one running run counts %d", n)
+	}
+
+	// Not the last call: no resume, no cap.
+	if _, err := db.DecideApproval(ctx, approvals[0].ID, domain.ApprovalApproved, "once", "", when, 1); err != nil {
+		t.Fatal(err)
+	}
+	// The last one would resume it beside the running one: refused.
+	_, err := db.DecideApproval(ctx, approvals[1].ID, domain.ApprovalApproved, "once", "", when, 1)
+	if errs.CodeOf(err) != errs.RateLimited {
+		t.Fatalf("a resume past the cap: %v", err)
+	}
+	if a, _ := db.FindApproval(ctx, approvals[1].ID); a.Status != domain.ApprovalPending || a.DecidedAt != nil {
+		t.Fatalf("the refused decision was recorded: %+v", a)
+	}
+	if n := count(); n != 1 {
+		t.Fatalf("after a refused resume %d runs count", n)
+	}
+	// Room for it: decided, and the run is live from the decision on.
+	if _, err := db.DecideApproval(ctx, approvals[1].ID, domain.ApprovalApproved, "once", "", when, 2); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("a run resuming on its last decision: %d live", n)
+	}
+	if _, _, _, ok, err := db.ResumeRun(ctx, paused.ID, "me", when); !ok || err != nil {
+		t.Fatalf("resume: %v %v", ok, err)
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("after the resume %d live", n)
+	}
+}
