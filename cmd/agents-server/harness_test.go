@@ -21,6 +21,8 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/auth"
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
 
@@ -86,9 +88,19 @@ func startServer(t *testing.T, cfg config) *harness {
 // listen on loopback, which members' configurations may not reach by
 // default, so every harness starts with it on; the outbound policy's own
 // tests turn it off.
+//
+// It writes through the settings service, not the API, so it spends no
+// request budget and warms no credential cache a test may be about.
 func (h *harness) setOutboundAllowPrivate(on bool) {
 	h.t.Helper()
-	h.call("PUT", "/api/v1/settings/outbound_allow_private", h.admin, map[string]string{"value": strconv.FormatBool(on)}).want(h.t, 200)
+	ctx := context.Background()
+	admin, err := h.app.wb.Internals().DB.FindBootstrapUser(ctx)
+	if err == nil {
+		_, err = h.app.wb.Settings().Put(ctx, domain.Principal{User: admin}, settings.KeyOutboundAllowPrivate, strconv.FormatBool(on))
+	}
+	if err != nil {
+		h.t.Fatalf("outbound_allow_private: %v", err)
+	}
 }
 
 // stop drains and closes the server (idempotent).
