@@ -100,10 +100,12 @@ func layer(path string) string {
 		// The other commands are test peers (the e2b and ChatGPT doubles)
 		// that serve an adapter's double.
 		return "cmd"
-	case rel == "migrations", rel == "frontend", rel == "internal/testenv", rel == "internal/egress":
+	case rel == "migrations", rel == "frontend", rel == "internal/testenv", rel == "internal/egress",
+		rel == "internal/loopbacktest":
 		// Self-contained packages the layers may use (testenv: how a test
 		// helper such as adapters/mcp/mcptest treats a missing peer;
-		// egress: the one dialer every adapter's outbound calls share).
+		// egress: the one dialer every adapter's outbound calls share;
+		// loopbacktest: test peers on a loopback address of a test's choice).
 		return "leaf"
 	}
 	return ""

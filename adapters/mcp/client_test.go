@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -19,28 +18,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/internal/loopbacktest"
 	"github.com/agents-server/agents-server/ports"
 )
-
-// serveOn starts h on a loopback address of the test's choice: 127.0.0.1
-// plays the server's private network, 127.0.0.2 a public host (the member
-// policies below allow it).
-func serveOn(t *testing.T, addr string, h http.Handler) *httptest.Server {
-	t.Helper()
-	l, err := net.Listen("tcp", addr+":0")
-	if err != nil {
-		t.Skipf("cannot listen on %s: %v", addr, err)
-	}
-	srv := httptest.NewUnstartedServer(h)
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Start()
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-	})
-	return srv
-}
 
 // publicOnly is a member's policy where 127.0.0.2 stands for the internet.
 var publicOnly = domain.OutboundPolicy{Nets: []netip.Prefix{netip.MustParsePrefix("127.0.0.2/32")}}
@@ -91,9 +71,9 @@ func wantRefused(t *testing.T, what string, err error) {
 
 func TestAMembersServerReachesNoPrivateAddress(t *testing.T) {
 	internal := &echoServer{}
-	srv := serveOn(t, "127.0.0.1", internal.handler(false))
+	srv := loopbacktest.Serve(t, "127.0.0.1", internal.handler(false))
 	// The public host sends the client on to the internal one.
-	outside := serveOn(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	outside := loopbacktest.Serve(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, srv.URL+"/mcp", http.StatusTemporaryRedirect)
 	}))
 	byName := strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)
@@ -125,10 +105,10 @@ func TestAMembersServerReachesNoPrivateAddress(t *testing.T) {
 
 func TestCredentialHeadersStayWithTheirOrigin(t *testing.T) {
 	other := &echoServer{}
-	elsewhere := serveOn(t, "127.0.0.1", other.handler(false))
+	elsewhere := loopbacktest.Serve(t, "127.0.0.1", other.handler(false))
 	own := &echoServer{}
 	mcpHandler := own.handler(false)
-	home := serveOn(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	home := loopbacktest.Serve(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/moved": // within the origin: followed, with the headers
 			http.Redirect(w, r, "/mcp", http.StatusTemporaryRedirect)
@@ -171,7 +151,7 @@ func TestAnswersAreReadUpToTheBound(t *testing.T) {
 	for _, jsonAnswers := range []bool{false, true} {
 		t.Run(fmt.Sprintf("json=%v", jsonAnswers), func(t *testing.T) {
 			e := &echoServer{}
-			srv := serveOn(t, "127.0.0.1", e.handler(jsonAnswers))
+			srv := loopbacktest.Serve(t, "127.0.0.1", e.handler(jsonAnswers))
 			s, err := dial(t, ports.MCPTarget{Name: "x", Endpoint: srv.URL + "/mcp", Outbound: domain.OpenOutbound})
 			if err != nil {
 				t.Fatal(err)
@@ -197,13 +177,13 @@ func TestAnswersAreReadUpToTheBound(t *testing.T) {
 // admin the internal answer's body is never quoted back whole.
 func TestOAuthRequestsFollowTheOwnersPolicy(t *testing.T) {
 	var secretHits atomic.Int64
-	secret := serveOn(t, "127.0.0.1", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	secret := loopbacktest.Serve(t, "127.0.0.1", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		secretHits.Add(1)
 		w.WriteHeader(http.StatusBadRequest)
 		io.WriteString(w, strings.Repeat("INTERNAL-SECRET ", 64<<10))
 	}))
 	var as *httptest.Server
-	as = serveOn(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	as = loopbacktest.Serve(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/.well-known/oauth-authorization-server":
 			w.Header().Set("Content-Type", "application/json")
@@ -217,7 +197,7 @@ func TestOAuthRequestsFollowTheOwnersPolicy(t *testing.T) {
 		}
 	}))
 	var rs *httptest.Server
-	rs = serveOn(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	rs = loopbacktest.Serve(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") {
 			w.Header().Set("Content-Type", "application/json")
 			json.NewEncoder(w).Encode(oauthex.ProtectedResourceMetadata{Resource: rs.URL + "/mcp", AuthorizationServers: []string{as.URL}})

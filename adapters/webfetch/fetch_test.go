@@ -2,9 +2,7 @@ package webfetch
 
 import (
 	"context"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"sync/atomic"
@@ -12,27 +10,13 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/internal/loopbacktest"
 	"github.com/agents-server/agents-server/ports"
 )
 
-// serveOn starts h on addr (a loopback address of the test's choice).
-func serveOn(t *testing.T, addr string, h http.Handler) *httptest.Server {
-	t.Helper()
-	l, err := net.Listen("tcp", addr+":0")
-	if err != nil {
-		t.Skipf("cannot listen on %s: %v", addr, err)
-	}
-	srv := httptest.NewUnstartedServer(h)
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Start()
-	t.Cleanup(srv.Close)
-	return srv
-}
-
 func TestFetchRefusesThePrivateNetworkUnlessAllowed(t *testing.T) {
 	var hits atomic.Int64
-	internal := serveOn(t, "127.0.0.1", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	internal := loopbacktest.Serve(t, "127.0.0.1", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)
 		switch r.URL.Path {
 		case "/ok":
@@ -45,7 +29,7 @@ func TestFetchRefusesThePrivateNetworkUnlessAllowed(t *testing.T) {
 	}))
 	// 127.0.0.2 stands for a public host (allowed by the allowlist below)
 	// that redirects into the private network.
-	outside := serveOn(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	outside := loopbacktest.Serve(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, internal.URL+"/ok", http.StatusFound)
 	}))
 	f := New("test")

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -15,27 +14,8 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
+	"github.com/agents-server/agents-server/internal/loopbacktest"
 )
-
-// listenOn serves h on a loopback address of the test's choice: 127.0.0.1
-// plays the server's private network, 127.0.0.2 a public host (allowed
-// below through outbound_allowed_hosts).
-func listenOn(t *testing.T, addr string, h http.Handler) *httptest.Server {
-	t.Helper()
-	l, err := net.Listen("tcp", addr+":0")
-	if err != nil {
-		t.Skipf("cannot listen on %s: %v", addr, err)
-	}
-	srv := httptest.NewUnstartedServer(h)
-	srv.Listener.Close()
-	srv.Listener = l
-	srv.Start()
-	t.Cleanup(func() {
-		srv.CloseClientConnections()
-		srv.Close()
-	})
-	return srv
-}
 
 // counted answers with h and counts the requests that reach it.
 func counted(n *atomic.Int64, h http.Handler) http.Handler {
@@ -75,18 +55,18 @@ func TestOutboundPolicyKeepsMembersOffThePrivateNetwork(t *testing.T) {
 
 	// The internal services: a model API and an MCP server.
 	var modelHits, mcpHits, asHits atomic.Int64
-	internalModel := listenOn(t, "127.0.0.1", counted(&modelHits, scripted.New(scripted.Options{}).Handler()))
+	internalModel := loopbacktest.Serve(t, "127.0.0.1", counted(&modelHits, scripted.New(scripted.Options{}).Handler()))
 	srv := sdk.NewServer(&sdk.Implementation{Name: "internal", Version: "1"}, nil)
 	sdk.AddTool(srv, &sdk.Tool{Name: "secrets", Description: "internal"}, func(context.Context, *sdk.CallToolRequest, struct{}) (*sdk.CallToolResult, any, error) {
 		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "internal data"}}}, nil, nil
 	})
-	internalMCP := listenOn(t, "127.0.0.1", counted(&mcpHits, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)))
-	internalAS := listenOn(t, "127.0.0.1", counted(&asHits, http.NotFoundHandler()))
+	internalMCP := loopbacktest.Serve(t, "127.0.0.1", counted(&mcpHits, sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)))
+	internalAS := loopbacktest.Serve(t, "127.0.0.1", counted(&asHits, http.NotFoundHandler()))
 	// The public host: it redirects into the network, and its MCP
 	// endpoint names the internal authorization server.
-	outside := listenOn(t, "127.0.0.2", redirectTo(internalModel.URL))
+	outside := loopbacktest.Serve(t, "127.0.0.2", redirectTo(internalModel.URL))
 	var protected *httptest.Server
-	protected = listenOn(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	protected = loopbacktest.Serve(t, "127.0.0.2", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/.well-known/oauth-protected-resource") {
 			w.Header().Set("Content-Type", "application/json")
 			json.NewEncoder(w).Encode(oauthex.ProtectedResourceMetadata{Resource: protected.URL + "/mcp", AuthorizationServers: []string{internalAS.URL}})
