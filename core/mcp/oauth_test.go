@@ -83,7 +83,10 @@ func TestOAuthSignInConnects(t *testing.T) {
 	if err := h.svc.Deliver(mcp.Callback{State: state, Code: "code-1", Iss: "https://as.example", Caller: &alice}); err != nil {
 		t.Fatalf("deliver: %v", err)
 	}
-	got := h.waitStatus(s.ID, domain.MCPConnected)
+	h.waitStatus(s.ID, domain.MCPConnected)
+	// Read again: a view reads the row, then the live status, so the one
+	// that saw the status change may hold the row from before the save.
+	got := h.get(s.ID)
 	if !got.HasOAuthToken || len(got.Tools) != 1 || got.Tools[0].Name != "drive__search" {
 		t.Errorf("after the sign-in: has_oauth_token %v, tools %+v", got.HasOAuthToken, got.Tools)
 	}
