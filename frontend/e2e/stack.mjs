@@ -22,6 +22,46 @@ export function everythingMissing() {
   return existsSync(EVERYTHING_ENTRY) ? '' : `the MCP reference server is not installed at ${EVERYTHING_DIR} (go tool task mcp:install)`
 }
 
+/** The local OAuth authorization server of the MCP suites (oauth2-mock-server behind as.mjs), installed by `go tool task mcp:install`. */
+const OAUTH_DIR = join(repoDir, 'adapters/mcp/testdata/oauth')
+
+/** Why the authorization server cannot run here, or '' when it can. */
+export function authServerMissing() {
+  return existsSync(join(OAUTH_DIR, 'node_modules/oauth2-mock-server')) ? '' : `the OAuth test server is not installed at ${OAUTH_DIR} (go tool task mcp:install)`
+}
+
+/**
+ * Starts the authorization server on a free port; resolves with its issuer
+ * URL, what it saw (`state()`: registrations, codeGrants, …) and `stop`.
+ * Its /authorize redirects back at once with a code: no login page.
+ */
+export async function startAuthServer() {
+  const port = await freePort()
+  const url = `http://127.0.0.1:${port}`
+  const child = spawn(process.execPath, ['as.mjs'], { cwd: OAUTH_DIR, env: { ...process.env, PORT: String(port) }, stdio: 'ignore' })
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    try {
+      await fetch(`${url}/.well-known/oauth-authorization-server`, { signal: AbortSignal.timeout(1000) })
+      break
+    } catch (e) {
+      if (child.exitCode !== null || Date.now() > deadline) {
+        child.kill('SIGKILL')
+        throw new Error(`the OAuth test server did not answer at ${url}`, { cause: e })
+      }
+      await new Promise((r) => setTimeout(r, 100))
+    }
+  }
+  const state = async () => (await fetch(`${url}/_test/state`)).json()
+  const stop = async () => {
+    if (child.exitCode !== null) return
+    const gone = new Promise((r) => { child.once('exit', r); setTimeout(r, 5000) })
+    child.kill('SIGTERM')
+    await gone
+  }
+  return { url, state, stop }
+}
+
 /** System Chromium; never a downloaded build. */
 export const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium'
 
