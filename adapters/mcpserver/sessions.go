@@ -1,7 +1,10 @@
 package mcpserver
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
+	"io"
 	"net/http"
 	"strconv"
 	"sync"
@@ -59,7 +62,7 @@ type openingKey struct{}
 func (s *server) capSessions(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, ok := caller(sdkauth.TokenInfoFromContext(r.Context()))
-		if !ok || r.Method != http.MethodPost || r.Header.Get(sessionHeader) != "" {
+		if !ok || r.Method != http.MethodPost || r.Header.Get(sessionHeader) != "" || !initializes(r) {
 			next.ServeHTTP(w, r)
 			return
 		}
@@ -104,4 +107,41 @@ func (s *server) serverFor(r *http.Request) *sdk.Server {
 		o.srv = s.build(r)
 	}
 	return o.srv
+}
+
+// maxPeek bounds what initializes reads of a body: an initialize request
+// is a few hundred bytes.
+const maxPeek = 64 << 10
+
+// initializes reports whether r's JSON-RPC body (a message or a batch)
+// holds an initialize request, the one that opens a session, and puts the
+// body back for the transport. Sessionless requests (server/discover,
+// which newer clients send first) hold no slot: a slot held while they
+// are served would still be held when the client's initialize arrives.
+func initializes(r *http.Request) bool {
+	body, err := io.ReadAll(io.LimitReader(r.Body, maxPeek+1))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+	if err != nil || len(body) > maxPeek {
+		return false
+	}
+	var one struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &one) == nil {
+		return one.Method == "initialize"
+	}
+	var batch []struct {
+		Method string `json:"method"`
+	}
+	if json.Unmarshal(body, &batch) == nil {
+		for _, m := range batch {
+			if m.Method == "initialize" {
+				return true
+			}
+		}
+	}
+	return false
 }
