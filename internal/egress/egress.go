@@ -48,11 +48,11 @@ type Options struct {
 type Transports struct {
 	o  Options
 	mu sync.Mutex
-	m  map[string]http.RoundTripper
+	m  map[string]*guarded
 }
 
 // New returns Transports shaped by o.
-func New(o Options) *Transports { return &Transports{o: o, m: map[string]http.RoundTripper{}} }
+func New(o Options) *Transports { return &Transports{o: o, m: map[string]*guarded{}} }
 
 // maxPolicies bounds the cache: past it the transports of old policies
 // (an allowlist edited many times) are dropped with their idle connections.
@@ -67,27 +67,14 @@ func (t *Transports) For(p Policy) http.RoundTripper {
 		return rt
 	}
 	if len(t.m) >= maxPolicies {
-		for k, rt := range t.m {
-			if g, ok := rt.(*guarded); ok {
-				g.closeIdle()
-			}
+		for k, g := range t.m {
+			g.CloseIdleConnections()
 			delete(t.m, k)
 		}
 	}
-	rt := t.build(p)
-	t.m[key] = rt
-	return rt
-}
-
-// CloseIdleConnections closes every idle connection of every policy.
-func (t *Transports) CloseIdleConnections() {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	for _, rt := range t.m {
-		if g, ok := rt.(*guarded); ok {
-			g.closeIdle()
-		}
-	}
+	g := t.build(p)
+	t.m[key] = g
+	return g
 }
 
 func (t *Transports) transport(proxy func(*http.Request) (*url.URL, error), control func(string, string, syscall.RawConn) error) *http.Transport {
@@ -163,17 +150,15 @@ func (g *guarded) checkResolved(ctx context.Context, host string) error {
 	return nil
 }
 
-func (g *guarded) closeIdle() {
+// CloseIdleConnections closes the idle connections of every route, and
+// lets http.Client.CloseIdleConnections reach them.
+func (g *guarded) CloseIdleConnections() {
 	g.checked.CloseIdleConnections()
 	g.open.CloseIdleConnections()
 	if g.proxied != nil {
 		g.proxied.CloseIdleConnections()
 	}
 }
-
-// CloseIdleConnections lets http.Client.CloseIdleConnections reach the
-// transports.
-func (g *guarded) CloseIdleConnections() { g.closeIdle() }
 
 // closeBody honours RoundTrip's contract: the body is closed even when the
 // request is refused.
