@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"time"
@@ -171,11 +170,6 @@ func (s *Server) handleDeliver(c echo.Context, _ *NoBody) (FireView, error) {
 	body, err := io.ReadAll(c.Request().Body)
 	if err != nil {
 		return FireView{}, bodyReadError(err)
-	}
-	// The body becomes part of the run's input text, which no store keeps
-	// with a NUL character in it alike.
-	if bytes.IndexByte(body, 0) >= 0 {
-		return FireView{}, errs.Field("body", domain.NULMessage)
 	}
 	h := c.Request().Header
 	f, err := s.deps.Triggers.Deliver(c.Request().Context(), hook, h.Get(triggers.TimestampHeader),

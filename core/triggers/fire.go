@@ -1,6 +1,7 @@
 package triggers
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"time"
@@ -35,7 +36,7 @@ func (s *Service) Fire(ctx context.Context, p domain.Principal, id string) (doma
 // anything started may be resent. Returns unauthorized for a trigger that
 // is not a webhook or a bad signature or timestamp (the caller spends the
 // webhook budget of the trigger and address), validation for a body over
-// domain.MaxHookBody, and what Fire returns.
+// domain.MaxHookBody or one holding a NUL byte, and what Fire returns.
 func (s *Service) Deliver(ctx context.Context, id, timestamp, signature string, body []byte) (domain.Fired, error) {
 	t, err := s.d.Store.FindTrigger(ctx, id)
 	if errs.Is(err, errs.NotFound) || (err == nil && t.Kind != domain.TriggerWebhook) {
@@ -56,6 +57,11 @@ func (s *Service) Deliver(ctx context.Context, id, timestamp, signature string, 
 	}
 	if len(body) > domain.MaxHookBody {
 		return domain.Fired{}, errs.E(errs.Validation, "the body is %d bytes: a delivery carries at most %d", len(body), domain.MaxHookBody)
+	}
+	// The body becomes part of the run's input, text no store keeps alike
+	// with a NUL character in it.
+	if bytes.IndexByte(body, 0) >= 0 {
+		return domain.Fired{}, errs.Field("body", domain.NULMessage)
 	}
 	if !t.Enabled {
 		return domain.Fired{}, errs.E(errs.Conflict, "the trigger is disabled")
