@@ -107,18 +107,10 @@ func requireJSONType(header string) error {
 	}
 	got := "no Content-Type"
 	if header != "" {
-		got = "Content-Type " + strconv.Quote(truncateRunes(header, 100))
+		got = "Content-Type " + strconv.Quote(domain.TruncateRunes(header, 100))
 	}
 	return withStatus(http.StatusUnsupportedMediaType,
 		errs.E(errs.Validation, "the request body must be JSON: send Content-Type: application/json (this request has %s)", got))
-}
-
-// truncateRunes cuts s to at most n runes, for quoting a client's value.
-func truncateRunes(s string, n int) string {
-	if r := []rune(s); len(r) > n {
-		return string(r[:n]) + "…"
-	}
-	return s
 }
 
 // decodeError turns encoding/json's complaints into field-level validation.

@@ -110,15 +110,28 @@ func refuse(c echo.Context, lim *rate.Limiter, now time.Time, what string) error
 	return errs.E(errs.RateLimited, "too many %s from this address; retry in %d s", what, secs)
 }
 
+// spend takes one token of r's address's read or write budget; the
+// bucket comes back when it held none.
+func (l *limiter) spend(r *http.Request, write bool, now time.Time) *rate.Limiter {
+	p := l.peer(clientIP(r), now)
+	lim := p.read
+	if write {
+		lim = p.write
+	}
+	if lim.AllowN(now, 1) {
+		return nil
+	}
+	return lim
+}
+
 // take spends one token of the route's class or refuses with 429.
 func (l *limiter) take(c echo.Context, class RateClass) error {
 	now := time.Now()
-	p := l.peer(clientIP(c.Request()), now)
-	lim, what := p.read, "requests"
-	if class == ClassWrite {
-		lim, what = p.write, "changes"
-	}
-	if !lim.AllowN(now, 1) {
+	if lim := l.spend(c.Request(), class == ClassWrite, now); lim != nil {
+		what := "requests"
+		if class == ClassWrite {
+			what = "changes"
+		}
 		return refuse(c, lim, now, what)
 	}
 	return nil
@@ -170,12 +183,8 @@ func (s *Server) SpendAuthFailure(r *http.Request) {
 // budget through it.
 func (s *Server) RequestRefused(r *http.Request) time.Duration {
 	now := time.Now()
-	p := s.limits.peer(clientIP(r), now)
-	lim := p.write
-	if r.Method == http.MethodGet || r.Method == http.MethodHead {
-		lim = p.read
-	}
-	if lim.AllowN(now, 1) {
+	lim := s.limits.spend(r, r.Method != http.MethodGet && r.Method != http.MethodHead, now)
+	if lim == nil {
 		return 0
 	}
 	return max(untilToken(lim, now), time.Second)

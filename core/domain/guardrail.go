@@ -144,7 +144,7 @@ func (c *GuardrailCheck) Evaluate(stage GuardrailStage, text string) Verdict {
 	switch c.g.Mode {
 	case ModeRegex:
 		if loc := c.re.FindStringIndex(text); loc != nil {
-			return Verdict{Tripped: true, Reason: fmt.Sprintf("%s matched %q", c.g.Name, truncate(text[loc[0]:loc[1]], 80))}
+			return Verdict{Tripped: true, Reason: fmt.Sprintf("%s matched %q", c.g.Name, TruncateRunes(text[loc[0]:loc[1]], 80))}
 		}
 	case ModeMaxLength:
 		if n := utf8.RuneCountInString(text); n > c.g.MaxChars {
@@ -154,7 +154,9 @@ func (c *GuardrailCheck) Evaluate(stage GuardrailStage, text string) Verdict {
 	return Verdict{}
 }
 
-func truncate(s string, n int) string {
+// TruncateRunes cuts s to at most n characters, marking the cut: for
+// quoting what a person or a client wrote.
+func TruncateRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
