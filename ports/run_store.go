@@ -19,14 +19,21 @@ type RunStore interface {
 	ListSessionRuns(ctx context.Context, sessionID string) ([]domain.Run, error)
 	// FailOrphanedRuns ends the runs left running by replicas that are
 	// gone (a crash or kill; see Orphans). Each ends as an error with the
-	// sweep's code and message, its last_seq one past its last
-	// checkpoint's; they are returned as they were (PartialOutput
-	// included). The gone replicas leave the roll in the same transaction.
+	// sweep's code and message, its last_seq one past the higher of its
+	// last checkpoint's and its seq mark; they are returned as they were
+	// (PartialOutput, SeqMark and CallsInFlight included). The gone replicas leave the roll in the same transaction.
 	FailOrphanedRuns(ctx context.Context, o Orphans) ([]domain.Run, error)
 	// CheckpointRun records a running run's progress: the last seq it sent
 	// and what the model call in flight has streamed. A run that is no
 	// longer running is left alone.
 	CheckpointRun(ctx context.Context, id string, lastSeq int64, partial string) error
+	// MarkRunSeq raises a run's seq mark to upto (never lowers it): the
+	// run may number events up to it.
+	MarkRunSeq(ctx context.Context, id string, upto int64) error
+	// RecordCallsInFlight sets the tool calls a running run has started
+	// and not yet recorded ("" for none). A run that is no longer running
+	// is left alone.
+	RecordCallsInFlight(ctx context.Context, id, calls string) error
 	// CountLiveRuns says how many of ownerID's runs are live (see
 	// domain.TooManyRuns): running, or paused with every call decided.
 	CountLiveRuns(ctx context.Context, ownerID string) (int, error)

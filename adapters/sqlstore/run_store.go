@@ -11,7 +11,7 @@ import (
 )
 
 const runColumns = `id, session_id, owner_id, agent_config_id, project_id, input, status, last_seq, error_code, error_message,
-	final_output, created_at, updated_at, ended_at, partial_output, replica_id`
+	final_output, created_at, updated_at, ended_at, partial_output, replica_id, seq_mark, calls_in_flight`
 
 // runRow adapts scanRun to collect.
 func runRow(r rowScanner) (domain.Run, error) { return scanRun(r) }
@@ -22,7 +22,8 @@ func scanRun(r rowScanner, extra ...any) (domain.Run, error) {
 	var created, updated int64
 	var ended sql.NullInt64
 	err := r.Scan(append([]any{&x.ID, &x.SessionID, &x.OwnerID, &x.AgentConfigID, &x.ProjectID, &x.Input, &status, &x.LastSeq, &x.ErrorCode,
-		&x.ErrorMessage, &x.FinalOutput, &created, &updated, &ended, &x.PartialOutput, &x.Replica}, extra...)...)
+		&x.ErrorMessage, &x.FinalOutput, &created, &updated, &ended, &x.PartialOutput, &x.Replica,
+		&x.SeqMark, &x.CallsInFlight}, extra...)...)
 	x.Status = domain.RunStatus(status)
 	x.CreatedAt, x.UpdatedAt, x.EndedAt = fromMS(created), fromMS(updated), fromNullMS(ended)
 	return x, err
@@ -62,17 +63,18 @@ func (s sessionQ) CreateRun(ctx context.Context, r domain.Run) error {
 func (s sessionQ) EndRun(ctx context.Context, r domain.Run) error { return updateRun(ctx, s.q, r) }
 
 func insertRun(ctx context.Context, q querier, r domain.Run) error {
-	_, err := q.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := q.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.SessionID, r.OwnerID, r.AgentConfigID, r.ProjectID, r.Input, string(r.Status), r.LastSeq, r.ErrorCode,
-		r.ErrorMessage, r.FinalOutput, ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.EndedAt), r.PartialOutput, r.Replica)
+		r.ErrorMessage, r.FinalOutput, ms(r.CreatedAt), ms(r.UpdatedAt), msPtr(r.EndedAt), r.PartialOutput, r.Replica,
+		r.SeqMark, r.CallsInFlight)
 	return translate(err)
 }
 
 func updateRun(ctx context.Context, q querier, r domain.Run) error {
 	res, err := q.ExecContext(ctx, `UPDATE runs SET agent_config_id = ?, status = ?, last_seq = ?, error_code = ?, error_message = ?,
-		final_output = ?, updated_at = ?, ended_at = ?, partial_output = ? WHERE id = ?`,
+		final_output = ?, updated_at = ?, ended_at = ?, partial_output = ?, calls_in_flight = ? WHERE id = ?`,
 		r.AgentConfigID, string(r.Status), r.LastSeq, r.ErrorCode, r.ErrorMessage, r.FinalOutput, ms(r.UpdatedAt), msPtr(r.EndedAt),
-		r.PartialOutput, r.ID)
+		r.PartialOutput, r.CallsInFlight, r.ID)
 	return affected(res, err, "run")
 }
 
@@ -105,10 +107,10 @@ func (db *DB) FailOrphanedRuns(ctx context.Context, o ports.Orphans) ([]domain.R
 		if out, err = collect(ctx, tx, runRow, `SELECT `+runColumns+` FROM runs WHERE `+orphaned+` ORDER BY id`, which...); err != nil {
 			return err
 		}
-		// last_seq moves past the last checkpoint: the error is the run's
-		// next event, whatever its watchers last held.
+		// last_seq moves past the last checkpoint and the seq mark: the
+		// error is numbered after anything its watchers may hold.
 		if _, err = tx.ExecContext(ctx, `UPDATE runs SET status = 'error', error_code = ?, error_message = ?, updated_at = ?,
-			ended_at = ?, last_seq = last_seq + 1 WHERE `+orphaned, append([]any{o.Code, o.Message, ms(o.At), ms(o.At)}, which...)...); err != nil {
+			ended_at = ?, last_seq = CASE WHEN seq_mark > last_seq THEN seq_mark ELSE last_seq END + 1 WHERE `+orphaned, append([]any{o.Code, o.Message, ms(o.At), ms(o.At)}, which...)...); err != nil {
 			return translate(err)
 		}
 		_, err = tx.ExecContext(ctx, `DELETE FROM replicas WHERE seen_at < ? AND id <> ?`, ms(o.AliveSince), o.Self)
@@ -143,5 +145,17 @@ func countLiveRuns(ctx context.Context, q querier, ownerID string) (int, error) 
 func (db *DB) CheckpointRun(ctx context.Context, id string, lastSeq int64, partial string) error {
 	_, err := db.exec(ctx, `UPDATE runs SET last_seq = ?, partial_output = ? WHERE id = ? AND status = 'running'`,
 		lastSeq, partial, id)
+	return err
+}
+
+// MarkRunSeq implements ports.RunStore.
+func (db *DB) MarkRunSeq(ctx context.Context, id string, upto int64) error {
+	_, err := db.exec(ctx, `UPDATE runs SET seq_mark = ? WHERE id = ? AND seq_mark < ?`, upto, id, upto)
+	return err
+}
+
+// RecordCallsInFlight implements ports.RunStore.
+func (db *DB) RecordCallsInFlight(ctx context.Context, id, calls string) error {
+	_, err := db.exec(ctx, `UPDATE runs SET calls_in_flight = ? WHERE id = ? AND status = 'running'`, calls, id)
 	return err
 }

@@ -209,3 +209,59 @@ func TestCheckpointRun(t *testing.T) {
 		t.Fatalf("the swept run = %+v", r)
 	}
 }
+
+// TestSeqMarksAndCallsInFlight: the sweep numbers a run's ending past the
+// higher of its checkpoint and its seq mark (a mark never goes down) and
+// hands back its calls in flight; a run that ended takes no calls in
+// flight, and its end clears them.
+func TestSeqMarksAndCallsInFlight(t *testing.T) {
+	db := openTemp(t)
+	ctx := context.Background()
+	s := newSession(t, db, "mk")
+	marked := newRun(t, db, s, "mk-marked", domain.RunRunning)
+	checked := newRun(t, db, s, "mk-checked", domain.RunRunning)
+	ended := newRun(t, db, s, "mk-ended", domain.RunRunning)
+	for _, step := range []struct {
+		id   string
+		upto int64
+	}{{marked.ID, 128}, {marked.ID, 256}, {marked.ID, 200}, {checked.ID, 128}} {
+		if err := db.MarkRunSeq(ctx, step.id, step.upto); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.CheckpointRun(ctx, marked.ID, 90, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.CheckpointRun(ctx, checked.ID, 300, ""); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RecordCallsInFlight(ctx, marked.ID, `{"calls":[1]}`); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RecordCallsInFlight(ctx, ended.ID, `{"calls":[2]}`); err != nil {
+		t.Fatal(err)
+	}
+	ended.Status = domain.RunCompleted
+	if err := db.UpdateRun(ctx, ended); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RecordCallsInFlight(ctx, ended.ID, `{"calls":[3]}`); err != nil {
+		t.Fatal(err)
+	}
+	if r, _ := db.FindRun(ctx, ended.ID); r.CallsInFlight != "" {
+		t.Fatalf("an ended run holds calls in flight: %q", r.CallsInFlight)
+	}
+	out, err := db.FailOrphanedRuns(ctx, ports.Orphans{Self: "me", AliveSince: when, Code: domain.CodeServerRestarted, Message: "gone", At: when})
+	if err != nil || len(out) != 2 {
+		t.Fatalf("the sweep handed back %+v, %v", out, err)
+	}
+	byID := map[string]domain.Run{out[0].ID: out[0], out[1].ID: out[1]}
+	if r := byID[marked.ID]; r.SeqMark != 256 || r.CallsInFlight != `{"calls":[1]}` {
+		t.Fatalf("the marked run as handed back: %+v", r)
+	}
+	for id, want := range map[string]int64{marked.ID: 257, checked.ID: 301} {
+		if r, _ := db.FindRun(ctx, id); r.LastSeq != want || r.Status != domain.RunError {
+			t.Fatalf("swept run %s: last_seq %d, want %d (%+v)", id, r.LastSeq, want, r)
+		}
+	}
+}

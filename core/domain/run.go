@@ -38,6 +38,14 @@ type Run struct {
 	// PartialOutput is what the model call in flight had streamed at the
 	// run's last checkpoint ("" once its answer is whole or the run ended).
 	PartialOutput string
+	// SeqMark is how far the run's event numbering may have gone: marked
+	// ahead of publication, so an ending numbered past it repeats no id a
+	// watcher was sent, whatever a crash lost.
+	SeqMark int64
+	// CallsInFlight are the tool calls the run started and had not yet
+	// recorded (opaque JSON the runner writes, "" for none): what a crash
+	// recovery records, with an unknown outcome.
+	CallsInFlight string
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
 	EndedAt       *time.Time

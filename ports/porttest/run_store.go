@@ -71,6 +71,7 @@ func (s *RunStore) UpdateRun(ctx context.Context, r domain.Run) error {
 	row := &cur.run
 	row.AgentConfigID, row.Status, row.LastSeq, row.ErrorCode, row.ErrorMessage = r.AgentConfigID, r.Status, r.LastSeq, r.ErrorCode, r.ErrorMessage
 	row.FinalOutput, row.UpdatedAt, row.EndedAt, row.PartialOutput = r.FinalOutput, r.UpdatedAt, r.EndedAt, r.PartialOutput
+	row.CallsInFlight = r.CallsInFlight
 	s.runs[r.ID] = cur
 	return nil
 }
@@ -85,6 +86,35 @@ func (s *RunStore) CheckpointRun(ctx context.Context, id string, lastSeq int64, 
 	defer s.mu.Unlock()
 	if cur, ok := s.runs[id]; ok && cur.run.Status == domain.RunRunning {
 		cur.run.LastSeq, cur.run.PartialOutput = lastSeq, partial
+		s.runs[id] = cur
+	}
+	return nil
+}
+
+// MarkRunSeq raises a run's seq mark to upto; an absent run is left alone.
+func (s *RunStore) MarkRunSeq(ctx context.Context, id string, upto int64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.runs[id]; ok && cur.run.SeqMark < upto {
+		cur.run.SeqMark = upto
+		s.runs[id] = cur
+	}
+	return nil
+}
+
+// RecordCallsInFlight sets a running run's calls in flight; a run that is
+// not running (or absent) is left alone.
+func (s *RunStore) RecordCallsInFlight(ctx context.Context, id, calls string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if cur, ok := s.runs[id]; ok && cur.run.Status == domain.RunRunning {
+		cur.run.CallsInFlight = calls
 		s.runs[id] = cur
 	}
 	return nil
@@ -132,7 +162,7 @@ func (s *RunStore) FailOrphanedRuns(ctx context.Context, o ports.Orphans) ([]dom
 			continue // changed since the read above
 		}
 		cur.run.Status, cur.run.ErrorCode, cur.run.ErrorMessage, cur.run.UpdatedAt, cur.run.EndedAt = domain.RunError, code, message, at, &at
-		cur.run.LastSeq++
+		cur.run.LastSeq = max(cur.run.LastSeq, cur.run.SeqMark) + 1
 		s.runs[r.ID] = cur
 	}
 	return out, nil
