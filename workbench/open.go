@@ -149,7 +149,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	// Replicas sharing the store (Postgres) are joined over its bus: each
 	// hub relays what it numbers, run commands reach the replica running
 	// the run, and a credential's streams close on every replica.
-	eventHub := hub.New(o.Hub, clock)
+	eventHub := hub.New(o.Hub, clock, seqMarks{db: db, log: log})
 	peers, err := joinPeers(db, replica, eventHub, idGen, log)
 	if err != nil {
 		return nil, err

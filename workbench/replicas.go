@@ -255,3 +255,19 @@ func replicaID(o Options, ids ports.IDs) (id string, unlock func(), err error) {
 	}
 	return id, unlock, f.Sync()
 }
+
+// seqMarks keeps the hub's run seq marks in the runs table, saying when a
+// write fails: the run goes on, its ids unguarded against a crash until a
+// later write takes.
+type seqMarks struct {
+	db  *sqlstore.DB
+	log *slog.Logger
+}
+
+func (m seqMarks) MarkRunSeq(ctx context.Context, runID string, upto int64) error {
+	err := m.db.MarkRunSeq(ctx, runID, upto)
+	if err != nil {
+		m.log.Warn("recording a run's seq mark failed", "run_id", runID, "err", err)
+	}
+	return err
+}

@@ -5,6 +5,7 @@
 package hub
 
 import (
+	"context"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,7 +51,26 @@ type Hub struct {
 	// relay carries what this hub numbers to the other replicas (nil:
 	// this one serves alone); see SetRelay.
 	relay Relay
+	// marks keeps each numbering run's seq mark durable (nil: none).
+	marks Marks
 }
+
+// MarkAhead is how far past an event's seq a run's mark is raised when
+// the event would pass it: one durable write per MarkAhead events.
+const MarkAhead = 128
+
+// Marks keeps, durably, how far each run's numbering may go. A run's
+// events are numbered only up to its mark; the mark is raised (by
+// MarkAhead) before an event past it goes out, so after a crash its
+// ending is numbered past every id any watcher was sent.
+type Marks interface {
+	// MarkRunSeq raises the run's mark to upto.
+	MarkRunSeq(ctx context.Context, runID string, upto int64) error
+}
+
+// markTimeout bounds one mark's write: a store that does not answer holds
+// the run's stream back no longer than this.
+const markTimeout = 10 * time.Second
 
 // Stats are the hub's counts since the start, for metrics.
 type Stats struct {
@@ -79,14 +99,16 @@ type stream struct {
 
 	mu    sync.Mutex
 	seq   int64
+	mark  int64   // the durable seq mark: events are numbered up to it
 	ring  ring    // the latest events
 	hist  history // every older one, compacted
 	subs  map[*Subscription]struct{}
 	ended time.Time // zero while live
 }
 
-// New returns an empty hub.
-func New(opts Options, clock ports.Clock) *Hub {
+// New returns an empty hub; marks (nil: none) keeps the runs it numbers
+// durably marked.
+func New(opts Options, clock ports.Clock, marks Marks) *Hub {
 	if opts.RingSize <= 0 {
 		opts.RingSize = DefaultRingSize
 	}
@@ -96,7 +118,8 @@ func New(opts Options, clock ports.Clock) *Hub {
 	if opts.Retention <= 0 {
 		opts.Retention = DefaultRetention
 	}
-	return &Hub{opts: opts, clock: clock, runs: map[string]*stream{}, bySession: map[string]slot{}, watchers: map[*Watcher]struct{}{}}
+	return &Hub{opts: opts, clock: clock, marks: marks, runs: map[string]*stream{}, bySession: map[string]slot{},
+		watchers: map[*Watcher]struct{}{}}
 }
 
 // Publish numbers ev as the run's next event and hands it to every
@@ -115,7 +138,7 @@ func (h *Hub) Publish(runID string, ev domain.Event) int64 {
 	if ev.Final() && st.live() {
 		h.Release(st.sessionID, runID)
 	}
-	seq := st.publish(ev, h.clock)
+	seq := st.publish(ev, h.clock, h.marks)
 	if seq > 0 {
 		h.events.Add(1)
 		if h.relay != nil {
@@ -138,13 +161,23 @@ func (st *stream) live() bool {
 	return st.ended.IsZero()
 }
 
-func (st *stream) publish(ev domain.Event, clock ports.Clock) int64 {
+func (st *stream) publish(ev domain.Event, clock ports.Clock, marks Marks) int64 {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if !st.ended.IsZero() {
 		return 0 // a finished stream takes nothing more
 	}
 	st.seq++
+	if marks != nil && st.seq > st.mark {
+		// Raised before the event goes out. A failed write leaves the mark
+		// where it was (tried again with the next event): the event still
+		// goes out, as a failed checkpoint does not stop a run.
+		ctx, cancel := context.WithTimeout(context.Background(), markTimeout)
+		if marks.MarkRunSeq(ctx, st.id, st.seq+MarkAhead) == nil {
+			st.mark = st.seq + MarkAhead
+		}
+		cancel()
+	}
 	ev.Seq = st.seq
 	st.fileLocked(ev, clock)
 	return ev.Seq

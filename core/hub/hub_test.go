@@ -30,7 +30,7 @@ func (c *fakeClock) Add(d time.Duration) {
 
 func newTestHub(opts Options) (*Hub, *fakeClock) {
 	c := &fakeClock{now: time.Unix(1_700_000_000, 0)}
-	return New(opts, c), c
+	return New(opts, c, nil), c
 }
 
 func step(n int) domain.Event {

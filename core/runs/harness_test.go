@@ -100,7 +100,7 @@ func (c cascade) DeleteSession(ctx context.Context, id string) error {
 // newService starts the run engine afresh, as a new process (a replica of
 // its own) would.
 func (h *harness) newService() {
-	h.hub = hub.New(hub.Options{}, h.clock)
+	h.hub = hub.New(hub.Options{}, h.clock, h.runStore)
 	svc := runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Providers: h.providers,
 		Settings: h.settings, Guardrails: h.guardrails, Traces: h.traces, Approvals: h.runStore, Sandboxes: h.sandboxes, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: slog.New(slog.DiscardHandler), Replica: h.ids.NewID()})
