@@ -321,6 +321,9 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		}
 		t.input = append(t.input, resp.Output...)
 	}
+	if err := s.recordFlight(rc, modelTurn, resp, calls, rejected); err != nil {
+		return s.fail(rc, err), true
+	}
 	results, handoff, err := s.runTools(ctx, rc, calls, rejected)
 	if err != nil {
 		return s.fail(rc, err), true
@@ -369,6 +372,14 @@ func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelRespons
 	}
 	if _, err := s.d.Sessions.Append(context.WithoutCancel(lr.ctx), lr.run.SessionID, entries); err != nil {
 		return err
+	}
+	if len(results) > 0 {
+		// The calls are recorded: nothing is in flight. Should this write
+		// fail, a restart finds their outputs in the conversation and
+		// records nothing twice.
+		if err := s.d.Runs.RecordCallsInFlight(context.WithoutCancel(lr.ctx), lr.run.ID, ""); err != nil {
+			s.d.Log.Warn("clearing a run's calls in flight failed", "run_id", lr.run.ID, "err", err)
+		}
 	}
 	for _, r := range results {
 		p := domain.ToolResultPayload{RunID: lr.run.ID, ToolCallID: r.callID, Output: r.output, IsError: r.isError}

@@ -409,7 +409,7 @@ func (s *Service) RecoverOrphans(ctx context.Context, aliveSince time.Time, rest
 		return nil, err
 	}
 	for _, r := range orphans {
-		var notes []domain.Entry
+		notes := s.landFlight(ctx, r)
 		if r.PartialOutput != "" {
 			notes = append(notes, cutShort(r.ID, r.PartialOutput, "The answer was cut short by a restart."))
 		}
@@ -422,7 +422,8 @@ func (s *Service) RecoverOrphans(ctx context.Context, aliveSince time.Time, rest
 		// Every replica's watchers see it end (one that was following it
 		// through the replica that died, too).
 		ended := r
-		ended.Status, ended.ErrorCode, ended.ErrorMessage, ended.LastSeq = domain.RunError, domain.CodeServerRestarted, msg, r.LastSeq+1
+		ended.Status, ended.ErrorCode, ended.ErrorMessage = domain.RunError, domain.CodeServerRestarted, msg
+		ended.LastSeq = max(r.LastSeq, r.SeqMark) + 1 // as the store numbered it
 		if evs, ok := storedEnding(ended, 0); ok {
 			s.d.Hub.Conclude(r.ID, r.SessionID, r.OwnerID, evs[len(evs)-1])
 		}
