@@ -53,6 +53,8 @@ type RunView struct {
 	ProjectID     string `json:"project_id,omitempty"`
 	// Task is present only for a background task's run.
 	Task *domain.TaskLink `json:"task,omitempty" doc:"The task this run is an attempt of, with the parent linkage its run.started carries"`
+	// Error is present only for a run that ended in error.
+	Error *RunErrorView `json:"error,omitempty" doc:"How the run failed, as its run.error said: present only when status is error"`
 }
 
 // CancelRunRequest stops a run; the body may be omitted (abort).
@@ -207,6 +209,9 @@ func (s *Server) handleGetRun(c echo.Context, _ *NoBody) (RunView, error) {
 	}
 	v := RunView{RunID: r.ID, SessionID: r.SessionID, Status: string(r.Status), LastSeq: r.LastSeq,
 		AgentConfigID: r.AgentConfigID, ProjectID: r.ProjectID}
+	if r.Status == domain.RunError {
+		v.Error = &RunErrorView{Code: r.ErrorCode, Message: r.ErrorMessage}
+	}
 	if s.deps.Tasks != nil {
 		t, ok, err := s.deps.Tasks.ByRun(ctx, r.ID)
 		if err != nil {

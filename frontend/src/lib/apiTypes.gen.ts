@@ -2993,6 +2993,7 @@ export interface components {
         };
         RunView: {
             agent_config_id?: string;
+            error?: components["schemas"]["RunErrorView"];
             /** Format: int64 */
             last_seq: number;
             project_id?: string;
