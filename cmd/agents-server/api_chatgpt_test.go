@@ -346,3 +346,99 @@ func TestChatGPTSignInIsRedeemedOnlyByItsOwner(t *testing.T) {
 		t.Fatalf("bob's provider signed in with ann's account: %+v", p)
 	}
 }
+
+// The Codex backend takes only the fields the Codex CLI sends and refuses
+// a call without instructions, and so does the double. On a ChatGPT
+// provider a session still gets its title (the title call's
+// max_output_tokens is left out); an agent setting max_output_tokens and
+// temperature completes with both left out, named on each generation span
+// and in one run.diagnostic for the run; an agent without instructions
+// completes; every call of a session carries the session as its
+// prompt_cache_key, so two sessions never share one.
+func TestChatGPTProviderSendsOnlyWhatTheBackendTakes(t *testing.T) {
+	t.Parallel()
+	d := chatgptdouble.New(chatgptdouble.Options{})
+	t.Cleanup(d.Close)
+	cfg := testConfig(t)
+	cfg.ChatGPTAuthURL, cfg.ChatGPTBackendURL = d.Issuer(), d.BackendURL()
+	h := startServer(t, cfg)
+	tok := h.member("codex")
+	prov := h.createProvider(tok, map[string]any{"name": "my chatgpt", "auth_mode": "chatgpt_login"})
+	h.signInChatGPT(tok, prov.ID)
+	tuned := h.createAgent(tok, map[string]any{"name": "tuned", "model": "gpt-5-codex", "provider_id": prov.ID, "instructions": "Be brief.",
+		"model_settings": map[string]any{"max_output_tokens": 200, "temperature": 0.3}})
+	bare := h.createAgent(tok, map[string]any{"name": "bare", "model": "gpt-5", "provider_id": prov.ID})
+	dropNotices := func(events []sseEvent) []domain.DiagnosticPayload {
+		var out []domain.DiagnosticPayload
+		for _, ev := range events {
+			if ev.Type == domain.EventDiagnostic {
+				if p := payload[domain.DiagnosticPayload](t, ev.Event); p.Type == "settings_dropped" {
+					out = append(out, p)
+				}
+			}
+		}
+		return out
+	}
+
+	// Two model calls in one run (the double calls the first tool
+	// offered, then answers): each span names what was left out, the run
+	// says it once.
+	first := h.createSession(tok, map[string]any{"agent_config_id": tuned.ID})
+	_, events := h.runEvents(tok, first.ID, map[string]any{"input": "please use the tool"})
+	if last := lastEvent(events); last.Type != domain.EventOutput {
+		t.Fatalf("a run of the tuned agent ended with %s %s (the double saw %+v)", last.Type, last.Event.Payload, d.Requests())
+	}
+	notes := dropNotices(events)
+	if len(notes) != 1 || notes[0].Details["settings"] != "max_output_tokens, temperature" || notes[0].Details["provider"] != "my chatgpt" ||
+		!strings.Contains(notes[0].Message, "max_output_tokens") {
+		t.Fatalf("settings_dropped notices %+v", notes)
+	}
+	generations := 0
+	for _, sp := range h.traces(tok, first.ID, "") {
+		if sp.Kind != domain.SpanGeneration {
+			continue
+		}
+		generations++
+		if got := jsonText(sp.Meta["dropped_settings"]); got != `["max_output_tokens","temperature"]` {
+			t.Fatalf("generation span %s names %s as dropped", sp.Name, got)
+		}
+	}
+	if generations < 2 {
+		t.Fatalf("%d generation spans, want a run of two calls", generations)
+	}
+	var s httpapi.SessionView
+	h.call("GET", "/api/v1/sessions/"+first.ID, tok, nil).want(t, 200).decode(t, &s)
+	if s.Name != "please use the tool" {
+		t.Fatalf("the session's title is %q (the double saw %+v)", s.Name, d.Requests())
+	}
+	if v := h.chat(tok, first.ID, "second run"); v.Status != "completed" {
+		t.Fatalf("a second run = %+v %+v", v, v.Error)
+	}
+
+	// An agent without instructions, on another session.
+	second := h.createSession(tok, map[string]any{"agent_config_id": bare.ID})
+	_, events = h.runEvents(tok, second.ID, map[string]any{"input": "hello bare"})
+	if p := payload[domain.OutputPayload](t, lastEvent(events).Event); p.FinalOutput != "Codex heard: hello bare" {
+		t.Fatalf("the agent without instructions answered %+v", p)
+	}
+	if notes := dropNotices(events); len(notes) != 0 {
+		t.Fatalf("nothing of the bare agent's was dropped, yet %+v", notes)
+	}
+
+	// Every call went through, keyed by its session.
+	perSession := map[string]int{}
+	for i, r := range d.Requests() {
+		want := first.ID
+		if strings.Contains(jsonText(r.Body["input"]), "hello bare") {
+			want = second.ID
+		}
+		if r.Status != 200 || r.PromptCacheKey != want {
+			t.Fatalf("backend request %d = %d %q with prompt_cache_key %q, want %q", i, r.Status, r.Error, r.PromptCacheKey, want)
+		}
+		perSession[want]++
+	}
+	// first: two calls, its title, one more run; second: one call and its title
+	if perSession[first.ID] != 4 || perSession[second.ID] != 2 {
+		t.Fatalf("calls per session %v", perSession)
+	}
+}
