@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -440,5 +442,89 @@ func TestChatGPTProviderSendsOnlyWhatTheBackendTakes(t *testing.T) {
 	// first: two calls, its title, one more run; second: one call and its title
 	if perSession[first.ID] != 4 || perSession[second.ID] != 2 {
 		t.Fatalf("calls per session %v", perSession)
+	}
+}
+
+// A sign-in the server forgets is revoked at the auth server, as the Codex
+// CLI's logout does: on logout, on a new sign-in that replaces it, on a
+// switch to an API key and on the provider's deletion, its refresh token
+// no longer refreshes there. The revocation is best effort: with the auth
+// server gone, logout still signs the provider out.
+func TestChatGPTForgottenSignInsAreRevoked(t *testing.T) {
+	t.Parallel()
+	d := chatgptdouble.New(chatgptdouble.Options{})
+	t.Cleanup(d.Close) // closed early below too: Close is idempotent
+	cfg := testConfig(t)
+	cfg.ChatGPTAuthURL, cfg.ChatGPTBackendURL = d.Issuer(), d.BackendURL()
+	h := startServer(t, cfg)
+	tok := h.member("forget")
+	issued := map[string]bool{}
+	// signIn signs the provider in and returns the refresh token it got.
+	signIn := func(providerID string) string {
+		t.Helper()
+		h.signInChatGPT(tok, providerID)
+		var fresh []string
+		for _, tk := range d.Tokens() {
+			if strings.HasPrefix(tk, "rt_") && !issued[tk] {
+				issued[tk] = true
+				fresh = append(fresh, tk)
+			}
+		}
+		if len(fresh) != 1 {
+			t.Fatalf("%d new refresh tokens after a sign-in", len(fresh))
+		}
+		return fresh[0]
+	}
+	refreshes := func(rt string) bool {
+		t.Helper()
+		resp, err := http.PostForm(d.Issuer()+"/oauth/token", url.Values{"grant_type": {"refresh_token"},
+			"client_id": {chatgptdouble.ClientID}, "refresh_token": {rt}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}
+	revoked := func(what, rt string, count int) {
+		t.Helper()
+		if n := d.Revocations(); n != count {
+			t.Fatalf("%s: %d revocations, want %d", what, n, count)
+		}
+		if refreshes(rt) {
+			t.Fatalf("%s: the forgotten refresh token still refreshes", what)
+		}
+	}
+
+	prov := h.createProvider(tok, map[string]any{"name": "chatgpt", "auth_mode": "chatgpt_login"})
+	first := signIn(prov.ID)
+	var p httpapi.ProviderView
+	h.call("POST", "/api/v1/providers/"+prov.ID+"/chatgpt/logout", tok, nil).want(t, 200).decode(t, &p)
+	if p.ChatGPTLoggedIn {
+		t.Fatalf("after logout = %+v", p)
+	}
+	revoked("logout", first, 1)
+
+	second := signIn(prov.ID)
+	if d.Revocations() != 1 {
+		t.Fatal("a sign-in with nothing to replace revoked something")
+	}
+	third := signIn(prov.ID)
+	revoked("a sign-in replaced", second, 2)
+
+	h.call("PUT", "/api/v1/providers/"+prov.ID, tok, map[string]any{"name": "chatgpt", "api_key": "sk-now"}).want(t, 200)
+	revoked("a switch to an API key", third, 3)
+
+	doomed := h.createProvider(tok, map[string]any{"name": "doomed", "auth_mode": "chatgpt_login"})
+	last := signIn(doomed.ID)
+	h.call("DELETE", "/api/v1/providers/"+doomed.ID, tok, nil).want(t, 204)
+	revoked("deletion", last, 4)
+
+	// The auth server out of reach: the logout still signs out.
+	h.call("PUT", "/api/v1/providers/"+prov.ID, tok, map[string]any{"name": "chatgpt", "auth_mode": "chatgpt_login"}).want(t, 200)
+	signIn(prov.ID)
+	d.Close()
+	h.call("POST", "/api/v1/providers/"+prov.ID+"/chatgpt/logout", tok, nil).want(t, 200).decode(t, &p)
+	if p.ChatGPTLoggedIn || h.provider(tok, prov.ID).ChatGPTLoggedIn {
+		t.Fatalf("a logout with the auth server gone = %+v", p)
 	}
 }
