@@ -2,10 +2,10 @@
 // sign-in talks to, for tests and the browser suite: OpenAI's auth server
 // (the authorization-code flow with PKCE for the Codex client, refresh with
 // rotation, revocation) and the Codex backend (a streaming-only Responses
-// endpoint that refuses any field the Codex CLI does not send — so
-// max_output_tokens, temperature, previous_response_id … —, a request
-// without instructions, store:true, item ids, reasoning it did not produce
-// and non-streaming requests, as the real one does).
+// endpoint that refuses, as the real one does, any top-level field the
+// Codex CLI does not send (max_output_tokens, temperature,
+// previous_response_id, …), a request without instructions, store:true,
+// item ids, reasoning it did not produce and non-streaming requests).
 // Both are served by one HTTP server: the issuer at its root, the backend
 // under /backend-api/codex.
 package chatgptdouble
