@@ -22,6 +22,11 @@ type ChatGPTAuth interface {
 	// rotates). ErrChatGPTRevoked (wrapped) when the auth server no longer
 	// honours it; errs.Upstream for anything else.
 	Refresh(ctx context.Context, refreshToken string) (domain.ChatGPTToken, error)
+	// Revoke asks the auth server to revoke a refresh token (RFC 7009), as
+	// the Codex CLI's logout does, so a sign-in forgotten here stops
+	// working there too. Errors are errs.Upstream with the auth server's
+	// words; a token it does not know is no error.
+	Revoke(ctx context.Context, refreshToken string) error
 }
 
 // ChatGPTRedirectURI is the redirect every ChatGPT sign-in names: the

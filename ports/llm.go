@@ -77,6 +77,10 @@ type ModelRequest struct {
 	// PromptID / PromptVersion name an OpenAI stored prompt (responses only).
 	PromptID      string
 	PromptVersion string
+	// ConversationID is a stable key of the conversation, for providers
+	// that cache by it (the Codex backend's prompt_cache_key); "" for a
+	// call outside one.
+	ConversationID string
 }
 
 // DeltaKind says what a streamed fragment belongs to.
@@ -108,6 +112,9 @@ type ModelResponse struct {
 	Model      string // the model that answered, as the provider reports it
 	// Refusal is set when the model declined (a refusal part or stop reason).
 	Refusal string
+	// Dropped names the request settings the provider does not take, left
+	// out of the call rather than refused (sorted; nil when none were).
+	Dropped []string
 }
 
 // ModelErrorKind classifies a failed call, which decides what the run does.

@@ -163,7 +163,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	// A chatgpt_login provider signs in at OpenAI's auth server (or the
 	// one the options name) and is called through the Codex bridge.
 	providerSvc := providers.New(db, box, idGen, clock).
-		WithChatGPT(chatgpt.New(chatgpt.Options{Issuer: o.ChatGPTAuthURL, HTTP: o.ChatGPTHTTP}), db)
+		WithChatGPT(chatgpt.New(chatgpt.Options{Issuer: o.ChatGPTAuthURL, HTTP: o.ChatGPTHTTP}), db, log)
 	for _, m := range o.Models {
 		if m.LLM == nil {
 			return nil, errs.E(errs.Validation, "Options.Models: provider type %q has no LLM", m.Name)

@@ -11,7 +11,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"time"
 
@@ -42,8 +44,9 @@ type Options struct {
 
 // Auth is a ports.ChatGPTAuth.
 type Auth struct {
-	cfg  oauth2.Config
-	http *http.Client
+	cfg       oauth2.Config
+	http      *http.Client
+	revokeURL string
 }
 
 var _ ports.ChatGPTAuth = (*Auth)(nil)
@@ -62,7 +65,7 @@ func New(o Options) *Auth {
 	if hc == nil {
 		hc = http.DefaultClient
 	}
-	return &Auth{http: hc, cfg: oauth2.Config{
+	return &Auth{http: hc, revokeURL: issuer + "/oauth/revoke", cfg: oauth2.Config{
 		ClientID:    id,
 		Endpoint:    oauth2.Endpoint{AuthURL: issuer + "/oauth/authorize", TokenURL: issuer + "/oauth/token", AuthStyle: oauth2.AuthStyleInParams},
 		RedirectURL: ports.ChatGPTRedirectURI,
@@ -98,6 +101,42 @@ func (a *Auth) Refresh(ctx context.Context, refreshToken string) (domain.ChatGPT
 		return domain.ChatGPTToken{}, errs.Wrap(errs.Upstream, err, "the ChatGPT sign-in could not be refreshed: %s", describe(err))
 	}
 	return token(t)
+}
+
+// Revoke implements ports.ChatGPTAuth: the refresh token posted to the
+// issuer's revocation endpoint as the Codex CLI posts it (form-encoded,
+// with the hint and the public client's id). The auth server answers 200
+// for any token, so only a failure to reach it, or a refusal of the
+// request itself, is an error.
+func (a *Auth) Revoke(ctx context.Context, refreshToken string) error {
+	if refreshToken == "" {
+		return nil
+	}
+	form := url.Values{"token": {refreshToken}, "token_type_hint": {"refresh_token"}, "client_id": {a.cfg.ClientID}}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, a.revokeURL, strings.NewReader(form.Encode()))
+	if err != nil {
+		return errs.Wrap(errs.Upstream, err, "the ChatGPT sign-in could not be revoked")
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := a.http.Do(req)
+	if err != nil {
+		// The error names the URL and the cause, never the form.
+		return errs.Wrap(errs.Upstream, err, "the ChatGPT sign-in could not be revoked: the auth server did not answer")
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(res.Body, 64<<10))
+	if res.StatusCode != http.StatusOK {
+		var oe struct {
+			Error       string `json:"error"`
+			Description string `json:"error_description"`
+		}
+		reason := "no reason given"
+		if json.Unmarshal(body, &oe) == nil && oe.Error != "" {
+			reason = strings.TrimSuffix(oe.Error+": "+oe.Description, ": ")
+		}
+		return errs.E(errs.Upstream, "the ChatGPT sign-in could not be revoked: HTTP %d, %s", res.StatusCode, errs.Short(reason))
+	}
+	return nil
 }
 
 func (a *Auth) ctx(ctx context.Context) context.Context {

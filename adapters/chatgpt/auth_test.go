@@ -83,3 +83,37 @@ func TestAuthorizeExchangeRefreshAndRevoke(t *testing.T) {
 		t.Fatalf("unreachable: %v", err)
 	}
 }
+
+// Revoke posts the refresh token to the issuer's revocation endpoint as
+// the Codex CLI's logout does: the token no longer refreshes. A refused
+// request or an auth server out of reach is an upstream error; an empty
+// token sends nothing.
+func TestRevokeEndsTheSignIn(t *testing.T) {
+	t.Parallel()
+	d := chatgptdouble.New(chatgptdouble.Options{})
+	t.Cleanup(d.Close)
+	a := chatgpt.New(chatgpt.Options{Issuer: d.Issuer()})
+	ctx := context.Background()
+	verifier := strings.Repeat("r", 43)
+	tok, err := a.Exchange(ctx, signIn(t, a, verifier), verifier)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Revoke(ctx, tok.RefreshToken); err != nil {
+		t.Fatalf("revoke: %v", err)
+	}
+	if _, err := a.Refresh(ctx, tok.RefreshToken); !errors.Is(err, ports.ErrChatGPTRevoked) {
+		t.Fatalf("a revoked refresh token refreshed: %v", err)
+	}
+	if err := a.Revoke(ctx, ""); err != nil || d.Revocations() != 1 {
+		t.Fatalf("an empty token: %v, %d revocations, want 1", err, d.Revocations())
+	}
+	stranger := chatgpt.New(chatgpt.Options{Issuer: d.Issuer(), ClientID: "app_someone_else"})
+	if err := stranger.Revoke(ctx, tok.RefreshToken); !errs.Is(err, errs.Upstream) || !strings.Contains(err.Error(), "invalid_client") {
+		t.Fatalf("an unknown client: %v", err)
+	}
+	gone := chatgpt.New(chatgpt.Options{Issuer: "http://127.0.0.1:1"})
+	if err := gone.Revoke(ctx, tok.RefreshToken); !errs.Is(err, errs.Upstream) || strings.Contains(err.Error(), tok.RefreshToken) {
+		t.Fatalf("unreachable: %v", err)
+	}
+}

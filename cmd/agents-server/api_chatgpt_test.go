@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -344,5 +346,185 @@ func TestChatGPTSignInIsRedeemedOnlyByItsOwner(t *testing.T) {
 	}
 	if p := h.provider(bob, bobProv.ID); p.ChatGPTLoggedIn {
 		t.Fatalf("bob's provider signed in with ann's account: %+v", p)
+	}
+}
+
+// The Codex backend takes only the fields the Codex CLI sends and refuses
+// a call without instructions, and so does the double. On a ChatGPT
+// provider a session still gets its title (the title call's
+// max_output_tokens is left out); an agent setting max_output_tokens and
+// temperature completes with both left out, named on each generation span
+// and in one run.diagnostic for the run; an agent without instructions
+// completes; every call of a session carries the session as its
+// prompt_cache_key, so two sessions never share one.
+func TestChatGPTProviderSendsOnlyWhatTheBackendTakes(t *testing.T) {
+	t.Parallel()
+	d := chatgptdouble.New(chatgptdouble.Options{})
+	t.Cleanup(d.Close)
+	cfg := testConfig(t)
+	cfg.ChatGPTAuthURL, cfg.ChatGPTBackendURL = d.Issuer(), d.BackendURL()
+	h := startServer(t, cfg)
+	tok := h.member("codex")
+	prov := h.createProvider(tok, map[string]any{"name": "my chatgpt", "auth_mode": "chatgpt_login"})
+	h.signInChatGPT(tok, prov.ID)
+	tuned := h.createAgent(tok, map[string]any{"name": "tuned", "model": "gpt-5-codex", "provider_id": prov.ID, "instructions": "Be brief.",
+		"model_settings": map[string]any{"max_output_tokens": 200, "temperature": 0.3}})
+	bare := h.createAgent(tok, map[string]any{"name": "bare", "model": "gpt-5", "provider_id": prov.ID})
+	dropNotices := func(events []sseEvent) []domain.DiagnosticPayload {
+		var out []domain.DiagnosticPayload
+		for _, ev := range events {
+			if ev.Type == domain.EventDiagnostic {
+				if p := payload[domain.DiagnosticPayload](t, ev.Event); p.Type == "settings_dropped" {
+					out = append(out, p)
+				}
+			}
+		}
+		return out
+	}
+
+	// Two model calls in one run (the double calls the first tool
+	// offered, then answers): each span names what was left out, the run
+	// says it once.
+	first := h.createSession(tok, map[string]any{"agent_config_id": tuned.ID})
+	_, events := h.runEvents(tok, first.ID, map[string]any{"input": "please use the tool"})
+	if last := lastEvent(events); last.Type != domain.EventOutput {
+		t.Fatalf("a run of the tuned agent ended with %s %s (the double saw %+v)", last.Type, last.Event.Payload, d.Requests())
+	}
+	notes := dropNotices(events)
+	if len(notes) != 1 || notes[0].Details["settings"] != "max_output_tokens, temperature" || notes[0].Details["provider"] != "my chatgpt" ||
+		!strings.Contains(notes[0].Message, "max_output_tokens") {
+		t.Fatalf("settings_dropped notices %+v", notes)
+	}
+	generations := 0
+	for _, sp := range h.traces(tok, first.ID, "") {
+		if sp.Kind != domain.SpanGeneration {
+			continue
+		}
+		generations++
+		if got := jsonText(sp.Meta["dropped_settings"]); got != `["max_output_tokens","temperature"]` {
+			t.Fatalf("generation span %s names %s as dropped", sp.Name, got)
+		}
+	}
+	if generations < 2 {
+		t.Fatalf("%d generation spans, want a run of two calls", generations)
+	}
+	var s httpapi.SessionView
+	h.call("GET", "/api/v1/sessions/"+first.ID, tok, nil).want(t, 200).decode(t, &s)
+	if s.Name != "please use the tool" {
+		t.Fatalf("the session's title is %q (the double saw %+v)", s.Name, d.Requests())
+	}
+	if v := h.chat(tok, first.ID, "second run"); v.Status != "completed" {
+		t.Fatalf("a second run = %+v %+v", v, v.Error)
+	}
+
+	// An agent without instructions, on another session.
+	second := h.createSession(tok, map[string]any{"agent_config_id": bare.ID})
+	_, events = h.runEvents(tok, second.ID, map[string]any{"input": "hello bare"})
+	if p := payload[domain.OutputPayload](t, lastEvent(events).Event); p.FinalOutput != "Codex heard: hello bare" {
+		t.Fatalf("the agent without instructions answered %+v", p)
+	}
+	if notes := dropNotices(events); len(notes) != 0 {
+		t.Fatalf("nothing of the bare agent's was dropped, yet %+v", notes)
+	}
+
+	// Every call went through, keyed by its session.
+	perSession := map[string]int{}
+	for i, r := range d.Requests() {
+		want := first.ID
+		if strings.Contains(jsonText(r.Body["input"]), "hello bare") {
+			want = second.ID
+		}
+		if r.Status != 200 || r.PromptCacheKey != want {
+			t.Fatalf("backend request %d = %d %q with prompt_cache_key %q, want %q", i, r.Status, r.Error, r.PromptCacheKey, want)
+		}
+		perSession[want]++
+	}
+	// first: two calls, its title, one more run; second: one call and its title
+	if perSession[first.ID] != 4 || perSession[second.ID] != 2 {
+		t.Fatalf("calls per session %v", perSession)
+	}
+}
+
+// A sign-in the server forgets is revoked at the auth server, as the Codex
+// CLI's logout does: on logout, on a new sign-in that replaces it, on a
+// switch to an API key and on the provider's deletion, its refresh token
+// no longer refreshes there. The revocation is best effort: with the auth
+// server gone, logout still signs the provider out.
+func TestChatGPTForgottenSignInsAreRevoked(t *testing.T) {
+	t.Parallel()
+	d := chatgptdouble.New(chatgptdouble.Options{})
+	t.Cleanup(d.Close) // closed early below too: Close is idempotent
+	cfg := testConfig(t)
+	cfg.ChatGPTAuthURL, cfg.ChatGPTBackendURL = d.Issuer(), d.BackendURL()
+	h := startServer(t, cfg)
+	tok := h.member("forget")
+	issued := map[string]bool{}
+	// signIn signs the provider in and returns the refresh token it got.
+	signIn := func(providerID string) string {
+		t.Helper()
+		h.signInChatGPT(tok, providerID)
+		var fresh []string
+		for _, tk := range d.Tokens() {
+			if strings.HasPrefix(tk, "rt_") && !issued[tk] {
+				issued[tk] = true
+				fresh = append(fresh, tk)
+			}
+		}
+		if len(fresh) != 1 {
+			t.Fatalf("%d new refresh tokens after a sign-in", len(fresh))
+		}
+		return fresh[0]
+	}
+	refreshes := func(rt string) bool {
+		t.Helper()
+		resp, err := http.PostForm(d.Issuer()+"/oauth/token", url.Values{"grant_type": {"refresh_token"},
+			"client_id": {chatgptdouble.ClientID}, "refresh_token": {rt}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}
+	revoked := func(what, rt string, count int) {
+		t.Helper()
+		if n := d.Revocations(); n != count {
+			t.Fatalf("%s: %d revocations, want %d", what, n, count)
+		}
+		if refreshes(rt) {
+			t.Fatalf("%s: the forgotten refresh token still refreshes", what)
+		}
+	}
+
+	prov := h.createProvider(tok, map[string]any{"name": "chatgpt", "auth_mode": "chatgpt_login"})
+	first := signIn(prov.ID)
+	var p httpapi.ProviderView
+	h.call("POST", "/api/v1/providers/"+prov.ID+"/chatgpt/logout", tok, nil).want(t, 200).decode(t, &p)
+	if p.ChatGPTLoggedIn {
+		t.Fatalf("after logout = %+v", p)
+	}
+	revoked("logout", first, 1)
+
+	second := signIn(prov.ID)
+	if d.Revocations() != 1 {
+		t.Fatal("a sign-in with nothing to replace revoked something")
+	}
+	third := signIn(prov.ID)
+	revoked("a sign-in replaced", second, 2)
+
+	h.call("PUT", "/api/v1/providers/"+prov.ID, tok, map[string]any{"name": "chatgpt", "api_key": "sk-now"}).want(t, 200)
+	revoked("a switch to an API key", third, 3)
+
+	doomed := h.createProvider(tok, map[string]any{"name": "doomed", "auth_mode": "chatgpt_login"})
+	last := signIn(doomed.ID)
+	h.call("DELETE", "/api/v1/providers/"+doomed.ID, tok, nil).want(t, 204)
+	revoked("deletion", last, 4)
+
+	// The auth server out of reach: the logout still signs out.
+	h.call("PUT", "/api/v1/providers/"+prov.ID, tok, map[string]any{"name": "chatgpt", "auth_mode": "chatgpt_login"}).want(t, 200)
+	signIn(prov.ID)
+	d.Close()
+	h.call("POST", "/api/v1/providers/"+prov.ID+"/chatgpt/logout", tok, nil).want(t, 200).decode(t, &p)
+	if p.ChatGPTLoggedIn || h.provider(tok, prov.ID).ChatGPTLoggedIn {
+		t.Fatalf("a logout with the auth server gone = %+v", p)
 	}
 }

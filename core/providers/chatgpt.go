@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net/url"
 	"sync"
 	"time"
@@ -29,10 +30,15 @@ const refreshMargin = 5 * time.Minute
 // lose the sign-in.
 const refreshTimeout = 30 * time.Second
 
+// revokeTimeout bounds the revocation of a forgotten sign-in: the caller
+// waits for it, and it changes nothing here whatever its outcome.
+const revokeTimeout = 5 * time.Second
+
 // chatgpt is the ChatGPT sign-in's state on the Service.
 type chatgpt struct {
 	auth  ports.ChatGPTAuth
 	store ports.ChatGPTStore
+	log   *slog.Logger // a revocation that failed
 	mu    sync.Mutex
 	locks map[string]*sync.Mutex // one refresh at a time per provider
 	// revoked names the providers whose sign-in a refused refresh cleared,
@@ -41,9 +47,13 @@ type chatgpt struct {
 }
 
 // WithChatGPT lets chatgpt_login providers sign in through auth, keeping
-// the sign-ins in store. Without it the sign-in routes answer unavailable.
-func (s *Service) WithChatGPT(auth ports.ChatGPTAuth, store ports.ChatGPTStore) *Service {
-	s.gpt = &chatgpt{auth: auth, store: store, locks: map[string]*sync.Mutex{}, revoked: map[string]bool{}}
+// the sign-ins in store; log hears the revocations that failed (nil: none
+// is logged). Without it the sign-in routes answer unavailable.
+func (s *Service) WithChatGPT(auth ports.ChatGPTAuth, store ports.ChatGPTStore, log *slog.Logger) *Service {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s.gpt = &chatgpt{auth: auth, store: store, log: log, locks: map[string]*sync.Mutex{}, revoked: map[string]bool{}}
 	return s
 }
 
@@ -114,9 +124,10 @@ func (s *Service) ChatGPTLogin(ctx context.Context, p domain.Principal, id strin
 // ChatGPTComplete redeems the URL the browser landed on after the person
 // authorized: its state names the waiting sign-in (used once), its code is
 // exchanged server-side, and the tokens are stored sealed on the provider.
-// Returns not_found, forbidden, validation (a URL that is not a callback,
-// an expired or foreign sign-in, a refused authorization), upstream when
-// the exchange fails.
+// A sign-in it replaces is revoked (see revokeForgotten). Returns
+// not_found, forbidden, validation (a URL that is not a callback, an
+// expired or foreign sign-in, a refused authorization), upstream when the
+// exchange fails.
 func (s *Service) ChatGPTComplete(ctx context.Context, p domain.Principal, id, callbackURL string) (domain.Provider, error) {
 	pr, err := s.signInTarget(ctx, p, id)
 	if err != nil {
@@ -162,16 +173,48 @@ func (s *Service) ChatGPTComplete(ctx context.Context, p domain.Principal, id, c
 		return pr, err
 	}
 	tok.RefreshedAt = s.clock.Now()
-	return s.writeToken(ctx, pr.ID, &tok)
+	pr, replaced, err := s.writeToken(ctx, pr.ID, &tok)
+	if err == nil {
+		s.revokeForgotten(ctx, pr, replaced)
+	}
+	return pr, err
 }
 
-// ChatGPTLogout drops a provider's sign-in. Returns not_found, forbidden,
-// validation, unavailable.
+// ChatGPTLogout drops a provider's sign-in, then revokes its refresh token
+// at the auth server, as the Codex CLI's logout does (see
+// revokeForgotten). Returns not_found, forbidden, validation, unavailable.
 func (s *Service) ChatGPTLogout(ctx context.Context, p domain.Principal, id string) (domain.Provider, error) {
 	if _, err := s.signInTarget(ctx, p, id); err != nil {
 		return domain.Provider{}, err
 	}
-	return s.writeToken(ctx, id, nil)
+	pr, dropped, err := s.writeToken(ctx, id, nil)
+	if err == nil {
+		s.revokeForgotten(ctx, pr, dropped)
+	}
+	return pr, err
+}
+
+// revokeForgotten revokes the refresh token of a sign-in the provider no
+// longer holds (sealed as it was stored; "" for none), so it stops working
+// at the auth server too. It is best effort, as the Codex CLI's logout:
+// the sign-in is already gone here, so a failure is logged, never
+// returned. It runs detached from the caller's context (a person who
+// leaves mid-logout still gets it), within revokeTimeout.
+func (s *Service) revokeForgotten(ctx context.Context, pr domain.Provider, sealed string) {
+	if sealed == "" || s.gpt == nil {
+		return
+	}
+	pr.SealedChatGPTToken = sealed
+	tok, err := s.openToken(pr)
+	if err == nil && tok.RefreshToken != "" {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), revokeTimeout)
+		defer cancel()
+		err = s.gpt.auth.Revoke(rctx, tok.RefreshToken)
+	}
+	if err != nil {
+		s.gpt.log.Warn("the ChatGPT sign-in a provider forgot could not be revoked at the auth server",
+			"provider_id", pr.ID, "err", err)
+	}
 }
 
 // ChatGPTStatus reads a provider's sign-in; the account is named only to
@@ -195,37 +238,39 @@ func (s *Service) ChatGPTStatus(ctx context.Context, p domain.Principal, id stri
 }
 
 // writeToken stores tok (nil: none) as the provider's sign-in, whatever it
-// held, and returns the provider as written.
-func (s *Service) writeToken(ctx context.Context, id string, tok *domain.ChatGPTToken) (domain.Provider, error) {
+// held, and returns the provider as written and the sealed sign-in it
+// replaced ("" for none).
+func (s *Service) writeToken(ctx context.Context, id string, tok *domain.ChatGPTToken) (domain.Provider, string, error) {
 	next := ""
 	if tok != nil {
 		raw, err := json.Marshal(tok)
 		if err != nil {
-			return domain.Provider{}, err
+			return domain.Provider{}, "", err
 		}
 		if next, err = s.box.Seal(tokenPlace(id), string(raw)); err != nil {
-			return domain.Provider{}, err
+			return domain.Provider{}, "", err
 		}
 	}
 	for range 5 {
 		pr, err := s.store.FindProvider(ctx, id)
 		if err != nil {
-			return pr, err
+			return pr, "", err
 		}
 		if pr.AuthMode != domain.AuthChatGPTLogin {
-			return pr, errs.E(errs.Conflict, "provider %q no longer signs in with ChatGPT", pr.Name)
+			return pr, "", errs.E(errs.Conflict, "provider %q no longer signs in with ChatGPT", pr.Name)
 		}
 		ok, err := s.gpt.store.SwapChatGPTToken(ctx, id, pr.SealedChatGPTToken, next)
 		if err != nil {
-			return pr, err
+			return pr, "", err
 		}
 		if ok {
 			s.gpt.setRevoked(id, false) // signed in or out by hand: no longer a revocation to explain
+			replaced := pr.SealedChatGPTToken
 			pr.SealedChatGPTToken = next
-			return pr, nil
+			return pr, replaced, nil
 		}
 	}
-	return domain.Provider{}, errs.E(errs.Conflict, "the provider's sign-in kept changing underneath; try again")
+	return domain.Provider{}, "", errs.E(errs.Conflict, "the provider's sign-in kept changing underneath; try again")
 }
 
 func (s *Service) openToken(pr domain.Provider) (domain.ChatGPTToken, error) {

@@ -110,9 +110,11 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 // Update replaces a provider's fields. The mask keeps the stored key, but
 // only for the endpoint it was stored for: a changed type or base_url with
 // the mask is refused, since restoring the key would send one backend's
-// credential to another. Returns not_found, forbidden, validation, conflict.
+// credential to another. A provider that stops signing in with ChatGPT
+// forgets its sign-in, which is revoked (see revokeForgotten). Returns
+// not_found, forbidden, validation, conflict.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in Input) (domain.Provider, error) {
-	var out domain.Provider
+	var out, before domain.Provider
 	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
 		pr, err := tx.FindProvider(ctx, id)
 		if err != nil {
@@ -121,7 +123,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in 
 		if err := pr.CheckUpdate(p, what); err != nil {
 			return err
 		}
-		before := pr
+		before = pr
 		if err := s.apply(&pr, in, before.SealedAPIKey); err != nil {
 			return err
 		}
@@ -135,6 +137,9 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in 
 		out = pr
 		return tx.UpdateProvider(ctx, pr)
 	})
+	if err == nil && before.ChatGPTLoggedIn() && out.AuthMode != domain.AuthChatGPTLogin {
+		s.revokeForgotten(ctx, before, before.SealedChatGPTToken) // the store dropped it with the switch
+	}
 	return out, err
 }
 
@@ -259,10 +264,12 @@ func normalizeBaseURL(raw string) (string, error) {
 	return strings.TrimRight(u.String(), "/"), nil
 }
 
-// Delete removes a provider no agent uses. Returns not_found, forbidden, or
-// conflict while agents reference it.
+// Delete removes a provider no agent uses; its ChatGPT sign-in, if any, is
+// revoked (see revokeForgotten). Returns not_found, forbidden, or conflict
+// while agents reference it.
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
-	return s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	var gone domain.Provider
+	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
 		pr, err := tx.FindProvider(ctx, id)
 		if err != nil {
 			return err
@@ -277,8 +284,13 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 		if len(users) > 0 {
 			return errs.E(errs.Conflict, "%d agent(s) use this provider; point them elsewhere first", len(users))
 		}
+		gone = pr
 		return tx.DeleteProvider(ctx, id)
 	})
+	if err == nil && gone.ChatGPTLoggedIn() {
+		s.revokeForgotten(ctx, gone, gone.SealedChatGPTToken)
+	}
+	return err
 }
 
 // SetScope publishes (admin) or unpublishes (admin or author) a provider.

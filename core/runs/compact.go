@@ -61,7 +61,7 @@ func (s *Service) compact(ctx context.Context, sessionID, runID string, a domain
 		sp = tr.span(domain.SpanCompaction, "compaction", parentSpan).meta("model", model).meta("entries", len(plan.Entries))
 	}
 	resp, err := s.d.LLM.Generate(ctx, ports.ModelRequest{Endpoint: ep, Model: model, Instructions: instructions,
-		Input: []json.RawMessage{domain.TextMessage("user", "input_text", CompactPrefix+transcript)}}, nil)
+		Input: []json.RawMessage{domain.TextMessage("user", "input_text", CompactPrefix+transcript)}, ConversationID: sessionID}, nil)
 	summary := finalText(resp.Output)
 	if err == nil && summary == "" {
 		err = errors.New("the compaction model returned no summary")

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -125,6 +126,7 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 		}
 		s.delta(rc.lr, d)
 	})
+	s.noteDropped(rc, sp, try, resp.Dropped)
 	if err == nil {
 		rc.partial.Reset() // the answer is whole: its items carry it
 		if rc.checkpoint.holdsText {
@@ -145,6 +147,23 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 	}
 	sp.finish(err)
 	return resp, err
+}
+
+// noteDropped records the settings the provider left out of a call on its
+// span, and tells the run's watchers the first time only: the agent's
+// next turns drop the same ones, and one notice says it.
+func (s *Service) noteDropped(rc *runCtx, sp *openSpan, try attempt, dropped []string) {
+	if len(dropped) == 0 {
+		return
+	}
+	sp.meta("dropped_settings", dropped)
+	if rc.dropNoted {
+		return
+	}
+	rc.dropNoted = true
+	list := strings.Join(dropped, ", ")
+	s.diagnostic(rc, "settings_dropped", "", "provider "+try.endpoint.Name+" does not take "+list+": left out of the call",
+		map[string]string{"settings": list, "provider": try.endpoint.Name, "model": try.model})
 }
 
 // providerType names the kind of backend a call went to, from a bounded

@@ -42,6 +42,7 @@ type runCtx struct {
 	cleanups   []func()                // run by cleanUp, last first
 	images     map[string]string       // attachment id → data URL, read once per run
 	approved   map[string]bool         // the resumed turn's calls a person approved
+	dropNoted  bool                    // a settings_dropped diagnostic went out
 }
 
 // onCleanUp has cleanUp run f when the run's loop ends.
@@ -468,7 +469,8 @@ func (s *Service) request(rc *runCtx, input []json.RawMessage) ports.ModelReques
 	settings.ToolChoice = rc.toolChoice
 	return ports.ModelRequest{Endpoint: rc.agent.endpoint, Model: a.Model, Instructions: rc.agent.instructions, Input: input,
 		Tools: rc.agent.toolDefs(rc.planning), ToolChoice: rc.toolChoice, Settings: settings,
-		OutputSchema: a.Guardrails.OutputSchema, PromptID: a.Session.PromptID, PromptVersion: a.Session.PromptVersion}
+		OutputSchema: a.Guardrails.OutputSchema, PromptID: a.Session.PromptID, PromptVersion: a.Session.PromptVersion,
+		ConversationID: rc.lr.run.SessionID}
 }
 
 // limitHistory keeps the last n items (0: all), never starting on a tool

@@ -54,7 +54,7 @@ func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 		resp, err := s.d.LLM.Generate(ctx, ports.ModelRequest{
 			Endpoint: endpoint, Model: model, Instructions: titleInstructions,
 			Input:    []json.RawMessage{domain.TextMessage("user", "input_text", TitlePrefix+rc.lr.run.Input)},
-			Settings: domain.ModelSettings{MaxOutputTokens: intPtr(40)},
+			Settings: domain.ModelSettings{MaxOutputTokens: intPtr(40)}, ConversationID: rc.lr.run.SessionID,
 		}, nil)
 		title := titleFrom(finalText(resp.Output), rc.lr.run.Input)
 		if err == nil && title == "" {

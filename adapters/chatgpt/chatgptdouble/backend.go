@@ -3,6 +3,7 @@ package chatgptdouble
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,6 +11,13 @@ import (
 
 // models the backend serves; any other is refused as the real one does.
 var models = []string{"gpt-5-codex", "gpt-5"}
+
+// topLevel are the only request fields the backend takes: what the Codex
+// CLI sends. Any other (max_output_tokens, temperature, top_p, prompt,
+// previous_response_id, metadata, …) is refused as an unsupported
+// parameter, as the real backend does.
+var topLevel = []string{"model", "instructions", "input", "tools", "tool_choice", "parallel_tool_calls",
+	"reasoning", "store", "stream", "include", "prompt_cache_key", "text"}
 
 // itemFields are the fields each input item type may carry with store
 // false: no id anywhere.
@@ -41,7 +49,8 @@ func (d *Double) responses(w http.ResponseWriter, r *http.Request) {
 	n := d.next()
 	enc := fmt.Sprintf("dbl_enc_%d_%s", n, random())
 	d.reasoning[enc] = true
-	d.requests = append(d.requests, Request{Body: body, Status: http.StatusOK})
+	key, _ := body["prompt_cache_key"].(string)
+	d.requests = append(d.requests, Request{Body: body, Status: http.StatusOK, PromptCacheKey: key})
 	d.mu.Unlock()
 	items := []map[string]any{{"id": fmt.Sprintf("rs_codex_%d", n), "type": "reasoning",
 		"summary": []any{map[string]any{"type": "summary_text", "text": "Thinking about it."}}, "encrypted_content": enc}}
@@ -66,14 +75,20 @@ func (d *Double) responses(w http.ResponseWriter, r *http.Request) {
 
 // check is the backend's refusal of a request, "" when it takes it.
 func (d *Double) check(body map[string]any) string {
+	fields := slices.Sorted(maps.Keys(body)) // the same first refusal every time
+	for _, k := range fields {
+		if !slices.Contains(topLevel, k) {
+			return "Unsupported parameter: " + k
+		}
+	}
 	if body["stream"] != true {
 		return "Stream must be set to true"
 	}
 	if body["store"] != false {
 		return "Store must be set to false"
 	}
-	if _, ok := body["previous_response_id"]; ok {
-		return "Unsupported parameter: previous_response_id"
+	if s, _ := body["instructions"].(string); s == "" {
+		return "Instructions are required"
 	}
 	if m := fmt.Sprint(body["model"]); !slices.Contains(models, m) {
 		return fmt.Sprintf("The '%s' model is not supported when using Codex with a ChatGPT account.", m)
@@ -119,8 +134,9 @@ func (d *Double) check(body map[string]any) string {
 }
 
 func (d *Double) refuse(w http.ResponseWriter, body map[string]any, msg string) {
+	key, _ := body["prompt_cache_key"].(string)
 	d.mu.Lock()
-	d.requests = append(d.requests, Request{Body: body, Status: http.StatusBadRequest, Error: msg})
+	d.requests = append(d.requests, Request{Body: body, Status: http.StatusBadRequest, Error: msg, PromptCacheKey: key})
 	d.mu.Unlock()
 	writeJSON(w, http.StatusBadRequest, map[string]any{"detail": msg})
 }

@@ -2,8 +2,10 @@
 // sign-in talks to, for tests and the browser suite: OpenAI's auth server
 // (the authorization-code flow with PKCE for the Codex client, refresh with
 // rotation, revocation) and the Codex backend (a streaming-only Responses
-// endpoint that refuses store:true, previous_response_id, item ids, reasoning
-// it did not produce and non-streaming requests, as the real one does).
+// endpoint that refuses, as the real one does, any top-level field the
+// Codex CLI does not send (max_output_tokens, temperature,
+// previous_response_id, …), a request without instructions, store:true,
+// item ids, reasoning it did not produce and non-streaming requests).
 // Both are served by one HTTP server: the issuer at its root, the backend
 // under /backend-api/codex.
 package chatgptdouble
@@ -19,6 +21,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"time"
 )
@@ -52,6 +55,9 @@ type Double struct {
 	codes     map[string]pendingCode
 	access    map[string]time.Time // access token → expiry
 	refresh   map[string]bool      // refresh token → still valid (false: rotated away or revoked)
+	revoked   map[string]bool      // refresh tokens revoked at /oauth/revoke
+	grants    map[string]string    // refresh token → the access token issued with it
+	revokes   int                  // revocation requests answered
 	reasoning map[string]bool      // encrypted contents this backend produced
 	refreshes int
 	attempts  int // refresh grants asked for, honoured or not
@@ -69,6 +75,9 @@ type Request struct {
 	Body   map[string]any
 	Status int
 	Error  string // what it said when it refused
+	// PromptCacheKey is the request's prompt_cache_key, "" when it sent
+	// none.
+	PromptCacheKey string
 }
 
 // New starts a double on a free loopback port; Close stops it.
@@ -102,10 +111,12 @@ func build(o Options) *Double {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	d := &Double{opts: o, codes: map[string]pendingCode{}, access: map[string]time.Time{}, refresh: map[string]bool{}, reasoning: map[string]bool{}}
+	d := &Double{opts: o, codes: map[string]pendingCode{}, access: map[string]time.Time{}, refresh: map[string]bool{},
+		revoked: map[string]bool{}, grants: map[string]string{}, reasoning: map[string]bool{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /oauth/authorize", d.authorize)
 	mux.HandleFunc("POST /oauth/token", d.token)
+	mux.HandleFunc("POST /oauth/revoke", d.revoke)
 	mux.HandleFunc("POST /backend-api/codex/responses", d.responses)
 	mux.HandleFunc("GET /backend-api/codex/models", d.models)
 	d.srv = httptest.NewUnstartedServer(mux)
@@ -133,6 +144,14 @@ func (d *Double) RefreshAttempts() int {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return d.attempts
+}
+
+// Revocations counts the revocation requests the auth server answered
+// (RFC 7009: any token, known or not, is answered 200).
+func (d *Double) Revocations() int {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.revokes
 }
 
 // Tokens lists every access and refresh token the auth server issued.
@@ -201,15 +220,7 @@ func (d *Double) authorize(w http.ResponseWriter, r *http.Request) {
 // token serves the authorization-code and refresh grants, form-encoded or
 // JSON (the Codex CLI refreshes with JSON).
 func (d *Double) token(w http.ResponseWriter, r *http.Request) {
-	vals := map[string]string{}
-	if r.Header.Get("Content-Type") == "application/json" {
-		_ = json.NewDecoder(r.Body).Decode(&vals)
-	} else {
-		_ = r.ParseForm()
-		for k := range r.PostForm {
-			vals[k] = r.PostForm.Get(k)
-		}
-	}
+	vals := formValues(r)
 	if vals["client_id"] != ClientID {
 		oauthError(w, http.StatusUnauthorized, "invalid_client", "unknown client_id")
 		return
@@ -235,7 +246,7 @@ func (d *Double) token(w http.ResponseWriter, r *http.Request) {
 		d.attempts++
 		valid, known := d.refresh[vals["refresh_token"]]
 		switch {
-		case !known:
+		case !known || d.revoked[vals["refresh_token"]]:
 			refreshError(w, "refresh_token_invalidated", "Your refresh token is invalid.")
 		case !valid:
 			refreshError(w, "refresh_token_reused", "Your refresh token has already been used to generate a new access token.")
@@ -261,8 +272,52 @@ func (d *Double) issue(w http.ResponseWriter) {
 	refreshTok := "rt_" + random()
 	d.access[accessTok] = exp
 	d.refresh[refreshTok] = true
+	d.grants[refreshTok] = accessTok
 	writeJSON(w, http.StatusOK, map[string]any{"access_token": accessTok, "refresh_token": refreshTok, "id_token": idTok,
 		"token_type": "Bearer", "expires_in": int(d.opts.AccessTTL.Seconds())})
+}
+
+// revoke is RFC 7009's revocation endpoint as the Codex CLI's logout
+// calls it: the refresh token (token_type_hint=refresh_token) and the
+// client, form-encoded or JSON. A refresh token it issued stops
+// refreshing, and the access token issued with it stops working; any
+// token, known or not, is answered 200.
+func (d *Double) revoke(w http.ResponseWriter, r *http.Request) {
+	vals := formValues(r)
+	switch {
+	case vals["client_id"] != ClientID:
+		oauthError(w, http.StatusUnauthorized, "invalid_client", "unknown client_id")
+		return
+	case vals["token"] == "":
+		oauthError(w, http.StatusBadRequest, "invalid_request", "token is required")
+		return
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.revokes++
+	tok := vals["token"]
+	if _, known := d.refresh[tok]; known {
+		d.refresh[tok] = false
+		d.revoked[tok] = true
+		delete(d.access, d.grants[tok])
+	}
+	delete(d.access, tok) // an access token revoked by itself
+	w.WriteHeader(http.StatusOK)
+}
+
+// formValues reads an auth server request's parameters, form-encoded or
+// JSON (the Codex CLI refreshes with JSON).
+func formValues(r *http.Request) map[string]string {
+	vals := map[string]string{}
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "application/json") {
+		_ = json.NewDecoder(r.Body).Decode(&vals)
+		return vals
+	}
+	_ = r.ParseForm()
+	for k := range r.PostForm {
+		vals[k] = r.PostForm.Get(k)
+	}
+	return vals
 }
 
 func oauthError(w http.ResponseWriter, status int, code, desc string) {

@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
+	"unicode"
 
 	"github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -31,6 +33,21 @@ const codexMark = "codex:"
 // codexClientVersion is the client version the models list is asked for.
 const codexClientVersion = "0.63.0"
 
+// codexFields are the only top-level request fields the backend takes:
+// what the Codex CLI sends. It refuses any other with a 400 ("Unsupported
+// parameter: …"), so the bridge sends these and leaves out the rest —
+// max_output_tokens, temperature, top_p, a stored prompt — and with them
+// any field the SDK or the shared translation adds later, until it is
+// named here.
+var codexFields = map[string]bool{
+	"model": true, "instructions": true, "input": true, "tools": true, "tool_choice": true, "parallel_tool_calls": true,
+	"reasoning": true, "store": true, "stream": true, "include": true, "prompt_cache_key": true, "text": true,
+}
+
+// codexInstructions are sent for an agent without instructions: the
+// backend refuses a request without any ("Instructions are required").
+const codexInstructions = "You are a helpful assistant."
+
 // CodexOptions configure a Codex bridge.
 type CodexOptions struct {
 	// BaseURL is the backend ("" = DefaultCodexURL); requests go to
@@ -45,8 +62,8 @@ type CodexOptions struct {
 // Codex is a ports.LLM for chatgpt_login providers: the Responses API as
 // the Codex backend serves it to a ChatGPT account, on the official SDK.
 // The backend differs from OpenAI's API in ways this bridge absorbs: the
-// body is rewritten (store false, no previous_response_id or stored
-// prompt, input without item ids and with only the backend's own
+// body is rewritten (store false, instructions always, only the fields the
+// backend takes, input without item ids and with only the backend's own
 // reasoning), errors come as {"detail": …}, and only streaming requests
 // are accepted — which is all ports.LLM makes, so blocking callers (titles,
 // compaction summaries, the playground) are served by a stream too.
@@ -138,13 +155,16 @@ func (c *Codex) Generate(ctx context.Context, req ports.ModelRequest, sink func(
 	if sink == nil {
 		sink = func(ports.ModelDelta) {}
 	}
+	params := codexParams(req)
+	dropped, leaveOut := codexUnsupported(params)
 	var resp ports.ModelResponse
 	err := c.signedIn(ctx, req.Endpoint, func(opts []option.RequestOption) error {
-		svc := responses.NewResponseService(opts...)
+		svc := responses.NewResponseService(append(opts, leaveOut...)...)
 		var err error
-		resp, err = generateResponses(ctx, &svc, req.Endpoint.Name, codexParams(req), sink)
+		resp, err = generateResponses(ctx, &svc, req.Endpoint.Name, params, sink)
 		return err
 	})
+	resp.Dropped = dropped
 	if err != nil {
 		return resp, err
 	}
@@ -180,16 +200,64 @@ func (c *Codex) Models(ctx context.Context, ep ports.ProviderEndpoint) ([]ports.
 }
 
 // codexParams is the request rewritten for the backend: nothing stored,
-// nothing referred to by id, the reasoning's encrypted content asked for
-// so the next turn can hand it back.
+// nothing referred to by id, instructions always, the conversation named
+// for the backend's prompt cache, the reasoning's encrypted content asked
+// for so the next turn can hand it back. Fields the backend does not take
+// are still set here; codexUnsupported leaves them out of the body.
 func codexParams(req ports.ModelRequest) responses.ResponseNewParams {
 	p := responsesParams(req)
 	p.Input = responses.ResponseNewParamsInputUnion{OfInputItemList: codexInput(req.Input)}
 	p.Store = param.NewOpt(false)
 	p.Include = []responses.ResponseIncludable{responses.ResponseIncludableReasoningEncryptedContent}
-	p.Prompt = responses.ResponsePromptParam{} // stored prompts live on the platform, not the backend
-	p.PreviousResponseID = param.Opt[string]{}
+	if strings.TrimSpace(req.Instructions) == "" {
+		p.Instructions = param.NewOpt(codexInstructions)
+	}
+	if req.ConversationID != "" {
+		// The Codex CLI keys the cache by its conversation: every turn of
+		// one shares its prefix, so the backend can reuse what it cached.
+		p.PromptCacheKey = param.NewOpt(req.ConversationID)
+	}
 	return p
+}
+
+// codexUnsupported names the top-level fields of p the backend does not
+// take (sorted) and the SDK options that delete them from the body. An
+// allowlist rather than a list of known refusals: a field the SDK or the
+// shared translation sets later is left out too instead of failing every
+// call. The fields are read from p marshalled without its conversation and
+// tools, which are always taken and are most of its size.
+func codexUnsupported(p responses.ResponseNewParams) ([]string, []option.RequestOption) {
+	p.Input, p.Tools = responses.ResponseNewParamsInputUnion{}, nil
+	raw, err := json.Marshal(p)
+	var fields map[string]json.RawMessage
+	if err != nil || json.Unmarshal(raw, &fields) != nil {
+		return nil, nil // the SDK fails the call on the same marshal
+	}
+	var dropped []string
+	for k := range fields {
+		if !codexFields[k] {
+			dropped = append(dropped, k)
+		}
+	}
+	slices.Sort(dropped)
+	opts := make([]option.RequestOption, 0, len(dropped))
+	for _, k := range dropped {
+		opts = append(opts, option.WithJSONDel(sjsonKey(k)))
+	}
+	return dropped, opts
+}
+
+// sjsonKey is a field name as an sjson path of one step: every character
+// but letters, digits, '_' and '-' escaped, so no name reads as a path.
+func sjsonKey(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		if r != '_' && r != '-' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // codexInput translates the conversation to the fields the backend takes.

@@ -170,6 +170,47 @@ func TestCodexBridgeAgainstTheDouble(t *testing.T) {
 	}
 }
 
+// The backend takes only the fields the Codex CLI sends and refuses a call
+// without instructions: an agent's settings it does not take are left out
+// and named on the response, an agent without instructions still gets
+// some, and the conversation's key goes as prompt_cache_key.
+func TestCodexBridgeSendsOnlyWhatTheBackendTakes(t *testing.T) {
+	t.Parallel()
+	d := chatgptdouble.New(chatgptdouble.Options{})
+	t.Cleanup(d.Close)
+	llm := openai.NewCodex(openai.CodexOptions{BaseURL: d.BackendURL(), Credentials: signedIn(t, d)})
+	temp, topP, maxOut, parallel := 0.2, 0.9, 40, false
+	req := ports.ModelRequest{Endpoint: codexEP, Model: "gpt-5-codex", PromptID: "pmpt_1", ConversationID: "session-1",
+		Input: []json.RawMessage{domain.TextMessage("user", "input_text", "hi")},
+		Settings: domain.ModelSettings{Temperature: &temp, TopP: &topP, MaxOutputTokens: &maxOut, ParallelToolCalls: &parallel,
+			ReasoningEffort: "low", Verbosity: "low"}}
+	resp, err := llm.Generate(context.Background(), req, nil)
+	if err != nil {
+		t.Fatalf("generate: %v (the double saw %+v)", err, d.Requests())
+	}
+	if got := strings.Join(resp.Dropped, ","); got != "max_output_tokens,prompt,temperature,top_p" {
+		t.Fatalf("dropped %q", got)
+	}
+	sent := d.Requests()[0]
+	if instr, _ := sent.Body["instructions"].(string); strings.TrimSpace(instr) == "" {
+		t.Fatalf("no instructions sent: %v", sent.Body)
+	}
+	if sent.PromptCacheKey != "session-1" || sent.Body["parallel_tool_calls"] != false ||
+		jsonOf(sent.Body["reasoning"]) != `{"effort":"low"}` || jsonOf(sent.Body["text"]) != `{"verbosity":"low"}` {
+		t.Fatalf("the settings the backend takes did not all go: %v", sent.Body)
+	}
+
+	// Nothing to leave out: nothing named; no conversation: no cache key.
+	resp, err = llm.Generate(context.Background(), ports.ModelRequest{Endpoint: codexEP, Model: "gpt-5-codex", Instructions: "Be brief.",
+		Input: []json.RawMessage{domain.TextMessage("user", "input_text", "hi")}}, nil)
+	if err != nil || resp.Dropped != nil {
+		t.Fatalf("a plain call: dropped %v, %v", resp.Dropped, err)
+	}
+	if sent := d.Requests()[1]; sent.Body["instructions"] != "Be brief." || sent.Body["prompt_cache_key"] != nil {
+		t.Fatalf("a plain call sent %v", sent.Body)
+	}
+}
+
 // The platform adapter drops the backend's reasoning: OpenAI's API cannot
 // open a blob the backend made.
 func TestPlatformDropsCodexReasoning(t *testing.T) {
