@@ -17,6 +17,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/openai"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -33,7 +34,8 @@ func BenchmarkStreamOverhead(b *testing.B) {
 	model.SetScript("stream", oneStep(scripted.Step{Text: strings.Repeat("tok", deltas), ChunkSize: 3}))
 	modelSrv := httptest.NewServer(model.Handler())
 	defer modelSrv.Close()
-	endpoint := ports.ProviderEndpoint{Name: "bench", Type: "openai", API: "responses", BaseURL: modelSrv.URL + "/v1", APIKey: "k"}
+	endpoint := ports.ProviderEndpoint{Name: "bench", Type: "openai", API: "responses", BaseURL: modelSrv.URL + "/v1", APIKey: "k",
+		Outbound: domain.OpenOutbound} // a loopback model: as an admin's provider reaches it
 
 	var direct, served time.Duration
 	b.Run("direct", func(b *testing.B) {

@@ -13,6 +13,7 @@ export type RunStatus = 'running' | 'interrupted' | 'completed' | 'error' | 'can
 /** How the diagnostics this build knows read as a note's title; any other shows its type. */
 const DIAGNOSTIC_TITLES: Record<string, string> = {
   mcp_unavailable: 'MCP server unavailable',
+  settings_dropped: 'Settings the provider does not take were left out',
 }
 
 /** What a background task's run is an attempt of (run.started, GET /runs/:id). */
