@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -13,6 +14,33 @@ import (
 // may have taken effect, so it is not to be repeated blindly.
 const unknownOutcome = "The server restarted during this call; its result is unknown. It may or may not have taken effect: " +
 	"check before calling it again."
+
+// stoppedOutcome is what the model reads of a call a cancel cut off.
+const stoppedOutcome = "The run was stopped during this call; its result is unknown. It may or may not have taken effect: " +
+	"check before calling it again."
+
+// stoppedTurn is what a cancel among a turn's tool calls leaves of it: the
+// model's items (unless a pause recorded them) and each call's output —
+// its own when it finished, else what became of it (see runTools) — so the
+// calls do not vanish from the conversation and the model's next turn
+// finds every call answered. A finished call's output still passes the
+// tool_output guardrails: one that trips is withheld.
+func (s *Service) stoppedTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []toolResult) []domain.Entry {
+	for i, r := range results {
+		if r.cutOff {
+			continue
+		}
+		var trip *guardTrip
+		if errors.As(s.checkStage(rc, domain.StageToolOutput, r.output, false), &trip) {
+			results[i].output, results[i].isError = "Withheld: the "+trip.name+" guardrail tripped on this call's output.", true
+			results[i].display = &domain.Display{Kind: "error", Title: r.name + " withheld", Summary: "Guardrail " + trip.name}
+		}
+	}
+	if modelTurn {
+		return turnEntries(rc.lr.run.ID, resp, results)
+	}
+	return outputEntries(rc.lr.run.ID, results)
+}
 
 // flight is a turn's tool calls as recorded before they run: what a
 // restart needs to keep them, with an unknown outcome, if the server dies

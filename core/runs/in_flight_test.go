@@ -167,3 +167,77 @@ func TestAResumedTurnCutOffByACrashAnswersEveryCall(t *testing.T) {
 		t.Fatalf("outputs after the crash: %q", describe(h.entries(run.SessionID)))
 	}
 }
+
+// A cancel among a turn's tool calls keeps the turn: the model's items, a
+// finished call's own output, those cut off as stopped with an unknown
+// result, one not yet started as not run — every call answered for the
+// model's next turn — then the cancel's note.
+func TestACancelDuringToolCallsKeepsTheTurn(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name        string
+		concurrency int
+		cmds        []string
+		hanging     int
+		want        []string // the outputs, in the calls' order (sorted when racy)
+		sorted      bool
+	}{
+		{name: "finished and cut off", concurrency: 2, cmds: []string{"quick", "slow", "next"}, hanging: 2,
+			want: []string{"exit_code: 0", "stopped during this call", "stopped during this call"}},
+		{name: "cut off and not started", concurrency: 1, cmds: []string{"slow", "next"}, hanging: 1,
+			want: []string{"stopped before this call ran", "stopped during this call"}, sorted: true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			ctx := t.Context()
+			entered := make(chan struct{}, 4)
+			project := h.withProject("", func(ctx context.Context, req ports.ExecRequest) (int, error) {
+				if strings.Contains(strings.Join(req.Cmd, " "), "quick") {
+					return echo(ctx, req)
+				}
+				entered <- struct{}{}
+				<-ctx.Done()
+				return -1, ctx.Err()
+			})
+			a := h.agent(domain.AgentSpec{Behavior: domain.AgentBehavior{MaxToolConcurrency: c.concurrency}})
+			var calls []porttest.Call
+			for _, cmd := range c.cmds {
+				calls = append(calls, porttest.Call{ID: cmd, Name: "exec_command", Arguments: `{"cmd":"` + cmd + `"}`})
+			}
+			h.llm.Queue(porttest.Reply{Text: "On it.", Calls: calls})
+			run, err := h.svc.Start(ctx, h.user, h.session(a.ID).ID, runs.StartRequest{Input: "go", ProjectID: project})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range c.hanging {
+				waitFor(t, entered, "a hanging command")
+			}
+			if err := h.svc.Cancel(ctx, h.user, run.ID, domain.CancelAbort); err != nil {
+				t.Fatal(err)
+			}
+			if got := ending(t, h.events(run.ID, 0)); !strings.HasPrefix(got, "run.cancelled") {
+				t.Fatalf("ending %s", got)
+			}
+			got := describe(h.entries(run.SessionID))
+			var outputs []string
+			for _, d := range got {
+				if _, out, ok := strings.Cut(d, " output: "); ok {
+					outputs = append(outputs, out)
+				}
+			}
+			if c.sorted {
+				slices.Sort(outputs)
+			}
+			head := []string{"item/user message: go", "item/model message: On it."}
+			ok := len(got) == 2+2*len(c.cmds)+1 && slices.Equal(got[:2], head) && strings.HasPrefix(got[len(got)-1], "annotation/") &&
+				len(outputs) == len(c.want)
+			for i := 0; ok && i < len(c.want); i++ {
+				ok = strings.Contains(outputs[i], c.want[i])
+			}
+			if !ok {
+				t.Fatalf("entries:\n%s\nwant the outputs %q", strings.Join(got, "\n"), c.want)
+			}
+		})
+	}
+}

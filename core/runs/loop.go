@@ -24,6 +24,9 @@ type outcome struct {
 	paused  bool   // the run waits for a decision: no final event, the stream stays open
 	pending string // the first call a paused run waits on
 	partial string // the text a cancelled model call had streamed
+	// cutOff records the turn a cancel stopped among its tool calls: the
+	// model's items and every call's outcome, known or not.
+	cutOff []domain.Entry
 }
 
 // runCtx is one run's loop state.
@@ -107,7 +110,7 @@ func (s *Service) execute(lr *liveRun) {
 	}
 	// The row and the session must say how the run ended even if the root
 	// context is gone.
-	var notes []domain.Entry
+	notes := out.cutOff
 	if out.partial != "" {
 		// What the person saw stream stays, for them and for the model's
 		// next turn, marked as cut short.
@@ -327,7 +330,11 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 	}
 	results, handoff, err := s.runTools(ctx, rc, calls, rejected)
 	if err != nil {
-		return s.fail(rc, err), true
+		out := s.fail(rc, err)
+		if out.status == domain.RunCancelled && results != nil {
+			out.cutOff = s.stoppedTurn(rc, modelTurn, resp, results)
+		}
+		return out, true
 	}
 	if err := s.recordTurn(rc, modelTurn, resp, results); err != nil {
 		return s.fail(rc, err), true

@@ -18,6 +18,7 @@ type toolResult struct {
 	callID, name, output string
 	isError              bool
 	display              *domain.Display
+	cutOff               bool // a cancel decided it: the call did not finish
 }
 
 // refusedInPlanning lists tools a planning session may still use: reading
@@ -27,7 +28,8 @@ var allowedInPlanning = []string{"read_file", "list_files", "task_status", "get_
 // runTools answers a turn's calls, at most max_tool_concurrency at once. A
 // transfer tool hands the run to its target (the first one wins). Each call
 // passes the tool_input guardrails before it runs and the tool_output ones
-// before the model reads its result; a trip ends the run.
+// before the model reads its result; a trip ends the run. A cancel returns
+// ctx's error with what became of each call (see stoppedTurn).
 func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item, rejected map[string]string) ([]toolResult, *domain.Agent, error) {
 	results := make([]toolResult, len(calls))
 	var handoff *domain.Agent
@@ -76,12 +78,20 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			results[i], errs[i] = s.runTool(ctx, rc, call)
+			if ctx.Err() != nil {
+				results[i] = toolResult{callID: call.CallID, name: call.Name, output: "The run was stopped before this call ran.",
+					isError: true, cutOff: true, display: &domain.Display{Kind: "stopped", Title: call.Name + " not run", Summary: "Stopped before it ran"}}
+				return
+			}
+			if results[i], errs[i] = s.runTool(ctx, rc, call); errs[i] != nil && ctx.Err() != nil {
+				results[i] = toolResult{callID: call.CallID, name: call.Name, output: stoppedOutcome, isError: true, cutOff: true,
+					display: &domain.Display{Kind: "interrupted", Title: call.Name + " stopped", Summary: "Result unknown"}}
+			}
 		}()
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
-		return nil, nil, ctx.Err()
+		return results, nil, ctx.Err()
 	}
 	if leavePlanning {
 		rc.planning = false
