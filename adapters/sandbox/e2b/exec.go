@@ -52,7 +52,8 @@ func (r *Runtime) Exec(ctx context.Context, in ports.ProjectInstance, req ports.
 // exec runs one command over the daemon's process service: its output
 // streams to the request's writers as it comes, stdin is fed in order and
 // closed at its end. A context that ends, or a writer that fails, kills
-// the command and everything it started (killTree).
+// the command and everything it started (killTree); a stream the daemon
+// ends at the deadline the call forwarded is the deadline's error too.
 func (c *conn) exec(ctx context.Context, env map[string]string, req ports.ExecRequest) (int, error) {
 	if len(req.Cmd) == 0 {
 		return -1, errs.E(errs.Validation, "no command to run")
@@ -115,7 +116,14 @@ func (c *conn) exec(ctx context.Context, env map[string]string, req ports.ExecRe
 		c.killTree(pid)
 		return -1, ctx.Err()
 	}
-	if err := stream.Err(); err != nil {
+	err = stream.Err()
+	if atDeadline(ctx, err) {
+		if started {
+			c.killTree(pid)
+		}
+		return -1, awaitDeadline(ctx)
+	}
+	if err != nil {
 		return -1, c.cfg.daemonFail(ctx, err, "running %q in e2b sandbox %s", req.Cmd[0], c.id)
 	}
 	return -1, errs.E(errs.Upstream, "the daemon of e2b sandbox %s ended %q's stream without its exit", c.id, req.Cmd[0])

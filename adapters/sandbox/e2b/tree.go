@@ -89,3 +89,34 @@ func (c *conn) kill(ctx context.Context, pid uint32) {
 		c.r.o.Log.Warn("killing a command in an e2b sandbox failed", "sandbox", c.id, "pid", pid, "err", c.cfg.scrub(err.Error()))
 	}
 }
+
+// deadlineMargin is how near its caller's deadline a command's stream
+// may end — on the daemon's side, which counts down the deadline the call
+// forwarded from a moment of its own — and still be the timeout rather
+// than a failure.
+const deadlineMargin = 2 * time.Second
+
+// atDeadline reports whether a stream that ended without the command's
+// exit (err, possibly nil) ended for the caller's deadline: the daemon
+// said deadline_exceeded, or the deadline is due within the margin.
+func atDeadline(ctx context.Context, err error) bool {
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		return false
+	}
+	return connect.CodeOf(err) == connect.CodeDeadlineExceeded || time.Until(deadline) <= deadlineMargin
+}
+
+// awaitDeadline waits (at most the margin) for the caller's deadline and
+// returns its error, so the caller sees its own context done.
+func awaitDeadline(ctx context.Context) error {
+	deadline, _ := ctx.Deadline()
+	t := time.NewTimer(min(time.Until(deadline), deadlineMargin))
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return context.DeadlineExceeded
+	}
+}

@@ -78,6 +78,25 @@ func TestACommandWhoseOutputCannotBeDeliveredLeavesNothingRunning(t *testing.T) 
 	wantGone(t, "after the writer failed", "sleep 29705", "sleep 29706")
 }
 
+// TestADeadlineTheDaemonReachesFirstIsTheTimeout: the deadline the call
+// forwards may end the stream on the daemon's side a moment before the
+// caller's context is done; that is the timeout, not a daemon failure,
+// and the command's tree goes as with any timeout.
+func TestADeadlineTheDaemonReachesFirstIsTheTimeout(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, e2bdouble.Options{DeadlineLead: time.Second})
+	in := f.instance(t, f.target())
+	mustEnsure(t, f, in)
+	reapOnCleanup(t, "sleep 29707", "sleep 29708")
+	ctx, cancel := context.WithTimeout(ctxT(t), 3*time.Second)
+	defer cancel()
+	_, err := f.rt.Exec(ctx, in, ports.ExecRequest{Cmd: []string{"sh", "-c", "sleep 29707 & sleep 29708; echo never"}, Stdout: io.Discard})
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Exec whose deadline the daemon reached first = %v, want the deadline", err)
+	}
+	wantGone(t, "after the daemon's deadline", "sleep 29707", "sleep 29708")
+}
+
 // TestAClosedTerminalLeavesNothingRunning: closing a terminal ends the
 // shell's background jobs too, not only the shell.
 func TestAClosedTerminalLeavesNothingRunning(t *testing.T) {
