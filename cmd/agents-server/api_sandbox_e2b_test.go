@@ -70,12 +70,16 @@ func TestSandboxToolsTerminalAndStorageOnE2B(t *testing.T) {
 	if !probe.OK || strings.TrimSpace(probe.Output) != "ok" {
 		t.Fatalf("test = %+v", probe)
 	}
-	// Ran but failed (the service refused) is 200 ok:false; a service that
-	// cannot be reached is 502.
+	// Ran but failed (the service refused the sandbox) is 200 ok:false; a
+	// refused API key, like a service that cannot be reached, is 502.
+	badTemplate := h.createSandbox(map[string]any{"name": "bad template", "type": "e2b", "config": config(map[string]any{"template_id": "nope"})})
+	h.call("POST", "/api/v1/sandboxes/"+badTemplate.ID+"/test", h.admin, nil).want(t, 200).decode(t, &probe)
+	if probe.OK || !strings.Contains(probe.Output, "nope") {
+		t.Fatalf("test with an unknown template = %+v", probe)
+	}
 	badKey := h.createSandbox(map[string]any{"name": "bad key", "type": "e2b", "config": config(map[string]any{"api_key": "e2b_wrong"})})
-	h.call("POST", "/api/v1/sandboxes/"+badKey.ID+"/test", h.admin, nil).want(t, 200).decode(t, &probe)
-	if probe.OK || !strings.Contains(probe.Output, "API key") {
-		t.Fatalf("test with a bad key = %+v", probe)
+	if e := h.call("POST", "/api/v1/sandboxes/"+badKey.ID+"/test", h.admin, nil).wantErr(t, 502, "upstream"); !strings.Contains(e.Message, "API key") || strings.Contains(e.Message, "e2b_wrong") {
+		t.Fatalf("test with a bad key answered %q; want the key named, never shown", e.Message)
 	}
 	gone := h.createSandbox(map[string]any{"name": "gone", "type": "e2b", "config": config(map[string]any{"api_url": "http://127.0.0.1:1"})})
 	h.call("POST", "/api/v1/sandboxes/"+gone.ID+"/test", h.admin, nil).wantErr(t, 502, "upstream")

@@ -106,6 +106,16 @@ func TestExecCommandTimesOut(t *testing.T) {
 	}
 }
 
+// A backend that says the deadline passed before the call's own context
+// is done (its far end counted the deadline down from a moment of its
+// own) reports the timeout, not an error.
+func TestExecCommandTimesOutWhenTheBackendSeesTheDeadlineFirst(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t, "")
+	r := f.run(tools.ExecCommand, map[string]any{"cmd": "echo before; expire", "timeout_seconds": 30})
+	want{output: "exit_code: -1\nTimed out after 30 seconds; the command was abandoned.\nstdout:\nbefore", isError: true}.check(t, r)
+}
+
 // What keeps the command from running is the call's error output; a run
 // whose context ends gets that, not a timeout.
 func TestExecCommandFailures(t *testing.T) {

@@ -119,6 +119,9 @@ func (f *fixture) exec(ctx context.Context, in ports.ProjectInstance, req ports.
 	if sh.crashed {
 		return -1, errs.E(errs.Upstream, "the exec stream broke")
 	}
+	if sh.expired {
+		return -1, context.DeadlineExceeded
+	}
 	return sh.rc, nil
 }
 

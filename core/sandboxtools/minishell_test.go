@@ -15,7 +15,7 @@ import (
 // a line interpreter of the little sh they send — echo, printf, cd, pwd,
 // export and plain assignments, exit, true, false, seq, sleep, brace
 // groups, `;`, `&&`, `>&2`, `<` (ignored), quotes, and $NAME, ${NAME} and
-// $? expansion; and two commands of its own, await and crash. That is also everything the script shell.go writes to a
+// $? expansion; and three commands of its own, await, crash and expire. That is also everything the script shell.go writes to a
 // named shell uses (a brace group after `cd -- dir &&`, an assignment of
 // $?, printf of the marker lines), so the marker protocol runs for real.
 // Lines run one by one, as bash would run them here; a group whose `&&`
@@ -29,6 +29,7 @@ type miniShell struct {
 	rc      int
 	skip    bool // inside a brace group that does not run
 	crashed bool // the connection to the instance broke
+	expired bool // the backend saw the call's deadline pass before the call did
 	stdout  io.Writer
 	stderr  io.Writer
 }
@@ -193,6 +194,9 @@ func (sh *miniShell) command(args []string, toErr bool) (exited bool) {
 		}
 	case "crash": // this fake's own: the exec stream breaks
 		sh.crashed = true
+		return true
+	case "expire": // this fake's own: the backend's far end reached the deadline first
+		sh.expired = true
 		return true
 	case "await": // this fake's own: blocks until the test opens the gate
 		select {

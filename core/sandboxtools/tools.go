@@ -175,7 +175,7 @@ func (w *Workspace) execCommand(ctx context.Context, call domain.Item, a toolArg
 	outW, errW := teeWriter(stdout, live), teeWriter(stderr, live)
 	cctx, cancel := context.WithTimeout(ctx, time.Duration(timeout)*time.Second)
 	defer cancel()
-	code, note := 0, ""
+	code, note, timedOut := 0, "", false
 	if session == "" {
 		l, err := w.hold(ctx)
 		if err != nil {
@@ -186,7 +186,8 @@ func (w *Workspace) execCommand(ctx context.Context, call domain.Item, a toolArg
 			wd = inTree(workdir)
 		}
 		code, err = l.Exec(cctx, ports.ExecRequest{Cmd: []string{"sh", "-c", pickShell, "sh", cmd}, WorkDir: wd, Stdout: outW, Stderr: errW})
-		if err != nil && cctx.Err() == nil {
+		timedOut = timedOutBy(cctx, err)
+		if err != nil && !timedOut {
 			return r, err
 		}
 	} else {
@@ -200,13 +201,14 @@ func (w *Workspace) execCommand(ctx context.Context, call domain.Item, a toolArg
 		}
 		var alive bool
 		code, alive, err = sh.run(cctx, cmd, wd, outW, errW)
+		timedOut = timedOutBy(cctx, err)
 		if !alive {
 			w.drop(session)
-			if cctx.Err() == nil && ctx.Err() == nil {
+			if !timedOut && ctx.Err() == nil {
 				note = fmt.Sprintf("The shell %q exited; the next call with this session_id opens a fresh one.", session)
 			}
 		}
-		if err != nil && cctx.Err() == nil {
+		if err != nil && !timedOut {
 			return r, err
 		}
 	}
@@ -214,7 +216,7 @@ func (w *Workspace) execCommand(ctx context.Context, call domain.Item, a toolArg
 	if ctx.Err() != nil {
 		return r, ctx.Err()
 	}
-	if cctx.Err() != nil {
+	if timedOut {
 		code = -1
 		note = fmt.Sprintf("Timed out after %d seconds; the command was abandoned.", timeout)
 		if session != "" {
@@ -239,6 +241,19 @@ func (w *Workspace) execCommand(ctx context.Context, call domain.Item, a toolArg
 	r.IsError = code != 0
 	r.Display = &domain.Display{Kind: "command", Title: oneLine(cmd, 120), Summary: "exit " + strconv.Itoa(code), Renderer: "terminal"}
 	return r, nil
+}
+
+// timedOutBy reports whether a command under cctx ran out of its time:
+// cctx is done, or the backend already said the deadline passed — a
+// backend whose far end counts the deadline down may see it first, a
+// moment before cctx is done here. A deadline error the backend wrapped
+// in a coded error is its own failure, reported as such.
+func timedOutBy(cctx context.Context, err error) bool {
+	if cctx.Err() != nil {
+		return true
+	}
+	var coded *errs.Error
+	return errors.Is(err, context.DeadlineExceeded) && !errors.As(err, &coded)
 }
 
 func oneLine(s string, n int) string {

@@ -7,7 +7,6 @@ import (
 	"io"
 	"maps"
 	"sync"
-	"time"
 
 	"connectrpc.com/connect"
 
@@ -52,7 +51,9 @@ func (r *Runtime) Exec(ctx context.Context, in ports.ProjectInstance, req ports.
 
 // exec runs one command over the daemon's process service: its output
 // streams to the request's writers as it comes, stdin is fed in order and
-// closed at its end, and a cancelled context kills the command.
+// closed at its end. A context that ends, or a writer that fails, kills
+// the command and everything it started (killTree); a stream the daemon
+// ends at the deadline the call forwarded is the deadline's error too.
 func (c *conn) exec(ctx context.Context, env map[string]string, req ports.ExecRequest) (int, error) {
 	if len(req.Cmd) == 0 {
 		return -1, errs.E(errs.Validation, "no command to run")
@@ -69,8 +70,9 @@ func (c *conn) exec(ctx context.Context, env map[string]string, req ports.ExecRe
 	}
 	maps.Copy(envs, req.Env)
 	withStdin := req.Stdin != nil
+	name, args := wrapped(req.Cmd)
 	stream, err := c.proc.Start(ctx, connect.NewRequest(&process.StartRequest{
-		Process: &process.ProcessConfig{Cmd: req.Cmd[0], Args: req.Cmd[1:], Envs: envs, Cwd: &cwd},
+		Process: &process.ProcessConfig{Cmd: name, Args: args, Envs: envs, Cwd: &cwd},
 		Stdin:   &withStdin,
 	}))
 	if err != nil {
@@ -92,13 +94,13 @@ func (c *conn) exec(ctx context.Context, env map[string]string, req ports.ExecRe
 			d := ev.GetData()
 			if b := d.GetStdout(); len(b) > 0 {
 				if _, err := stdout.Write(b); err != nil {
-					c.kill(pid)
+					c.killTree(pid)
 					return -1, err
 				}
 			}
 			if b := d.GetStderr(); len(b) > 0 {
 				if _, err := stderr.Write(b); err != nil {
-					c.kill(pid)
+					c.killTree(pid)
 					return -1, err
 				}
 			}
@@ -111,10 +113,17 @@ func (c *conn) exec(ctx context.Context, env map[string]string, req ports.ExecRe
 		}
 	}
 	if started && ctx.Err() != nil {
-		c.kill(pid)
+		c.killTree(pid)
 		return -1, ctx.Err()
 	}
-	if err := stream.Err(); err != nil {
+	err = stream.Err()
+	if atDeadline(ctx, err) {
+		if started {
+			c.killTree(pid)
+		}
+		return -1, awaitDeadline(ctx)
+	}
+	if err != nil {
 		return -1, c.cfg.daemonFail(ctx, err, "running %q in e2b sandbox %s", req.Cmd[0], c.id)
 	}
 	return -1, errs.E(errs.Upstream, "the daemon of e2b sandbox %s ended %q's stream without its exit", c.id, req.Cmd[0])
@@ -138,18 +147,6 @@ func (c *conn) feed(ctx context.Context, pid uint32, stdin io.Reader) {
 			}
 			return
 		}
-	}
-}
-
-// kill ends a process (and, on the daemon's side, what it started) after
-// its caller gave up on it.
-func (c *conn) kill(pid uint32) {
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
-	defer cancel()
-	sel := &process.ProcessSelector{Selector: &process.ProcessSelector_Pid{Pid: pid}}
-	if _, err := c.proc.SendSignal(ctx, connect.NewRequest(&process.SendSignalRequest{Process: sel, Signal: process.Signal_SIGNAL_SIGKILL})); err != nil &&
-		connect.CodeOf(err) != connect.CodeNotFound {
-		c.r.o.Log.Warn("killing a command in an e2b sandbox failed", "sandbox", c.id, "pid", pid, "err", err)
 	}
 }
 

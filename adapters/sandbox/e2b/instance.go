@@ -333,9 +333,11 @@ func (r *Runtime) Running(ctx context.Context, t ports.SandboxTarget) ([]string,
 }
 
 // Test implements ports.SandboxBackend: a throw-away sandbox runs
-// `echo ok` and is killed. The service refusing (a bad key, an unknown
-// template) is "ran but failed", with its words; not reaching it is an
-// error.
+// `echo ok` and is killed. The service refusing the sandbox itself (an
+// unknown template, a quota) is "ran but failed", with its words; the
+// service refusing the API key (401, 403), or the daemon its credentials,
+// is upstream, as is not reaching either: the credentials never got as far
+// as running anything.
 func (r *Runtime) Test(ctx context.Context, t ports.SandboxTarget) (bool, string, error) {
 	c, err := configOf(t)
 	if err != nil {
@@ -364,9 +366,10 @@ func (r *Runtime) Test(ctx context.Context, t ports.SandboxTarget) (bool, string
 	return code == 0, out.String(), nil
 }
 
-// refused reports whether err is the service's answer (4xx), not a failure
-// to reach it.
+// refused reports whether err is the service's answer refusing the call
+// (a 4xx), not a failure to reach it nor its refusal of the API key.
 func refused(err error) bool {
 	var se *serviceError
-	return errors.As(err, &se) && se.Status < 500
+	return errors.As(err, &se) && se.Status < 500 &&
+		se.Status != http.StatusUnauthorized && se.Status != http.StatusForbidden
 }

@@ -204,9 +204,10 @@ func TestASandboxNobodyRecordedIsAdopted(t *testing.T) {
 	}
 }
 
-// TestTestTellsRefusalsFromAnUnreachableService: a bad key or an unknown
-// template ran-but-failed with the service's words; a closed port is an
-// upstream error; a good config echoes ok and leaves nothing behind.
+// TestTestTellsRefusalsFromAnUnreachableService: an unknown template
+// ran-but-failed with the service's words; a refused API key and a closed
+// port are upstream errors (the key named, never shown); a good config
+// echoes ok and leaves nothing behind.
 func TestTestTellsRefusalsFromAnUnreachableService(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t, e2bdouble.Options{Templates: []string{"base"}})
@@ -218,12 +219,18 @@ func TestTestTellsRefusalsFromAnUnreachableService(t *testing.T) {
 		t.Errorf("Test left %d sandboxes", n)
 	}
 	ok, out, err := f.rt.Test(ctx, f.target(func(c *domain.E2BConfig) { c.APIKey = "e2b_wrong" }))
-	if ok || err != nil || !strings.Contains(out, "API key") || strings.Contains(out, "e2b_wrong") {
-		t.Errorf("Test with a bad key = %v, %q, %v; want ran-but-failed naming the key, not showing it", ok, out, err)
+	if msg := errs.MessageOf(err); ok || !errs.Is(err, errs.Upstream) || !strings.Contains(msg, "API key") || strings.Contains(msg, "e2b_wrong") {
+		t.Errorf("Test with a bad key = %v, %q, %v; want upstream naming the key, not showing it", ok, out, err)
 	}
 	ok, out, err = f.rt.Test(ctx, f.target(func(c *domain.E2BConfig) { c.TemplateID = "nope" }))
 	if ok || err != nil || !strings.Contains(out, "nope") {
 		t.Errorf("Test with an unknown template = %v, %q, %v", ok, out, err)
+	}
+	// A service that lets in only callers with its own header refuses
+	// the rest as forbidden: refused credentials too.
+	tenant := newFixture(t, e2bdouble.Options{Templates: []string{"base"}, RequireHeaders: map[string]string{"X-Tenant": "acme"}})
+	if ok, out, err := tenant.rt.Test(ctx, tenant.target()); ok || !errs.Is(err, errs.Upstream) || !strings.Contains(errs.MessageOf(err), "403") {
+		t.Errorf("Test refused with 403 = %v, %q, %v; want upstream", ok, out, err)
 	}
 	_, _, err = f.rt.Test(ctx, f.target(func(c *domain.E2BConfig) { c.APIURL = "http://127.0.0.1:1" }))
 	if !errs.Is(err, errs.Upstream) || !strings.Contains(errs.MessageOf(err), "cannot reach") {

@@ -142,13 +142,14 @@ func (p *pty) Wait() (int, error) {
 	return -1, p.err
 }
 
-// Close implements io.Closer: the shell is killed and the stream ends.
+// Close implements io.Closer: the shell is killed with its session — its
+// jobs, background ones included — and the stream ends.
 func (p *pty) Close() error {
 	p.closeOnce.Do(func() {
 		select {
 		case <-p.done:
 		default:
-			p.live.kill(p.pid)
+			p.live.killTree(p.pid)
 		}
 		p.stop()
 		p.endCalls()

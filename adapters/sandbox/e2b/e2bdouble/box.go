@@ -1,6 +1,7 @@
 package e2bdouble
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -27,10 +28,17 @@ type box struct {
 	started                  time.Time
 	daemon                   http.Handler
 
+	// deadlineLead is how much sooner than forwarded the daemon's
+	// deadline for a call comes (Options.DeadlineLead).
+	deadlineLead time.Duration
+
 	mu    sync.Mutex
 	st    api.SandboxState
 	endAt time.Time
 	procs map[uint32]*proc
+	// spaces are the mount namespaces of the processes the sandbox
+	// started, by inode: the processes in them are everything it runs.
+	spaces map[uint64]*os.File
 }
 
 func (b *box) state() api.SandboxState {
@@ -67,17 +75,25 @@ func (b *box) resume(until time.Time) bool {
 	return was
 }
 
-// killAll kills every process group of the sandbox.
+// killAll ends everything the sandbox started, as the VM going away
+// would: every process in one of its mount namespaces — what its commands
+// left behind included, whatever their group or session.
 func (b *box) killAll() {
 	b.mu.Lock()
 	procs := make([]*proc, 0, len(b.procs))
 	for _, p := range b.procs {
 		procs = append(procs, p)
 	}
+	spaces := b.spaces
+	b.spaces = nil
 	b.mu.Unlock()
+	killIn(spaces)
 	for _, p := range procs {
 		p.signal(syscall.SIGKILL)
 		<-p.done
+	}
+	for _, f := range spaces {
+		_ = f.Close()
 	}
 }
 
@@ -101,13 +117,17 @@ type proc struct {
 	closed bool
 }
 
-// signal signals the process's group (the helper set it up as a group
-// or session leader), so what it started goes too.
+// signal signals the process alone, as envd does: what it started goes
+// only if it shares the fate (a PTY's session losing its terminal) or
+// someone kills it too.
 func (p *proc) signal(sig syscall.Signal) {
-	_ = syscall.Kill(-int(p.pid), sig)
+	_ = p.cmd.Process.Signal(sig)
 }
 
-// start runs a process of the sandbox through the namespace helper.
+// start runs a process of the sandbox through the namespace helper. Like
+// envd's, a process without a PTY stays in the daemon's process group and
+// session, and one with a PTY leads a session of its own with the
+// terminal as its controlling one (creack/pty's way, which envd uses).
 func (b *box) start(req *process.StartRequest) (*proc, error) {
 	if b.state() != api.Running {
 		return nil, errNotRunning
@@ -132,88 +152,95 @@ func (b *box) start(req *process.StartRequest) (*proc, error) {
 	for k, v := range c.GetEnvs() {
 		cmd.Env = append(cmd.Env, k+"="+v)
 	}
+	// The helper waits at this gate until the sandbox holds its mount
+	// namespace: a command that exits at once cannot take what it left
+	// behind out of the sandbox's reach.
+	gate, open, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	defer open.Close()
+	cmd.ExtraFiles = []*os.File{gate}
 	p := &proc{cfg: c, tag: req.GetTag(), cmd: cmd, events: make(chan *process.ProcessEvent, 64), done: make(chan struct{})}
-	var readers []io.Reader
+	var readers []*os.File
 	if size := req.GetPty().GetSize(); req.GetPty() != nil {
 		attrs := namespaceAttrs()
 		attrs.Setsid, attrs.Setctty = true, true
 		tty, err := pty.StartWithAttrs(cmd, &pty.Winsize{Cols: uint16(size.GetCols()), Rows: uint16(size.GetRows())}, attrs)
+		gate.Close()
 		if err != nil {
 			return nil, err
 		}
 		p.tty = tty
 		readers = append(readers, tty)
 	} else {
-		attrs := namespaceAttrs()
-		attrs.Setpgid = true
-		cmd.SysProcAttr = attrs
+		cmd.SysProcAttr = namespaceAttrs()
 		outR, outW, err := os.Pipe()
 		if err != nil {
+			gate.Close()
 			return nil, err
 		}
 		errR, errW, err := os.Pipe()
 		if err != nil {
+			gate.Close()
+			outR.Close()
+			outW.Close()
 			return nil, err
 		}
 		cmd.Stdout, cmd.Stderr = outW, errW
 		if req.Stdin == nil || req.GetStdin() {
 			if p.stdin, err = cmd.StdinPipe(); err != nil {
+				for _, f := range []*os.File{gate, outR, outW, errR, errW} {
+					f.Close()
+				}
 				return nil, err
 			}
 		}
-		if err := cmd.Start(); err != nil {
-			outR.Close()
-			errR.Close()
-			outW.Close()
-			errW.Close()
-			return nil, err
-		}
+		err = cmd.Start()
+		gate.Close()
 		outW.Close()
 		errW.Close()
+		if err != nil {
+			outR.Close()
+			errR.Close()
+			return nil, err
+		}
 		readers = append(readers, outR, errR)
 	}
 	p.pid = uint32(cmd.Process.Pid)
+	ns, err := b.track(cmd.Process.Pid)
+	if err != nil {
+		_ = cmd.Process.Kill()
+	}
 	b.mu.Lock()
 	b.procs[p.pid] = p
 	b.mu.Unlock()
-	go b.watch(p, readers)
+	go b.watch(p, readers, ns)
 	return p, nil
 }
 
-// watch forwards a process's output as events, then its end.
-func (b *box) watch(p *proc, readers []io.Reader) {
+// watch forwards a process's output as events, then its end. A PTY is
+// read until every holder of the terminal has let go (envd's read of a
+// terminal blocks until then); pipes until the process exits and what it
+// wrote is drained — envd closes them when the process is reaped, so what
+// a process it left behind writes later is nobody's output.
+func (b *box) watch(p *proc, readers []*os.File, ns uint64) {
 	var wg sync.WaitGroup
 	for i, r := range readers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]byte, 32<<10)
-			for {
-				n, err := r.Read(buf)
-				if n > 0 {
-					data := &process.ProcessEvent_DataEvent{}
-					chunk := append([]byte(nil), buf[:n]...)
-					switch {
-					case p.tty != nil:
-						data.Output = &process.ProcessEvent_DataEvent_Pty{Pty: chunk}
-					case i == 0:
-						data.Output = &process.ProcessEvent_DataEvent_Stdout{Stdout: chunk}
-					default:
-						data.Output = &process.ProcessEvent_DataEvent_Stderr{Stderr: chunk}
-					}
-					p.events <- &process.ProcessEvent{Event: &process.ProcessEvent_Data{Data: data}}
-				}
-				if err != nil {
-					if c, ok := r.(io.Closer); ok {
-						c.Close()
-					}
-					return
-				}
-			}
-		}()
+		wg.Go(func() { p.forward(i, r) })
 	}
-	wg.Wait()
-	err := p.cmd.Wait()
+	var err error
+	if p.tty != nil {
+		wg.Wait()
+		err = p.cmd.Wait()
+	} else {
+		err = p.cmd.Wait()
+		for _, r := range readers {
+			// Ends the read in flight; forward drains what is left.
+			_ = r.SetReadDeadline(time.Unix(1, 0))
+		}
+		wg.Wait()
+	}
 	end := &process.ProcessEvent_EndEvent{Exited: true, Status: "exit status 0"}
 	var exit *exec.ExitError
 	switch {
@@ -233,6 +260,55 @@ func (b *box) watch(p *proc, readers []io.Reader) {
 	delete(b.procs, p.pid)
 	b.mu.Unlock()
 	close(p.done)
+	b.release(ns)
+}
+
+// forward sends what one of a process's streams (0: stdout or the PTY,
+// 1: stderr) yields as data events, until it ends. A read cut short by
+// watch (the process exited) drains what the pipe still holds, without
+// waiting for more.
+func (p *proc) forward(i int, r *os.File) {
+	defer r.Close()
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			p.send(i, buf[:n])
+		}
+		if err == nil {
+			continue
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			_ = r.SetReadDeadline(time.Time{})
+			if raw, err := r.SyscallConn(); err == nil {
+				_ = raw.Read(func(fd uintptr) bool {
+					for {
+						n, err := syscall.Read(int(fd), buf)
+						if n <= 0 || err != nil {
+							return true
+						}
+						p.send(i, buf[:n])
+					}
+				})
+			}
+		}
+		return
+	}
+}
+
+// send queues a chunk of output as a data event.
+func (p *proc) send(i int, b []byte) {
+	data := &process.ProcessEvent_DataEvent{}
+	chunk := bytes.Clone(b)
+	switch {
+	case p.tty != nil:
+		data.Output = &process.ProcessEvent_DataEvent_Pty{Pty: chunk}
+	case i == 0:
+		data.Output = &process.ProcessEvent_DataEvent_Stdout{Stdout: chunk}
+	default:
+		data.Output = &process.ProcessEvent_DataEvent_Stderr{Stderr: chunk}
+	}
+	p.events <- &process.ProcessEvent{Event: &process.ProcessEvent_Data{Data: data}}
 }
 
 // find is a running process by pid (tags are not used by the backend).

@@ -10,8 +10,10 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
+	"time"
 
 	"connectrpc.com/connect"
 	"github.com/creack/pty"
@@ -242,7 +244,9 @@ type processService struct {
 
 // Start runs a process and streams its events until it ends. The process
 // outlives a client that goes away, as the daemon's do; only a signal
-// ends it early.
+// ends it early — or, as envd's, the timeout the call forwarded
+// (Connect-Timeout-Ms): when it runs out the process alone is killed and
+// the stream ends deadline_exceeded.
 func (s *processService) Start(ctx context.Context, req *connect.Request[process.StartRequest], stream *connect.ServerStream[process.StartResponse]) error {
 	p, err := s.b.start(req.Msg)
 	if errors.Is(err, errNotRunning) {
@@ -250,6 +254,17 @@ func (s *processService) Start(ctx context.Context, req *connect.Request[process
 	}
 	if err != nil {
 		return connect.NewError(connect.CodeInvalidArgument, err)
+	}
+	if ms, err := strconv.ParseInt(req.Header().Get("Connect-Timeout-Ms"), 10, 64); err == nil && ms > 0 {
+		timeout := time.Duration(ms)*time.Millisecond - s.b.deadlineLead
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+		kill := time.AfterFunc(timeout, func() { p.signal(syscall.SIGKILL) })
+		go func() {
+			<-p.done
+			kill.Stop()
+		}()
 	}
 	if err := stream.Send(&process.StartResponse{Event: &process.ProcessEvent{Event: &process.ProcessEvent_Start{Start: &process.ProcessEvent_StartEvent{Pid: p.pid}}}}); err != nil {
 		go drain(p)
@@ -339,7 +354,7 @@ func (s *processService) CloseStdin(_ context.Context, req *connect.Request[proc
 	return connect.NewResponse(&process.CloseStdinResponse{}), nil
 }
 
-// SendSignal signals a process's group.
+// SendSignal signals a process — the process alone, as envd does.
 func (s *processService) SendSignal(_ context.Context, req *connect.Request[process.SendSignalRequest]) (*connect.Response[process.SendSignalResponse], error) {
 	p, err := s.find(req.Msg.GetProcess())
 	if err != nil {

@@ -62,6 +62,12 @@ type Options struct {
 	// RequireHeaders are headers every call (control plane and daemon)
 	// must carry, as some compatible services require their own.
 	RequireHeaders map[string]string
+	// DeadlineLead brings the daemon's end of a call that forwards a
+	// timeout (Connect-Timeout-Ms) this much sooner than the caller's own
+	// deadline, as a daemon whose timer started first would: the stream
+	// then ends deadline_exceeded while the caller's context still runs.
+	// 0: the timeout as forwarded.
+	DeadlineLead time.Duration
 }
 
 // Double is a running E2B-compatible service.
@@ -286,7 +292,8 @@ func (d *Double) newBox(template string, secure bool, autoPause bool, meta map[s
 	}
 	_ = os.Chmod(filepath.Join(dir, "fs/tmp"), 0o1777)
 	b := &box{id: id, template: template, dir: dir, autoPause: autoPause, meta: meta,
-		started: d.o.Now(), endAt: d.o.Now().Add(timeout), st: api.Running, procs: map[uint32]*proc{}}
+		started: d.o.Now(), endAt: d.o.Now().Add(timeout), st: api.Running, procs: map[uint32]*proc{},
+		deadlineLead: d.o.DeadlineLead}
 	if secure {
 		b.token = randomHex(16)
 	}

@@ -2,6 +2,7 @@ package e2bdouble
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -42,9 +43,15 @@ func namespaceAttrs() *syscall.SysProcAttr {
 	}
 }
 
+// gateFD is the helper's descriptor 3: a pipe it reads to its end before
+// executing the command, so that the double can take hold of the
+// process's namespace first. Every start of the helper passes one.
+const gateFD = 3
+
 // enterSandbox builds the sandbox's root — this machine's system
 // directories, read-only, with the sandbox's own /workspace, /tmp, /root
-// and /home — changes into it and executes the command.
+// and /home — changes into it, waits at the gate and executes the
+// command.
 func enterSandbox(boxDir, cwd string, argv []string) error {
 	if err := syscall.Mount("", "/", "", syscall.MS_REC|syscall.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("making the mounts private: %w", err)
@@ -94,6 +101,9 @@ func enterSandbox(boxDir, cwd string, argv []string) error {
 	if err != nil {
 		return err
 	}
+	gate := os.NewFile(gateFD, "gate")
+	_, _ = io.Copy(io.Discard, gate)
+	gate.Close()
 	return syscall.Exec(path, argv, os.Environ())
 }
 
@@ -139,8 +149,16 @@ func Supported() error {
 			supportedErr = err
 			return
 		}
+		gate, open, err := os.Pipe()
+		if err != nil {
+			supportedErr = err
+			return
+		}
+		open.Close()
+		defer gate.Close()
 		cmd := exec.Command(self, helperArg, dir, "/workspace", "sh", "-c", "test \"$(pwd)\" = /workspace")
 		cmd.SysProcAttr = namespaceAttrs()
+		cmd.ExtraFiles = []*os.File{gate}
 		if out, err := cmd.CombinedOutput(); err != nil {
 			supportedErr = fmt.Errorf("a sandbox process could not start (%v): %s (the program must call e2bdouble.RunHelperIfAsked first)", err, out)
 		}
