@@ -11,9 +11,9 @@ import (
 	"github.com/agents-server/agents-server/adapters/sandbox/e2b/gen/process"
 )
 
-// The daemon signals the process it started and nothing else, and it
-// starts a command (without a PTY) in its own process group and session:
-// a command killed through it leaves its children running. So each
+// The daemon signals the process it started and nothing else, and a
+// command it starts without a PTY stays in the daemon's own process group
+// and session: a command killed through it leaves its children running. So each
 // command leads a session of its own, and a kill ends that session —
 // found in the sandbox's /proc — besides the command.
 
