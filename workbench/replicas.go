@@ -148,27 +148,27 @@ func (w *Workbench) leaveRoll() {
 func (w *Workbench) Replica() string { return w.replica }
 
 // peering joins this workbench to the other replicas over the store's
-// bus; nil on SQLite, where one process serves alone (its methods are
+// backplane; nil on SQLite, where one process serves alone (its methods are
 // then the single process's answers).
 type peering struct {
-	link   *replicas.Link
-	bus    *sqlstore.PGBus
-	cancel context.CancelFunc // ends the listening
+	link      *replicas.Link
+	backplane *sqlstore.PGBackplane
+	cancel    context.CancelFunc // ends the listening
 }
 
-// joinPeers makes h relay what it numbers over the store's bus; nil on
+// joinPeers makes h relay what it numbers over the store's backplane; nil on
 // SQLite.
 func joinPeers(db *sqlstore.DB, replica string, h *hub.Hub, ids ports.IDs, log *slog.Logger) (*peering, error) {
 	if db.Dialect() != "postgres" {
 		return nil, nil
 	}
-	bus, err := db.Bus(log)
+	backplane, err := db.Backplane(log)
 	if err != nil {
 		return nil, err
 	}
-	link := replicas.New(replica, bus, h, ids, log)
+	link := replicas.New(replica, backplane, h, ids, log)
 	h.SetRelay(link)
-	return &peering{link: link, bus: bus}, nil
+	return &peering{link: link, backplane: backplane}, nil
 }
 
 // streams is the closer the auth service uses: local, and, with peers,
@@ -207,7 +207,7 @@ func (p *peering) close() {
 	if p.cancel != nil {
 		p.cancel()
 	}
-	p.bus.Close()
+	p.backplane.Close()
 }
 
 // replicaFile holds, in the data dir, this workbench's id on the roll.

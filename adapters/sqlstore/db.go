@@ -31,7 +31,7 @@ type DB struct {
 	where string
 	log   *slog.Logger
 	// url is the Postgres database's URL (with its password), for the
-	// bus's own connections; empty on SQLite.
+	// backplane's own connections; empty on SQLite.
 	url string
 
 	closeOnce sync.Once

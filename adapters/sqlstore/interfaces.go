@@ -20,7 +20,7 @@ var (
 	_ ports.ProjectStore     = (*DB)(nil)
 	_ ports.ProjectTx        = projectQ{}
 	_ ports.AttachmentStore  = (*DB)(nil)
-	// SSHHostKeyStore is the docker runtime's, wired in cmd.
+	// SSHHostKeyStore is the docker runtime's, wired by workbench.
 	_ ports.SSHHostKeyStore   = (*DB)(nil)
 	_ ports.ReplicaStore      = (*DB)(nil)
 	_ ports.HookDeliveryStore = (*DB)(nil)

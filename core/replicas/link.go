@@ -1,4 +1,4 @@
-// Package replicas joins the replicas sharing a store over a bus: what a
+// Package replicas joins the replicas sharing a store over a backplane: what a
 // replica's hub numbers reaches every other replica's hub (so a watcher
 // anywhere follows a run running anywhere), and a command for a run goes
 // to the replica running it, whose answer comes back.
@@ -24,7 +24,7 @@ import (
 // its run to answer.
 const CommandTimeout = 10 * time.Second
 
-// The kinds of message on the bus.
+// The kinds of message on the backplane.
 const (
 	kindEvent   = "event"   // a run's event, numbered by its replica
 	kindNotice  = "notice"  // an owner's notice
@@ -32,7 +32,7 @@ const (
 	kindReply   = "reply"   // a command's answer, to the replica that sent it
 )
 
-// message is what the bus carries, as JSON.
+// message is what the backplane carries, as JSON.
 type message struct {
 	From    string        `json:"from"`
 	Kind    string        `json:"kind"`
@@ -54,14 +54,14 @@ type Executor interface {
 	Execute(ctx context.Context, cmd runs.Command) error
 }
 
-// Link is one replica's end of the bus. It is the hub's relay and the run
+// Link is one replica's end of the backplane. It is the hub's relay and the run
 // engine's peers.
 type Link struct {
-	self string
-	bus  ports.Bus
-	hub  *hub.Hub
-	ids  ports.IDs
-	log  *slog.Logger
+	self      string
+	backplane ports.Backplane
+	hub       *hub.Hub
+	ids       ports.IDs
+	log       *slog.Logger
 
 	mu         sync.Mutex
 	exec       Executor
@@ -70,10 +70,10 @@ type Link struct {
 	forget     Forgetter
 }
 
-// New returns the link of replica self over bus, filing what other
+// New returns the link of replica self over backplane, filing what other
 // replicas relay in h. Call Attach, then Listen.
-func New(self string, bus ports.Bus, h *hub.Hub, ids ports.IDs, log *slog.Logger) *Link {
-	return &Link{self: self, bus: bus, hub: h, ids: ids, log: log, waiting: map[string]chan error{}}
+func New(self string, backplane ports.Backplane, h *hub.Hub, ids ports.IDs, log *slog.Logger) *Link {
+	return &Link{self: self, backplane: backplane, hub: h, ids: ids, log: log, waiting: map[string]chan error{}}
 }
 
 // Attach sets who carries out the commands sent here.
@@ -83,8 +83,10 @@ func (l *Link) Attach(exec Executor) {
 	l.mu.Unlock()
 }
 
-// Listen receives from the bus until ctx ends.
-func (l *Link) Listen(ctx context.Context) { l.bus.Listen(ctx, func(b []byte) { l.receive(ctx, b) }) }
+// Listen receives from the backplane until ctx ends.
+func (l *Link) Listen(ctx context.Context) {
+	l.backplane.Listen(ctx, func(b []byte) { l.receive(ctx, b) })
+}
 
 // send publishes m as "<sender> <JSON>": every replica hears its own
 // messages too, and drops them by the prefix without decoding them.
@@ -92,10 +94,10 @@ func (l *Link) send(m message) {
 	m.From = l.self
 	b, err := json.Marshal(m)
 	if err != nil {
-		l.log.Error("encoding a bus message failed", "kind", m.Kind, "err", err)
+		l.log.Error("encoding a backplane message failed", "kind", m.Kind, "err", err)
 		return
 	}
-	l.bus.Publish(append([]byte(l.self+" "), b...))
+	l.backplane.Publish(append([]byte(l.self+" "), b...))
 }
 
 // RunEvent implements hub.Relay.
@@ -134,7 +136,7 @@ func (l *Link) Command(ctx context.Context, replica string, cmd runs.Command) er
 	}
 }
 
-// receive files one message from the bus.
+// receive files one message from the backplane.
 func (l *Link) receive(ctx context.Context, b []byte) {
 	from, body, ok := bytes.Cut(b, []byte(" "))
 	if !ok || string(from) == l.self {
@@ -142,7 +144,7 @@ func (l *Link) receive(ctx context.Context, b []byte) {
 	}
 	var m message
 	if err := json.Unmarshal(body, &m); err != nil {
-		l.log.Warn("a malformed bus message was dropped", "err", err)
+		l.log.Warn("a malformed backplane message was dropped", "err", err)
 		return
 	}
 	if m.To != "" && m.To != l.self {

@@ -21,7 +21,7 @@ type toolResult struct {
 	cutOff               bool // a cancel decided it: the call did not finish
 }
 
-// refusedInPlanning lists tools a planning session may still use: reading
+// allowedInPlanning lists tools a planning session may still use: reading
 // and thinking, nothing that changes the world or the plan's scope.
 var allowedInPlanning = []string{"read_file", "list_files", "task_status", "get_workflow", "read_skill"}
 

@@ -16,31 +16,31 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// The bus on Postgres: LISTEN/NOTIFY on one channel, so a team needs no
+// The backplane on Postgres: LISTEN/NOTIFY on one channel, so a team needs no
 // server beside its database. A payload past notifyMax goes by reference:
 // its row in bus_payloads is written in the transaction that notifies
 // "@id", and the listeners read it from there. Each replica sends from one
 // connection, in batches (one transaction each), so its messages arrive in
 // the order it sent them.
 
-// busChannel is the channel every replica listens on.
-const busChannel = "agents_bus"
+// backplaneChannel is the channel every replica listens on.
+const backplaneChannel = "agents_bus" // its name from before the rename: replicas of both versions meet on it
 
 // notifyMax is the largest payload sent inline: NOTIFY refuses 8000 bytes
 // and more.
 const notifyMax = 7000
 
-// busQueue is how many messages may wait to be sent before Publish waits.
-const busQueue = 1 << 14
+// backplaneQueue is how many messages may wait to be sent before Publish waits.
+const backplaneQueue = 1 << 14
 
-// busBatch is the most messages one transaction sends.
-const busBatch = 256
+// backplaneBatch is the most messages one transaction sends.
+const backplaneBatch = 256
 
 // payloadsKept is how long a by-reference payload is kept for listeners.
 const payloadsKept = time.Minute
 
-// PGBus is the bus over the store's Postgres database.
-type PGBus struct {
+// PGBackplane is the backplane over the store's Postgres database.
+type PGBackplane struct {
 	db    *DB
 	log   *slog.Logger
 	queue chan []byte
@@ -50,29 +50,29 @@ type PGBus struct {
 	done      chan struct{}
 }
 
-// Bus returns the bus over this database, sending from a connection of its
+// Backplane returns the backplane over this database, sending from a connection of its
 // own until Close. Only Postgres has one: SQLite serves one process.
-func (db *DB) Bus(log *slog.Logger) (*PGBus, error) {
+func (db *DB) Backplane(log *slog.Logger) (*PGBackplane, error) {
 	if db.url == "" {
-		return nil, errs.E(errs.Internal, "only a Postgres store carries a bus")
+		return nil, errs.E(errs.Internal, "only a Postgres store carries a backplane")
 	}
-	b := &PGBus{db: db, log: log, queue: make(chan []byte, busQueue), closing: make(chan struct{}), done: make(chan struct{})}
+	b := &PGBackplane{db: db, log: log, queue: make(chan []byte, backplaneQueue), closing: make(chan struct{}), done: make(chan struct{})}
 	go b.send()
 	return b, nil
 }
 
-var _ ports.Bus = (*PGBus)(nil)
+var _ ports.Backplane = (*PGBackplane)(nil)
 
-// Publish implements ports.Bus.
-func (b *PGBus) Publish(payload []byte) {
+// Publish implements ports.Backplane.
+func (b *PGBackplane) Publish(payload []byte) {
 	select {
 	case <-b.closing:
 	case b.queue <- payload:
 	}
 }
 
-// Close implements ports.Bus.
-func (b *PGBus) Close() {
+// Close implements ports.Backplane.
+func (b *PGBackplane) Close() {
 	b.closeOnce.Do(func() { close(b.closing) })
 	select {
 	case <-b.done:
@@ -82,7 +82,7 @@ func (b *PGBus) Close() {
 
 // send sends what is queued, a batch per transaction, reconnecting after
 // a failure (what a failed batch held is lost, and logged).
-func (b *PGBus) send() {
+func (b *PGBackplane) send() {
 	defer close(b.done)
 	var conn *pgx.Conn
 	defer func() {
@@ -104,7 +104,7 @@ func (b *PGBus) send() {
 			}
 		}
 		msgs := [][]byte{first}
-		for len(msgs) < busBatch {
+		for len(msgs) < backplaneBatch {
 			select {
 			case m := <-b.queue:
 				msgs = append(msgs, m)
@@ -118,7 +118,7 @@ func (b *PGBus) send() {
 			var err error
 			if conn, err = pgx.Connect(ctx, b.db.url); err != nil {
 				cancel()
-				b.log.Warn("the bus cannot reach the database; messages were dropped", "count", len(msgs), "err", err)
+				b.log.Warn("the backplane cannot reach the database; messages were dropped", "count", len(msgs), "err", err)
 				conn = nil
 				b.pause(time.Second)
 				continue
@@ -126,7 +126,7 @@ func (b *PGBus) send() {
 		}
 		sweep := time.Since(lastSweep) > payloadsKept
 		if err := b.sendBatch(ctx, conn, msgs, sweep); err != nil {
-			b.log.Warn("sending on the bus failed; messages were dropped", "count", len(msgs), "err", err)
+			b.log.Warn("sending on the backplane failed; messages were dropped", "count", len(msgs), "err", err)
 			conn.Close(ctx)
 			conn = nil
 		} else if sweep {
@@ -136,8 +136,8 @@ func (b *PGBus) send() {
 	}
 }
 
-// pause waits d, or less when the bus closes.
-func (b *PGBus) pause(d time.Duration) {
+// pause waits d, or less when the backplane closes.
+func (b *PGBackplane) pause(d time.Duration) {
 	select {
 	case <-time.After(d):
 	case <-b.closing:
@@ -145,7 +145,7 @@ func (b *PGBus) pause(d time.Duration) {
 }
 
 // sendBatch notifies msgs in one transaction, storing the large ones.
-func (b *PGBus) sendBatch(ctx context.Context, conn *pgx.Conn, msgs [][]byte, sweep bool) error {
+func (b *PGBackplane) sendBatch(ctx context.Context, conn *pgx.Conn, msgs [][]byte, sweep bool) error {
 	batch := &pgx.Batch{}
 	now := time.Now().UnixMilli()
 	if sweep {
@@ -153,25 +153,25 @@ func (b *PGBus) sendBatch(ctx context.Context, conn *pgx.Conn, msgs [][]byte, sw
 	}
 	for _, m := range msgs {
 		if len(m) <= notifyMax && !strings.HasPrefix(string(m), "@") {
-			batch.Queue(`SELECT pg_notify($1, $2)`, busChannel, string(m))
+			batch.Queue(`SELECT pg_notify($1, $2)`, backplaneChannel, string(m))
 			continue
 		}
 		id := make([]byte, 16)
 		_, _ = rand.Read(id)
 		ref := hex.EncodeToString(id)
 		batch.Queue(`INSERT INTO bus_payloads (id, data, created_at) VALUES ($1, $2, $3)`, ref, string(m), now)
-		batch.Queue(`SELECT pg_notify($1, $2)`, busChannel, "@"+ref)
+		batch.Queue(`SELECT pg_notify($1, $2)`, backplaneChannel, "@"+ref)
 	}
 	return conn.SendBatch(ctx, batch).Close()
 }
 
-// Listen implements ports.Bus: one connection LISTENs; a payload by
+// Listen implements ports.Backplane: one connection LISTENs; a payload by
 // reference is read through the store's pool.
-func (b *PGBus) Listen(ctx context.Context, deliver func([]byte)) {
+func (b *PGBackplane) Listen(ctx context.Context, deliver func([]byte)) {
 	for ctx.Err() == nil {
 		conn, err := pgx.Connect(ctx, b.db.url)
 		if err == nil {
-			_, err = conn.Exec(ctx, "LISTEN "+busChannel)
+			_, err = conn.Exec(ctx, "LISTEN "+backplaneChannel)
 		}
 		for err == nil {
 			var n *pgconn.Notification
@@ -185,7 +185,7 @@ func (b *PGBus) Listen(ctx context.Context, deliver func([]byte)) {
 		if ctx.Err() != nil {
 			return
 		}
-		b.log.Warn("the bus lost its database connection; listening again", "err", err)
+		b.log.Warn("the backplane lost its database connection; listening again", "err", err)
 		select {
 		case <-ctx.Done():
 			return
@@ -196,7 +196,7 @@ func (b *PGBus) Listen(ctx context.Context, deliver func([]byte)) {
 
 // deliver hands one notification's message on, reading it first when it
 // came by reference.
-func (b *PGBus) deliver(ctx context.Context, payload string, deliver func([]byte)) {
+func (b *PGBackplane) deliver(ctx context.Context, payload string, deliver func([]byte)) {
 	ref, byRef := strings.CutPrefix(payload, "@")
 	if !byRef {
 		deliver([]byte(payload))
@@ -205,7 +205,7 @@ func (b *PGBus) deliver(ctx context.Context, payload string, deliver func([]byte
 	var data string
 	if err := b.db.read.QueryRowContext(ctx, `SELECT data FROM bus_payloads WHERE id = ?`, ref).Scan(&data); err != nil {
 		if ctx.Err() == nil {
-			b.log.Warn("a bus message sent by reference could not be read", "ref", ref, "err", err)
+			b.log.Warn("a backplane message sent by reference could not be read", "ref", ref, "err", err)
 		}
 		return
 	}

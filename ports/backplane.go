@@ -2,11 +2,11 @@ package ports
 
 import "context"
 
-// Bus carries messages between the replicas sharing a store. A message
+// Backplane carries messages between the replicas sharing a store. A message
 // published reaches every replica listening — the publisher too, which
 // knows its own — in the order one publisher sent it; a replica that is
 // not listening then (starting, or reconnecting) misses it.
-type Bus interface {
+type Backplane interface {
 	// Publish queues payload to be sent, in order after every payload this
 	// replica published before; it returns without waiting for the send
 	// (it waits only while the queue is full).

@@ -11,26 +11,26 @@ import (
 	"github.com/agents-server/agents-server/adapters/sqlstore/pgtest"
 )
 
-// TestTheBusCarriesEveryMessageInOrder: two replicas' buses on one
+// TestTheBackplaneCarriesEveryMessageInOrder: two replicas' backplanes on one
 // Postgres database; what one publishes — small messages and ones past
 // NOTIFY's limit, which go by reference — reaches the other, and itself,
 // every message once and in order.
-func TestTheBusCarriesEveryMessageInOrder(t *testing.T) {
-	url := pgtest.URL(t, "bus suite on Postgres")
+func TestTheBackplaneCarriesEveryMessageInOrder(t *testing.T) {
+	url := pgtest.URL(t, "backplane suite on Postgres")
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	open := func() (*DB, *PGBus) {
+	open := func() (*DB, *PGBackplane) {
 		db, err := OpenPostgres(ctx, url, quiet)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { db.Close() })
-		bus, err := db.Bus(quiet)
+		backplane, err := db.Backplane(quiet)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(bus.Close)
-		return db, bus
+		t.Cleanup(backplane.Close)
+		return db, backplane
 	}
 	_, a := open()
 	_, b := open()
@@ -38,9 +38,9 @@ func TestTheBusCarriesEveryMessageInOrder(t *testing.T) {
 		mu  sync.Mutex
 		got []string
 	}
-	listen := func(bus *PGBus) *inbox {
+	listen := func(backplane *PGBackplane) *inbox {
 		in := &inbox{}
-		go bus.Listen(ctx, func(p []byte) {
+		go backplane.Listen(ctx, func(p []byte) {
 			in.mu.Lock()
 			in.got = append(in.got, string(p))
 			in.mu.Unlock()
