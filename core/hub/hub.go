@@ -204,6 +204,20 @@ func (st *stream) fileLocked(ev domain.Event, clock ports.Clock) {
 	}
 }
 
+// Premark records that a run's seq mark is durably upto already (its row
+// was written with it): its events up to it are numbered without a write.
+func (h *Hub) Premark(runID string, upto int64) {
+	h.mu.Lock()
+	st := h.runs[runID]
+	h.mu.Unlock()
+	if st == nil {
+		return
+	}
+	st.mu.Lock()
+	st.mark = max(st.mark, upto)
+	st.mu.Unlock()
+}
+
 // Reopen makes sure a paused run has a live stream that continues its
 // sequence after lastSeq — after a restart the hub starts empty, and the
 // decision's events must not restart at 1.

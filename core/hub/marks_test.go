@@ -92,3 +92,21 @@ func TestAReopenedStreamMarksPastItsLastSeq(t *testing.T) {
 		t.Fatalf("seq %d, marks %v", seq, marks.writes)
 	}
 }
+
+// A run whose row was written with its first mark numbers its first
+// events without a write, and marks once they pass it.
+func TestAPremarkedRunWritesNoMarkUntilItsEventsPassIt(t *testing.T) {
+	marks := &recordedMarks{}
+	h := New(Options{}, &fakeClock{now: time.Unix(1_700_000_000, 0)}, marks)
+	h.Claim("s", "r", "u")
+	h.Premark("r", MarkAhead)
+	for i := range MarkAhead {
+		h.Publish("r", step(i))
+	}
+	if len(marks.writes) != 0 {
+		t.Fatalf("%d premarked events wrote marks %v", MarkAhead, marks.writes)
+	}
+	if h.Publish("r", step(0)); marks.last() != 2*MarkAhead+1 {
+		t.Fatalf("the event past the premark wrote %v", marks.writes)
+	}
+}

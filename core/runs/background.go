@@ -6,6 +6,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -154,7 +155,7 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 		id = s.d.IDs.NewID()
 	}
 	now := s.d.Clock.Now()
-	run := domain.Run{ID: id, SessionID: sess.ID, OwnerID: sess.OwnerID, AgentConfigID: req.AgentConfigID, ProjectID: sess.ProjectID, Replica: s.d.Replica,
+	run := domain.Run{ID: id, SessionID: sess.ID, OwnerID: sess.OwnerID, AgentConfigID: req.AgentConfigID, ProjectID: sess.ProjectID, Replica: s.d.Replica, SeqMark: hub.MarkAhead,
 		Input: req.Input, Status: domain.RunRunning, CreatedAt: now, UpdatedAt: now}
 	if err := s.d.Hub.Claim(sess.ID, run.ID, sess.OwnerID); err != nil {
 		return domain.Run{}, err

@@ -218,7 +218,7 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 		}
 	}
 	now := s.d.Clock.Now()
-	run := domain.Run{ID: s.d.IDs.NewID(), SessionID: sessionID, OwnerID: p.User.ID, AgentConfigID: agentID,
+	run := domain.Run{ID: s.d.IDs.NewID(), SessionID: sessionID, OwnerID: p.User.ID, AgentConfigID: agentID, SeqMark: hub.MarkAhead,
 		ProjectID: sess.ProjectID, Input: req.Input, Status: domain.RunRunning, CreatedAt: now, UpdatedAt: now, Replica: s.d.Replica}
 	if err := s.d.Hub.Claim(sessionID, run.ID, p.User.ID); err != nil {
 		return domain.Run{}, err
@@ -263,6 +263,9 @@ func userEntry(text, runID string, images ...domain.Attachment) domain.Entry {
 func (s *Service) launch(lr *liveRun) {
 	run := lr.run
 	s.track(lr)
+	// The row was written with its first seq mark: no write until an
+	// event passes it.
+	s.d.Hub.Premark(run.ID, run.SeqMark)
 	s.d.Hub.Publish(run.ID, domain.NewEvent(domain.EventRunStarted,
 		domain.RunStartedPayload{RunID: run.ID, SessionID: run.SessionID, Input: run.Input, Source: lr.source, Attachments: lr.images}.WithTask(lr.task)))
 	if lr.bound {

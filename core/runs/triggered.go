@@ -6,6 +6,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/hub"
 )
 
 // TriggeredTurn is a trigger's question to an agent in a conversation: the
@@ -53,7 +54,7 @@ func (s *Service) StartTriggered(ctx context.Context, p domain.Principal, sessio
 		return domain.Run{}, errs.E(errs.Conflict, "the conversation waits on an approval; a trigger does not set it aside")
 	}
 	now := s.d.Clock.Now()
-	run := domain.Run{ID: s.d.IDs.NewID(), SessionID: sessionID, OwnerID: p.User.ID, AgentConfigID: a.ID, Replica: s.d.Replica,
+	run := domain.Run{ID: s.d.IDs.NewID(), SessionID: sessionID, OwnerID: p.User.ID, AgentConfigID: a.ID, Replica: s.d.Replica, SeqMark: hub.MarkAhead,
 		ProjectID: sess.ProjectID, Input: t.Input, Status: domain.RunRunning, CreatedAt: now, UpdatedAt: now}
 	if err := s.d.Hub.Claim(sessionID, run.ID, p.User.ID); err != nil {
 		return domain.Run{}, err
