@@ -6,7 +6,6 @@ require (
 	connectrpc.com/connect v1.19.1
 	github.com/adhocore/gronx v1.20.4
 	github.com/anthropics/anthropic-sdk-go v1.84.0
-	github.com/bufbuild/protocompile v0.14.1
 	github.com/containerd/errdefs v1.0.0
 	github.com/creack/pty v1.1.24
 	github.com/getkin/kin-openapi v0.153.0

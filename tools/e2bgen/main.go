@@ -1,11 +1,14 @@
 // Command e2bgen generates the E2B clients (and the server interfaces the
-// test double implements) from the specifications in ../../spec: the
+// test double implements) from the specifications in
+// adapters/sandbox/e2b/spec: the
 // control plane and the in-sandbox daemon's HTTP API with oapi-codegen, the
 // daemon's process and filesystem services with protoc-gen-go and
 // protoc-gen-connect-go. No protoc is needed: the .proto files are compiled
 // by protocompile (pure Go) and the plugins are fed the request protoc
 // would send them. Run it with `go tool task gen:e2b`; -out writes the
 // tree elsewhere (the staleness test compares it with the committed one).
+// It lives in the tools module so its compiler (protocompile) stays out of
+// the graph of every program that imports the workbench.
 package main
 
 import (
@@ -99,16 +102,22 @@ func run(out string) error {
 
 // moduleRoot is the directory of the main module's go.mod.
 func moduleRoot() (string, error) {
-	b, err := exec.Command("go", "env", "GOMOD").Output()
+	// The generator lives in tools/, a module of its own the workspace
+	// joins: the workbench's module is found through the workspace, not as
+	// the module of the working directory.
+	b, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}", workbenchModule).Output()
 	if err != nil {
-		return "", fmt.Errorf("go env GOMOD: %w", err)
+		return "", fmt.Errorf("go list -m %s (run it inside the repository's workspace): %w", workbenchModule, err)
 	}
-	mod := strings.TrimSpace(string(b))
-	if mod == "" || mod == os.DevNull {
-		return "", errors.New("not inside the module")
+	dir := strings.TrimSpace(string(b))
+	if dir == "" {
+		return "", errors.New("the workbench's module has no directory here")
 	}
-	return filepath.Dir(mod), nil
+	return dir, nil
 }
+
+// workbenchModule is the module whose clients are generated.
+const workbenchModule = "github.com/agents-server/agents-server"
 
 // goTool runs a tool of the module with stdin and returns its stdout.
 func goTool(stdin []byte, name string, args ...string) ([]byte, error) {
