@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/creack/pty"
-
 	"github.com/agents-server/agents-server/adapters/sandbox/e2b/gen/api"
 	"github.com/agents-server/agents-server/adapters/sandbox/e2b/gen/process"
 )
@@ -164,9 +162,7 @@ func (b *box) start(req *process.StartRequest) (*proc, error) {
 	p := &proc{cfg: c, tag: req.GetTag(), cmd: cmd, events: make(chan *process.ProcessEvent, 64), done: make(chan struct{})}
 	var readers []*os.File
 	if size := req.GetPty().GetSize(); req.GetPty() != nil {
-		attrs := namespaceAttrs()
-		attrs.Setsid, attrs.Setctty = true, true
-		tty, err := pty.StartWithAttrs(cmd, &pty.Winsize{Cols: uint16(size.GetCols()), Rows: uint16(size.GetRows())}, attrs)
+		tty, err := startPTY(cmd, namespaceAttrs(), uint16(size.GetCols()), uint16(size.GetRows()))
 		gate.Close()
 		if err != nil {
 			return nil, err

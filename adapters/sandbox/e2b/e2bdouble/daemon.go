@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
-	"github.com/creack/pty"
 	"google.golang.org/protobuf/types/known/timestamppb"
 
 	"github.com/agents-server/agents-server/adapters/sandbox/e2b/gen/envd"
@@ -375,7 +374,7 @@ func (s *processService) Update(_ context.Context, req *connect.Request[process.
 		return nil, err
 	}
 	if size := req.Msg.GetPty().GetSize(); size != nil && p.tty != nil {
-		if err := pty.Setsize(p.tty, &pty.Winsize{Cols: uint16(size.GetCols()), Rows: uint16(size.GetRows())}); err != nil {
+		if err := resize(p.tty, uint16(size.GetCols()), uint16(size.GetRows())); err != nil {
 			return nil, connect.NewError(connect.CodeInternal, err)
 		}
 	}
