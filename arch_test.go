@@ -15,7 +15,9 @@ import (
 // The layering rule of DESIGN.md, enforced: core/errs → core/domain → ports
 // → core/<module> → adapters/* → workbench → cmd and examples. Core never
 // reaches an HTTP framework, database/sql or a vendor SDK, even indirectly;
-// one adapter never imports another; migrations and frontend are leaves.
+// one adapter never imports another; migrations, frontend and internal/
+// are leaves; core's tests keep core's rules; core's modules import one
+// another in tiers (coreTiers).
 // The commands and the examples use the public package alone (workbench and
 // its subpackages), so the server is an embedder like any other; the other
 // commands are test peers serving an adapter's double.
@@ -23,9 +25,11 @@ import (
 const module = "github.com/agents-server/agents-server"
 
 type pkg struct {
-	ImportPath string
-	Imports    []string
-	Deps       []string
+	ImportPath   string
+	Imports      []string
+	TestImports  []string // of the package's own tests
+	XTestImports []string // of its external (_test package) tests
+	Deps         []string
 }
 
 // touchSources reads every Go file and the module files, so the test cache
@@ -100,12 +104,11 @@ func layer(path string) string {
 		// The other commands are test peers (the e2b and ChatGPT doubles)
 		// that serve an adapter's double.
 		return "cmd"
-	case rel == "migrations", rel == "frontend", rel == "internal/testenv", rel == "internal/egress",
-		rel == "internal/loopbacktest":
-		// Self-contained packages the layers may use (testenv: how a test
-		// helper such as adapters/mcp/mcptest treats a missing peer;
-		// egress: the one dialer every adapter's outbound calls share;
-		// loopbacktest: test peers on a loopback address of a test's choice).
+	case rel == "migrations", rel == "frontend", strings.HasPrefix(rel, "internal/"):
+		// Self-contained packages the layers may use (internal/testenv: how
+		// a test helper such as adapters/mcp/mcptest treats a missing peer;
+		// internal/egress: the one dialer every adapter's outbound calls
+		// share; internal/loopbacktest and internal/sshdtest: test peers).
 		return "leaf"
 	}
 	return ""
@@ -196,13 +199,27 @@ func adapterOf(path string) string {
 	return parts[0]
 }
 
+// coreLayers are the layers whose tests keep their rules too: a core test
+// that reached an adapter, an HTTP framework or the store would test core
+// through what core may not know.
+var coreLayers = []string{"errs", "domain", "ports", "core"}
+
 func TestImportsPointInward(t *testing.T) {
 	for _, p := range listPackages(t) {
 		from := layer(p.ImportPath)
 		if from == "" {
 			continue
 		}
-		for _, imp := range p.Imports {
+		imports := p.Imports
+		if slices.Contains(coreLayers, from) {
+			imports = slices.Concat(p.Imports, p.TestImports, p.XTestImports)
+			for _, imp := range slices.Concat(p.TestImports, p.XTestImports) {
+				if !allowedInCore(imp) {
+					t.Errorf("a test of %s imports %s, which is not on core's allowlist (arch_test.go)", p.ImportPath, imp)
+				}
+			}
+		}
+		for _, imp := range imports {
 			if !strings.HasPrefix(imp, module+"/") && imp != module {
 				continue
 			}
@@ -297,5 +314,55 @@ func TestTheServerIsAnEmbedder(t *testing.T) {
 	}
 	if layer(module+"/adapters/httpapi") == "workbench" {
 		t.Error("an adapter counts as the public package")
+	}
+}
+
+// coreTiers orders the core modules: a module imports only modules of a
+// lower tier, so dependencies among them point one way and no module
+// reaches sideways into its peers. A new module, or an import against the
+// order, is a decision made here. (Tests may reach further: a test
+// drives its module through the modules that use it.)
+var coreTiers = map[string]int{
+	"secrets": 0, "patch": 0, "tools": 0, "hub": 0, "outbound": 0, "attachments": 0, "guardrails": 0, "memories": 0,
+	"workflows": 0, "sessions": 0,
+	"settings": 1, "providers": 1,
+	"livestreams": 2, "mcp": 2, "sandboxes": 2, "skills": 2, "traces": 2,
+	"auth": 3, "sandboxtools": 3, "agents": 3,
+	"runs":  4,
+	"tasks": 5, "replicas": 5,
+	"triggers": 6,
+}
+
+// coreModule names the core module of a package ("" outside core's
+// modules: errs and domain are layers of their own).
+func coreModule(path string) string {
+	rel, ok := strings.CutPrefix(path, module+"/core/")
+	if !ok || rel == "errs" || rel == "domain" {
+		return ""
+	}
+	name, _, _ := strings.Cut(rel, "/")
+	return name
+}
+
+func TestCoreModulesImportDownward(t *testing.T) {
+	for _, p := range listPackages(t) {
+		from := coreModule(p.ImportPath)
+		if from == "" {
+			continue
+		}
+		tier, ok := coreTiers[from]
+		if !ok {
+			t.Errorf("core/%s has no tier in coreTiers (arch_test.go): give it one below the modules that use it", from)
+			continue
+		}
+		for _, imp := range p.Imports {
+			to := coreModule(imp)
+			if to == "" || to == from {
+				continue
+			}
+			if toTier, ok := coreTiers[to]; ok && toTier >= tier {
+				t.Errorf("core/%s (tier %d) imports core/%s (tier %d): a module imports only lower tiers", from, tier, to, toTier)
+			}
+		}
 	}
 }
