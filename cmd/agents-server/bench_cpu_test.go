@@ -16,6 +16,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -140,7 +141,10 @@ func (s *benchServer) call(b *testing.B, method, path, body string) map[string]a
 //     deltas (model adapter, hub, the WebSocket bus), in µs;
 //
 //   - per-run: a run of 10 deltas end to end — the wall time from the start
-//     request to the final event on the bus, and the server's CPU for it.
+//     request to the final event on the bus, and the server's CPU for it;
+//
+//   - fan-out: a run of 2,000 deltas followed by 50 SSE streams, the wall
+//     time from the start request to the last stream's output.
 //
 //     go test -run '^$' -bench ServerCPU ./cmd/agents-server
 func BenchmarkServerCPU(b *testing.B) {
@@ -216,4 +220,55 @@ func BenchmarkServerCPU(b *testing.B) {
 		b.ReportMetric(float64(wall.Microseconds())/1000/float64(runs), "wall-ms/run")
 		b.ReportMetric(float64(cpu.Microseconds())/1000/float64(runs), "server-cpu-ms/run")
 	})
+	// fan-out: one run of 2,000 deltas watched by 50 SSE streams, each
+	// opened before the run starts; the wall time from the start request
+	// to the last stream's final event.
+	b.Run("fan-out", func(b *testing.B) {
+		const watchers = 50
+		var wall time.Duration
+		for b.Loop() {
+			b.StopTimer()
+			sid := session(b, "long")
+			// The streams open as soon as the run's id is known and each
+			// reads it from its first event (the hub replays what went
+			// out before it attached).
+			runID := srv.call(b, "POST", "/api/v1/sessions/"+sid+"/runs", `{"input":"go"}`)["run_id"].(string)
+			b.StartTimer()
+			start := time.Now()
+			var wg sync.WaitGroup
+			for range watchers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					if !srv.sseFollow(b, runID) {
+						b.Error("a watcher's stream ended before the run's output")
+					}
+				}()
+			}
+			wg.Wait()
+			wall += time.Since(start)
+		}
+		b.ReportMetric(float64(wall.Milliseconds())/float64(b.N), "wall-ms/run")
+	})
+}
+
+// sseFollow reads a run's SSE stream from its start and reports whether
+// it reached the run's output.
+func (s *benchServer) sseFollow(b *testing.B, runID string) bool {
+	req, _ := http.NewRequest("GET", s.url+"/api/v1/runs/"+runID+"/events", nil)
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Error(err)
+		return false
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 1<<20), 1<<24)
+	for sc.Scan() {
+		if bytes.HasPrefix(sc.Bytes(), []byte("event: run.output")) {
+			return true
+		}
+	}
+	return false
 }
