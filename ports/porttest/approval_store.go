@@ -275,3 +275,44 @@ func (s *RunStore) approvalsOfLocked(runID string) []domain.Approval {
 	}
 	return out
 }
+
+// fileStepApproval files a workflow's pause_before approval, pending
+// under a run that has not started (TaskStore.PauseStep); conflict when
+// its id is taken.
+func (s *RunStore) fileStepApproval(a domain.Approval) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, taken := s.approvals[a.ID]; taken {
+		return errs.E(errs.Conflict, "approval %s is already filed", a.ID)
+	}
+	if s.approvals == nil {
+		s.approvals = map[string]domain.Approval{}
+	}
+	a.Status, a.Scope, a.Reason, a.CreatedAt, a.DecidedAt = domain.ApprovalPending, "", "", storedTime(a.CreatedAt), nil
+	s.approvals[a.ID] = a
+	return nil
+}
+
+// takePendingApproval deletes an approval that is still pending and
+// reports whether it did (TaskStore.ResolveStep's compare-and-set).
+func (s *RunStore) takePendingApproval(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, ok := s.approvals[id]
+	if !ok || a.Status != domain.ApprovalPending {
+		return false
+	}
+	delete(s.approvals, id)
+	return true
+}
+
+// dropUnstartedApprovals deletes the approvals filed under runID when no
+// such run was ever started: a step approval going with its task.
+func (s *RunStore) dropUnstartedApprovals(runID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, started := s.runs[runID]; started {
+		return
+	}
+	maps.DeleteFunc(s.approvals, func(_ string, a domain.Approval) bool { return a.RunID == runID })
+}

@@ -44,6 +44,12 @@ type SessionStore struct {
 	// Runs receives the run methods of SessionTx; without it they fail
 	// with internal.
 	Runs RunLedger
+	// Tasks receives the task methods of SessionTx (FinalizeTask,
+	// AdvanceTask, RecordTaskState, SettleWakeups); without it they fail.
+	// Like Runs, its changes are its own: a transaction that fails after
+	// one of them does not roll it back (the session's own changes are
+	// rolled back).
+	Tasks *TaskStore
 
 	writer sync.Mutex // held by every write, for its whole transaction
 	mu     sync.Mutex // guards sessions (the committed state)
@@ -284,4 +290,19 @@ func (s *SessionStore) countByProject(projectIDs []string) map[string]int {
 		}
 	}
 	return out
+}
+
+// pruneTaskSessionsLocked deletes the hidden task sessions gone accepts
+// and returns how many went (TaskStore.PruneTasks); s.writer is held.
+func (s *SessionStore) pruneTaskSessionsLocked(gone func(domain.Session) bool) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for id, st := range s.sessions {
+		if st.row.IsTaskSession() && gone(st.row) {
+			delete(s.sessions, id)
+			n++
+		}
+	}
+	return n
 }

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"time"
 
@@ -295,17 +294,35 @@ func (t *sessionTx) SetRunContext(_ context.Context, agentID string, planning bo
 	return nil
 }
 
-// errNoTasks is what the task writes answer: this fake keeps no tasks, and
-// a test that reaches them needs the SQLite store.
-var errNoTasks = errors.New("porttest.SessionStore keeps no tasks")
-
-// FinalizeTask implements ports.SessionWriter; this fake keeps no tasks.
-func (t *sessionTx) FinalizeTask(context.Context, ports.TaskFinal) (bool, error) {
-	return false, errNoTasks
+// tasks is the store's TaskStore; internal when it is not set.
+func (t *sessionTx) tasks() (*TaskStore, error) {
+	if err := t.checkWritable(); err != nil {
+		return nil, err
+	}
+	if t.store.Tasks == nil {
+		return nil, errs.E(errs.Internal, "porttest: SessionStore.Tasks is not set")
+	}
+	return t.store.Tasks, nil
 }
 
-// SettleWakeups implements ports.SessionWriter; this fake keeps no tasks.
-func (t *sessionTx) SettleWakeups(context.Context, []string, time.Time) error { return errNoTasks }
+// FinalizeTask implements ports.SessionWriter through the store's TaskStore.
+func (t *sessionTx) FinalizeTask(ctx context.Context, f ports.TaskFinal) (bool, error) {
+	ts, err := t.tasks()
+	if err != nil {
+		return false, err
+	}
+	return ts.FinalizeTask(ctx, f)
+}
+
+// SettleWakeups implements ports.SessionWriter through the store's
+// TaskStore: every debt, or conflict and none.
+func (t *sessionTx) SettleWakeups(ctx context.Context, ids []string, at time.Time) error {
+	ts, err := t.tasks()
+	if err != nil {
+		return err
+	}
+	return ts.settleAll(ctx, ids, at)
+}
 
 // MarkCompacted implements ports.SessionWriter.
 func (t *sessionTx) MarkCompacted(_ context.Context, ids []string) (int, error) {
@@ -323,12 +340,21 @@ func (t *sessionTx) MarkCompacted(_ context.Context, ids []string) (int, error) 
 	return n, nil
 }
 
-// AdvanceTask implements ports.SessionWriter; this fake keeps no tasks.
-func (t *sessionTx) AdvanceTask(context.Context, ports.TaskAdvance) (bool, error) {
-	return false, errNoTasks
+// AdvanceTask implements ports.SessionWriter through the store's TaskStore.
+func (t *sessionTx) AdvanceTask(ctx context.Context, a ports.TaskAdvance) (bool, error) {
+	ts, err := t.tasks()
+	if err != nil {
+		return false, err
+	}
+	return ts.AdvanceTask(ctx, a)
 }
 
-// RecordTaskState implements ports.SessionWriter; this fake keeps no tasks.
-func (t *sessionTx) RecordTaskState(context.Context, string, string, []byte, time.Time) error {
-	return errNoTasks
+// RecordTaskState implements ports.SessionWriter through the store's
+// TaskStore.
+func (t *sessionTx) RecordTaskState(ctx context.Context, taskID, runID string, state []byte, at time.Time) error {
+	ts, err := t.tasks()
+	if err != nil {
+		return err
+	}
+	return ts.RecordTaskState(ctx, taskID, runID, state, at)
 }

@@ -1,0 +1,140 @@
+package porttest
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// UserStore is an in-memory ports.UserStore. It keeps users only: a
+// disabling update has no tokens to revoke, and a delete no configuration
+// to hand over (the SQL store does both). Every method is atomic under
+// one lock. The zero value is empty and ready.
+type UserStore struct {
+	mu    sync.Mutex
+	users map[string]domain.User
+}
+
+var _ ports.UserStore = (*UserStore)(nil)
+
+func storedUser(u domain.User) domain.User {
+	u.CreatedAt, u.UpdatedAt = storedTime(u.CreatedAt), storedTime(u.UpdatedAt)
+	return u
+}
+
+// CreateUser implements ports.UserStore: conflict when the id or the
+// username's key is taken.
+func (s *UserStore) CreateUser(ctx context.Context, u domain.User) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, x := range s.users {
+		if x.ID == u.ID || domain.UsernameKey(x.Username) == domain.UsernameKey(u.Username) {
+			return errs.E(errs.Conflict, "the username %q is taken", u.Username)
+		}
+	}
+	if s.users == nil {
+		s.users = map[string]domain.User{}
+	}
+	s.users[u.ID] = storedUser(u)
+	return nil
+}
+
+// FindUserByID implements ports.UserStore.
+func (s *UserStore) FindUserByID(ctx context.Context, id string) (domain.User, error) {
+	return s.findWhere(ctx, func(u domain.User) bool { return u.ID == id })
+}
+
+// FindUserByUsername implements ports.UserStore.
+func (s *UserStore) FindUserByUsername(ctx context.Context, username string) (domain.User, error) {
+	key := domain.UsernameKey(username)
+	return s.findWhere(ctx, func(u domain.User) bool { return domain.UsernameKey(u.Username) == key })
+}
+
+// FindBootstrapUser implements ports.UserStore.
+func (s *UserStore) FindBootstrapUser(ctx context.Context) (domain.User, error) {
+	return s.findWhere(ctx, func(u domain.User) bool { return u.Bootstrap })
+}
+
+func (s *UserStore) findWhere(ctx context.Context, match func(domain.User) bool) (domain.User, error) {
+	if err := ctx.Err(); err != nil {
+		return domain.User{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, u := range s.users {
+		if match(u) {
+			return u, nil
+		}
+	}
+	return domain.User{}, errs.E(errs.NotFound, "user not found")
+}
+
+// ListUsers implements ports.UserStore: oldest first.
+func (s *UserStore) ListUsers(ctx context.Context) ([]domain.User, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := slices.Collect(maps.Values(s.users))
+	slices.SortFunc(out, func(a, b domain.User) int { return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID)) })
+	return out, nil
+}
+
+// otherActiveAdminsLocked counts the enabled admins but id; s.mu is held.
+func (s *UserStore) otherActiveAdminsLocked(id string) int {
+	n := 0
+	for _, u := range s.users {
+		if u.ID != id && u.Role == domain.RoleAdmin && !u.Disabled {
+			n++
+		}
+	}
+	return n
+}
+
+// UpdateUser implements ports.UserStore.
+func (s *UserStore) UpdateUser(ctx context.Context, id string, change func(u *domain.User, otherActiveAdmins int) error) (domain.User, error) {
+	if err := ctx.Err(); err != nil {
+		return domain.User{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, ok := s.users[id]
+	if !ok {
+		return domain.User{}, errs.E(errs.NotFound, "user not found")
+	}
+	if err := change(&u, s.otherActiveAdminsLocked(id)); err != nil {
+		return domain.User{}, err
+	}
+	u.ID = id
+	s.users[id] = storedUser(u)
+	return s.users[id], nil
+}
+
+// DeleteUser implements ports.UserStore (the user goes; there is no
+// configuration here to hand to heirID).
+func (s *UserStore) DeleteUser(ctx context.Context, id, _ string, check func(u domain.User, otherActiveAdmins int) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, ok := s.users[id]
+	if !ok {
+		return errs.E(errs.NotFound, "user not found")
+	}
+	if err := check(u, s.otherActiveAdminsLocked(id)); err != nil {
+		return err
+	}
+	delete(s.users, id)
+	return nil
+}
