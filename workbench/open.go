@@ -172,7 +172,6 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 			return nil, errs.Wrap(errs.Validation, err, "Options.Models")
 		}
 	}
-	sessionSvc := sessions.New(db, db, db, db, idGen, clock)
 	guardrailSvc := guardrails.New(db, idGen, clock)
 	token, err := authSvc.Bootstrap(ctx, o.AdminToken)
 	if err != nil {
@@ -190,7 +189,8 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		IDs:             idGen, Clock: clock, Log: log})
 	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, Settings: settingsSvc,
 		Outbound: policies, IDs: idGen, Clock: clock, Log: log})
-	sessionSvc.WithMCP(mcpSvc) // the context report asks live servers
+	// The context report asks live MCP servers.
+	sessionSvc := sessions.New(sessions.Deps{Store: db, Agents: db, Traces: db, Runs: db, MCP: mcpSvc, IDs: idGen, Clock: clock})
 	// The task manager drives the run engine, and the engine tells it of
 	// every run's end: the two are wired both ways here.
 	workflowSvc := workflows.NewService(db, idGen, clock)
@@ -220,7 +220,8 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first
 	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
 
-	agentSvc := agents.New(db, idGen, clock, skillSvc.Exists).WithMCP(mcpSvc).WithNatives(natives).WithProviderTypes(providerSvc.LookupType)
+	agentSvc := agents.New(agents.Deps{Store: db, IDs: idGen, Clock: clock, Skills: skillSvc.Exists, MCP: mcpSvc, Natives: natives,
+		ProviderTypes: providerSvc.LookupType})
 	triggerSvc := triggers.New(triggers.Deps{Store: db, Deliveries: db, Users: db, Config: db, Sessions: sessionSvc, Workflows: workflowSvc,
 		Starter: triggerStarter{taskMgr, runSvc}, Box: box, IDs: idGen, Clock: clock, Location: time.Local, Log: log})
 	// Ticks missed while the process was down are skipped before anything

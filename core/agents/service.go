@@ -45,33 +45,34 @@ type Service struct {
 	types   func(string) (providers.TypeInfo, bool) // a provider type's registry row
 }
 
-// New returns a Service. skills may be nil: then no skill id resolves.
-func New(store ports.ConfigStore, ids ports.IDs, clock ports.Clock, skills SkillExists) *Service {
-	if skills == nil {
-		skills = func(context.Context, domain.Ownership, string) (bool, error) { return false, nil }
+// Deps are what a Service needs.
+type Deps struct {
+	Store ports.ConfigStore
+	IDs   ports.IDs
+	Clock ports.Clock
+	// Skills says whether a skill id resolves (nil: none does).
+	Skills SkillExists
+	// MCP lets agents select the tools of MCP servers (nil: only built-in
+	// tool names are accepted).
+	MCP MCPCatalog
+	// Natives are the embedding program's Go tools agents may select.
+	Natives tools.Natives
+	// ProviderTypes reads provider types from the workbench's own table
+	// (the registry and the embedding program's types), so an agent's
+	// knobs are checked against what its provider's type supports (nil:
+	// the registry alone).
+	ProviderTypes func(string) (providers.TypeInfo, bool)
+}
+
+// New returns a Service.
+func New(d Deps) *Service {
+	if d.Skills == nil {
+		d.Skills = func(context.Context, domain.Ownership, string) (bool, error) { return false, nil }
 	}
-	return &Service{store: store, ids: ids, clock: clock, skills: skills, types: providers.LookupType}
-}
-
-// WithProviderTypes reads provider types from the workbench's own table
-// (the registry and the embedding program's types), so an agent's knobs
-// are checked against what its provider's type supports.
-func (s *Service) WithProviderTypes(lookup func(string) (providers.TypeInfo, bool)) *Service {
-	s.types = lookup
-	return s
-}
-
-// WithMCP lets agents select the tools of MCP servers; without it only
-// built-in tool names are accepted.
-func (s *Service) WithMCP(m MCPCatalog) *Service {
-	s.mcp = m
-	return s
-}
-
-// WithNatives lets agents select the embedding program's Go tools.
-func (s *Service) WithNatives(n tools.Natives) *Service {
-	s.natives = n
-	return s
+	if d.ProviderTypes == nil {
+		d.ProviderTypes = providers.LookupType
+	}
+	return &Service{store: d.Store, ids: d.IDs, clock: d.Clock, skills: d.Skills, mcp: d.MCP, natives: d.Natives, types: d.ProviderTypes}
 }
 
 // Selectable returns the tools an agent may name in its tools list besides

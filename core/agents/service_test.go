@@ -51,7 +51,7 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{config: &porttest.ConfigStore{}, clock: porttest.NewClock(t0)}
 	skills := func(_ context.Context, _ domain.Ownership, id string) (bool, error) { return id == "style", nil }
 	natives := tools.Natives{"weather": {Spec: tools.Spec{Name: "weather", Description: "the forecast"}}}
-	f.svc = agents.New(f.config, ids, f.clock, skills).WithNatives(natives)
+	f.svc = agents.New(agents.Deps{Store: f.config, IDs: ids, Clock: f.clock, Skills: skills, Natives: natives})
 	f.workflows = workflows.NewService(f.config, ids, f.clock)
 	provs := providers.New(f.config, box, ids, f.clock)
 	mk := func(p domain.Principal, scope domain.Scope, in providers.Input) domain.Provider {

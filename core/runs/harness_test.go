@@ -67,7 +67,8 @@ func newHarness(t *testing.T) *harness {
 	h.sessStore = &porttest.SessionStore{Runs: h.runStore}
 	h.settings = settings.New(&porttest.SettingStore{}, box, h.clock)
 	h.providers = providers.New(h.config, box, h.ids, h.clock)
-	h.sessions = sessions.New(cascade{h.sessStore, h.runStore, h.traces}, h.config, h.traces, h.runStore, h.ids, h.clock)
+	h.sessions = sessions.New(sessions.Deps{Store: cascade{h.sessStore, h.runStore, h.traces}, Agents: h.config, Traces: h.traces,
+		Runs: h.runStore, IDs: h.ids, Clock: h.clock})
 	h.guardrails = guardrails.New(h.config, h.ids, h.clock)
 	h.newService()
 	h.user = domain.Principal{User: domain.User{ID: h.ids.NewID(), Username: "ada", Role: domain.RoleMember}}

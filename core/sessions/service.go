@@ -31,17 +31,25 @@ type MCPProbe interface {
 	ToolChars(ctx context.Context, holder domain.Ownership, names []string) (map[string]int, error)
 }
 
-// WithMCP lets the context report count MCP tools live, per server.
-func (s *Service) WithMCP(m MCPProbe) *Service {
-	s.mcp = m
-	return s
+// Deps are what a Service needs.
+type Deps struct {
+	Store ports.SessionStore
+	// Agents resolves the agent a session is bound to.
+	Agents ports.ConfigReader
+	// Traces lets a fork carry the source's spans along.
+	Traces ports.TraceStore
+	// Runs tells a run listing how each run ended.
+	Runs ports.RunStore
+	// MCP lets the context report count MCP tools live, per server (nil:
+	// they are not counted).
+	MCP   MCPProbe
+	IDs   ports.IDs
+	Clock ports.Clock
 }
 
-// New returns a Service; agents resolves the agent a session is bound to,
-// traces lets a fork carry the source's spans along, runs tells a run
-// listing how each run ended.
-func New(store ports.SessionStore, agents ports.ConfigReader, traces ports.TraceStore, runs ports.RunStore, ids ports.IDs, clock ports.Clock) *Service {
-	return &Service{store: store, agents: agents, traces: traces, runs: runs, ids: ids, clock: clock}
+// New returns a Service.
+func New(d Deps) *Service {
+	return &Service{store: d.Store, agents: d.Agents, traces: d.Traces, runs: d.Runs, ids: d.IDs, clock: d.Clock, mcp: d.MCP}
 }
 
 // Create starts an empty session owned by the caller, optionally bound to

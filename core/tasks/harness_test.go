@@ -74,7 +74,8 @@ func newHarness(t *testing.T) *harness {
 	traces := &porttest.TraceStore{}
 	h.settings = settings.New(&porttest.SettingStore{}, box, h.clock)
 	provs := providers.New(h.config, box, h.ids, h.clock)
-	h.sessions = sessions.New(cascade{h.sessStore, h.runStore, h.taskStore}, h.config, traces, h.runStore, h.ids, h.clock)
+	h.sessions = sessions.New(sessions.Deps{Store: cascade{h.sessStore, h.runStore, h.taskStore}, Agents: h.config, Traces: traces, Runs: h.runStore,
+		IDs: h.ids, Clock: h.clock})
 	h.workflows = workflows.NewService(h.config, h.ids, h.clock)
 	h.hub = hub.New(hub.Options{}, h.clock, h.runStore)
 	log := slog.New(slog.DiscardHandler)

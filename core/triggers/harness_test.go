@@ -82,7 +82,7 @@ func newHarness(t *testing.T) *harness {
 	traces := &porttest.TraceStore{}
 	h.settings = settings.New(&porttest.SettingStore{}, box, h.clock)
 	provs := providers.New(h.config, box, h.ids, h.clock)
-	h.sessions = sessions.New(h.sessStore, h.config, traces, runStore, h.ids, h.clock)
+	h.sessions = sessions.New(sessions.Deps{Store: h.sessStore, Agents: h.config, Traces: traces, Runs: runStore, IDs: h.ids, Clock: h.clock})
 	h.workflows = workflows.NewService(h.config, h.ids, h.clock)
 	events := hub.New(hub.Options{}, h.clock, runStore)
 	log := slog.New(slog.DiscardHandler)
