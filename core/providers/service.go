@@ -333,5 +333,11 @@ func (s *Service) APIKey(ctx context.Context, id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return s.KeyOf(pr)
+}
+
+// KeyOf opens the key sealed in a provider row the caller has read, so a
+// run building its call reads the row once.
+func (s *Service) KeyOf(pr domain.Provider) (string, error) {
 	return s.box.Open(keyPlace(pr.ID), pr.SealedAPIKey)
 }

@@ -181,7 +181,8 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 	if req.Triggered {
 		s.trust.Triggered(run.ID)
 	}
-	s.launch(&liveRun{run: run, planning: planning, task: req.Task, source: req.Source, compactFirst: req.CompactFirst})
+	s.launch(&liveRun{run: run, planning: planning, task: req.Task, source: req.Source, compactFirst: req.CompactFirst,
+		taskSession: ptr(sess.IsTaskSession())})
 	return run, nil
 }
 

@@ -93,7 +93,7 @@ func (s *Service) endpoint(ctx context.Context, providerID, agentName string) (p
 		}
 		return ports.ProviderEndpoint{ProviderID: pr.ID, Name: pr.Name, Type: pr.Type, AuthMode: pr.AuthMode, API: pr.API, ProxyURL: proxy}, nil
 	}
-	key, err := s.d.Providers.APIKey(ctx, pr.ID)
+	key, err := s.d.Providers.KeyOf(pr)
 	if err != nil {
 		return ports.ProviderEndpoint{}, err
 	}

@@ -232,13 +232,17 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 		}
 		lr.mu.Unlock()
 	}
-	sess, err := s.d.Sessions.Find(ctx, lr.run.SessionID)
-	if err != nil {
-		return 0, err
+	if lr.taskSession == nil {
+		sess, err := s.d.Sessions.Find(ctx, lr.run.SessionID)
+		if err != nil {
+			return 0, err
+		}
+		lr.taskSession = ptr(sess.IsTaskSession())
 	}
-	if rc.background = sess.IsTaskSession(); rc.background {
+	if rc.background = *lr.taskSession; rc.background {
 		rc.planning = false
 	}
+	var err error
 	if rc.agent, err = s.build(ctx, agentID); err != nil {
 		return 0, err
 	}

@@ -101,6 +101,9 @@ type liveRun struct {
 	task     *domain.TaskLink    // a task's attempt: run.started carries it
 	source   string              // the input's source: "" a person, task_notification a wake-up
 	images   []domain.Attachment // the images the user's message carries
+	// taskSession says whether the run's session is a task's, as its
+	// launch read the session (nil: read at set-up, as a resumed run does).
+	taskSession *bool
 	// compactFirst folds the session before the first turn (a workflow
 	// step's compact_before).
 	compactFirst bool
@@ -235,7 +238,7 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 		s.d.Hub.Release(sessionID, run.ID)
 		return domain.Run{}, err
 	}
-	s.launch(&liveRun{run: run, planning: planning, bound: bound, images: images,
+	s.launch(&liveRun{run: run, planning: planning, bound: bound, images: images, taskSession: ptr(sess.IsTaskSession()),
 		titleIt: sess.Name == "" && strings.TrimSpace(run.Input) != ""})
 	return run, nil
 }

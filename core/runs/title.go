@@ -54,7 +54,7 @@ func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 		resp, err := s.d.LLM.Generate(ctx, ports.ModelRequest{
 			Endpoint: endpoint, Model: model, Instructions: titleInstructions,
 			Input:    []json.RawMessage{domain.TextMessage("user", "input_text", TitlePrefix+rc.lr.run.Input)},
-			Settings: domain.ModelSettings{MaxOutputTokens: intPtr(40)}, ConversationID: rc.lr.run.SessionID,
+			Settings: domain.ModelSettings{MaxOutputTokens: ptr(40)}, ConversationID: rc.lr.run.SessionID,
 		}, nil)
 		title := titleFrom(finalText(resp.Output), rc.lr.run.Input)
 		if err == nil && title == "" {
@@ -126,4 +126,5 @@ func cleanTitle(s string) string {
 	return strings.TrimSpace(s)
 }
 
-func intPtr(n int) *int { return &n }
+// ptr is a pointer to a copy of v.
+func ptr[T any](v T) *T { return &v }

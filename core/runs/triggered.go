@@ -65,6 +65,6 @@ func (s *Service) StartTriggered(ctx context.Context, p domain.Principal, sessio
 		s.d.Hub.Release(sessionID, run.ID)
 		return domain.Run{}, err
 	}
-	s.launch(&liveRun{run: run, planning: planning, titleIt: sess.Name == ""})
+	s.launch(&liveRun{run: run, planning: planning, titleIt: sess.Name == "", taskSession: ptr(sess.IsTaskSession())})
 	return run, nil
 }
