@@ -299,6 +299,7 @@ func (c configTx) InsertProvider(ctx context.Context, p domain.Provider) error {
 	if err := c.checkProvider(ctx, p, true); err != nil {
 		return err
 	}
+	p.SealedChatGPTToken = "" // written only by ChatGPTStore.SwapChatGPTToken
 	c.rows.providers[p.ID] = p
 	return nil
 }
@@ -310,6 +311,12 @@ func (c configTx) UpdateProvider(ctx context.Context, p domain.Provider) error {
 	}
 	cur := c.rows.providers[p.ID]
 	p.OwnerID, p.CreatedAt = cur.OwnerID, cur.CreatedAt // the owner never changes
+	// The sign-in is written only by ChatGPTStore.SwapChatGPTToken, but a
+	// provider that stops signing in with ChatGPT loses it.
+	p.SealedChatGPTToken = ""
+	if p.AuthMode == domain.AuthChatGPTLogin {
+		p.SealedChatGPTToken = cur.SealedChatGPTToken
+	}
 	c.rows.providers[p.ID] = p
 	return nil
 }

@@ -1,0 +1,298 @@
+package replicas_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/replicas"
+	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/ports"
+	"github.com/agents-server/agents-server/ports/porttest"
+)
+
+// network is an in-memory bus shared by replicas: what one publishes
+// reaches every listener, the publisher too, in the order it was sent.
+type network struct {
+	mu        sync.Mutex
+	listeners map[chan []byte]struct{}
+}
+
+// port is one replica's ports.Bus on the network.
+type port struct{ net *network }
+
+func (p port) Publish(payload []byte) {
+	p.net.mu.Lock()
+	defer p.net.mu.Unlock()
+	for l := range p.net.listeners {
+		l <- slices.Clone(payload)
+	}
+}
+
+func (p port) Listen(ctx context.Context, deliver func([]byte)) {
+	l := make(chan []byte, 1024)
+	p.net.mu.Lock()
+	if p.net.listeners == nil {
+		p.net.listeners = map[chan []byte]struct{}{}
+	}
+	p.net.listeners[l] = struct{}{}
+	p.net.mu.Unlock()
+	defer func() {
+		p.net.mu.Lock()
+		delete(p.net.listeners, l)
+		p.net.mu.Unlock()
+	}()
+	for {
+		select {
+		case b := <-l:
+			deliver(b)
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+func (port) Close() {}
+
+var _ ports.Bus = port{}
+
+// executor is a replica's run engine: it records the commands it carries
+// out and answers with err.
+type executor struct {
+	mu   sync.Mutex
+	got  []runs.Command
+	err  error
+	hold chan struct{} // when set, a command waits for it
+}
+
+func (e *executor) Execute(ctx context.Context, cmd runs.Command) error {
+	e.mu.Lock()
+	e.got = append(e.got, cmd)
+	err, hold := e.err, e.hold
+	e.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
+	return err
+}
+
+func (e *executor) commands() []runs.Command {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.got)
+}
+
+// replica is one server process: its hub, its link, its log.
+type replica struct {
+	name string
+	net  *network
+	hub  *hub.Hub
+	link *replicas.Link
+	log  *porttest.Buffer
+	exec *executor
+}
+
+// cluster starts replicas named names on one network, listening until
+// the test's bubble ends.
+func cluster(t *testing.T, ctx context.Context, names ...string) map[string]*replica {
+	t.Helper()
+	net := &network{}
+	clock := porttest.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
+	out := map[string]*replica{}
+	for _, name := range names {
+		r := &replica{name: name, net: net, hub: hub.New(hub.Options{}, clock, nil), log: &porttest.Buffer{}, exec: &executor{}}
+		r.link = replicas.New(name, port{net}, r.hub, &porttest.IDs{}, slog.New(slog.NewTextHandler(r.log, nil)))
+		r.hub.SetRelay(r.link)
+		r.link.Attach(r.exec)
+		go r.link.Listen(ctx)
+		out[name] = r
+	}
+	synctest.Wait() // every replica is listening
+	return out
+}
+
+// follow reads a run's events on r until the stream ends.
+func follow(t *testing.T, r *replica, runID string) []domain.Event {
+	t.Helper()
+	sub, err := r.hub.Subscribe(runID, 0)
+	if err != nil {
+		t.Fatalf("%s subscribes to %s: %v", r.name, runID, err)
+	}
+	defer sub.Close()
+	var out []domain.Event
+	for {
+		ev, err := sub.Next(context.Background())
+		if errors.Is(err, io.EOF) {
+			return out
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ev)
+	}
+}
+
+// TestARunNumberedOnOneReplicaIsFollowedOnEvery holds the relay: each
+// event a replica's hub numbers reaches the other replicas' hubs at the
+// same seq, its owner's watchers there hear the run start, and an owner's
+// notice reaches every replica's watchers.
+func TestARunNumberedOnOneReplicaIsFollowedOnEvery(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		rs := cluster(t, ctx, "a", "b", "c")
+		watchB := rs["b"].hub.Watch("ann")
+		defer watchB.Close()
+
+		a := rs["a"].hub
+		if err := a.Claim("sess-1", "run-1", "ann"); err != nil {
+			t.Fatal(err)
+		}
+		a.Publish("run-1", domain.NewEvent(domain.EventRunStarted, domain.RunStartedPayload{RunID: "run-1", SessionID: "sess-1", Input: "hi"}))
+		a.Publish("run-1", domain.NewEvent(domain.EventMessage, map[string]string{"delta": "hello"}))
+		a.Publish("run-1", domain.NewEvent(domain.EventOutput, map[string]string{"text": "hello"}))
+		a.Notify("ann", domain.NewEvent(domain.EventTaskUpdated, map[string]string{"task_id": "t1"}))
+		synctest.Wait()
+
+		want := []string{"1 run.started", "2 run.message", "3 run.output"}
+		for _, name := range []string{"b", "c"} {
+			var got []string
+			for _, ev := range follow(t, rs[name], "run-1") {
+				got = append(got, fmt.Sprint(ev.Seq, " ", ev.Type))
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("%s followed %v, want %v", name, got, want)
+			}
+		}
+		if got := watchB.Take(); !slices.Equal(got, []string{"run-1"}) {
+			t.Errorf("ann's watcher on b heard of %v, want run-1", got)
+		}
+		if got := watchB.TakeNotices(); len(got) != 1 || got[0].Type != domain.EventTaskUpdated {
+			t.Errorf("ann's watcher on b got notices %v", got)
+		}
+		if info, ok := rs["b"].hub.Info("run-1"); !ok || info.OwnerID != "ann" || info.SessionID != "sess-1" {
+			t.Errorf("b knows the run as %+v, %v", info, ok)
+		}
+	})
+}
+
+// TestACommandRunsOnTheReplicaRunningItsRun holds Command: the command
+// goes to the replica named, only there, and its answer — success, a
+// coded refusal, an uncoded failure kept internal — comes back.
+func TestACommandRunsOnTheReplicaRunningItsRun(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		rs := cluster(t, ctx, "a", "b", "c")
+		cmd := runs.Command{Op: "cancel", RunID: "run-1", UserID: "ann", Mode: "immediate", Input: "stop", Why: "asked"}
+
+		if err := rs["a"].link.Command(ctx, "b", cmd); err != nil {
+			t.Fatalf("a command b carries out: %v", err)
+		}
+		synctest.Wait() // whatever else heard it has acted on it
+		if got := rs["b"].exec.commands(); len(got) != 1 || got[0] != cmd {
+			t.Fatalf("b carried out %+v, want %+v", got, cmd)
+		}
+		if got := rs["c"].exec.commands(); len(got) != 0 {
+			t.Fatalf("c, not addressed, carried out %+v", got)
+		}
+		if got := rs["a"].exec.commands(); len(got) != 0 {
+			t.Fatalf("the sender carried out its own command: %+v", got)
+		}
+
+		rs["b"].exec.err = errs.E(errs.Conflict, "run run-1 is not running")
+		err := rs["a"].link.Command(ctx, "b", cmd)
+		if errs.CodeOf(err) != errs.Conflict || errs.MessageOf(err) != "run run-1 is not running" {
+			t.Fatalf("a refusal comes back as %v", err)
+		}
+		rs["b"].exec.err = errors.New("disk on fire at /var/lib/agents")
+		err = rs["a"].link.Command(ctx, "b", cmd)
+		if errs.CodeOf(err) != errs.Internal || strings.Contains(err.Error(), "disk") {
+			t.Fatalf("an uncoded failure comes back as %v, want internal without its detail", err)
+		}
+	})
+}
+
+// TestACommandNobodyAnswersIsUnavailable holds that a command to a
+// replica that does not answer — gone, or still starting — is
+// unavailable within CommandTimeout, and that the caller leaving ends the
+// wait at once.
+func TestACommandNobodyAnswersIsUnavailable(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		rs := cluster(t, ctx, "a", "b")
+		cmd := runs.Command{Op: "stop", RunID: "run-1"}
+
+		began := time.Now()
+		err := rs["a"].link.Command(ctx, "gone", cmd)
+		if errs.CodeOf(err) != errs.Unavailable || time.Since(began) != replicas.CommandTimeout {
+			t.Fatalf("a command to a gone replica: %v after %v, want unavailable after %v", err, time.Since(began), replicas.CommandTimeout)
+		}
+
+		// b is slow: the caller leaves first.
+		rs["b"].exec.hold = make(chan struct{})
+		callCtx, leave := context.WithCancel(ctx)
+		go func() {
+			time.Sleep(time.Second)
+			leave()
+		}()
+		if err := rs["a"].link.Command(callCtx, "b", cmd); !errors.Is(err, context.Canceled) {
+			t.Fatalf("a caller that left: %v", err)
+		}
+		close(rs["b"].exec.hold)
+		synctest.Wait() // b's late answer finds no one waiting
+	})
+}
+
+// TestAReplicaStillStartingRefusesCommands holds that a command reaching
+// a replica with no run engine attached yet is answered unavailable.
+func TestAReplicaStillStartingRefusesCommands(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		net := &network{}
+		clock := porttest.NewClock(time.Now())
+		quiet := slog.New(slog.DiscardHandler)
+		a := replicas.New("a", port{net}, hub.New(hub.Options{}, clock, nil), &porttest.IDs{}, quiet)
+		b := replicas.New("b", port{net}, hub.New(hub.Options{}, clock, nil), &porttest.IDs{}, quiet) // never attached
+		go a.Listen(ctx)
+		go b.Listen(ctx)
+		synctest.Wait()
+		err := a.Command(ctx, "b", runs.Command{Op: "stop", RunID: "run-1"})
+		if errs.CodeOf(err) != errs.Unavailable || !strings.Contains(err.Error(), "starting") {
+			t.Fatalf("a command to a starting replica: %v", err)
+		}
+	})
+}
+
+// TestAMalformedBusMessageIsDropped holds that what is not a replica's
+// message is dropped (a garbled body logged), and the link goes on.
+func TestAMalformedBusMessageIsDropped(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		rs := cluster(t, ctx, "a", "b")
+		stray := port{rs["a"].net} // a process that is no replica
+		stray.Publish([]byte("no-space-at-all"))
+		stray.Publish([]byte(`x {"kind":`))
+		synctest.Wait()
+		if !strings.Contains(rs["b"].log.String(), "a malformed bus message was dropped") {
+			t.Fatalf("b's log: %q", rs["b"].log.String())
+		}
+		if err := rs["a"].link.Command(ctx, "b", runs.Command{Op: "stop", RunID: "r"}); err != nil {
+			t.Fatalf("the link after the garbage: %v", err)
+		}
+	})
+}
