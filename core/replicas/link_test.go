@@ -22,14 +22,14 @@ import (
 	"github.com/agents-server/agents-server/ports/porttest"
 )
 
-// network is an in-memory bus shared by replicas: what one publishes
+// network is an in-memory backplane shared by replicas: what one publishes
 // reaches every listener, the publisher too, in the order it was sent.
 type network struct {
 	mu        sync.Mutex
 	listeners map[chan []byte]struct{}
 }
 
-// port is one replica's ports.Bus on the network.
+// port is one replica's ports.Backplane on the network.
 type port struct{ net *network }
 
 func (p port) Publish(payload []byte) {
@@ -65,7 +65,7 @@ func (p port) Listen(ctx context.Context, deliver func([]byte)) {
 
 func (port) Close() {}
 
-var _ ports.Bus = port{}
+var _ ports.Backplane = port{}
 
 // executor is a replica's run engine: it records the commands it carries
 // out and answers with err.
@@ -277,9 +277,9 @@ func TestAReplicaStillStartingRefusesCommands(t *testing.T) {
 	})
 }
 
-// TestAMalformedBusMessageIsDropped holds that what is not a replica's
+// TestAMalformedBackplaneMessageIsDropped holds that what is not a replica's
 // message is dropped (a garbled body logged), and the link goes on.
-func TestAMalformedBusMessageIsDropped(t *testing.T) {
+func TestAMalformedBackplaneMessageIsDropped(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
@@ -288,7 +288,7 @@ func TestAMalformedBusMessageIsDropped(t *testing.T) {
 		stray.Publish([]byte("no-space-at-all"))
 		stray.Publish([]byte(`x {"kind":`))
 		synctest.Wait()
-		if !strings.Contains(rs["b"].log.String(), "a malformed bus message was dropped") {
+		if !strings.Contains(rs["b"].log.String(), "a malformed backplane message was dropped") {
 			t.Fatalf("b's log: %q", rs["b"].log.String())
 		}
 		if err := rs["a"].link.Command(ctx, "b", runs.Command{Op: "stop", RunID: "r"}); err != nil {

@@ -38,7 +38,8 @@ func setup(t *testing.T) *world {
 	w := &world{store: &porttest.TraceStore{}, clock: porttest.NewClock(start)}
 	box, _ := secrets.NewBox(nil)
 	w.settings = settings.New(&porttest.SettingStore{}, box, w.clock)
-	sess := sessions.New(&porttest.SessionStore{}, &porttest.ConfigStore{}, w.store, &porttest.RunStore{}, &porttest.IDs{}, w.clock)
+	sess := sessions.New(sessions.Deps{Store: &porttest.SessionStore{}, Agents: &porttest.ConfigStore{}, Traces: w.store, Runs: &porttest.RunStore{},
+		IDs: &porttest.IDs{}, Clock: w.clock})
 	w.svc = traces.New(w.store, sess, w.settings, w.clock)
 	var err error
 	if w.session, err = sess.Create(ctx, ann, "traced", ""); err != nil {
