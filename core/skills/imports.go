@@ -107,16 +107,18 @@ func (im *Importer) Import(ctx context.Context, p domain.Principal, rawURL strin
 	if err != nil {
 		return ImportResult{}, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, ImportBudget)
+	// The budget bounds the fetching only: what was fetched in it is
+	// stored (and what was not, said) even when the budget ran out.
+	fetchCtx, cancel := context.WithTimeout(ctx, ImportBudget)
 	defer cancel()
 	var res ImportResult
 	var files []fetched
 	if owner, repo, ok := githubRepo(u); ok {
 		res.Repo, res.SourceRepo = owner+"/"+repo, "https://github.com/"+owner+"/"+repo
-		files, err = im.walkGitHub(ctx, owner, repo, &res)
+		files, err = im.walkGitHub(fetchCtx, owner, repo, &res)
 	} else {
 		res.Repo, res.SourceRepo = u.Hostname(), u.String()
-		files, err = im.single(ctx, u, policy, &res)
+		files, err = im.single(fetchCtx, u, policy, &res)
 	}
 	if err != nil {
 		return ImportResult{}, err

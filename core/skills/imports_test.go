@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -466,4 +467,38 @@ func TestAGitHubImportGoesToTheConfiguredAPI(t *testing.T) {
 	if err != nil || res.Repo != "acme/tools x" || len(res.Created) != 1 {
 		t.Fatalf("an import through the configured API: %+v, %v", res, err)
 	}
+}
+
+// TestAnImportOutOfTimeKeepsWhatItFetched holds the import budget: the
+// files fetched in it are stored and the rest are named as not fetched —
+// the budget bounds the fetching, not the writing of its results.
+func TestAnImportOutOfTimeKeepsWhatItFetched(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		w := newImportWorld(t)
+		var tree []map[string]any
+		for i := range 12 {
+			tree = append(tree, map[string]any{"path": fmt.Sprintf("s%02d/SKILL.md", i), "type": "blob", "size": 100})
+		}
+		b, _ := json.Marshal(map[string]any{"tree": tree})
+		w.web.page(api+"/commits/HEAD", `{"sha":"c1"}`)
+		w.web.page(api+"/git/trees/c1?recursive=1", string(b))
+		// Each file takes 29 s to arrive: ten fit in the five minutes.
+		w.web.serve = func(ctx context.Context, url string) (ports.FetchResponse, error) {
+			select {
+			case <-time.After(29 * time.Second):
+			case <-ctx.Done():
+				return ports.FetchResponse{}, ctx.Err()
+			}
+			name := strings.TrimPrefix(strings.Split(url, "/SKILL.md")[0], api+"/contents/")
+			return ports.FetchResponse{Body: []byte(doc(name, "slow"))}, nil
+		}
+		res, err := w.im.Import(context.Background(), ann, "https://github.com/acme/tools")
+		if err != nil {
+			t.Fatalf("an import out of time failed whole: %v", err)
+		}
+		why := skipped(res)
+		if len(res.Created) != 10 || len(why) != 2 || !strings.Contains(why["s11/SKILL.md"], "ran out of its 5 minutes") {
+			t.Fatalf("created %d, skipped %v", len(res.Created), why)
+		}
+	})
 }
