@@ -314,7 +314,7 @@ func isHeaderName(s string) bool {
 
 func configTypeError(err error) error {
 	var te *json.UnmarshalTypeError
-	if ok := asTypeError(err, &te); ok {
+	if ok := asTypeError(err, &te); ok && te.Field != "" {
 		return errs.Field("config."+te.Field, "must be %s", te.Type.String())
 	}
 	return errs.Field("config", "must be a JSON object")

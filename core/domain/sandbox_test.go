@@ -34,6 +34,8 @@ func TestASandboxConfigIsCheckedFieldByField(t *testing.T) {
 		{SandboxDocker, `{"image":"x","user":"app user"}`, "config.user", "user[:group]"},
 		{SandboxDocker, `{"image":"x","memory_mb":"lots"}`, "config.memory_mb", "must be int"},
 		{SandboxDocker, `{"image":`, "config", "JSON object"},
+		{SandboxDocker, `[1]`, "config", "JSON object"},
+		{SandboxE2B, `"t"`, "config", "JSON object"},
 		{SandboxE2B, `{}`, "config.template_id", "required"},
 		{SandboxE2B, `{"template_id":"t","api_url":"ftp://e2b"}`, "config.api_url", "absolute http(s)"},
 		{SandboxE2B, `{"template_id":"t","api_url":"/api"}`, "config.api_url", "absolute http(s)"},
