@@ -162,15 +162,18 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	authSvc.CloseStreamsWith(peers.streams(streams, authSvc))
 	// A chatgpt_login provider signs in at OpenAI's auth server (or the
 	// one the options name) and is called through the Codex bridge.
-	providerSvc := providers.New(db, box, idGen, clock).
-		WithChatGPT(chatgpt.New(chatgpt.Options{Issuer: o.ChatGPTAuthURL, HTTP: o.ChatGPTHTTP}), db, log)
+	var nativeTypes []string
 	for _, m := range o.Models {
 		if m.LLM == nil {
 			return nil, errs.E(errs.Validation, "Options.Models: provider type %q has no LLM", m.Name)
 		}
-		if err := providerSvc.WithNativeTypes(m.Name); err != nil {
-			return nil, errs.Wrap(errs.Validation, err, "Options.Models")
-		}
+		nativeTypes = append(nativeTypes, m.Name)
+	}
+	providerSvc, err := providers.New(providers.Deps{Store: db, Box: box, IDs: idGen, Clock: clock,
+		ChatGPT: chatgpt.New(chatgpt.Options{Issuer: o.ChatGPTAuthURL, HTTP: o.ChatGPTHTTP}), ChatGPTStore: db,
+		NativeTypes: nativeTypes, Log: log})
+	if err != nil {
+		return nil, errs.Wrap(errs.Validation, err, "Options.Models")
 	}
 	guardrailSvc := guardrails.New(db, idGen, clock)
 	token, err := authSvc.Bootstrap(ctx, o.AdminToken)

@@ -53,7 +53,10 @@ func newFixture(t *testing.T) *fixture {
 	natives := tools.Natives{"weather": {Spec: tools.Spec{Name: "weather", Description: "the forecast"}}}
 	f.svc = agents.New(agents.Deps{Store: f.config, IDs: ids, Clock: f.clock, Skills: skills, Natives: natives})
 	f.workflows = workflows.NewService(f.config, ids, f.clock)
-	provs := providers.New(f.config, box, ids, f.clock)
+	provs, err := providers.New(providers.Deps{Store: f.config, Box: box, IDs: ids, Clock: f.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
 	mk := func(p domain.Principal, scope domain.Scope, in providers.Input) domain.Provider {
 		pr, err := provs.Create(ctx, p, scope, in)
 		if err != nil {

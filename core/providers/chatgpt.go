@@ -46,17 +46,6 @@ type chatgpt struct {
 	revoked map[string]bool
 }
 
-// WithChatGPT lets chatgpt_login providers sign in through auth, keeping
-// the sign-ins in store; log hears the revocations that failed (nil: none
-// is logged). Without it the sign-in routes answer unavailable.
-func (s *Service) WithChatGPT(auth ports.ChatGPTAuth, store ports.ChatGPTStore, log *slog.Logger) *Service {
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	s.gpt = &chatgpt{auth: auth, store: store, log: log, locks: map[string]*sync.Mutex{}, revoked: map[string]bool{}}
-	return s
-}
-
 func tokenPlace(providerID string) string {
 	return secrets.Place("providers", "chatgpt_token", providerID)
 }

@@ -115,7 +115,12 @@ func newGPTWorld(t *testing.T) *gptWorld {
 	w := &gptWorld{world: newWorld(t), log: &porttest.Buffer{}}
 	w.auth = &authServer{clock: w.clock}
 	w.gpt = &porttest.ChatGPTStore{Config: w.store}
-	w.svc.WithChatGPT(w.auth, w.gpt, slog.New(slog.NewTextHandler(w.log, nil)))
+	svc, err := providers.New(providers.Deps{Store: w.store, Box: w.box, IDs: &porttest.IDs{}, Clock: w.clock,
+		ChatGPT: w.auth, ChatGPTStore: w.gpt, Log: slog.New(slog.NewTextHandler(w.log, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.svc = svc
 	return w
 }
 
@@ -286,7 +291,7 @@ func TestOnlyAChatGPTProviderSignsIn(t *testing.T) {
 		t.Fatalf("the status of a keyed provider: %+v, %v", st, err)
 	}
 
-	plain := newWorld(t) // no WithChatGPT
+	plain := newWorld(t) // no ChatGPT sign-in
 	pr := mustCreate(t, plain, ann, "", providers.Input{Name: "ChatGPT", AuthMode: domain.AuthChatGPTLogin})
 	if _, err := plain.svc.ChatGPTLogin(ctx, ann, pr.ID); errs.CodeOf(err) != errs.Unavailable {
 		t.Fatalf("sign in on a server without ChatGPT sign-in: %v", err)
@@ -453,7 +458,10 @@ func TestRacingCallersShareOneRefresh(t *testing.T) {
 	w.signIn(t, ann, pr.ID)
 	w.clock.Advance(time.Hour)
 	counted := readCounter{ConfigStore: w.store, reads: make(chan struct{}, 100)}
-	svc := providers.New(counted, w.box, &porttest.IDs{}, w.clock).WithChatGPT(w.auth, w.gpt, nil)
+	svc, err := providers.New(providers.Deps{Store: counted, Box: w.box, IDs: &porttest.IDs{}, Clock: w.clock, ChatGPT: w.auth, ChatGPTStore: w.gpt})
+	if err != nil {
+		t.Fatal(err)
+	}
 	const racers = 5
 	var held sync.Once
 	w.auth.refresh = func(context.Context, string) (domain.ChatGPTToken, error) {
@@ -608,7 +616,10 @@ func TestAProviderWithoutChatGPTSignInCannotRefresh(t *testing.T) {
 	pr := mustCreate(t, w.world, ann, "", providers.Input{Name: "ChatGPT", AuthMode: domain.AuthChatGPTLogin})
 	w.signIn(t, ann, pr.ID)
 	w.clock.Advance(time.Hour)
-	plain := providers.New(w.store, w.box, &porttest.IDs{}, w.clock) // the same store, no WithChatGPT
+	plain, err := providers.New(providers.Deps{Store: w.store, Box: w.box, IDs: &porttest.IDs{}, Clock: w.clock}) // the same store, no ChatGPT
+	if err != nil {
+		t.Fatal(err)
+	}
 	if _, err := plain.ChatGPTAccess(ctx, endpoint(pr.ID)); errs.CodeOf(err) != errs.Unavailable {
 		t.Fatalf("a refresh without ChatGPT sign-in: %v", err)
 	}

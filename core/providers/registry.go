@@ -67,7 +67,7 @@ var Registry = []TypeInfo{
 const NativeAPI = "native"
 
 // NativeType is the registry row of a provider type the embedding program
-// serves in Go (see Service.WithNativeTypes). Its providers take an
+// serves in Go (see Deps.NativeTypes). Its providers take an
 // optional key and base URL, handed to the program's model as they are,
 // and none of the vendor-specific request features.
 func NativeType(name string) TypeInfo {

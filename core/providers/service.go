@@ -3,9 +3,11 @@ package providers
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -37,28 +39,58 @@ type Service struct {
 	box   *secrets.Box
 	ids   ports.IDs
 	clock ports.Clock
-	gpt   *chatgpt // nil: no ChatGPT sign-in (see WithChatGPT)
+	gpt   *chatgpt // nil: no ChatGPT sign-in (Deps.ChatGPT)
 	types Types    // Registry, then the embedding program's types
 }
 
-// New returns a Service sealing keys with box.
-func New(store ports.ConfigStore, box *secrets.Box, ids ports.IDs, clock ports.Clock) *Service {
-	return &Service{store: store, box: box, ids: ids, clock: clock, types: slices.Clone(Registry)}
+// Deps are what a Service needs.
+type Deps struct {
+	Store ports.ConfigStore
+	Box   *secrets.Box // seals keys and sign-ins
+	IDs   ports.IDs
+	Clock ports.Clock
+	// ChatGPT lets chatgpt_login providers sign in through OpenAI's auth
+	// server, keeping the sign-ins in ChatGPTStore (nil: the sign-in
+	// routes answer unavailable).
+	ChatGPT      ports.ChatGPTAuth
+	ChatGPTStore ports.ChatGPTStore
+	// NativeTypes are provider types whose model calls the embedding
+	// program answers in Go (see NativeType), after the registry's.
+	NativeTypes []string
+	// Log hears the revocations of forgotten sign-ins that failed (nil:
+	// none is logged).
+	Log *slog.Logger
 }
 
-// WithNativeTypes adds provider types whose model calls the embedding
-// program answers in Go (see NativeType). Returns an error for a name that
-// is empty or taken.
-func (s *Service) WithNativeTypes(names ...string) error {
-	for _, name := range names {
-		if name == "" || strings.TrimSpace(name) != name || len(name) > 64 {
-			return fmt.Errorf("provider type %q: use a short name without spaces around it", name)
+// New returns a Service. Returns an error for a native type whose name is
+// empty, padded, too long or taken.
+func New(d Deps) (*Service, error) {
+	s := &Service{store: d.Store, box: d.Box, ids: d.IDs, clock: d.Clock, types: slices.Clone(Registry)}
+	if d.ChatGPT != nil {
+		log := d.Log
+		if log == nil {
+			log = slog.New(slog.DiscardHandler)
 		}
-		if _, ok := s.LookupType(name); ok {
-			return fmt.Errorf("provider type %q is taken", name)
-		}
-		s.types = append(s.types, NativeType(name))
+		s.gpt = &chatgpt{auth: d.ChatGPT, store: d.ChatGPTStore, log: log, locks: map[string]*sync.Mutex{}, revoked: map[string]bool{}}
 	}
+	for _, name := range d.NativeTypes {
+		if err := s.addNativeType(name); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+// addNativeType adds a provider type whose model calls the embedding
+// program answers in Go.
+func (s *Service) addNativeType(name string) error {
+	if name == "" || strings.TrimSpace(name) != name || len(name) > 64 {
+		return fmt.Errorf("provider type %q: use a short name without spaces around it", name)
+	}
+	if _, ok := s.LookupType(name); ok {
+		return fmt.Errorf("provider type %q is taken", name)
+	}
+	s.types = append(s.types, NativeType(name))
 	return nil
 }
 

@@ -42,7 +42,9 @@ func newWorld(t *testing.T) *world {
 		t.Fatal(err)
 	}
 	w := &world{store: &porttest.ConfigStore{}, clock: porttest.NewClock(start), box: box}
-	w.svc = providers.New(w.store, box, &porttest.IDs{}, w.clock)
+	if w.svc, err = providers.New(providers.Deps{Store: w.store, Box: box, IDs: &porttest.IDs{}, Clock: w.clock}); err != nil {
+		t.Fatal(err)
+	}
 	return w
 }
 
@@ -335,13 +337,20 @@ func TestTheRegistryTellsWhatEachTypeSpeaks(t *testing.T) {
 // refused.
 func TestANativeTypeIsOneRowMoreOfTheRegistry(t *testing.T) {
 	w := newWorld(t)
+	with := func(names ...string) (*providers.Service, error) {
+		return providers.New(providers.Deps{Store: w.store, Box: w.box, IDs: &porttest.IDs{}, Clock: w.clock, NativeTypes: names})
+	}
 	for _, bad := range []string{"", " local", strings.Repeat("x", 65), "openai"} {
-		if err := w.svc.WithNativeTypes(bad); err == nil {
+		if _, err := with(bad); err == nil {
 			t.Errorf("the native type %q was taken", bad)
 		}
 	}
-	if err := w.svc.WithNativeTypes("local", "local"); err == nil || !strings.Contains(err.Error(), "taken") {
+	if _, err := with("local", "local"); err == nil || !strings.Contains(err.Error(), "taken") {
 		t.Fatalf("one native type twice: %v", err)
+	}
+	var err error
+	if w.svc, err = with("local"); err != nil {
+		t.Fatal(err)
 	}
 	types := w.svc.Types()
 	if len(types) != 3 || types[0].Type != "openai" || types[2].Type != "local" {

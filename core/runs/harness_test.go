@@ -66,7 +66,9 @@ func newHarness(t *testing.T) *harness {
 		runStore: &porttest.RunStore{}, config: &porttest.ConfigStore{}, traces: &porttest.TraceStore{}}
 	h.sessStore = &porttest.SessionStore{Runs: h.runStore}
 	h.settings = settings.New(&porttest.SettingStore{}, box, h.clock)
-	h.providers = providers.New(h.config, box, h.ids, h.clock)
+	if h.providers, err = providers.New(providers.Deps{Store: h.config, Box: box, IDs: h.ids, Clock: h.clock}); err != nil {
+		t.Fatal(err)
+	}
 	h.sessions = sessions.New(sessions.Deps{Store: cascade{h.sessStore, h.runStore, h.traces}, Agents: h.config, Traces: h.traces,
 		Runs: h.runStore, IDs: h.ids, Clock: h.clock})
 	h.guardrails = guardrails.New(h.config, h.ids, h.clock)

@@ -73,7 +73,10 @@ func newHarness(t *testing.T) *harness {
 	h.taskStore.Sessions = h.sessStore
 	traces := &porttest.TraceStore{}
 	h.settings = settings.New(&porttest.SettingStore{}, box, h.clock)
-	provs := providers.New(h.config, box, h.ids, h.clock)
+	provs, err := providers.New(providers.Deps{Store: h.config, Box: box, IDs: h.ids, Clock: h.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h.sessions = sessions.New(sessions.Deps{Store: cascade{h.sessStore, h.runStore, h.taskStore}, Agents: h.config, Traces: traces, Runs: h.runStore,
 		IDs: h.ids, Clock: h.clock})
 	h.workflows = workflows.NewService(h.config, h.ids, h.clock)

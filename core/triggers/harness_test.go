@@ -81,7 +81,10 @@ func newHarness(t *testing.T) *harness {
 	taskStore.Sessions = h.sessStore
 	traces := &porttest.TraceStore{}
 	h.settings = settings.New(&porttest.SettingStore{}, box, h.clock)
-	provs := providers.New(h.config, box, h.ids, h.clock)
+	provs, err := providers.New(providers.Deps{Store: h.config, Box: box, IDs: h.ids, Clock: h.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
 	h.sessions = sessions.New(sessions.Deps{Store: h.sessStore, Agents: h.config, Traces: traces, Runs: runStore, IDs: h.ids, Clock: h.clock})
 	h.workflows = workflows.NewService(h.config, h.ids, h.clock)
 	events := hub.New(hub.Options{}, h.clock, runStore)
