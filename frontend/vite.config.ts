@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { defineConfig } from 'vitest/config'
 import react from '@vitejs/plugin-react'
-import { redocStandalone } from './vite.redoc'
+import { redocStandalone } from './vite.redoc.ts'
 
 // The dev server proxies the API and the event bus to a locally running
 // agents-server (go tool task run), so `npm run dev` is the whole UI loop.

@@ -1,5 +1,5 @@
 import { defineConfig } from 'vite'
-import { redocStandalone } from './vite.redoc'
+import { redocStandalone } from './vite.redoc.ts'
 
 // The API reference page (/docs) is built on its own, after the UI and into
 // the same dist: its renderer (Redoc's standalone bundle, see vite.redoc.ts)
