@@ -1,6 +1,7 @@
 import { writeFileSync } from 'node:fs'
 import { defineConfig } from 'vitest/config'
 import react from '@vitejs/plugin-react'
+import { redocStandalone } from './vite.redoc.ts'
 
 // The dev server proxies the API and the event bus to a locally running
 // agents-server (go tool task run), so `npm run dev` is the whole UI loop.
@@ -9,6 +10,9 @@ const backend = process.env.AGENTS_BACKEND ?? 'http://127.0.0.1:9527'
 export default defineConfig({
   plugins: [
     react(),
+    // Only for docs.html under the dev server; the build of /docs is
+    // vite.docs.config.ts.
+    redocStandalone(),
     {
       // vite empties dist on every build; the placeholder keeps the folder
       // (and so the Go embed) present in a fresh clone.

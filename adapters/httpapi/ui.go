@@ -39,11 +39,12 @@ func (s *Server) serveUI(c echo.Context) error {
 const DocsPath = "/docs"
 
 // docsContentSecurityPolicy is the UI's policy with one relaxation, on
-// /docs alone: inline <style> elements. The reference renderer (Scalar)
-// writes its theme, its toasts and its layout fixes as <style> elements at
-// run time, and refusing them leaves the page unstyled. Scripts stay
-// 'self' only, and connect-src keeps the page from reaching anywhere but
-// this server. The UI itself keeps the strict policy.
+// /docs alone: inline styles. The reference renderer (Redoc) writes all
+// its styling as <style> elements at run time (styled-components), and
+// refusing them leaves the page unstyled. Scripts (and so workers) stay
+// 'self' only, which is why the reference runs without its blob: search
+// worker, and connect-src and img-src keep the page from reaching anywhere
+// but this server. The UI itself keeps the strict policy.
 const docsContentSecurityPolicy = "default-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +
 	"style-src 'self' 'unsafe-inline'; object-src 'none'; base-uri 'self'; form-action 'self'; frame-ancestors 'none'"
 

@@ -10,11 +10,14 @@ test('docs: the API reference renders the served document, offline', async ({ pa
   const outside: string[] = []
   page.on('request', (r) => { if (!r.url().startsWith(stack.baseURL) && !/^(data|blob):/.test(r.url())) outside.push(r.url()) })
   await page.goto('/docs')
-  // The first tag opens by itself; the others open from the sidebar.
-  await expect(page.getByText('createAgent', { exact: true }).first()).toBeVisible({ timeout: 60_000 })
-  await page.getByText('sessions', { exact: true }).first().click()
-  await expect(page.getByRole('heading', { name: 'sessions' }).first()).toBeVisible()
-  await expect(page.getByText('createSession', { exact: true }).first()).toBeVisible()
-  await expect(page.getByText('Start a session').first()).toBeVisible()
+  // The sidebar lists a tag's operations by id once the tag is opened. The
+  // whole reference is one page, so what a click navigates to is checked
+  // in the viewport, not merely on the page.
+  await page.getByRole('menuitem', { name: 'agents', exact: true }).click({ timeout: 60_000 })
+  await expect(page.getByText('createAgent', { exact: true }).first()).toBeVisible()
+  await page.getByRole('menuitem', { name: 'sessions', exact: true }).click()
+  await expect(page.getByRole('heading', { level: 2 }).filter({ hasText: /^sessions$/ })).toBeInViewport()
+  await page.getByText('createSession', { exact: true }).first().click()
+  await expect(page.getByRole('heading', { name: 'Start a session' }).first()).toBeInViewport()
   expect(outside, 'the page reached outside the server').toEqual([])
 })
