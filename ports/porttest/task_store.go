@@ -544,6 +544,22 @@ func (s *TaskStore) PruneTasks(ctx context.Context, settledBefore, orphanBefore 
 	return n, nil
 }
 
+// taskOfRun names the task whose attempt runID is; "" when none (or s is
+// nil).
+func (s *TaskStore) taskOfRun(runID string) string {
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, t := range s.tasks {
+		if t.RunID == runID {
+			return id
+		}
+	}
+	return ""
+}
+
 // ForgetSession drops the tasks a session spawned and the debts owed to
 // it: what deleting the session cascades to in the real store (a
 // SessionStore's DeleteSession cannot reach this fake; a test wires the
