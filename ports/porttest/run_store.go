@@ -252,8 +252,8 @@ func (s *RunStore) keep(runIDs ...string) (undo func()) {
 }
 
 // ForgetSession drops a session's runs and their approvals: what deleting
-// the session cascades to in the real store (a SessionStore's
-// DeleteSession cannot reach this fake; a test wires the cascade).
+// the session cascades to in the real store (SessionStore.DeleteSession
+// calls it when this fake is its Runs).
 func (s *RunStore) ForgetSession(sessionID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -37,16 +37,16 @@ func (f fakeDatabase) newSession(t *testing.T, id string) domain.Session {
 	return s
 }
 
-// runStores is a new empty fake database as the run and approval
+// openStores is a new empty fake database as the run, approval and session
 // contracts use it.
-func runStores(*testing.T) storetest.RunStores {
+func openStores(*testing.T) storetest.Stores {
 	f := newFakeDatabase()
-	return storetest.RunStores{Runs: f.runs, Approvals: f.runs, Sessions: f.sessions, Tasks: f.tasks, Beat: f.runs.Beat,
+	return storetest.Stores{Runs: f.runs, Approvals: f.runs, Sessions: f.sessions, Tasks: f.tasks, Beat: f.runs.Beat,
 		NewSession: f.newSession}
 }
 
 // The run fake keeps the run contract the SQL store keeps.
-func TestRunStoreKeepsTheRunContract(t *testing.T) { storetest.Runs(t, runStores) }
+func TestRunStoreKeepsTheRunContract(t *testing.T) { storetest.Runs(t, openStores) }
 
 // The run fake keeps the approval contract the SQL store keeps.
-func TestApprovalStoreKeepsTheApprovalContract(t *testing.T) { storetest.Approvals(t, runStores) }
+func TestApprovalStoreKeepsTheApprovalContract(t *testing.T) { storetest.Approvals(t, openStores) }

@@ -17,7 +17,9 @@ import (
 // SessionStore is an in-memory ports.SessionStore. Writes are serialised
 // (as SQLite's single writer is) and copy-on-write, so a failing
 // transaction leaves nothing behind and a reader keeps the snapshot it
-// started with. The zero value is empty and ready.
+// started with. Deleting a session takes its hidden task sessions, and
+// what the sessions hold in Runs and Tasks, with it (the store's foreign
+// keys). The zero value is empty and ready.
 type SessionStore struct {
 	// Runs receives the run methods of SessionTx (FileApprovals,
 	// EndPause, CreateRun, CountLiveRuns, EndRun); without it they fail
@@ -26,9 +28,7 @@ type SessionStore struct {
 	Runs *RunStore
 	// Tasks receives the task methods of SessionTx (FinalizeTask,
 	// AdvanceTask, RecordTaskState, SettleWakeups); without it they fail.
-	// Unlike Runs, its changes are its own: a transaction that fails
-	// after one of them does not roll it back (the session's own changes
-	// are rolled back).
+	// A transaction that fails puts back the tasks and debts they changed.
 	Tasks *TaskStore
 
 	writer sync.Mutex // held by every write, for its whole transaction
@@ -158,14 +158,30 @@ func (s *SessionStore) UpdateSession(_ context.Context, id string, change func(*
 	return row, nil
 }
 
-// DeleteSession implements ports.SessionStore; not_found when absent.
+// DeleteSession implements ports.SessionStore; not_found when absent. Its
+// hidden task sessions go with it, and their runs, approvals, tasks and
+// debts.
 func (s *SessionStore) DeleteSession(_ context.Context, id string) error {
 	s.writer.Lock()
 	defer s.writer.Unlock()
 	if _, ok := s.snapshot(id); !ok {
 		return errs.E(errs.NotFound, "session not found")
 	}
-	s.commit(id, nil)
+	gone := []string{id}
+	for _, child := range s.childrenOf(id) {
+		if st, ok := s.snapshot(child); ok && st.row.Hidden {
+			gone = append(gone, child)
+		}
+	}
+	for _, g := range gone {
+		s.commit(g, nil)
+		if s.Runs != nil {
+			s.Runs.ForgetSession(g)
+		}
+		if s.Tasks != nil {
+			s.Tasks.ForgetSession(g)
+		}
+	}
 	return nil
 }
 

@@ -18,7 +18,7 @@ type sessionTx struct {
 	store    *SessionStore
 	state    *sessionState
 	writable bool
-	undo     []func() // puts back what the run writes changed, newest last
+	undo     []func() // puts back what the run and task writes changed, newest last
 }
 
 // rollback undoes the transaction's writes to the other fakes (its own
@@ -312,22 +312,28 @@ func (t *sessionTx) SetRunContext(_ context.Context, agentID string, planning bo
 	return nil
 }
 
-// tasks is the store's TaskStore; internal when it is not set.
-func (t *sessionTx) tasks() (*TaskStore, error) {
+// tasks is the store's TaskStore, keeping the tasks of taskIDs and the
+// debts of wakeupIDs for a rollback; internal when it is not set.
+func (t *sessionTx) tasks(taskIDs, wakeupIDs []string) (*TaskStore, error) {
 	if err := t.checkWritable(); err != nil {
 		return nil, err
 	}
 	if t.store.Tasks == nil {
 		return nil, errs.E(errs.Internal, "porttest: SessionStore.Tasks is not set")
 	}
+	t.undo = append(t.undo, t.store.Tasks.keep(taskIDs, wakeupIDs))
 	return t.store.Tasks, nil
 }
 
 // FinalizeTask implements ports.SessionWriter through the store's TaskStore.
 func (t *sessionTx) FinalizeTask(ctx context.Context, f ports.TaskFinal) (bool, error) {
-	ts, err := t.tasks()
+	ts, err := t.tasks([]string{f.TaskID}, nil)
 	if err != nil {
 		return false, err
+	}
+	if t.store.Runs != nil {
+		// An ending drops a step approval filed under a run never started.
+		t.undo = append(t.undo, t.store.Runs.keep(f.RunID))
 	}
 	return ts.FinalizeTask(ctx, f)
 }
@@ -335,7 +341,7 @@ func (t *sessionTx) FinalizeTask(ctx context.Context, f ports.TaskFinal) (bool, 
 // SettleWakeups implements ports.SessionWriter through the store's
 // TaskStore: every debt, or conflict and none.
 func (t *sessionTx) SettleWakeups(ctx context.Context, ids []string, at time.Time) error {
-	ts, err := t.tasks()
+	ts, err := t.tasks(nil, ids)
 	if err != nil {
 		return err
 	}
@@ -360,7 +366,7 @@ func (t *sessionTx) MarkCompacted(_ context.Context, ids []string) (int, error) 
 
 // AdvanceTask implements ports.SessionWriter through the store's TaskStore.
 func (t *sessionTx) AdvanceTask(ctx context.Context, a ports.TaskAdvance) (bool, error) {
-	ts, err := t.tasks()
+	ts, err := t.tasks([]string{a.TaskID}, nil)
 	if err != nil {
 		return false, err
 	}
@@ -370,7 +376,7 @@ func (t *sessionTx) AdvanceTask(ctx context.Context, a ports.TaskAdvance) (bool,
 // RecordTaskState implements ports.SessionWriter through the store's
 // TaskStore.
 func (t *sessionTx) RecordTaskState(ctx context.Context, taskID, runID string, state []byte, at time.Time) error {
-	ts, err := t.tasks()
+	ts, err := t.tasks([]string{taskID}, nil)
 	if err != nil {
 		return err
 	}

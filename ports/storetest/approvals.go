@@ -24,7 +24,7 @@ const racers = 16
 // filing a pause with its state, listing and finding what waits, one
 // winner of every decision, resume and ending, and the live-run cap a
 // resuming decision is held to. open returns an empty database.
-func Approvals(t *testing.T, open func(t *testing.T) RunStores) {
+func Approvals(t *testing.T, open func(t *testing.T) Stores) {
 	t.Run("filing a pause", func(t *testing.T) { approvalsFiling(t, open(t)) })
 	t.Run("listing and finding what waits", func(t *testing.T) { approvalsListing(t, open(t)) })
 	t.Run("one decision wins, answered with the run's approvals", func(t *testing.T) { approvalsDecide(t, open(t)) })
@@ -69,7 +69,7 @@ func pauseState(calls int) domain.PauseState {
 // pauseRun starts a run of sess and pauses it on n approvals (calls c0,
 // c1, ... filed a second apart from runEpoch), the way the runner files
 // them: approvals, resume state and status in one session transaction.
-func pauseRun(t *testing.T, s RunStores, sess domain.Session, runID string, n int) (domain.Run, domain.PauseState, []domain.Approval) {
+func pauseRun(t *testing.T, s Stores, sess domain.Session, runID string, n int) (domain.Run, domain.PauseState, []domain.Approval) {
 	t.Helper()
 	ctx := context.Background()
 	run := storeRun(t, s, sess, runID, domain.RunRunning)
@@ -89,7 +89,7 @@ func pauseRun(t *testing.T, s RunStores, sess domain.Session, runID string, n in
 }
 
 // decide records status on a pending approval, with no cap.
-func decide(t *testing.T, s RunStores, id, status string) []domain.Approval {
+func decide(t *testing.T, s Stores, id, status string) []domain.Approval {
 	t.Helper()
 	all, err := s.Approvals.DecideApproval(context.Background(), id, status, "", "", runEpoch.Add(time.Hour), 0)
 	if err != nil {
@@ -128,7 +128,7 @@ func sameJSON(t *testing.T, a, b any) bool {
 	return string(x) == string(y)
 }
 
-func approvalsFiling(t *testing.T, s RunStores) {
+func approvalsFiling(t *testing.T, s Stores) {
 	ctx := context.Background()
 	sess := s.NewSession(t, "s1")
 	run := storeRun(t, s, sess, "r1", domain.RunRunning)
@@ -238,7 +238,7 @@ func approvalsFiling(t *testing.T, s RunStores) {
 	}
 }
 
-func approvalsListing(t *testing.T, s RunStores) {
+func approvalsListing(t *testing.T, s Stores) {
 	ctx := context.Background()
 	p, q := s.NewSession(t, "p"), s.NewSession(t, "q")
 	p2 := ownSession(t, s, p, "p2")
@@ -310,7 +310,7 @@ func approvalsListing(t *testing.T, s RunStores) {
 	expired(runEpoch.Add(time.Hour), "ap-r-child-00", "ap-r-p-00", "ap-r-p2-00")
 }
 
-func approvalsDecide(t *testing.T, s RunStores) {
+func approvalsDecide(t *testing.T, s Stores) {
 	ctx := context.Background()
 	for round := range 10 {
 		run, _, aps := pauseRun(t, s, s.NewSession(t, fmt.Sprintf("dec%d", round)), fmt.Sprintf("r%d", round), 2)
@@ -364,7 +364,7 @@ func approvalsDecide(t *testing.T, s RunStores) {
 	}
 }
 
-func approvalsDecideAll(t *testing.T, s RunStores) {
+func approvalsDecideAll(t *testing.T, s Stores) {
 	ctx := context.Background()
 	const calls = 8
 	for round := range 10 {
@@ -402,7 +402,7 @@ func approvalsDecideAll(t *testing.T, s RunStores) {
 	}
 }
 
-func approvalsCap(t *testing.T, s RunStores) {
+func approvalsCap(t *testing.T, s Stores) {
 	ctx := context.Background()
 	sess := s.NewSession(t, "held")
 	paused, _, aps := pauseRun(t, s, sess, "held", 2)
@@ -444,7 +444,7 @@ func approvalsCap(t *testing.T, s RunStores) {
 	}
 }
 
-func approvalsResume(t *testing.T, s RunStores) {
+func approvalsResume(t *testing.T, s Stores) {
 	ctx := context.Background()
 	for round := range 10 {
 		run, st, aps := pauseRun(t, s, s.NewSession(t, fmt.Sprintf("res%d", round)), fmt.Sprintf("r%d", round), 2)
@@ -517,7 +517,7 @@ func approvalsResume(t *testing.T, s RunStores) {
 	}
 }
 
-func approvalsEndPause(t *testing.T, s RunStores) {
+func approvalsEndPause(t *testing.T, s Stores) {
 	ctx := context.Background()
 	sess := s.NewSession(t, "s")
 	run, _, aps := pauseRun(t, s, sess, "r", 2)

@@ -15,11 +15,11 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// RunStores is one database as the run and approval contracts use it: its
-// runs and approvals, the sessions whose write transactions start runs and
-// file and end pauses, the tasks an approval names, and the roll of
+// Stores is one database as the run, approval and session contracts use
+// it: its sessions (whose write transactions start runs, file and end
+// pauses and end tasks), runs, approvals and tasks, and the roll of
 // replicas the restart sweep reads.
-type RunStores struct {
+type Stores struct {
 	Runs      ports.RunStore
 	Approvals ports.ApprovalStore
 	Sessions  ports.SessionStore
@@ -40,7 +40,7 @@ var runEpoch = time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC)
 // order, the sweep of orphaned runs (what it hands back, how it numbers
 // the ending, whose runs it ends), checkpoints and marks, the live count.
 // open returns an empty database.
-func Runs(t *testing.T, open func(t *testing.T) RunStores) {
+func Runs(t *testing.T, open func(t *testing.T) Stores) {
 	t.Run("rows: create, update, find, oldest first", func(t *testing.T) { runsRows(t, open(t)) })
 	t.Run("the sweep ends orphans and hands them back as they were", func(t *testing.T) { runsSweep(t, open(t)) })
 	t.Run("the sweep ends only gone replicas' runs", func(t *testing.T) { runsReplicas(t, open(t)) })
@@ -52,7 +52,7 @@ func Runs(t *testing.T, open func(t *testing.T) RunStores) {
 
 // storeRun writes a run of sess with that status, ended a second after
 // runEpoch unless running or paused.
-func storeRun(t *testing.T, s RunStores, sess domain.Session, id string, status domain.RunStatus) domain.Run {
+func storeRun(t *testing.T, s Stores, sess domain.Session, id string, status domain.RunStatus) domain.Run {
 	t.Helper()
 	r := domain.Run{ID: id, SessionID: sess.ID, OwnerID: sess.OwnerID, AgentConfigID: "agent", Input: "in-" + id, Status: status,
 		LastSeq: 3, CreatedAt: runEpoch, UpdatedAt: runEpoch}
@@ -67,7 +67,7 @@ func storeRun(t *testing.T, s RunStores, sess domain.Session, id string, status 
 }
 
 // ownSession stores another visible session of owner.
-func ownSession(t *testing.T, s RunStores, owner domain.Session, id string) domain.Session {
+func ownSession(t *testing.T, s Stores, owner domain.Session, id string) domain.Session {
 	t.Helper()
 	sess := domain.Session{ID: id, OwnerID: owner.OwnerID, Name: "n-" + id, CreatedAt: runEpoch, UpdatedAt: runEpoch}
 	if err := s.Sessions.CreateSession(context.Background(), sess); err != nil {
@@ -76,7 +76,7 @@ func ownSession(t *testing.T, s RunStores, owner domain.Session, id string) doma
 	return sess
 }
 
-func findRun(t *testing.T, s RunStores, id string) domain.Run {
+func findRun(t *testing.T, s Stores, id string) domain.Run {
 	t.Helper()
 	r, err := s.Runs.FindRun(context.Background(), id)
 	if err != nil {
@@ -96,7 +96,7 @@ func runIDs(list []domain.Run) []string {
 // kept is t as a store keeps it: UTC, whole milliseconds.
 func kept(t time.Time) time.Time { return time.UnixMilli(t.UnixMilli()).UTC() }
 
-func sweep(t *testing.T, s RunStores, o ports.Orphans) []domain.Run {
+func sweep(t *testing.T, s Stores, o ports.Orphans) []domain.Run {
 	t.Helper()
 	if o.Code == "" {
 		o.Code, o.Message = domain.CodeServerRestarted, "the server restarted during this run"
@@ -108,7 +108,7 @@ func sweep(t *testing.T, s RunStores, o ports.Orphans) []domain.Run {
 	return out
 }
 
-func runsRows(t *testing.T, s RunStores) {
+func runsRows(t *testing.T, s Stores) {
 	ctx := context.Background()
 	a, b := s.NewSession(t, "a"), s.NewSession(t, "b")
 	at := runEpoch.Add(1234567 * time.Nanosecond)
@@ -160,7 +160,7 @@ func runsRows(t *testing.T, s RunStores) {
 	}
 }
 
-func runsSweep(t *testing.T, s RunStores) {
+func runsSweep(t *testing.T, s Stores) {
 	ctx := context.Background()
 	s1, s2 := s.NewSession(t, "s1"), s.NewSession(t, "s2")
 	running1 := storeRun(t, s, s1, "r1-running", domain.RunRunning)
@@ -218,7 +218,7 @@ func runsSweep(t *testing.T, s RunStores) {
 	}
 }
 
-func runsReplicas(t *testing.T, s RunStores) {
+func runsReplicas(t *testing.T, s Stores) {
 	ctx := context.Background()
 	sess := s.NewSession(t, "s")
 	on := func(id, replica string) {
@@ -263,7 +263,7 @@ func runsReplicas(t *testing.T, s RunStores) {
 	}
 }
 
-func runsSweepRace(t *testing.T, s RunStores) {
+func runsSweepRace(t *testing.T, s Stores) {
 	ctx := context.Background()
 	sess := s.NewSession(t, "sweep")
 	for round := range 10 {
@@ -310,7 +310,7 @@ func runsSweepRace(t *testing.T, s RunStores) {
 	}
 }
 
-func runsMarks(t *testing.T, s RunStores) {
+func runsMarks(t *testing.T, s Stores) {
 	ctx := context.Background()
 	sess := s.NewSession(t, "s")
 	marked := storeRun(t, s, sess, "marked", domain.RunRunning)
@@ -366,7 +366,7 @@ func runsMarks(t *testing.T, s RunStores) {
 	}
 }
 
-func runsLive(t *testing.T, s RunStores) {
+func runsLive(t *testing.T, s Stores) {
 	ctx := context.Background()
 	owner := s.NewSession(t, "s1")
 	other := s.NewSession(t, "theirs")
@@ -404,7 +404,7 @@ func runsLive(t *testing.T, s RunStores) {
 	}
 }
 
-func runsInTx(t *testing.T, s RunStores) {
+func runsInTx(t *testing.T, s Stores) {
 	ctx := context.Background()
 	sess := s.NewSession(t, "s1")
 	write := func(fn func(tx ports.SessionTx) error) error { return s.Sessions.WriteSession(ctx, sess.ID, fn) }
