@@ -7,11 +7,11 @@ import (
 	"github.com/agents-server/agents-server/ports/storetest"
 )
 
-// openStores is a new empty store as the run, approval and session
+// openStores is a new empty store as the run, approval, session and trace
 // contracts use it.
 func openStores(t *testing.T) storetest.Stores {
 	db := openTemp(t)
-	return storetest.Stores{Runs: db, Approvals: db, Sessions: db, Tasks: db, Beat: db.Beat,
+	return storetest.Stores{Runs: db, Approvals: db, Sessions: db, Tasks: db, Traces: db, Beat: db.Beat,
 		NewSession: func(t *testing.T, id string) domain.Session { return newSession(t, db, id) }}
 }
 

@@ -16,14 +16,15 @@ type fakeDatabase struct {
 	runs     *porttest.RunStore
 	tasks    *porttest.TaskStore
 	sessions *porttest.SessionStore
+	traces   *porttest.TraceStore
 }
 
 func newFakeDatabase() fakeDatabase {
-	runs := &porttest.RunStore{}
+	runs, traces := &porttest.RunStore{}, &porttest.TraceStore{}
 	tasks := &porttest.TaskStore{Runs: runs}
-	sessions := &porttest.SessionStore{Runs: runs, Tasks: tasks}
+	sessions := &porttest.SessionStore{Runs: runs, Tasks: tasks, Traces: traces}
 	runs.Sessions, runs.Tasks, tasks.Sessions = sessions, tasks, sessions
-	return fakeDatabase{runs: runs, tasks: tasks, sessions: sessions}
+	return fakeDatabase{runs: runs, tasks: tasks, sessions: sessions, traces: traces}
 }
 
 // newSession stores a visible session with that id, of an owner of its
@@ -37,11 +38,11 @@ func (f fakeDatabase) newSession(t *testing.T, id string) domain.Session {
 	return s
 }
 
-// openStores is a new empty fake database as the run, approval and session
+// openStores is a new empty fake database as the run, approval, session and trace
 // contracts use it.
 func openStores(*testing.T) storetest.Stores {
 	f := newFakeDatabase()
-	return storetest.Stores{Runs: f.runs, Approvals: f.runs, Sessions: f.sessions, Tasks: f.tasks, Beat: f.runs.Beat,
+	return storetest.Stores{Runs: f.runs, Approvals: f.runs, Sessions: f.sessions, Tasks: f.tasks, Traces: f.traces, Beat: f.runs.Beat,
 		NewSession: f.newSession}
 }
 

@@ -18,8 +18,8 @@ import (
 // (as SQLite's single writer is) and copy-on-write, so a failing
 // transaction leaves nothing behind and a reader keeps the snapshot it
 // started with. Deleting a session takes its hidden task sessions, and
-// what the sessions hold in Runs and Tasks, with it (the store's foreign
-// keys). The zero value is empty and ready.
+// what the sessions hold in Runs, Tasks and Traces, with it (the store's
+// foreign keys). The zero value is empty and ready.
 type SessionStore struct {
 	// Runs receives the run methods of SessionTx (FileApprovals,
 	// EndPause, CreateRun, CountLiveRuns, EndRun); without it they fail
@@ -30,6 +30,9 @@ type SessionStore struct {
 	// AdvanceTask, RecordTaskState, SettleWakeups); without it they fail.
 	// A transaction that fails puts back the tasks and debts they changed.
 	Tasks *TaskStore
+	// Traces loses a session's spans when the session is deleted; without
+	// it they stay.
+	Traces *TraceStore
 
 	writer sync.Mutex // held by every write, for its whole transaction
 	mu     sync.Mutex // guards sessions (the committed state)
@@ -159,8 +162,8 @@ func (s *SessionStore) UpdateSession(_ context.Context, id string, change func(*
 }
 
 // DeleteSession implements ports.SessionStore; not_found when absent. Its
-// hidden task sessions go with it, and their runs, approvals, tasks and
-// debts.
+// hidden task sessions go with it, and their runs, approvals, tasks,
+// debts and trace spans.
 func (s *SessionStore) DeleteSession(_ context.Context, id string) error {
 	s.writer.Lock()
 	defer s.writer.Unlock()
@@ -180,6 +183,9 @@ func (s *SessionStore) DeleteSession(_ context.Context, id string) error {
 		}
 		if s.Tasks != nil {
 			s.Tasks.ForgetSession(g)
+		}
+		if s.Traces != nil {
+			s.Traces.ForgetSession(g)
 		}
 	}
 	return nil

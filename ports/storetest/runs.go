@@ -15,15 +15,16 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// Stores is one database as the run, approval and session contracts use
-// it: its sessions (whose write transactions start runs, file and end
-// pauses and end tasks), runs, approvals and tasks, and the roll of
-// replicas the restart sweep reads.
+// Stores is one database as the run, approval, session and trace
+// contracts use it: its sessions (whose write transactions start runs,
+// file and end pauses and end tasks), runs, approvals, tasks and trace
+// spans, and the roll of replicas the restart sweep reads.
 type Stores struct {
 	Runs      ports.RunStore
 	Approvals ports.ApprovalStore
 	Sessions  ports.SessionStore
 	Tasks     ports.TaskStore
+	Traces    ports.TraceStore
 	// Beat puts a replica on the roll, alive at at (ports.ReplicaStore's
 	// Beat).
 	Beat func(ctx context.Context, replica string, at time.Time) error

@@ -19,8 +19,8 @@ import (
 // what an update stores, entries read back in seq order, their ids kept
 // unique, a write transaction that commits whole (its run and task writes
 // too) or not at all, compaction, forks, context profiles, one snapshot
-// per read, and a delete that takes what the session holds. open returns
-// an empty database.
+// per read, and a delete that takes what the session holds (its trace
+// spans too). open returns an empty database.
 func Sessions(t *testing.T, open func(t *testing.T) Stores) {
 	t.Run("rows: create, find, list pinned first then newest", func(t *testing.T) { sessionsRows(t, open(t)) })
 	t.Run("an update stores name, pinned, planning and agent", func(t *testing.T) { sessionsUpdate(t, open(t)) })
@@ -199,6 +199,7 @@ func sessionsDelete(t *testing.T, s Stores) {
 	child, shown := spawned("child", true), spawned("shown", false)
 	for _, id := range []string{p.ID, child.ID, keep.ID} {
 		appendEntries(t, s, id, chain(id, 1, 2)...)
+		saveSpan(t, s, id, "span-"+id, "run-"+id, 0, modelCall(1))
 		if err := s.Sessions.SaveContextProfile(ctx, id, "r", json.RawMessage(`{}`), sessionEpoch); err != nil {
 			t.Fatal(err)
 		}
@@ -236,6 +237,9 @@ func sessionsDelete(t *testing.T, s Stores) {
 		if _, err := s.Approvals.FindApproval(ctx, "ap-run-"+id+"-00"); errs.CodeOf(err) != errs.NotFound {
 			t.Fatalf("%s's approval outlived it: %v", id, err)
 		}
+		if _, err := s.Traces.FindSpanByID(ctx, "span-"+id); errs.CodeOf(err) != errs.NotFound {
+			t.Fatalf("%s's trace span outlived it: %v", id, err)
+		}
 	}
 	if _, err := s.Tasks.FindTask(ctx, "task"); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("a task outlived the session that spawned it: %v", err)
@@ -252,6 +256,9 @@ func sessionsDelete(t *testing.T, s Stores) {
 	}
 	if _, err := s.Approvals.FindApproval(ctx, "ap-run-keep-00"); err != nil {
 		t.Fatalf("another session's approval: %v", err)
+	}
+	if _, err := s.Traces.FindSpanByID(ctx, "span-keep"); err != nil {
+		t.Fatalf("another session's trace span: %v", err)
 	}
 	if err := s.Sessions.DeleteSession(ctx, p.ID); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("deleting twice: %v, want not_found", err)
