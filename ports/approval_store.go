@@ -12,7 +12,9 @@ import (
 // port reads, decides and resumes.
 type ApprovalStore interface {
 	// ListApprovals returns an owner's pending approvals, oldest first, of
-	// one session or (sessionID "") of all.
+	// one session and the task sessions it spawned (their pauses are
+	// decided from it), or (sessionID "") of all. An approval's TaskID
+	// names the task whose attempt is its run.
 	ListApprovals(ctx context.Context, ownerID, sessionID string) ([]domain.Approval, error)
 	// FindApproval returns not_found when absent.
 	FindApproval(ctx context.Context, id string) (domain.Approval, error)

@@ -2,8 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
 	"testing"
 	"time"
 
@@ -23,97 +21,6 @@ func mustTx(t *testing.T, db *DB, fn func(tx ports.ConfigTx) error) {
 	t.Helper()
 	if err := withTx(t, db, fn); err != nil {
 		t.Fatal(err)
-	}
-}
-
-func TestProvidersAndAgentsStore(t *testing.T) {
-	db := openTemp(t)
-	ctx := context.Background()
-	m, n := user("m", domain.RoleMember), user("n", domain.RoleMember)
-	db.CreateUser(ctx, m)
-	db.CreateUser(ctx, n)
-	priv := domain.Ownership{Scope: domain.ScopePrivate, OwnerID: m.ID}
-	p := domain.Provider{ID: "p1", Ownership: priv, Name: "OpenAI", Type: "openai", AuthMode: "api_key", API: "responses",
-		SealedAPIKey: "enc:v2:x:y", CreatedAt: when, UpdatedAt: when}
-	mustTx(t, db, func(tx ports.ConfigTx) error { return tx.InsertProvider(ctx, p) })
-
-	// Name uniqueness: per owner among privates, globally among globals.
-	dup := p
-	dup.ID, dup.Name = "p2", "openai"
-	if err := withTx(t, db, func(tx ports.ConfigTx) error { return tx.InsertProvider(ctx, dup) }); errs.CodeOf(err) != errs.Conflict {
-		t.Fatalf("same owner, same name: %v", err)
-	}
-	dup.OwnerID = n.ID
-	mustTx(t, db, func(tx ports.ConfigTx) error { return tx.InsertProvider(ctx, dup) })
-	dup.Scope = domain.ScopeGlobal
-	mustTx(t, db, func(tx ports.ConfigTx) error { return tx.UpdateProvider(ctx, dup) })
-	p.Scope = domain.ScopeGlobal
-	if err := withTx(t, db, func(tx ports.ConfigTx) error { return tx.UpdateProvider(ctx, p) }); errs.CodeOf(err) != errs.Conflict {
-		t.Fatalf("two globals of one name: %v", err)
-	}
-	got, err := db.FindProvider(ctx, "p1")
-	if err != nil || got.Scope != domain.ScopePrivate || got.SealedAPIKey != "enc:v2:x:y" || !got.CreatedAt.Equal(when) {
-		t.Fatalf("a refused update changed the row: %+v %v", got, err)
-	}
-
-	temp := 0.5
-	a := domain.Agent{ID: "a1", Ownership: priv, CreatedAt: when, UpdatedAt: when, AgentSpec: domain.AgentSpec{
-		Name: "lead", Model: "m", ProviderID: "p1",
-		Resilience:    domain.AgentResilience{FallbackModels: []domain.FallbackModel{{ProviderID: "p2", Model: "x"}}},
-		Guardrails:    domain.AgentGuardrails{Guardrails: []string{"content_filter"}, OutputSchema: json.RawMessage(`{"type":"object"}`)},
-		ModelSettings: domain.ModelSettings{Temperature: &temp}, Tools: []string{}, Handoffs: []string{"a2"},
-	}}
-	b := domain.Agent{ID: "a2", Ownership: priv, CreatedAt: when, UpdatedAt: when, AgentSpec: domain.AgentSpec{Name: "helper", Model: "m", Skills: []string{}}}
-	mustTx(t, db, func(tx ports.ConfigTx) error {
-		if err := tx.InsertAgent(ctx, a); err != nil {
-			return err
-		}
-		return tx.InsertAgent(ctx, b)
-	})
-	back, err := db.FindAgent(ctx, "a1")
-	if err != nil || back.Skills != nil || *back.ModelSettings.Temperature != 0.5 || string(back.Guardrails.OutputSchema) != `{"type":"object"}` {
-		t.Fatalf("agent = %+v %v", back, err)
-	}
-	if b2, _ := db.FindAgent(ctx, "a2"); b2.Skills == nil {
-		t.Fatal("skills [] came back as null")
-	}
-	for id, want := range map[string]int{"p1": 1, "p2": 1, "p3": 0} {
-		if got, _ := db.AgentsUsingProvider(ctx, id); len(got) != want {
-			t.Errorf("agents using %s: %d", id, len(got))
-		}
-	}
-	if got, _ := db.AgentsUsingGuardrail(ctx, "CONTENT_FILTER"); len(got) != 1 {
-		t.Errorf("guardrail references: %d", len(got))
-	}
-	if got, _ := db.AgentsHandingOffTo(ctx, "a2"); len(got) != 1 || got[0].ID != "a1" {
-		t.Errorf("handoff references: %+v", got)
-	}
-	a.Name, a.UpdatedAt = "lead2", when.Add(time.Second)
-	mustTx(t, db, func(tx ports.ConfigTx) error { return tx.UpdateAgent(ctx, a) })
-	if back, _ := db.FindAgent(ctx, "a1"); back.Name != "lead2" || !back.UpdatedAt.Equal(a.UpdatedAt) || !back.CreatedAt.Equal(when) {
-		t.Fatalf("after update = %+v", back)
-	}
-	// A failing transaction writes nothing.
-	err = withTx(t, db, func(tx ports.ConfigTx) error {
-		if err := tx.DeleteAgent(ctx, "a1"); err != nil {
-			return err
-		}
-		return errs.E(errs.Conflict, "changed my mind")
-	})
-	if errs.CodeOf(err) != errs.Conflict {
-		t.Fatal(err)
-	}
-	if _, err := db.FindAgent(ctx, "a1"); err != nil {
-		t.Fatalf("rolled-back delete took effect: %v", err)
-	}
-	for _, fn := range []func(tx ports.ConfigTx) error{
-		func(tx ports.ConfigTx) error { return tx.DeleteAgent(ctx, "nope") },
-		func(tx ports.ConfigTx) error { return tx.UpdateAgent(ctx, domain.Agent{ID: "nope"}) },
-		func(tx ports.ConfigTx) error { return tx.DeleteProvider(ctx, "nope") },
-	} {
-		if err := withTx(t, db, fn); errs.CodeOf(err) != errs.NotFound {
-			t.Errorf("missing row: %v", err)
-		}
 	}
 }
 
@@ -149,41 +56,6 @@ func TestBuiltinGuardrailsAreSeededAndWork(t *testing.T) {
 	}
 	if !checks["max_output_length"].Evaluate(domain.StageOutput, long).Tripped || checks["max_output_length"].Evaluate(domain.StageInput, long).Tripped {
 		t.Error("max_output_length")
-	}
-}
-
-func TestMemoriesStore(t *testing.T) {
-	db := openTemp(t)
-	ctx := context.Background()
-	m := user("m", domain.RoleMember)
-	db.CreateUser(ctx, m)
-	a := domain.Agent{ID: "a1", Ownership: domain.Ownership{Scope: domain.ScopePrivate, OwnerID: m.ID}, CreatedAt: when, UpdatedAt: when,
-		AgentSpec: domain.AgentSpec{Name: "x", Model: "m"}}
-	mustTx(t, db, func(tx ports.ConfigTx) error { return tx.InsertAgent(ctx, a) })
-	mem := func(id, agent, key string) domain.Memory {
-		return domain.Memory{ID: id, AgentID: agent, Key: key, Content: "c", CreatedAt: when, UpdatedAt: when}
-	}
-	mustTx(t, db, func(tx ports.ConfigTx) error {
-		for _, x := range []domain.Memory{mem("g1", "", "style"), mem("m1", "a1", "style"), mem("m2", "a1", "repo")} {
-			if err := tx.InsertMemory(ctx, x); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err := withTx(t, db, func(tx ports.ConfigTx) error { return tx.InsertMemory(ctx, mem("g2", "", "STYLE")) }); errs.CodeOf(err) != errs.Conflict {
-		t.Fatalf("duplicate global key: %v", err)
-	}
-	if n, _ := db.CountMemories(ctx, "a1"); n != 2 {
-		t.Fatalf("count = %d", n)
-	}
-	list, _ := db.ListMemories(ctx)
-	if len(list) != 3 || list[0].ID != "g1" || list[0].AgentID != "" {
-		t.Fatalf("list = %+v", list)
-	}
-	mustTx(t, db, func(tx ports.ConfigTx) error { return tx.DeleteAgent(ctx, "a1") })
-	if n, _ := db.CountMemories(ctx, "a1"); n != 0 {
-		t.Fatal("agent memories survived the agent")
 	}
 }
 
@@ -230,43 +102,5 @@ func TestDeletingAUserKeepsTheirSharedConfiguration(t *testing.T) {
 	}
 	if g, err := db.FindSkill(ctx, "sk-glob"); err != nil || g.OwnerID != heir.ID {
 		t.Fatalf("global skill: %+v %v", g, err)
-	}
-}
-
-func TestSkillsAreUniquePerRepoLabelAndNameInAScope(t *testing.T) {
-	db := openTemp(t)
-	ctx := context.Background()
-	ann, bob := user("ann", domain.RoleMember), user("bob", domain.RoleMember)
-	db.CreateUser(ctx, ann)
-	db.CreateUser(ctx, bob)
-	skill := func(id, owner string, scope domain.Scope, label, name string) domain.Skill {
-		return domain.Skill{ID: id, Ownership: domain.Ownership{Scope: scope, OwnerID: owner}, Name: name, Description: "d",
-			Content: "c", RepoLabel: label, CreatedAt: when, UpdatedAt: when}
-	}
-	insert := func(s domain.Skill) error {
-		return db.InConfigTx(ctx, func(tx ports.ConfigTx) error { return tx.InsertSkill(ctx, s) })
-	}
-	for _, s := range []domain.Skill{
-		skill("1", ann.ID, domain.ScopeGlobal, "", "review"),
-		skill("2", ann.ID, domain.ScopeGlobal, "acme/tools", "review"), // another repository may ship a review
-		skill("3", ann.ID, domain.ScopeGlobal, "docs.example.com", "review"),
-		skill("4", ann.ID, domain.ScopePrivate, "", "review"), // a private one beside the global
-		skill("5", bob.ID, domain.ScopePrivate, "", "review"), // and another owner's
-	} {
-		if err := insert(s); err != nil {
-			t.Fatalf("insert %s (%s): %v", s.ID, s.ModelName(), err)
-		}
-	}
-	for _, s := range []domain.Skill{
-		skill("6", bob.ID, domain.ScopeGlobal, "ACME/tools", "Review"),
-		skill("7", ann.ID, domain.ScopePrivate, "", "REVIEW"),
-	} {
-		if err := insert(s); errs.CodeOf(err) != errs.Conflict || !strings.Contains(errs.MessageOf(err), s.ModelName()) {
-			t.Fatalf("insert %s (%s): %v, want a conflict naming it", s.ID, s.ModelName(), err)
-		}
-	}
-	got, err := db.FindSkill(ctx, "2")
-	if err != nil || got.ModelName() != "acme/tools:review" || got.Scope != domain.ScopeGlobal {
-		t.Fatalf("read back %+v %v", got, err)
 	}
 }

@@ -2,7 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"testing"
 
@@ -195,63 +194,4 @@ func TestOnPathFollowsBranchesAndSwitches(t *testing.T) {
 
 	reopened := reopen(t, db)
 	wantOnPath(t, reopened, s.ID, "after a reopen", "u1", "a4", "u3")
-}
-
-// TestReadSessionIsOneSnapshot branches a session while a ReadSession is
-// between reading the session row and reading its entries: the reader
-// sees the tree exactly as it was when it read the tip (so on_path and the
-// page it lists agree), and the next read sees the branch.
-func TestReadSessionIsOneSnapshot(t *testing.T) {
-	db := openTemp(t)
-	ctx := context.Background()
-	s := newSession(t, db, "snap")
-	appendAtTip(t, db, s.ID, "u1", "a1", "u2", "a2")
-
-	for round := range 5 {
-		var before domain.Session
-		var metaCount int
-		var content []domain.RawEntry
-		var on []string
-		err := db.ReadSession(ctx, s.ID, func(r ports.SessionReader) error {
-			var err error
-			if before, err = r.Session(ctx); err != nil {
-				return err
-			}
-			// Another writer branches and appends, and commits, now.
-			leaf, next := fmt.Sprintf("L%d", round), fmt.Sprintf("x%d", round)
-			branchTo(t, db, s.ID, leaf, "u1")
-			appendAtTip(t, db, s.ID, next)
-
-			metas, err := r.EntryMetas(ctx, 0)
-			if err != nil {
-				return err
-			}
-			metaCount = len(metas)
-			if content, err = r.ContentEntries(ctx, 0, 0); err != nil {
-				return err
-			}
-			on = contentOnPath(t, r)
-			return nil
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if int64(metaCount) != before.LastSeq {
-			t.Fatalf("round %d: the reader saw %d entries of a session at seq %d", round, metaCount, before.LastSeq)
-		}
-		for _, e := range content {
-			if e.Meta.Seq > before.LastSeq {
-				t.Fatalf("round %d: the reader listed %s, written after its snapshot", round, e.Meta.ID)
-			}
-		}
-		wantBefore := []string{"u1", "a1", "u2", "a2"}
-		if round > 0 {
-			wantBefore = []string{"u1", fmt.Sprintf("x%d", round-1)}
-		}
-		slices.Sort(wantBefore)
-		if !slices.Equal(on, wantBefore) {
-			t.Fatalf("round %d: the snapshot's path %v, want %v", round, on, wantBefore)
-		}
-		wantOnPath(t, db, s.ID, fmt.Sprintf("round %d after the snapshot", round), "u1", fmt.Sprintf("x%d", round))
-	}
 }

@@ -87,6 +87,12 @@ func TestRunContextPlanningAndTitle(t *testing.T) {
 	if r, err := f.runs.FindRun(ctx, "r1"); err != nil || r.Status != domain.RunRunning {
 		t.Fatalf("run row = %+v, %v", r, err)
 	}
+	// r1 ends before the next run begins: a running run holds the session.
+	done := f.run(s.ID, "r1", "agent")
+	done.Status = domain.RunCompleted
+	if err := f.runs.UpdateRun(ctx, done); err != nil {
+		t.Fatal(err)
+	}
 	if planning = f.beginRun(t, s.ID, "r2", "other", nil); !planning {
 		t.Error("a nil plan left planning")
 	}

@@ -14,10 +14,14 @@ import (
 // The ports.ApprovalStore and RunLedger side of RunStore.
 
 // ListApprovals returns an owner's pending approvals, oldest first, of one
-// session or (sessionID "") of all.
+// session and its tasks' sessions or (sessionID "") of all.
 func (s *RunStore) ListApprovals(ctx context.Context, ownerID, sessionID string) ([]domain.Approval, error) {
+	of := map[string]bool{sessionID: true}
+	for _, id := range s.Sessions.childrenOf(sessionID) {
+		of[id] = true
+	}
 	return s.approvalsWhere(ctx, func(a domain.Approval) bool {
-		return a.OwnerID == ownerID && a.Status == domain.ApprovalPending && (sessionID == "" || a.SessionID == sessionID)
+		return a.OwnerID == ownerID && a.Status == domain.ApprovalPending && (sessionID == "" || of[a.SessionID])
 	})
 }
 
@@ -27,12 +31,12 @@ func (s *RunStore) FindApproval(ctx context.Context, id string) (domain.Approval
 		return domain.Approval{}, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	a, ok := s.approvals[id]
+	s.mu.Unlock()
 	if !ok {
 		return a, errs.E(errs.NotFound, "approval not found")
 	}
-	return a, nil
+	return s.named([]domain.Approval{a})[0], nil
 }
 
 // FindApprovalByCall returns an owner's newest pending approval of a tool
@@ -125,12 +129,13 @@ func (s *RunStore) ResumeRun(ctx context.Context, runID, replica string, at time
 		return domain.Run{}, state, nil, false, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	cur, ok := s.runs[runID]
 	if !ok || cur.run.Status != domain.RunInterrupted {
+		s.mu.Unlock()
 		return domain.Run{}, state, nil, false, nil
 	}
 	if err := json.Unmarshal(cur.state, &state); err != nil {
+		s.mu.Unlock()
 		return domain.Run{}, state, nil, false, errs.Wrap(errs.Internal, err, "run %s has a malformed resume state", runID)
 	}
 	cur.run.Status, cur.run.Replica, cur.run.UpdatedAt = domain.RunRunning, replica, storedTime(at)
@@ -139,7 +144,8 @@ func (s *RunStore) ResumeRun(ctx context.Context, runID, replica string, at time
 	for _, a := range decided {
 		delete(s.approvals, a.ID)
 	}
-	return cur.run, state, decided, true, nil
+	s.mu.Unlock()
+	return cur.run, state, s.named(decided), true, nil
 }
 
 // ListInterruptedRuns returns every paused run, oldest first.
@@ -250,19 +256,30 @@ func (s *RunStore) Approvals() []domain.Approval {
 	return out
 }
 
+// approvalsWhere lists the approvals keep accepts, oldest first, named.
 func (s *RunStore) approvalsWhere(ctx context.Context, keep func(domain.Approval) bool) ([]domain.Approval, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	out := []domain.Approval{}
 	for _, id := range slices.Sorted(maps.Keys(s.approvals)) {
 		if a := s.approvals[id]; keep(a) {
 			out = append(out, a)
 		}
 	}
-	return out, nil
+	s.mu.Unlock()
+	return s.named(out), nil
+}
+
+// named sets each approval's TaskID, as the store reads it: the task
+// whose attempt is the approval's run. s.mu is not held (the task store
+// reaches this one under its own lock).
+func (s *RunStore) named(list []domain.Approval) []domain.Approval {
+	for i := range list {
+		list[i].TaskID = s.Tasks.taskOfRun(list[i].RunID)
+	}
+	return list
 }
 
 // approvalsOfLocked lists a run's approvals, oldest first; s.mu is held.

@@ -17,8 +17,9 @@ import (
 // ConfigStore is an in-memory ports.ConfigStore. A transaction works on a
 // copy of the rows that replaces them only when it commits, one
 // transaction at a time; reads outside one see the last commit. Names
-// compare case-insensitively, as the real store's do. The zero value is
-// empty and ready (no built-in guardrails: a test adds what it needs).
+// compare case-insensitively and times are kept to the millisecond, as the
+// real store's are. The zero value is empty and ready (no built-in
+// guardrails: a test adds what it needs).
 type ConfigStore struct {
 	write sync.Mutex // one transaction at a time
 	mu    sync.Mutex // guards rows
@@ -235,7 +236,7 @@ func (c configTx) FindGuardrail(ctx context.Context, id string) (domain.Guardrai
 // FindGuardrailByName implements ports.ConfigReader.
 func (c configTx) FindGuardrailByName(ctx context.Context, name string) (domain.Guardrail, error) {
 	for _, g := range c.rows.guardrails {
-		if strings.EqualFold(g.Name, name) {
+		if sameName(g.Name, name) {
 			g.Stages = slices.Clone(g.Stages)
 			return g, ctx.Err()
 		}
@@ -257,7 +258,7 @@ func (c configTx) ListGuardrails(ctx context.Context) ([]domain.Guardrail, error
 			}
 			return 1
 		}
-		return cmp.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name))
+		return cmp.Compare(asciiLower(a.Name), asciiLower(b.Name))
 	})
 	return out, ctx.Err()
 }
@@ -278,7 +279,7 @@ func (c configTx) ListMemories(ctx context.Context) ([]domain.Memory, error) {
 			}
 			return 1
 		}
-		return cmp.Or(cmp.Compare(a.AgentID, b.AgentID), cmp.Compare(strings.ToLower(a.Key), strings.ToLower(b.Key)))
+		return cmp.Or(cmp.Compare(a.AgentID, b.AgentID), cmp.Compare(asciiLower(a.Key), asciiLower(b.Key)))
 	})
 	return out, ctx.Err()
 }
@@ -299,7 +300,8 @@ func (c configTx) InsertProvider(ctx context.Context, p domain.Provider) error {
 	if err := c.checkProvider(ctx, p, true); err != nil {
 		return err
 	}
-	p.SealedChatGPTToken = "" // written only by ChatGPTStore.SwapChatGPTToken
+	// The sign-in is written only by ChatGPTStore.SwapChatGPTToken.
+	p.SealedChatGPTToken, p.CreatedAt, p.UpdatedAt = "", storedTime(p.CreatedAt), storedTime(p.UpdatedAt)
 	c.rows.providers[p.ID] = p
 	return nil
 }
@@ -310,7 +312,7 @@ func (c configTx) UpdateProvider(ctx context.Context, p domain.Provider) error {
 		return err
 	}
 	cur := c.rows.providers[p.ID]
-	p.OwnerID, p.CreatedAt = cur.OwnerID, cur.CreatedAt // the owner never changes
+	p.OwnerID, p.CreatedAt, p.UpdatedAt = cur.OwnerID, cur.CreatedAt, storedTime(p.UpdatedAt) // the owner never changes
 	// The sign-in is written only by ChatGPTStore.SwapChatGPTToken, but a
 	// provider that stops signing in with ChatGPT loses it.
 	p.SealedChatGPTToken = ""
@@ -346,6 +348,7 @@ func (c configTx) InsertAgent(ctx context.Context, a domain.Agent) error {
 	if err := c.checkAgent(ctx, a, true); err != nil {
 		return err
 	}
+	a.CreatedAt, a.UpdatedAt = storedTime(a.CreatedAt), storedTime(a.UpdatedAt)
 	c.rows.agents[a.ID] = copyAgent(a)
 	return nil
 }
@@ -356,7 +359,7 @@ func (c configTx) UpdateAgent(ctx context.Context, a domain.Agent) error {
 		return err
 	}
 	cur := c.rows.agents[a.ID]
-	a.OwnerID, a.CreatedAt = cur.OwnerID, cur.CreatedAt // owner and creation time stay
+	a.OwnerID, a.CreatedAt, a.UpdatedAt = cur.OwnerID, cur.CreatedAt, storedTime(a.UpdatedAt) // owner and creation time stay
 	c.rows.agents[a.ID] = copyAgent(a)
 	return nil
 }
@@ -391,7 +394,7 @@ func (c configTx) InsertGuardrail(ctx context.Context, g domain.Guardrail) error
 	if err := c.checkGuardrail(ctx, g, true); err != nil {
 		return err
 	}
-	g.Stages = slices.Clone(g.Stages)
+	g.Stages, g.CreatedAt, g.UpdatedAt = slices.Clone(g.Stages), storedTime(g.CreatedAt), storedTime(g.UpdatedAt)
 	c.rows.guardrails[g.ID] = g
 	return nil
 }
@@ -402,7 +405,7 @@ func (c configTx) UpdateGuardrail(ctx context.Context, g domain.Guardrail) error
 		return err
 	}
 	cur := c.rows.guardrails[g.ID]
-	g.Builtin, g.CreatedAt, g.Stages = cur.Builtin, cur.CreatedAt, slices.Clone(g.Stages) // builtin never changes
+	g.Builtin, g.CreatedAt, g.UpdatedAt, g.Stages = cur.Builtin, cur.CreatedAt, storedTime(g.UpdatedAt), slices.Clone(g.Stages) // builtin never changes
 	c.rows.guardrails[g.ID] = g
 	return nil
 }
@@ -412,7 +415,7 @@ func (c configTx) checkGuardrail(ctx context.Context, g domain.Guardrail, insert
 		return err
 	}
 	for id, o := range c.rows.guardrails {
-		if id != g.ID && strings.EqualFold(o.Name, g.Name) {
+		if id != g.ID && sameName(o.Name, g.Name) {
 			return errs.E(errs.Conflict, "a guardrail named %q already exists", g.Name)
 		}
 	}
@@ -432,6 +435,7 @@ func (c configTx) InsertMemory(ctx context.Context, m domain.Memory) error {
 	if _, ok := c.rows.agents[m.AgentID]; m.AgentID != "" && !ok {
 		return errs.E(errs.Conflict, "the memory's agent %s does not exist", m.AgentID)
 	}
+	m.CreatedAt, m.UpdatedAt = storedTime(m.CreatedAt), storedTime(m.UpdatedAt)
 	c.rows.memories[m.ID] = m
 	return nil
 }
@@ -442,7 +446,7 @@ func (c configTx) UpdateMemory(ctx context.Context, m domain.Memory) error {
 		return err
 	}
 	cur := c.rows.memories[m.ID]
-	m.AgentID, m.CreatedAt = cur.AgentID, cur.CreatedAt // the scope never changes
+	m.AgentID, m.CreatedAt, m.UpdatedAt = cur.AgentID, cur.CreatedAt, storedTime(m.UpdatedAt) // the scope never changes
 	if err := c.checkMemory(ctx, m, false); err != nil {
 		return err
 	}
@@ -455,7 +459,7 @@ func (c configTx) checkMemory(ctx context.Context, m domain.Memory, insert bool)
 		return err
 	}
 	for id, o := range c.rows.memories {
-		if id != m.ID && o.AgentID == m.AgentID && strings.EqualFold(o.Key, m.Key) {
+		if id != m.ID && o.AgentID == m.AgentID && sameName(o.Key, m.Key) {
 			return errs.E(errs.Conflict, "a memory with the key %q already exists in that scope", m.Key)
 		}
 	}
@@ -468,12 +472,12 @@ func (c configTx) DeleteMemory(ctx context.Context, id string) error {
 }
 
 // sameScopedName reports whether two rows' names clash: both global, or
-// both private to one owner, with names equal but for case.
+// both private to one owner, with names equal but for ASCII case.
 func sameScopedName(a domain.Ownership, aName string, b domain.Ownership, bName string) bool {
 	if a.Scope != b.Scope || (a.Scope == domain.ScopePrivate && a.OwnerID != b.OwnerID) {
 		return false
 	}
-	return strings.EqualFold(aName, bName)
+	return sameName(aName, bName)
 }
 
 // copyAgent is a deep copy, by the JSON the real store keeps an agent's
@@ -578,6 +582,7 @@ func (c configTx) InsertWorkflow(ctx context.Context, w domain.Workflow) error {
 	if err := c.checkWorkflow(ctx, w, true); err != nil {
 		return err
 	}
+	w.CreatedAt, w.UpdatedAt = storedTime(w.CreatedAt), storedTime(w.UpdatedAt)
 	c.rows.workflows[w.ID] = copyWorkflow(w)
 	return nil
 }
@@ -588,7 +593,7 @@ func (c configTx) UpdateWorkflow(ctx context.Context, w domain.Workflow) error {
 		return err
 	}
 	cur := c.rows.workflows[w.ID]
-	w.OwnerID, w.CreatedAt = cur.OwnerID, cur.CreatedAt // owner and creation time stay
+	w.OwnerID, w.CreatedAt, w.UpdatedAt = cur.OwnerID, cur.CreatedAt, storedTime(w.UpdatedAt) // owner and creation time stay
 	c.rows.workflows[w.ID] = copyWorkflow(w)
 	return nil
 }
@@ -629,6 +634,7 @@ func (c configTx) InsertSkill(ctx context.Context, s domain.Skill) error {
 	if err := c.checkSkill(ctx, s, true); err != nil {
 		return err
 	}
+	s.CreatedAt, s.UpdatedAt = storedTime(s.CreatedAt), storedTime(s.UpdatedAt)
 	c.rows.skills[s.ID] = s
 	return nil
 }
@@ -639,7 +645,7 @@ func (c configTx) UpdateSkill(ctx context.Context, s domain.Skill) error {
 		return err
 	}
 	cur := c.rows.skills[s.ID]
-	s.OwnerID, s.CreatedAt = cur.OwnerID, cur.CreatedAt
+	s.OwnerID, s.CreatedAt, s.UpdatedAt = cur.OwnerID, cur.CreatedAt, storedTime(s.UpdatedAt)
 	c.rows.skills[s.ID] = s
 	return nil
 }
@@ -652,7 +658,7 @@ func (c configTx) checkSkill(ctx context.Context, s domain.Skill, insert bool) e
 		s.OwnerID = c.rows.skills[s.ID].OwnerID
 	}
 	for id, o := range c.rows.skills {
-		if id != s.ID && strings.EqualFold(o.RepoLabel, s.RepoLabel) && sameScopedName(o.Ownership, o.Name, s.Ownership, s.Name) {
+		if id != s.ID && sameName(o.RepoLabel, s.RepoLabel) && sameScopedName(o.Ownership, o.Name, s.Ownership, s.Name) {
 			return errs.E(errs.Conflict, "a skill named %q already exists in that scope", s.ModelName())
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -13,16 +14,26 @@ import (
 )
 
 // RunStore is an in-memory ports.RunStore and ports.ApprovalStore — and
-// the RunLedger a SessionStore files pauses through: run rows, their
-// resume states and their approvals live together because pausing,
-// resuming and ending a pause change them in one step. Every method is
-// atomic under one lock. Times are kept as a store keeps them (UTC, whole
-// milliseconds) and a resume state goes through JSON, as it does on disk.
-// The zero value is empty and ready.
+// the run side of a SessionStore's write transactions (set it as
+// SessionStore.Runs): run rows, their resume states and their approvals
+// live together because pausing, resuming and ending a pause change them
+// in one step. Every method is atomic under one lock. Times are kept as a
+// store keeps them (UTC, whole milliseconds) and a resume state goes
+// through JSON, as it does on disk. The zero value is empty and ready;
+// Sessions and Tasks are where the other tables an approval's read
+// reaches live.
 type RunStore struct {
+	// Sessions holds the task sessions whose approvals a session's
+	// ListApprovals takes in; without it a session has none.
+	Sessions *SessionStore
+	// Tasks names the task whose attempt filed an approval (its TaskID);
+	// without it no approval has one.
+	Tasks *TaskStore
+
 	mu        sync.Mutex
 	runs      map[string]storedRun
 	approvals map[string]domain.Approval
+	roll      map[string]time.Time // replica → its last beat
 }
 
 // storedRun is a run row with its resume state (nil when it has none).
@@ -34,7 +45,6 @@ type storedRun struct {
 var (
 	_ ports.RunStore      = (*RunStore)(nil)
 	_ ports.ApprovalStore = (*RunStore)(nil)
-	_ RunLedger           = (*RunStore)(nil)
 )
 
 // CreateRun inserts a run row; conflict when its id is taken.
@@ -44,6 +54,30 @@ func (s *RunStore) CreateRun(ctx context.Context, r domain.Run) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.createLocked(r)
+}
+
+// createSessionRun is SessionTx.CreateRun: conflict when the id is taken
+// or another running run holds the session (the store decides between
+// replicas starting runs on one session).
+func (s *RunStore) createSessionRun(ctx context.Context, r domain.Run) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if r.Status == domain.RunRunning {
+		for id, cur := range s.runs {
+			if id != r.ID && cur.run.SessionID == r.SessionID && cur.run.Status == domain.RunRunning {
+				return errs.E(errs.Conflict, "the session has an active run (%s)", id)
+			}
+		}
+	}
+	return s.createLocked(r)
+}
+
+// createLocked inserts a run row; s.mu is held.
+func (s *RunStore) createLocked(r domain.Run) error {
 	if _, ok := s.runs[r.ID]; ok {
 		return errs.E(errs.Conflict, "run %s already exists", r.ID)
 	}
@@ -140,37 +174,86 @@ func (s *RunStore) ListSessionRuns(ctx context.Context, sessionID string) ([]dom
 }
 
 // FailOrphanedRuns ends every running run of a replica other than o.Self
-// (and o.Self's too when it restarted) as an error with the sweep's code
-// and message, and returns them as they were before — as the SQL store
-// does, which reads them and then updates them in one transaction. The
-// fake keeps no roll: every other replica is gone (one process, as on
-// SQLite).
+// that has not beaten since o.AliveSince (and o.Self's too when it
+// restarted) as an error with the sweep's code and message, and returns
+// them as they were before; the gone replicas leave the roll.
 func (s *RunStore) FailOrphanedRuns(ctx context.Context, o ports.Orphans) ([]domain.Run, error) {
-	code, message, at := o.Code, o.Message, o.At
-	out, err := s.runsWhere(ctx, func(r domain.Run) bool {
-		return r.Status == domain.RunRunning && (r.Replica != o.Self || o.Restarted)
-	})
-	if err != nil {
+	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	at = storedTime(at)
-	for _, r := range out {
-		cur := s.runs[r.ID]
-		if cur.run.Status != domain.RunRunning {
-			continue // changed since the read above
-		}
-		cur.run.Status, cur.run.ErrorCode, cur.run.ErrorMessage, cur.run.UpdatedAt, cur.run.EndedAt = domain.RunError, code, message, at, &at
-		cur.run.LastSeq = max(cur.run.LastSeq, cur.run.SeqMark) + 1
-		s.runs[r.ID] = cur
+	since, at := storedTime(o.AliveSince), storedTime(o.At)
+	alive := func(replica string) bool {
+		seen, ok := s.roll[replica]
+		return ok && !seen.Before(since)
 	}
+	out := []domain.Run{}
+	for _, id := range slices.Sorted(maps.Keys(s.runs)) {
+		cur := s.runs[id]
+		r := cur.run
+		if r.Status != domain.RunRunning || (r.Replica == o.Self && !o.Restarted) || (r.Replica != o.Self && alive(r.Replica)) {
+			continue
+		}
+		out = append(out, r)
+		cur.run.Status, cur.run.ErrorCode, cur.run.ErrorMessage, cur.run.UpdatedAt, cur.run.EndedAt = domain.RunError, o.Code, o.Message, at, &at
+		cur.run.LastSeq = max(cur.run.LastSeq, cur.run.SeqMark) + 1
+		s.runs[id] = cur
+	}
+	maps.DeleteFunc(s.roll, func(replica string, seen time.Time) bool { return replica != o.Self && seen.Before(since) })
 	return out, nil
 }
 
+// Beat puts replica on the roll FailOrphanedRuns reads, alive at at
+// (ports.ReplicaStore's Beat).
+func (s *RunStore) Beat(ctx context.Context, replica string, at time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.roll == nil {
+		s.roll = map[string]time.Time{}
+	}
+	s.roll[replica] = storedTime(at)
+	return nil
+}
+
+// keep returns what puts the rows and approvals of runIDs back as they
+// are now: the rollback of a failing session transaction's run writes.
+func (s *RunStore) keep(runIDs ...string) (undo func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rows := map[string]*storedRun{}
+	var approvals []domain.Approval
+	slices.Sort(runIDs)
+	for _, id := range slices.Compact(runIDs) {
+		rows[id] = nil
+		if cur, ok := s.runs[id]; ok {
+			rows[id] = &cur
+		}
+		approvals = append(approvals, s.approvalsOfLocked(id)...)
+	}
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for id, cur := range rows {
+			if cur == nil {
+				delete(s.runs, id)
+			} else {
+				s.runs[id] = *cur
+			}
+			maps.DeleteFunc(s.approvals, func(_ string, a domain.Approval) bool { return a.RunID == id })
+		}
+		for _, a := range approvals {
+			s.approvals[a.ID] = a
+		}
+	}
+}
+
 // ForgetSession drops a session's runs and their approvals: what deleting
-// the session cascades to in the real store (a SessionStore's
-// DeleteSession cannot reach this fake; a test wires the cascade).
+// the session cascades to in the real store (SessionStore.DeleteSession
+// calls it when this fake is its Runs).
 func (s *RunStore) ForgetSession(sessionID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -14,42 +14,25 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// RunLedger is the run-and-approval side of a session write. The SQLite
-// store keeps it in other tables of the same database; a fake run store
-// implements it so that SessionTx's run methods (FileApprovals, EndPause,
-// CreateRun, EndRun) reach it. Its changes are its own: a transaction that
-// fails after calling it does not roll them back (the session's own
-// changes are rolled back).
-type RunLedger interface {
-	// FileApprovals stores the pending approvals and the resume state and
-	// moves run to interrupted; not_found unless the run is running.
-	FileApprovals(ctx context.Context, approvals []domain.Approval, run domain.Run, state domain.PauseState) error
-	// EndPause moves an interrupted run to run's final status and drops
-	// its approvals; false when it was not interrupted (another caller won).
-	EndPause(ctx context.Context, run domain.Run) (bool, error)
-	// CreateRun inserts a run row; conflict when its id is taken.
-	CreateRun(ctx context.Context, r domain.Run) error
-	// UpdateRun stores a run's ending fields; not_found when absent.
-	UpdateRun(ctx context.Context, r domain.Run) error
-	// CountLiveRuns counts an owner's running runs and paused ones with
-	// every call decided.
-	CountLiveRuns(ctx context.Context, ownerID string) (int, error)
-}
-
 // SessionStore is an in-memory ports.SessionStore. Writes are serialised
 // (as SQLite's single writer is) and copy-on-write, so a failing
 // transaction leaves nothing behind and a reader keeps the snapshot it
-// started with. The zero value is empty and ready.
+// started with. Deleting a session takes its hidden task sessions, and
+// what the sessions hold in Runs, Tasks and Traces, with it (the store's
+// foreign keys). The zero value is empty and ready.
 type SessionStore struct {
-	// Runs receives the run methods of SessionTx; without it they fail
-	// with internal.
-	Runs RunLedger
+	// Runs receives the run methods of SessionTx (FileApprovals,
+	// EndPause, CreateRun, CountLiveRuns, EndRun); without it they fail
+	// with internal. A transaction that fails puts back the runs and
+	// approvals they changed.
+	Runs *RunStore
 	// Tasks receives the task methods of SessionTx (FinalizeTask,
 	// AdvanceTask, RecordTaskState, SettleWakeups); without it they fail.
-	// Like Runs, its changes are its own: a transaction that fails after
-	// one of them does not roll it back (the session's own changes are
-	// rolled back).
+	// A transaction that fails puts back the tasks and debts they changed.
 	Tasks *TaskStore
+	// Traces loses a session's spans when the session is deleted; without
+	// it they stay.
+	Traces *TraceStore
 
 	writer sync.Mutex // held by every write, for its whole transaction
 	mu     sync.Mutex // guards sessions (the committed state)
@@ -178,14 +161,33 @@ func (s *SessionStore) UpdateSession(_ context.Context, id string, change func(*
 	return row, nil
 }
 
-// DeleteSession implements ports.SessionStore; not_found when absent.
+// DeleteSession implements ports.SessionStore; not_found when absent. Its
+// hidden task sessions go with it, and their runs, approvals, tasks,
+// debts and trace spans.
 func (s *SessionStore) DeleteSession(_ context.Context, id string) error {
 	s.writer.Lock()
 	defer s.writer.Unlock()
 	if _, ok := s.snapshot(id); !ok {
 		return errs.E(errs.NotFound, "session not found")
 	}
-	s.commit(id, nil)
+	gone := []string{id}
+	for _, child := range s.childrenOf(id) {
+		if st, ok := s.snapshot(child); ok && st.row.Hidden {
+			gone = append(gone, child)
+		}
+	}
+	for _, g := range gone {
+		s.commit(g, nil)
+		if s.Runs != nil {
+			s.Runs.ForgetSession(g)
+		}
+		if s.Tasks != nil {
+			s.Tasks.ForgetSession(g)
+		}
+		if s.Traces != nil {
+			s.Traces.ForgetSession(g)
+		}
+	}
 	return nil
 }
 
@@ -209,6 +211,7 @@ func (s *SessionStore) WriteSession(_ context.Context, id string, fn func(tx por
 	}
 	tx := &sessionTx{store: s, state: st.clone(), writable: true}
 	if err := fn(tx); err != nil {
+		tx.rollback()
 		return err
 	}
 	s.commit(id, tx.state)
@@ -273,6 +276,23 @@ func (s *SessionStore) bindProject(_ context.Context, sessionID, projectID strin
 	next.row.ProjectID = projectID
 	s.commit(sessionID, &next)
 	return nil
+}
+
+// childrenOf lists the ids of the sessions parentID spawned (none when s
+// is nil or parentID is "").
+func (s *SessionStore) childrenOf(parentID string) []string {
+	if s == nil || parentID == "" {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for id, st := range s.sessions {
+		if st.row.ParentSessionID == parentID {
+			out = append(out, id)
+		}
+	}
+	return out
 }
 
 // countByProject counts the sessions (hidden ones too) binding each of

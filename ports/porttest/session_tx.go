@@ -18,6 +18,15 @@ type sessionTx struct {
 	store    *SessionStore
 	state    *sessionState
 	writable bool
+	undo     []func() // puts back what the run and task writes changed, newest last
+}
+
+// rollback undoes the transaction's writes to the other fakes (its own
+// state is a copy that is simply not committed).
+func (t *sessionTx) rollback() {
+	for i := len(t.undo) - 1; i >= 0; i-- {
+		t.undo[i]()
+	}
 }
 
 func (t *sessionTx) raw(e storedEntry) domain.RawEntry {
@@ -225,49 +234,58 @@ func (t *sessionTx) SaveState(_ context.Context, tipID string, lastSeq int64, to
 	return nil
 }
 
-// ledger is the store's RunLedger; internal when it is not set.
-func (t *sessionTx) ledger() (RunLedger, error) {
+// ledger is the store's RunStore, keeping the rows of runIDs for a
+// rollback; internal when it is not set.
+func (t *sessionTx) ledger(runIDs ...string) (*RunStore, error) {
 	if err := t.checkWritable(); err != nil {
 		return nil, err
 	}
 	if t.store.Runs == nil {
 		return nil, errs.E(errs.Internal, "porttest: SessionStore.Runs is not set")
 	}
+	if len(runIDs) > 0 {
+		t.undo = append(t.undo, t.store.Runs.keep(runIDs...))
+	}
 	return t.store.Runs, nil
 }
 
-// FileApprovals implements ports.SessionWriter through the store's RunLedger.
+// FileApprovals implements ports.SessionWriter through the store's RunStore.
 func (t *sessionTx) FileApprovals(ctx context.Context, approvals []domain.Approval, run domain.Run, state domain.PauseState) error {
-	l, err := t.ledger()
+	ids := []string{run.ID}
+	for _, a := range approvals {
+		ids = append(ids, a.RunID)
+	}
+	l, err := t.ledger(ids...)
 	if err != nil {
 		return err
 	}
 	return l.FileApprovals(ctx, approvals, run, state)
 }
 
-// EndPause implements ports.SessionWriter through the store's RunLedger.
+// EndPause implements ports.SessionWriter through the store's RunStore.
 func (t *sessionTx) EndPause(ctx context.Context, run domain.Run) (bool, error) {
-	l, err := t.ledger()
+	l, err := t.ledger(run.ID)
 	if err != nil {
 		return false, err
 	}
 	return l.EndPause(ctx, run)
 }
 
-// CreateRun implements ports.SessionWriter through the store's RunLedger.
+// CreateRun implements ports.SessionWriter through the store's RunStore:
+// conflict when the id is taken or a running run holds the session.
 func (t *sessionTx) CreateRun(ctx context.Context, run domain.Run) error {
-	l, err := t.ledger()
-	if err != nil {
-		return err
-	}
 	if run.SessionID != t.state.row.ID {
 		return errs.E(errs.Internal, "run %s is not of session %s", run.ID, t.state.row.ID)
 	}
-	return l.CreateRun(ctx, run)
+	l, err := t.ledger(run.ID)
+	if err != nil {
+		return err
+	}
+	return l.createSessionRun(ctx, run)
 }
 
 // CountLiveRuns implements ports.SessionWriter through the store's
-// RunLedger.
+// RunStore.
 func (t *sessionTx) CountLiveRuns(ctx context.Context, ownerID string) (int, error) {
 	l, err := t.ledger()
 	if err != nil {
@@ -276,9 +294,9 @@ func (t *sessionTx) CountLiveRuns(ctx context.Context, ownerID string) (int, err
 	return l.CountLiveRuns(ctx, ownerID)
 }
 
-// EndRun implements ports.SessionWriter through the store's RunLedger.
+// EndRun implements ports.SessionWriter through the store's RunStore.
 func (t *sessionTx) EndRun(ctx context.Context, run domain.Run) error {
-	l, err := t.ledger()
+	l, err := t.ledger(run.ID)
 	if err != nil {
 		return err
 	}
@@ -294,22 +312,28 @@ func (t *sessionTx) SetRunContext(_ context.Context, agentID string, planning bo
 	return nil
 }
 
-// tasks is the store's TaskStore; internal when it is not set.
-func (t *sessionTx) tasks() (*TaskStore, error) {
+// tasks is the store's TaskStore, keeping the tasks of taskIDs and the
+// debts of wakeupIDs for a rollback; internal when it is not set.
+func (t *sessionTx) tasks(taskIDs, wakeupIDs []string) (*TaskStore, error) {
 	if err := t.checkWritable(); err != nil {
 		return nil, err
 	}
 	if t.store.Tasks == nil {
 		return nil, errs.E(errs.Internal, "porttest: SessionStore.Tasks is not set")
 	}
+	t.undo = append(t.undo, t.store.Tasks.keep(taskIDs, wakeupIDs))
 	return t.store.Tasks, nil
 }
 
 // FinalizeTask implements ports.SessionWriter through the store's TaskStore.
 func (t *sessionTx) FinalizeTask(ctx context.Context, f ports.TaskFinal) (bool, error) {
-	ts, err := t.tasks()
+	ts, err := t.tasks([]string{f.TaskID}, nil)
 	if err != nil {
 		return false, err
+	}
+	if t.store.Runs != nil {
+		// An ending drops a step approval filed under a run never started.
+		t.undo = append(t.undo, t.store.Runs.keep(f.RunID))
 	}
 	return ts.FinalizeTask(ctx, f)
 }
@@ -317,7 +341,7 @@ func (t *sessionTx) FinalizeTask(ctx context.Context, f ports.TaskFinal) (bool, 
 // SettleWakeups implements ports.SessionWriter through the store's
 // TaskStore: every debt, or conflict and none.
 func (t *sessionTx) SettleWakeups(ctx context.Context, ids []string, at time.Time) error {
-	ts, err := t.tasks()
+	ts, err := t.tasks(nil, ids)
 	if err != nil {
 		return err
 	}
@@ -342,7 +366,7 @@ func (t *sessionTx) MarkCompacted(_ context.Context, ids []string) (int, error) 
 
 // AdvanceTask implements ports.SessionWriter through the store's TaskStore.
 func (t *sessionTx) AdvanceTask(ctx context.Context, a ports.TaskAdvance) (bool, error) {
-	ts, err := t.tasks()
+	ts, err := t.tasks([]string{a.TaskID}, nil)
 	if err != nil {
 		return false, err
 	}
@@ -352,7 +376,7 @@ func (t *sessionTx) AdvanceTask(ctx context.Context, a ports.TaskAdvance) (bool,
 // RecordTaskState implements ports.SessionWriter through the store's
 // TaskStore.
 func (t *sessionTx) RecordTaskState(ctx context.Context, taskID, runID string, state []byte, at time.Time) error {
-	ts, err := t.tasks()
+	ts, err := t.tasks([]string{taskID}, nil)
 	if err != nil {
 		return err
 	}

@@ -544,10 +544,65 @@ func (s *TaskStore) PruneTasks(ctx context.Context, settledBefore, orphanBefore 
 	return n, nil
 }
 
+// keep returns what puts the tasks of taskIDs, their debts and the debts
+// of wakeupIDs back as they are now: the rollback of a failing session
+// transaction's task writes.
+func (s *TaskStore) keep(taskIDs, wakeupIDs []string) (undo func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	tasks := map[string]*domain.Task{}
+	for _, id := range taskIDs {
+		tasks[id] = nil
+		if t, ok := s.tasks[id]; ok {
+			tasks[id] = &t
+		}
+	}
+	touched := func(w domain.TaskWakeup) bool {
+		_, ofTask := tasks[w.TaskID]
+		return ofTask || slices.Contains(wakeupIDs, w.ID)
+	}
+	var wakeups []domain.TaskWakeup
+	for _, w := range s.wakeups {
+		if touched(w) {
+			wakeups = append(wakeups, w)
+		}
+	}
+	return func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		for id, t := range tasks {
+			if t == nil {
+				delete(s.tasks, id)
+			} else {
+				s.tasks[id] = *t
+			}
+		}
+		maps.DeleteFunc(s.wakeups, func(_ string, w domain.TaskWakeup) bool { return touched(w) })
+		for _, w := range wakeups {
+			s.wakeups[w.ID] = w
+		}
+	}
+}
+
+// taskOfRun names the task whose attempt runID is; "" when none (or s is
+// nil).
+func (s *TaskStore) taskOfRun(runID string) string {
+	if s == nil {
+		return ""
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for id, t := range s.tasks {
+		if t.RunID == runID {
+			return id
+		}
+	}
+	return ""
+}
+
 // ForgetSession drops the tasks a session spawned and the debts owed to
-// it: what deleting the session cascades to in the real store (a
-// SessionStore's DeleteSession cannot reach this fake; a test wires the
-// cascade).
+// it: what deleting the session cascades to in the real store
+// (SessionStore.DeleteSession calls it when this fake is its Tasks).
 func (s *TaskStore) ForgetSession(sessionID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

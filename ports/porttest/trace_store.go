@@ -112,6 +112,7 @@ func (s *TraceStore) DeleteSpansBefore(ctx context.Context, cutoff time.Time) (i
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
+	cutoff = storedTime(cutoff) // compared as the store compares: to the millisecond
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := len(s.spans)
@@ -145,7 +146,8 @@ func (s *TraceStore) CopySpans(ctx context.Context, fromSession, toSession strin
 }
 
 // ForgetSession drops a session's spans: what deleting the session
-// cascades to in the real store.
+// cascades to in the real store (SessionStore.DeleteSession calls it when
+// this fake is its Traces).
 func (s *TraceStore) ForgetSession(sessionID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -12,6 +12,9 @@ import (
 	"github.com/agents-server/agents-server/ports/porttest"
 )
 
+// epoch is when the stored rows of these tests happen.
+var epoch = time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
+
 // The trigger fake's promises the trigger service leans on: the per-owner
 // cap, due cron triggers in tick order, one winner per tick, an update
 // that keeps the record of the last fire.

@@ -257,7 +257,8 @@ func tasksStep(t *testing.T, s TaskStores) {
 	if got := findTask(t, s, "wf"); got.Status != domain.TaskInputRequired || got.PendingCallID != a.ToolCallID || got.LaunchedAt != nil {
 		t.Fatalf("held = %s %q launched %v", got.Status, got.PendingCallID, got.LaunchedAt)
 	}
-	if got, err := s.Approvals.FindApproval(ctx, "ap-1"); err != nil || got.Status != domain.ApprovalPending || got.ToolName != domain.StepApprovalTool {
+	if got, err := s.Approvals.FindApproval(ctx, "ap-1"); err != nil || got.Status != domain.ApprovalPending || got.ToolName != domain.StepApprovalTool ||
+		got.TaskID != "wf" {
 		t.Fatalf("the step approval = %+v, %v", got, err)
 	}
 	if pending, _ := s.Approvals.ListApprovals(ctx, p.OwnerID, p.ID); len(pending) != 1 {
