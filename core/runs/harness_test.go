@@ -257,12 +257,7 @@ func (h *harness) row(runID string) domain.Run {
 // entries are every entry of a session, oldest first.
 func (h *harness) entries(sessionID string) []domain.Entry {
 	h.t.Helper()
-	var out []domain.Entry
-	err := h.sessStore.ReadSession(h.t.Context(), sessionID, func(r ports.SessionReader) error {
-		var err error
-		out, err = r.Entries(h.t.Context(), 0)
-		return err
-	})
+	out, err := h.sessStore.Entries(h.t.Context(), sessionID)
 	if err != nil {
 		h.t.Fatal(err)
 	}

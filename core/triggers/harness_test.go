@@ -174,12 +174,7 @@ func (h *harness) stored(id string) domain.Trigger {
 // entries are a session's entries, oldest first.
 func (h *harness) entries(sessionID string) []domain.Entry {
 	h.t.Helper()
-	var out []domain.Entry
-	err := h.sessStore.ReadSession(h.t.Context(), sessionID, func(r ports.SessionReader) error {
-		var err error
-		out, err = r.Entries(h.t.Context(), 0)
-		return err
-	})
+	out, err := h.sessStore.Entries(h.t.Context(), sessionID)
 	if err != nil {
 		h.t.Fatal(err)
 	}

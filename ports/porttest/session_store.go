@@ -200,6 +200,18 @@ func (s *SessionStore) ReadSession(_ context.Context, id string, fn func(r ports
 	return fn(&sessionTx{state: st})
 }
 
+// Entries returns every entry of a session, oldest first: what a test
+// asserts on.
+func (s *SessionStore) Entries(ctx context.Context, id string) ([]domain.Entry, error) {
+	var out []domain.Entry
+	err := s.ReadSession(ctx, id, func(r ports.SessionReader) error {
+		var err error
+		out, err = r.Entries(ctx, 0)
+		return err
+	})
+	return out, err
+}
+
 // WriteSession implements ports.SessionStore: fn works on a copy that is
 // committed only when it returns nil.
 func (s *SessionStore) WriteSession(_ context.Context, id string, fn func(tx ports.SessionTx) error) error {
