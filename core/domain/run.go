@@ -54,6 +54,11 @@ type Run struct {
 	Replica string
 }
 
+// EndingSeq is the seq of the event a run a crash left running ends with:
+// past its last checkpoint and its seq mark, so past every event a watcher
+// may hold. The store's orphan sweep writes the same.
+func (r Run) EndingSeq() int64 { return max(r.LastSeq, r.SeqMark) + 1 }
+
 // CheckOwner refuses anyone but the run's owner, as if it did not exist.
 // Returns not_found.
 func (r Run) CheckOwner(p Principal) error {

@@ -36,10 +36,7 @@ func (s *Service) stoppedTurn(rc *runCtx, modelTurn bool, resp ports.ModelRespon
 			results[i].display = &domain.Display{Kind: "error", Title: r.name + " withheld", Summary: "Guardrail " + trip.name}
 		}
 	}
-	if modelTurn {
-		return turnEntries(rc.lr.run.ID, resp, results)
-	}
-	return outputEntries(rc.lr.run.ID, results)
+	return turnRecord(rc.lr.run.ID, modelTurn, resp, results)
 }
 
 // flight is a turn's tool calls as recorded before they run: what a
@@ -143,14 +140,11 @@ func (s *Service) landFlight(ctx context.Context, r domain.Run) []domain.Entry {
 			Name: f.Agent.Name, StartedAt: f.Agent.StartedAt, EndedAt: now, Error: "the server restarted during this run",
 			Meta: map[string]any{"agent_config_id": f.Agent.AgentConfigID}})
 	}
-	if f.Turn != nil {
-		resp := ports.ModelResponse{Output: f.Turn}
-		if f.Usage != nil {
-			resp.Usage = *f.Usage
-		}
-		return turnEntries(r.ID, resp, results)
+	resp := ports.ModelResponse{Output: f.Turn}
+	if f.Usage != nil {
+		resp.Usage = *f.Usage
 	}
-	return outputEntries(r.ID, results)
+	return turnRecord(r.ID, f.Turn != nil, resp, results)
 }
 
 // answered reports whether the session's conversation holds an output of

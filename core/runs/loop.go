@@ -378,10 +378,7 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 // resumed turn's model items were recorded at its pause).
 func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []toolResult) error {
 	lr := rc.lr
-	entries := outputEntries(lr.run.ID, results)
-	if modelTurn {
-		entries = turnEntries(lr.run.ID, resp, results)
-	}
+	entries := turnRecord(lr.run.ID, modelTurn, resp, results)
 	if _, err := s.d.Sessions.Append(context.WithoutCancel(lr.ctx), lr.run.SessionID, entries); err != nil {
 		return err
 	}
@@ -589,6 +586,16 @@ func (s *Service) consume(rc *runCtx, queues ...domain.QueueMode) ([]json.RawMes
 		lr.injected++
 	}
 	return out, nil
+}
+
+// turnRecord is what a turn records: its model items and tool outputs, or
+// (modelTurn false: a resumed turn, whose items its pause recorded) the
+// outputs alone.
+func turnRecord(runID string, modelTurn bool, resp ports.ModelResponse, results []toolResult) []domain.Entry {
+	if modelTurn {
+		return turnEntries(runID, resp, results)
+	}
+	return outputEntries(runID, results)
 }
 
 // turnEntries are the entries a turn appends in one transaction: the model's

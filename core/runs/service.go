@@ -429,7 +429,7 @@ func (s *Service) RecoverOrphans(ctx context.Context, aliveSince time.Time, rest
 		// through the replica that died, too).
 		ended := r
 		ended.Status, ended.ErrorCode, ended.ErrorMessage = domain.RunError, domain.CodeServerRestarted, msg
-		ended.LastSeq = max(r.LastSeq, r.SeqMark) + 1 // as the store numbered it
+		ended.LastSeq = r.EndingSeq() // as the store numbered it
 		if evs, ok := storedEnding(ended, 0); ok {
 			s.d.Hub.Conclude(r.ID, r.SessionID, r.OwnerID, evs[len(evs)-1])
 		}

@@ -197,7 +197,7 @@ func (s *RunStore) FailOrphanedRuns(ctx context.Context, o ports.Orphans) ([]dom
 		}
 		out = append(out, r)
 		cur.run.Status, cur.run.ErrorCode, cur.run.ErrorMessage, cur.run.UpdatedAt, cur.run.EndedAt = domain.RunError, o.Code, o.Message, at, &at
-		cur.run.LastSeq = max(cur.run.LastSeq, cur.run.SeqMark) + 1
+		cur.run.LastSeq = cur.run.EndingSeq()
 		s.runs[id] = cur
 	}
 	maps.DeleteFunc(s.roll, func(replica string, seen time.Time) bool { return replica != o.Self && seen.Before(since) })
