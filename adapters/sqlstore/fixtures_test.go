@@ -3,37 +3,13 @@ package sqlstore
 import (
 	"context"
 	"encoding/json"
-	"sync"
 	"testing"
 
 	"github.com/agents-server/agents-server/core/domain"
 )
 
-// The rows and races the store's own tests share; the run and approval
+// The rows the store's own tests share (their races use storetest.Race); the run and approval
 // promises are the contracts in ports/storetest (run_contract_test.go).
-
-// racers is how many goroutines contend for one row in the race tests.
-const racers = 16
-
-// race runs fn(i) for i in [0, n) at once (released together, so they
-// meet at the store) and waits for all of them.
-func race(n int, fn func(i int)) {
-	var ready, done sync.WaitGroup
-	start := make(chan struct{})
-	ready.Add(n)
-	done.Add(n)
-	for i := range n {
-		go func() {
-			defer done.Done()
-			ready.Done()
-			<-start
-			fn(i)
-		}()
-	}
-	ready.Wait()
-	close(start)
-	done.Wait()
-}
 
 // newSession stores an owner and an empty session of theirs.
 func newSession(t *testing.T, db *DB, id string) domain.Session {

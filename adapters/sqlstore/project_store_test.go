@@ -9,6 +9,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/ports"
+	"github.com/agents-server/agents-server/ports/storetest"
 )
 
 // projectsOf stores a sandbox and n projects of ownerID on it: p0, p1, …
@@ -136,18 +137,18 @@ func TestBindSessionRace(t *testing.T) {
 	db := openTemp(t)
 	ctx := context.Background()
 	owner := newSession(t, db, "race-owner").OwnerID
-	projects := projectsOf(t, db, owner, racers)
+	projects := projectsOf(t, db, owner, storetest.Racers)
 	for round := range 10 {
 		s := domain.Session{ID: fmt.Sprintf("bind-race-%d", round), OwnerID: owner, CreatedAt: when, UpdatedAt: when}
 		if err := db.CreateSession(ctx, s); err != nil {
 			t.Fatal(err)
 		}
-		bound := make([]string, racers)
-		won := make([]bool, racers)
-		results := make([]error, racers)
-		race(racers, func(i int) { bound[i], won[i], results[i] = bind(db, s.ID, projects[i]) })
+		bound := make([]string, storetest.Racers)
+		won := make([]bool, storetest.Racers)
+		results := make([]error, storetest.Racers)
+		storetest.Race(storetest.Racers, func(i int) { bound[i], won[i], results[i] = bind(db, s.ID, projects[i]) })
 		winner := -1
-		for i := range racers {
+		for i := range storetest.Racers {
 			if results[i] != nil {
 				t.Fatalf("round %d: caller %d: %v", round, i, results[i])
 			}

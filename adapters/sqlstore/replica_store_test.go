@@ -8,6 +8,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/ports"
+	"github.com/agents-server/agents-server/ports/storetest"
 )
 
 // TestOrphanedRunsAreOnlyThoseOfGoneReplicas: the failover sweep ends the
@@ -113,7 +114,7 @@ func TestALeaseHasOneHolderUntilItExpires(t *testing.T) {
 	for round := range 20 {
 		at := when.Add(time.Hour * time.Duration(round+1))
 		var wins [4]bool
-		race(4, func(i int) {
+		storetest.Race(4, func(i int) {
 			ok, err := db.ClaimLease(ctx, "race", string(rune('p'+i)), at, ttl)
 			if err != nil {
 				t.Error(err)

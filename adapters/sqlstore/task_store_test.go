@@ -10,6 +10,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/ports"
+	"github.com/agents-server/agents-server/ports/storetest"
 )
 
 // newTask stores a working (launched) task of the session.
@@ -142,7 +143,7 @@ func TestTaskRacesHaveOneWinner(t *testing.T) {
 		id := fmt.Sprintf("t%d", round)
 		newTask(t, db, s, id, when)
 		var wins atomic.Int32
-		race(racers, func(i int) {
+		storetest.Race(storetest.Racers, func(i int) {
 			status := []domain.TaskStatus{domain.TaskCompleted, domain.TaskFailed, domain.TaskCancelled}[i%3]
 			if won, err := db.FinalizeTask(ctx, ports.TaskFinal{TaskID: id, RunID: "run-" + id, Status: status, At: when}); err != nil {
 				t.Error(err)

@@ -18,12 +18,12 @@ import (
 // The approval contract's races: one winner of every decision, resume and
 // ending (see Approvals).
 
-// racers is how many callers contend for one row in the race promises.
-const racers = 16
+// Racers is how many callers contend for one row in a race.
+const Racers = 16
 
-// race runs fn(i) for i in [0, n) at once (released together, so they
+// Race runs fn(i) for i in [0, n) at once (released together, so they
 // meet at the store) and waits for all of them.
-func race(n int, fn func(i int)) {
+func Race(n int, fn func(i int)) {
 	var ready, done sync.WaitGroup
 	start := make(chan struct{})
 	ready.Add(n)
@@ -54,9 +54,9 @@ func approvalsDecide(t *testing.T, s Stores) {
 		run, _, aps := pauseRun(t, s, s.NewSession(t, fmt.Sprintf("dec%d", round)), fmt.Sprintf("r%d", round), 2)
 		target, other := aps[0], aps[1]
 		at := runEpoch.Add(time.Hour)
-		lists := make([][]domain.Approval, racers)
-		results := make([]error, racers)
-		race(racers, func(i int) {
+		lists := make([][]domain.Approval, Racers)
+		results := make([]error, Racers)
+		Race(Racers, func(i int) {
 			status, scope, reason := decisionOf(i)
 			lists[i], results[i] = s.Approvals.DecideApproval(ctx, target.ID, status, scope, reason, at.Add(time.Duration(i)*time.Millisecond), 0)
 		})
@@ -109,7 +109,7 @@ func approvalsDecideAll(t *testing.T, s Stores) {
 		_, _, aps := pauseRun(t, s, s.NewSession(t, fmt.Sprintf("all%d", round)), fmt.Sprintf("r%d", round), calls)
 		lists := make([][]domain.Approval, calls)
 		results := make([]error, calls)
-		race(calls, func(i int) {
+		Race(calls, func(i int) {
 			status, scope, reason := decisionOf(i)
 			lists[i], results[i] = s.Approvals.DecideApproval(ctx, aps[i].ID, status, scope, reason, runEpoch.Add(time.Hour), 0)
 		})
@@ -158,8 +158,8 @@ func approvalsResume(t *testing.T, s Stores) {
 			ok      bool
 			err     error
 		}
-		results := make([]result, racers)
-		race(racers, func(i int) {
+		results := make([]result, Racers)
+		Race(Racers, func(i int) {
 			r := &results[i]
 			r.run, r.state, r.decided, r.ok, r.err = s.Approvals.ResumeRun(ctx, run.ID, "me", at)
 		})
@@ -269,7 +269,7 @@ func approvalsEndPause(t *testing.T, s Stores) {
 		ended.Status, ended.ErrorCode, ended.UpdatedAt, ended.EndedAt = domain.RunCancelled, "superseded", at, &at
 		var resumed, endWon bool
 		var resumeErr, endErr error
-		race(2, func(i int) {
+		Race(2, func(i int) {
 			if i == 0 {
 				_, _, _, resumed, resumeErr = s.Approvals.ResumeRun(ctx, run.ID, "me", at)
 				return

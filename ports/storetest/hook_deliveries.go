@@ -16,7 +16,7 @@ import (
 )
 
 // HookDeliveries is the contract of ports.HookDeliveryStore: holding a
-// delivery is the replay guard (one holder among racers, conflict for the
+// delivery is the replay guard (one holder among Racers, conflict for the
 // rest), a release lets it be sent again, an expired row is taken over and
 // pruned. s must hold no deliveries.
 func HookDeliveries(t *testing.T, s ports.HookDeliveryStore) {
@@ -72,7 +72,7 @@ func HookDeliveries(t *testing.T, s ports.HookDeliveryStore) {
 		}
 	}
 	if held != 1 {
-		t.Fatalf("%d of %d racers held one delivery", held, len(results))
+		t.Fatalf("%d of %d Racers held one delivery", held, len(results))
 	}
 
 	// A release lets the delivery be held again; releasing one not held
