@@ -77,18 +77,20 @@ func writeSSE(ctx context.Context, c echo.Context, status int, sub *hub.Subscrip
 	h.Set("X-Accel-Buffering", "no")
 	w.WriteHeader(status)
 	w.Flush()
+	idle := time.NewTimer(sseHeartbeat)
+	defer idle.Stop()
+	var frame []byte // reused: a frame is written before the next is built
 	for {
-		wait, cancel := context.WithTimeout(ctx, sseHeartbeat)
-		ev, err := sub.Next(wait)
-		cancel()
+		ev, err := sub.NextBefore(ctx, idle.C)
 		switch {
 		case errors.Is(err, io.EOF):
 			return nil
-		case errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil:
+		case errors.Is(err, hub.ErrIdle):
 			if _, err := io.WriteString(w, ": keep-alive\n\n"); err != nil {
 				return nil
 			}
 			w.Flush()
+			idle.Reset(sseHeartbeat)
 			continue
 		case err != nil:
 			var closed streamClosed
@@ -100,13 +102,15 @@ func writeSSE(ctx context.Context, c echo.Context, status int, sub *hub.Subscrip
 			}
 			return nil // the client left, or its credential was revoked
 		}
-		if _, err := w.Write(sseFrame(ev)); err != nil {
+		frame = appendSSEFrame(frame[:0], ev)
+		if _, err := w.Write(frame); err != nil {
 			return nil
 		}
 		// One flush per burst, not per event: while more events are queued
 		// they join this write.
 		if ev.Final() || sub.Pending() == 0 {
 			w.Flush()
+			idle.Reset(sseHeartbeat)
 		}
 		if ev.Final() {
 			return nil
@@ -119,11 +123,9 @@ type streamClosed string
 
 func (r streamClosed) Error() string { return string(r) }
 
-// sseFrame renders one event: id (the sequence; none for a connection's own
-// run.gap), event (the type) and data (the envelope).
-func sseFrame(ev domain.Event) []byte {
-	env := ev.Envelope()
-	b := make([]byte, 0, len(env)+len(ev.Type)+40)
+// appendSSEFrame appends one event's frame to b: id (the sequence; none for
+// a connection's own run.gap), event (the type) and data (the envelope).
+func appendSSEFrame(b []byte, ev domain.Event) []byte {
 	if ev.Seq > 0 {
 		b = append(b, "id: "...)
 		b = strconv.AppendInt(b, ev.Seq, 10)
@@ -132,7 +134,7 @@ func sseFrame(ev domain.Event) []byte {
 	b = append(b, "event: "...)
 	b = append(b, ev.Type...)
 	b = append(b, "\ndata: "...)
-	b = append(b, env...)
+	b = ev.AppendEnvelope(b)
 	return append(b, "\n\n"...)
 }
 

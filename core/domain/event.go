@@ -52,10 +52,14 @@ func (e Event) Final() bool {
 // transports carry. The payload is already JSON, so it is spliced rather
 // than re-encoded for every watcher.
 func (e Event) Envelope() []byte {
-	typ, _ := json.Marshal(e.Type)
-	b := make([]byte, 0, len(e.Payload)+len(typ)+48)
+	return e.AppendEnvelope(make([]byte, 0, len(e.Payload)+len(e.Type)+48))
+}
+
+// AppendEnvelope appends the envelope to b, for a writer that reuses one
+// buffer across events.
+func (e Event) AppendEnvelope(b []byte) []byte {
 	b = append(b, `{"type":`...)
-	b = append(b, typ...)
+	b = appendJSONString(b, e.Type)
 	if e.Seq > 0 {
 		b = append(b, `,"seq":`...)
 		b = strconv.AppendInt(b, e.Seq, 10)
@@ -67,6 +71,21 @@ func (e Event) Envelope() []byte {
 		b = append(b, e.Payload...)
 	}
 	return append(b, '}')
+}
+
+// appendJSONString appends s as a JSON string. Event types are plain
+// words: they are copied as they are; anything else takes the encoder's
+// way (escapes, HTML-safe), so the bytes match json.Marshal.
+func appendJSONString(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			enc, _ := json.Marshal(s)
+			return append(b, enc...)
+		}
+	}
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
 }
 
 // NewEvent encodes a payload into an event of the given type.

@@ -288,3 +288,18 @@ func TestSmallRulesSayWhatTheyPromise(t *testing.T) {
 		t.Errorf("TruncationMarker: %+v, %v", marker, err)
 	}
 }
+
+// TestAnEnvelopesTypeIsEncodedAsJSONWould: the fast path for plain event
+// types and the encoder's way for anything else give json.Marshal's bytes.
+func TestAnEnvelopesTypeIsEncodedAsJSONWould(t *testing.T) {
+	for _, typ := range []string{EventStep, "", `a"b`, `back\slash`, "tab\there", "<tag>&", "é", "\u2028"} {
+		ev := Event{Type: typ, Seq: 3, Payload: json.RawMessage(`{"k":1}`)}
+		want, _ := json.Marshal(ev)
+		if got := ev.Envelope(); string(got) != string(want) {
+			t.Errorf("type %q: envelope %s, json.Marshal %s", typ, got, want)
+		}
+		if got := ev.AppendEnvelope([]byte("x")); string(got) != "x"+string(want) {
+			t.Errorf("type %q: appended %s", typ, got)
+		}
+	}
+}

@@ -444,3 +444,29 @@ func TestMergedFragmentsKeepEscapedText(t *testing.T) {
 		}
 	}
 }
+
+// A writer's idle mark ends a wait with ErrIdle, but never hides a queued
+// event: what is queued comes first.
+func TestAnIdleMarkEndsOnlyAnEmptyWait(t *testing.T) {
+	h, _ := newTestHub(Options{})
+	if err := h.Claim("s", "r", "u"); err != nil {
+		t.Fatal(err)
+	}
+	h.Publish("r", domain.NewEvent(domain.EventRunStarted, domain.RunStartedPayload{RunID: "r"}))
+	sub, err := h.Subscribe("r", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fired := make(chan time.Time, 1)
+	fired <- time.Time{}
+	if ev, err := sub.NextBefore(context.Background(), fired); err != nil || ev.Type != domain.EventRunStarted {
+		t.Fatalf("a queued event behind a fired mark: %+v, %v", ev, err)
+	}
+	if _, err := sub.NextBefore(context.Background(), fired); !errors.Is(err, ErrIdle) {
+		t.Fatalf("an empty wait past the mark: %v", err)
+	}
+	h.Publish("r", step(2))
+	if ev, err := sub.NextBefore(context.Background(), make(chan time.Time)); err != nil || ev.Seq != 2 {
+		t.Fatalf("the next event: %+v, %v", ev, err)
+	}
+}

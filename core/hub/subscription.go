@@ -2,8 +2,10 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 )
@@ -89,6 +91,16 @@ func (s *Subscription) preload(events []domain.Event) {
 // Next returns the next event, waiting for one. It returns io.EOF after the
 // final event, and ctx's error when ctx ends first.
 func (s *Subscription) Next(ctx context.Context) (domain.Event, error) {
+	return s.NextBefore(ctx, nil)
+}
+
+// ErrIdle is NextBefore's answer when its idle channel fired first.
+var ErrIdle = errors.New("no event before the idle mark")
+
+// NextBefore is Next that also gives up, with ErrIdle, when idle fires: a
+// stream's heartbeat on one reusable timer, where a deadline context per
+// event would cost a timer and a context for every watcher and event.
+func (s *Subscription) NextBefore(ctx context.Context, idle <-chan time.Time) (domain.Event, error) {
 	for {
 		s.mu.Lock()
 		if len(s.queue) > 0 {
@@ -105,6 +117,8 @@ func (s *Subscription) Next(ctx context.Context) (domain.Event, error) {
 		s.mu.Unlock()
 		select {
 		case <-s.wake:
+		case <-idle:
+			return domain.Event{}, ErrIdle
 		case <-ctx.Done():
 			return domain.Event{}, ctx.Err()
 		}
