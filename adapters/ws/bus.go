@@ -243,12 +243,14 @@ func (c *conn) pump(sub *hub.Subscription) {
 		c.mu.Unlock()
 		sub.Close()
 	}()
+	var frame []byte // reused: WriteMessage copies it out before the next
 	for {
 		ev, err := sub.Next(c.ctx)
 		if err != nil {
 			return
 		}
-		if c.write(ev.Envelope()) != nil {
+		frame = ev.AppendEnvelope(frame[:0])
+		if c.write(frame) != nil {
 			return
 		}
 	}
