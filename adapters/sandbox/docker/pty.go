@@ -128,9 +128,15 @@ func (p *pty) Read(b []byte) (int, error) {
 // Write sends keystrokes to the shell.
 func (p *pty) Write(b []byte) (int, error) { return p.att.Conn.Write(b) }
 
+// ptyResizeTimeout bounds one resize. It is generous on purpose: a resize
+// the client gives up on still reaches the daemon, and may then land after
+// a later one, leaving the terminal at the older size; a busy daemon
+// answered in over 5 s in CI.
+const ptyResizeTimeout = 30 * time.Second
+
 // Resize sets the terminal size.
 func (p *pty) Resize(cols, rows uint) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), ptyResizeTimeout)
 	defer cancel()
 	_, err := p.d.api.ExecResize(ctx, p.execID, client.ExecResizeOptions{Height: rows, Width: cols})
 	return p.d.fail(err, "resize terminal")
