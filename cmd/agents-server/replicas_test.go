@@ -89,7 +89,10 @@ func replicaWS(t *testing.T, p *process, runID string) chan []domain.Event {
 
 // slowPoll polls cond every 100 ms (a replica's request budget is per
 // address) until it holds, failing after a minute.
-func slowPoll(t *testing.T, cond func() bool) { pollUntil(t, time.Minute, 100*time.Millisecond, cond) }
+func slowPoll(t *testing.T, cond func() bool) {
+	t.Helper() // a failure names the caller's line: which condition never held
+	pollUntil(t, time.Minute, 100*time.Millisecond, cond)
+}
 
 // wholeOnce checks a stream holds every event of its run once, in order,
 // from run.started to a final event.
