@@ -294,6 +294,6 @@ type CompactView struct {
 }
 
 func (s *Server) handleCompact(c echo.Context, _ *NoBody) (CompactView, error) {
-	done, err := s.deps.Runs.Compact(c.Request().Context(), caller(c), c.Param("id"))
+	done, err := s.deps.Models.Compact(c.Request().Context(), caller(c), c.Param("id"))
 	return CompactView{Compacted: done}, err
 }

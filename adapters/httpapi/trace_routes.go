@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/traces"
@@ -87,11 +88,11 @@ func (s *Server) handleGetTrace(c echo.Context, _ *NoBody) (runs.SpanPayload, er
 }
 
 func (s *Server) handlePlayground(c echo.Context, req *PlaygroundRequest) (PlaygroundResult, error) {
-	in := runs.PlaygroundRequest{SpanID: req.SpanID, Model: req.Model, Instructions: req.Instructions, Input: req.Input, Settings: req.ModelSettings}
+	in := models.PlaygroundRequest{SpanID: req.SpanID, Model: req.Model, Instructions: req.Instructions, Input: req.Input, Settings: req.ModelSettings}
 	for _, t := range req.Tools {
 		in.Tools = append(in.Tools, ports.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
-	resp, err := s.deps.Runs.Playground(c.Request().Context(), caller(c), in)
+	resp, err := s.deps.Models.Playground(c.Request().Context(), caller(c), in)
 	if err != nil {
 		return PlaygroundResult{}, err
 	}

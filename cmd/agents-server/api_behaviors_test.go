@@ -8,6 +8,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/runs"
 )
 
@@ -16,7 +17,7 @@ import (
 func modelCalls(m *scripted.Server) []scripted.Recorded {
 	var out []scripted.Recorded
 	for _, r := range m.Requests() {
-		if !strings.Contains(string(r.Body), runs.TitlePrefix) {
+		if !strings.Contains(string(r.Body), models.TitlePrefix) {
 			out = append(out, r)
 		}
 	}
@@ -341,7 +342,7 @@ func TestFirstRunTitlesTheSession(t *testing.T) {
 	t.Parallel()
 	model, url := startScripted(t)
 	model.SetScript("titler", scripted.Script{Exchanges: []scripted.Exchange{
-		{When: runs.TitlePrefix, Steps: []scripted.Step{{Text: "\"Planning a trip to Lisbon.\""}}},
+		{When: models.TitlePrefix, Steps: []scripted.Step{{Text: "\"Planning a trip to Lisbon.\""}}},
 		{Steps: []scripted.Step{{Text: "Lisbon is lovely in May."}}},
 	}})
 	h := startServer(t, testConfig(t))

@@ -19,7 +19,6 @@ import (
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/mcp"
-	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
@@ -29,11 +28,13 @@ import (
 
 // Deps are what the run engine works with.
 type Deps struct {
-	Hub        *hub.Hub
-	Sessions   *sessions.Service
-	Runs       ports.RunStore
-	Config     ports.ConfigReader
-	Providers  *providers.Service
+	Hub      *hub.Hub
+	Sessions *sessions.Service
+	Runs     ports.RunStore
+	Config   ports.ConfigReader
+	// Models resolves providers and makes the calls around a run's turns:
+	// the session's title, compaction.
+	Models     Models
 	Settings   *settings.Service
 	Guardrails *guardrails.Service
 	Traces     ports.TraceStore
@@ -57,10 +58,7 @@ type Deps struct {
 	// that select them.
 	Natives tools.Natives
 	LLM     ports.LLM
-	// Outbound says what a provider's base URL may reach, by its owner;
-	// nil leaves every provider strict (no private addresses).
-	Outbound OutboundPolicies
-	IDs      ports.IDs
+	IDs     ports.IDs
 	// Replica is this server process's id on the replica roll: the runs it
 	// starts or resumes carry it, so commands and failover find their
 	// owner.
@@ -87,8 +85,6 @@ type Service struct {
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	live  map[string]*liveRun
-	// models caches each provider's model list for the agent form.
-	models modelCache
 }
 
 // liveRun is a run executing now.
