@@ -226,6 +226,8 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	taskMgr.Attach(runSvc)
 	peers.start(runSvc)
 	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first
+	// So do a deleted session's; a branch move holds the session's slot.
+	sessionSvc.StopWorkWith(runSvc)
 	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
 
 	agentSvc := agents.New(agents.Deps{Store: db, IDs: idGen, Clock: clock, Skills: skillSvc.Exists, MCP: mcpSvc, Natives: natives,

@@ -116,6 +116,7 @@ func (h *harness) newService() {
 		defer cancel()
 		svc.Shutdown(ctx)
 	})
+	h.sessions.StopWorkWith(svc) // a delete stops the session's runs first
 	h.svc = svc
 }
 

@@ -98,6 +98,7 @@ func newHarness(t *testing.T) *harness {
 		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: runStore, Tasks: mgr, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
 	mgr.Attach(h.runs)
+	h.sessions.StopWorkWith(h.runs)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
