@@ -13,14 +13,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/sandboxes"
-	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
@@ -28,17 +25,17 @@ import (
 
 // Deps are what the run engine works with.
 type Deps struct {
-	Hub      *hub.Hub
-	Sessions *sessions.Service
-	Runs     ports.RunStore
-	Config   ports.ConfigReader
-	// Models resolves providers and makes the calls around a run's turns:
-	// the session's title, compaction.
-	Models     Models
+	Hub        *hub.Hub
+	Sessions   Sessions
+	Runs       ports.RunStore
+	Config     ports.ConfigReader
 	Settings   *settings.Service
-	Guardrails *guardrails.Service
+	Guardrails Guardrails
 	Traces     ports.TraceStore
 	Approvals  ports.ApprovalStore
+	// Models resolves providers and makes the calls around a run's turns:
+	// the session's title, compaction.
+	Models Models
 	// Sandboxes binds projects and runs the sandbox tools; nil serves no
 	// projects.
 	Sandboxes *sandboxes.Service
@@ -53,7 +50,7 @@ type Deps struct {
 	// Skills lists what an agent reads with read_skill; nil offers none.
 	Skills Skills
 	// Attachments serves the images messages carry; nil refuses them.
-	Attachments *attachments.Service
+	Attachments Attachments
 	// Natives are the embedding program's Go tools, offered to the agents
 	// that select them.
 	Natives tools.Natives
