@@ -9,7 +9,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/models"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/traces"
 )
 
 // modelCalls are the scripted model's requests for the conversation, the
@@ -104,7 +104,7 @@ func TestRetryThenFallback(t *testing.T) {
 			d := payload[domain.DiagnosticPayload](t, ev.Event)
 			diag = append(diag, d.Type)
 		case domain.EventTraceSpan:
-			if sp := payload[runs.SpanPayload](t, ev.Event); sp.Kind == domain.SpanRetry {
+			if sp := payload[traces.SpanPayload](t, ev.Event); sp.Kind == domain.SpanRetry {
 				retrySpans++
 				if sp.DurationMS != 0 {
 					t.Fatalf("a retry span has a duration: %+v", sp)

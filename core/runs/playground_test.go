@@ -9,8 +9,8 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/models"
-	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/traces"
 	"github.com/agents-server/agents-server/ports"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
@@ -158,14 +158,14 @@ func TestTracesFollowTheirSettings(t *testing.T) {
 	t.Run("a payload past the live cap stays out of the event", func(t *testing.T) {
 		t.Parallel()
 		h := newHarness(t)
-		run, events := h.run(domain.AgentSpec{}, strings.Repeat("x", runs.LiveSpanCap), porttest.Reply{Text: "ok"})
+		run, events := h.run(domain.AgentSpec{}, strings.Repeat("x", traces.LiveSpanCap), porttest.Reply{Text: "ok"})
 		gen := h.spans(run.ID, domain.SpanGeneration)[0]
-		if len(gen.Data) <= runs.LiveSpanCap {
+		if len(gen.Data) <= traces.LiveSpanCap {
 			t.Fatalf("stored payload is %d bytes", len(gen.Data))
 		}
 		seen := 0
 		for _, ev := range ofType(events, domain.EventTraceSpan) {
-			if p := payload[runs.SpanPayload](t, ev); p.SpanID == gen.ID {
+			if p := payload[traces.SpanPayload](t, ev); p.SpanID == gen.ID {
 				seen++
 				if !p.PayloadOmitted || p.Data != nil || p.DataBytes != len(gen.Data) {
 					t.Fatalf("live span = %+v", p)
