@@ -17,6 +17,7 @@ import (
 // code config_error and Msg, a person's request is refused with it.
 type ConfigError struct{ Msg string }
 
+// Error is the message naming what to fix.
 func (e *ConfigError) Error() string { return e.Msg }
 
 func configErr(format string, args ...any) error {

@@ -17,9 +17,11 @@ import (
 // Deps are what the models service works with.
 type Deps struct {
 	// Config finds the providers calls go to and the agents sessions run.
-	Config    ports.ConfigReader
+	Config ports.ConfigReader
+	// Providers reads the providers a person may see and opens their keys.
 	Providers *providers.Service
-	Settings  *settings.Service
+	// Settings carries the proxy and the title model.
+	Settings *settings.Service
 	// Outbound says what a provider's base URL may reach, by its owner;
 	// nil leaves every provider strict (no private addresses).
 	Outbound OutboundPolicies
@@ -29,7 +31,9 @@ type Deps struct {
 	Sessions Sessions
 	// Slots keeps runs off a session while a person's compaction folds it.
 	Slots Slots
-	LLM   ports.LLM
+	// LLM makes the calls, routed by provider type.
+	LLM ports.LLM
+	// Clock times the model lists' reuse.
 	Clock ports.Clock
 }
 
