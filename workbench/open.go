@@ -28,6 +28,7 @@ import (
 	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/memories"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/outbound"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
@@ -58,6 +59,7 @@ type Workbench struct {
 	agents        *agents.Service
 	sessions      *sessions.Service
 	runs          *runs.Service
+	models        *models.Service
 	tasks         *tasks.Manager
 	workflows     *workflows.Service
 	triggers      *triggers.Service
@@ -211,16 +213,21 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		}
 	}()
 	codex := openai.NewCodex(openai.CodexOptions{BaseURL: o.ChatGPTBackendURL, Credentials: providerSvc, HTTPClient: o.ChatGPTHTTP})
+	llm := newModelRouter(codex, o.Models)
+	modelSvc := models.New(models.Deps{Config: db, Providers: providerSvc, Settings: settingsSvc, Outbound: policies, Traces: db,
+		Sessions: sessionSvc, Slots: eventHub, LLM: llm, Clock: clock})
 	runSvc := runs.New(runs.Deps{
-		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
+		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Models: modelSvc,
 		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, Tasks: taskMgr,
 		Authoring: workflowSvc, Skills: skillSvc, Attachments: attachmentSvc, Natives: natives,
-		LLM: newModelRouter(codex, o.Models), Outbound: policies, IDs: idGen, Clock: clock, Log: log, Replica: replica, Peers: peers.runPeers(),
+		LLM: llm, IDs: idGen, Clock: clock, Log: log, Replica: replica, Peers: peers.runPeers(),
 		Observer: watch.observer(),
 	})
 	taskMgr.Attach(runSvc)
 	peers.start(runSvc)
 	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first
+	// So do a deleted session's; a branch move holds the session's slot.
+	sessionSvc.StopWorkWith(runSvc)
 	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
 
 	agentSvc := agents.New(agents.Deps{Store: db, IDs: idGen, Clock: clock, Skills: skillSvc.Exists, MCP: mcpSvc, Natives: natives,
@@ -243,6 +250,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		Guardrails:   guardrailSvc,
 		Sessions:     sessionSvc,
 		Runs:         runSvc,
+		Models:       modelSvc,
 		Traces:       traceSvc,
 		Sandboxes:    sandboxSvc,
 		MCP:          mcpSvc,
@@ -262,7 +270,7 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	}
 	w := &Workbench{
 		opts: o, log: log, db: db, api: api, auth: authSvc, settings: settingsSvc, providers: providerSvc, agents: agentSvc,
-		sessions: sessionSvc, runs: runSvc, tasks: taskMgr, workflows: workflowSvc, triggers: triggerSvc, traces: traceSvc,
+		sessions: sessionSvc, runs: runSvc, models: modelSvc, tasks: taskMgr, workflows: workflowSvc, triggers: triggerSvc, traces: traceSvc,
 		attachments: attachmentSvc, streams: streams, sandboxes: sandboxSvc, mcp: mcpSvc, docker: docker, token: token, watch: watch,
 		clock: clock, replica: replica, shared: peers != nil, times: timings(o.FailoverAfter), peers: peers, unlockReplica: unlockReplica,
 		bus:      ws.New(ws.Deps{Auth: authSvc, Runs: runSvc, Budget: api, Streams: streams, Log: log}),

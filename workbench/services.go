@@ -10,6 +10,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/core/mcp"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
@@ -42,6 +43,10 @@ func (w *Workbench) Sessions() *sessions.Service { return w.sessions }
 
 // Runs starts, streams (Subscribe), cancels and approves (Decide) runs.
 func (w *Workbench) Runs() *runs.Service { return w.runs }
+
+// Models lists and tests providers' models, replays traced model calls
+// (the playground) and compacts sessions on request.
+func (w *Workbench) Models() *models.Service { return w.models }
 
 // Tasks runs background tasks and workflow executions.
 func (w *Workbench) Tasks() *tasks.Manager { return w.tasks }

@@ -9,7 +9,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/traces"
 )
 
 // The event table: every event the server sends on the WebSocket bus and
@@ -40,7 +40,7 @@ var serverEvents = []wireMessage{
 	message[domain.TitleUpdatedPayload](domain.EventTitleUpdated),
 	message[domain.ProjectBoundPayload](domain.EventProjectBound),
 	message[domain.TaskUpdatedPayload](domain.EventTaskUpdated),
-	message[runs.SpanPayload](domain.EventTraceSpan),
+	message[traces.SpanPayload](domain.EventTraceSpan),
 }
 
 // The command table: what a client sends on the WebSocket bus, described

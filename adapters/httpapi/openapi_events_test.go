@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/traces"
 )
 
 // domainStrings reads the string constants of core/domain whose names
@@ -156,7 +156,7 @@ func TestTheUnionsTellFramesApart(t *testing.T) {
 		return ev.Envelope()
 	}
 	now := time.Unix(1700000000, 0)
-	span := runs.LiveSpan(domain.Span{ID: "s", RunID: "r", Kind: domain.SpanGeneration, Name: "m", StartedAt: now, EndedAt: now})
+	span := traces.LiveSpan(domain.Span{ID: "s", RunID: "r", Kind: domain.SpanGeneration, Name: "m", StartedAt: now, EndedAt: now})
 
 	check(serverEventUnion, event(domain.EventRunStarted, 1, domain.RunStartedPayload{RunID: "r", SessionID: "s"}), true)
 	check(serverEventUnion, event(domain.EventGap, 0, domain.GapPayload{RunID: "r", Dropped: 3, LastGood: 2, Next: 6}), true)

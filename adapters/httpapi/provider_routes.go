@@ -120,7 +120,7 @@ type ProviderTestView struct {
 }
 
 func (s *Server) handleProviderModels(c echo.Context, _ *NoBody) (ProviderModelsView, error) {
-	models, err := s.deps.Runs.ProviderModels(c.Request().Context(), caller(c), c.Param("id"))
+	models, err := s.deps.Models.ProviderModels(c.Request().Context(), caller(c), c.Param("id"))
 	if models == nil {
 		models = []ports.ModelInfo{}
 	}
@@ -128,7 +128,7 @@ func (s *Server) handleProviderModels(c echo.Context, _ *NoBody) (ProviderModels
 }
 
 func (s *Server) handleTestProvider(c echo.Context, _ *NoBody) (ProviderTestView, error) {
-	t, err := s.deps.Runs.TestProvider(c.Request().Context(), caller(c), c.Param("id"))
+	t, err := s.deps.Models.TestProvider(c.Request().Context(), caller(c), c.Param("id"))
 	return ProviderTestView{OK: t.OK, LatencyMS: t.Latency.Milliseconds(), Models: t.Models, Error: t.Error, Kind: t.Kind}, err
 }
 

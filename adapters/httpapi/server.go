@@ -23,6 +23,7 @@ import (
 	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/memories"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
@@ -45,13 +46,16 @@ type Deps struct {
 	Guardrails *guardrails.Service
 	Sessions   *sessions.Service
 	Runs       *runs.Service
-	Traces     *traces.Service
-	Sandboxes  *sandboxes.Service
-	MCP        *mcp.Service
-	Tasks      *tasks.Manager
-	Workflows  *workflows.Service
-	Triggers   *triggers.Service
-	Skills     *skills.Service
+	// Models lists providers' models, tests providers, replays traced
+	// calls and compacts sessions on request.
+	Models    *models.Service
+	Traces    *traces.Service
+	Sandboxes *sandboxes.Service
+	MCP       *mcp.Service
+	Tasks     *tasks.Manager
+	Workflows *workflows.Service
+	Triggers  *triggers.Service
+	Skills    *skills.Service
 	// SkillImports reads skills from GitHub and raw URLs.
 	SkillImports *skills.Importer
 	// Attachments keeps the images people send with messages.

@@ -215,7 +215,7 @@ func (s *Server) handlePatchSession(c echo.Context, req *PatchSessionRequest) (S
 }
 
 func (s *Server) handleDeleteSession(c echo.Context, _ *NoBody) (NoBody, error) {
-	return NoBody{}, s.deps.Runs.DeleteSession(c.Request().Context(), caller(c), c.Param("id"))
+	return NoBody{}, s.deps.Sessions.Delete(c.Request().Context(), caller(c), c.Param("id"))
 }
 
 func (s *Server) handleMessages(c echo.Context, _ *NoBody) (Encoded[[]EntryView], error) {
@@ -235,7 +235,7 @@ func (s *Server) handleBranch(c echo.Context, req *BranchRequest) (SessionView, 
 	if req.EntryID == "" {
 		return SessionView{}, errs.Field("entry_id", "is required")
 	}
-	sess, err := s.deps.Runs.Branch(c.Request().Context(), caller(c), c.Param("id"), req.EntryID)
+	sess, err := s.deps.Sessions.Branch(c.Request().Context(), caller(c), c.Param("id"), req.EntryID)
 	return sessionView(sess), err
 }
 
@@ -294,6 +294,6 @@ type CompactView struct {
 }
 
 func (s *Server) handleCompact(c echo.Context, _ *NoBody) (CompactView, error) {
-	done, err := s.deps.Runs.Compact(c.Request().Context(), caller(c), c.Param("id"))
+	done, err := s.deps.Models.Compact(c.Request().Context(), caller(c), c.Param("id"))
 	return CompactView{Compacted: done}, err
 }

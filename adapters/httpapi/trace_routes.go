@@ -7,7 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/traces"
 	"github.com/agents-server/agents-server/ports"
@@ -68,7 +68,7 @@ func (s *Server) playgroundLimit(c echo.Context) int64 {
 	return int64(kb+256) << 10
 }
 
-func (s *Server) handleListTraces(c echo.Context, _ *NoBody) ([]runs.SpanPayload, error) {
+func (s *Server) handleListTraces(c echo.Context, _ *NoBody) ([]traces.SpanPayload, error) {
 	summary, err := boolQuery(c, "summary")
 	if err != nil {
 		return nil, err
@@ -78,20 +78,20 @@ func (s *Server) handleListTraces(c echo.Context, _ *NoBody) ([]runs.SpanPayload
 		return nil, err
 	}
 	list, err := s.deps.Traces.List(c.Request().Context(), caller(c), c.Param("id"), summary, page)
-	return mapAll(list, runs.SpanView), err
+	return mapAll(list, traces.SpanView), err
 }
 
-func (s *Server) handleGetTrace(c echo.Context, _ *NoBody) (runs.SpanPayload, error) {
+func (s *Server) handleGetTrace(c echo.Context, _ *NoBody) (traces.SpanPayload, error) {
 	sp, err := s.deps.Traces.Get(c.Request().Context(), caller(c), c.Param("id"), c.Param("span_id"))
-	return runs.SpanView(sp), err
+	return traces.SpanView(sp), err
 }
 
 func (s *Server) handlePlayground(c echo.Context, req *PlaygroundRequest) (PlaygroundResult, error) {
-	in := runs.PlaygroundRequest{SpanID: req.SpanID, Model: req.Model, Instructions: req.Instructions, Input: req.Input, Settings: req.ModelSettings}
+	in := models.PlaygroundRequest{SpanID: req.SpanID, Model: req.Model, Instructions: req.Instructions, Input: req.Input, Settings: req.ModelSettings}
 	for _, t := range req.Tools {
 		in.Tools = append(in.Tools, ports.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Parameters})
 	}
-	resp, err := s.deps.Runs.Playground(c.Request().Context(), caller(c), in)
+	resp, err := s.deps.Models.Playground(c.Request().Context(), caller(c), in)
 	if err != nil {
 		return PlaygroundResult{}, err
 	}

@@ -8,7 +8,8 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/models"
+	"github.com/agents-server/agents-server/core/traces"
 )
 
 // modelCalls are the scripted model's requests for the conversation, the
@@ -16,7 +17,7 @@ import (
 func modelCalls(m *scripted.Server) []scripted.Recorded {
 	var out []scripted.Recorded
 	for _, r := range m.Requests() {
-		if !strings.Contains(string(r.Body), runs.TitlePrefix) {
+		if !strings.Contains(string(r.Body), models.TitlePrefix) {
 			out = append(out, r)
 		}
 	}
@@ -103,7 +104,7 @@ func TestRetryThenFallback(t *testing.T) {
 			d := payload[domain.DiagnosticPayload](t, ev.Event)
 			diag = append(diag, d.Type)
 		case domain.EventTraceSpan:
-			if sp := payload[runs.SpanPayload](t, ev.Event); sp.Kind == domain.SpanRetry {
+			if sp := payload[traces.SpanPayload](t, ev.Event); sp.Kind == domain.SpanRetry {
 				retrySpans++
 				if sp.DurationMS != 0 {
 					t.Fatalf("a retry span has a duration: %+v", sp)
@@ -341,7 +342,7 @@ func TestFirstRunTitlesTheSession(t *testing.T) {
 	t.Parallel()
 	model, url := startScripted(t)
 	model.SetScript("titler", scripted.Script{Exchanges: []scripted.Exchange{
-		{When: runs.TitlePrefix, Steps: []scripted.Step{{Text: "\"Planning a trip to Lisbon.\""}}},
+		{When: models.TitlePrefix, Steps: []scripted.Step{{Text: "\"Planning a trip to Lisbon.\""}}},
 		{Steps: []scripted.Step{{Text: "Lisbon is lovely in May."}}},
 	}})
 	h := startServer(t, testConfig(t))

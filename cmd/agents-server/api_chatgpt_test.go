@@ -12,7 +12,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/chatgpt/chatgptdouble"
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/ports"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
@@ -139,7 +139,7 @@ func TestChatGPTSignInRunsRefreshesAndSurvivesRestart(t *testing.T) {
 		if r.Status != 200 || r.Body["stream"] != true || r.Body["store"] != false {
 			t.Fatalf("backend request %d = %+v", i, r)
 		}
-		titled = titled || strings.Contains(jsonText(r.Body["input"]), runs.TitlePrefix+"hello codex")
+		titled = titled || strings.Contains(jsonText(r.Body["input"]), models.TitlePrefix+"hello codex")
 	}
 	var s httpapi.SessionView
 	h.call("GET", "/api/v1/sessions/"+sid, ann, nil).want(t, 200).decode(t, &s)

@@ -8,7 +8,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/models"
 )
 
 // The summarizer's answer, and the conversation's: a checklist call on
@@ -16,7 +16,7 @@ import (
 func compactionScript() scripted.Script {
 	todo := scripted.ToolCall{Name: "todo_write", Arguments: `{"todos":[{"content":"look","status":"pending"}]}`}
 	return scripted.Script{Exchanges: []scripted.Exchange{
-		{When: runs.CompactPrefix, Steps: []scripted.Step{{Text: "SUMMARY: the person asked three questions."}}},
+		{When: models.CompactPrefix, Steps: []scripted.Step{{Text: "SUMMARY: the person asked three questions."}}},
 		{When: "first", Steps: []scripted.Step{{ToolCalls: []scripted.ToolCall{todo}}, {Text: "answer one"}}},
 		{When: "second", Steps: []scripted.Step{{Text: "answer two"}}},
 		{When: "third", Steps: []scripted.Step{{Text: "answer three"}}},
@@ -94,7 +94,7 @@ func TestCompactionFoldsThePrefixPastTheThresholdKeepingPairsWhole(t *testing.T)
 	// The summarizer read the folded prefix as one transcript.
 	var summarized bool
 	for _, r := range reqs {
-		if strings.Contains(string(r.Body), runs.CompactPrefix) && strings.Contains(string(r.Body), "user: first question") {
+		if strings.Contains(string(r.Body), models.CompactPrefix) && strings.Contains(string(r.Body), "user: first question") {
 			summarized = true
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/models"
 )
 
 func oneStep(st scripted.Step) scripted.Script {
@@ -556,7 +556,7 @@ func TestAStopKeepsWhatWasSaid(t *testing.T) {
 	h.openSSE(tok, h.startRun(tok, s.ID, map[string]any{"input": "again"}), 0).all(t)
 	var next string
 	for _, r := range model.Requests() {
-		if b := string(r.Body); strings.Contains(b, "again") && !strings.Contains(b, runs.TitlePrefix) {
+		if b := string(r.Body); strings.Contains(b, "again") && !strings.Contains(b, models.TitlePrefix) {
 			next = b
 		}
 	}

@@ -16,7 +16,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/models"
 )
 
 // Open streams answer to the credential that opened them: a revoked token,
@@ -35,7 +35,7 @@ func slowModel(t *testing.T) string {
 	t.Helper()
 	model, url := startScripted(t)
 	model.SetScript("slow", scripted.Script{Exchanges: []scripted.Exchange{
-		{When: runs.TitlePrefix, Steps: []scripted.Step{{Text: "Small talk"}}},
+		{When: models.TitlePrefix, Steps: []scripted.Step{{Text: "Small talk"}}},
 		{Steps: []scripted.Step{{Text: strings.Repeat("still talking ", 1000), ChunkSize: 1, DelayMS: 20}}},
 	}})
 	return url

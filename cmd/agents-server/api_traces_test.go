@@ -11,12 +11,12 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/traces"
 )
 
-func (h *harness) traces(token, sessionID, query string) []runs.SpanPayload {
+func (h *harness) traces(token, sessionID, query string) []traces.SpanPayload {
 	h.t.Helper()
-	var out []runs.SpanPayload
+	var out []traces.SpanPayload
 	h.call("GET", "/api/v1/sessions/"+sessionID+"/traces"+query, token, nil).want(h.t, 200).decode(h.t, &out)
 	return out
 }
@@ -48,7 +48,7 @@ func TestTracesSummaryWholeSpansAndLiveEvents(t *testing.T) {
 	if kinds["agent"] != 1 || kinds["generation"] != 2 || kinds["function"] != 1 || live != len(whole) {
 		t.Fatalf("spans %v, %d live of %d", kinds, live, len(whole))
 	}
-	var gen runs.SpanPayload
+	var gen traces.SpanPayload
 	for _, sp := range whole {
 		if sp.Kind == domain.SpanGeneration {
 			gen = sp
@@ -94,7 +94,7 @@ func TestTracesSummaryWholeSpansAndLiveEvents(t *testing.T) {
 	for _, bad := range []string{"?limit=0", "?limit=1001", "?limit=x", "?limit=2&before_id=nope"} {
 		h.call("GET", "/api/v1/sessions/"+s.ID+"/traces"+bad, tok, nil).wantErr(t, 400, "validation")
 	}
-	var one runs.SpanPayload
+	var one traces.SpanPayload
 	h.call("GET", "/api/v1/sessions/"+s.ID+"/traces/"+gen.SpanID, tok, nil).want(t, 200).decode(t, &one)
 	if string(one.Data) != string(gen.Data) {
 		t.Fatal("the single span differs from the listing")
@@ -123,7 +123,7 @@ func TestTracesSummaryWholeSpansAndLiveEvents(t *testing.T) {
 	if len(pg.Output) == 0 || !strings.Contains(string(modelCalls(model)[len(modelCalls(model))-1].Body), "fresh start") {
 		t.Fatalf("edited replay = %+v", pg)
 	}
-	var fn runs.SpanPayload
+	var fn traces.SpanPayload
 	for _, sp := range whole {
 		if sp.Kind == domain.SpanFunction {
 			fn = sp

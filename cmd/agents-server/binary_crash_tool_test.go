@@ -10,7 +10,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/traces"
 )
 
 // SIGKILL while a tool call is at its MCP server: after the restart the
@@ -136,7 +136,7 @@ func TestAToolCallCutOffByACrashIsRecordedWithAnUnknownOutcome(t *testing.T) {
 	}
 	// The traces: a failed function span under the agent's.
 	_, _, raw = p2.call(t, "GET", "/api/v1/sessions/"+sid+"/traces?summary=true", nil)
-	var spans []runs.SpanPayload
+	var spans []traces.SpanPayload
 	json.Unmarshal(raw, &spans)
 	agents := map[string]bool{}
 	for _, sp := range spans {
@@ -144,7 +144,7 @@ func TestAToolCallCutOffByACrashIsRecordedWithAnUnknownOutcome(t *testing.T) {
 			agents[sp.SpanID] = true
 		}
 	}
-	var fn *runs.SpanPayload
+	var fn *traces.SpanPayload
 	for i, sp := range spans {
 		if sp.Kind == domain.SpanFunction {
 			fn = &spans[i]

@@ -12,7 +12,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/mcp"
-	"github.com/agents-server/agents-server/core/providers"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
@@ -68,49 +68,15 @@ func configErr(format string, args ...any) error {
 	return &configError{msg: fmt.Sprintf(format, args...)}
 }
 
-// endpoint resolves a provider to a call endpoint: its protocol, address,
-// opened key and the proxy setting.
+// endpoint resolves a provider to a call endpoint (models.Service.Endpoint):
+// what configuration prevents ends the run as config_error.
 func (s *Service) endpoint(ctx context.Context, providerID, agentName string) (ports.ProviderEndpoint, error) {
-	if providerID == "" {
-		return ports.ProviderEndpoint{}, configErr("agent %q names no provider: pick one in its settings", agentName)
+	ep, err := s.d.Models.Endpoint(ctx, providerID, agentName)
+	var ce *models.ConfigError
+	if errors.As(err, &ce) {
+		return ep, &configError{msg: ce.Msg}
 	}
-	pr, err := s.d.Config.FindProvider(ctx, providerID)
-	if errs.Is(err, errs.NotFound) {
-		return ports.ProviderEndpoint{}, configErr("agent %q names a provider that no longer exists", agentName)
-	}
-	if err != nil {
-		return ports.ProviderEndpoint{}, err
-	}
-	proxy, err := s.d.Settings.String(ctx, settings.KeyProxyURL)
-	if err != nil {
-		return ports.ProviderEndpoint{}, err
-	}
-	if pr.AuthMode == domain.AuthChatGPTLogin {
-		// The sign-in is checked here so a run without one fails at once;
-		// its token is fetched (and refreshed) by the bridge at each call.
-		if !pr.ChatGPTLoggedIn() {
-			return ports.ProviderEndpoint{}, configErr("%s", errs.MessageOf(providers.NotSignedIn(pr)))
-		}
-		return ports.ProviderEndpoint{ProviderID: pr.ID, Name: pr.Name, Type: pr.Type, AuthMode: pr.AuthMode, API: pr.API, ProxyURL: proxy}, nil
-	}
-	key, err := s.d.Providers.KeyOf(pr)
-	if err != nil {
-		return ports.ProviderEndpoint{}, err
-	}
-	var policy domain.OutboundPolicy
-	if s.d.Outbound != nil {
-		if policy, err = s.d.Outbound.For(ctx, pr.OwnerID); err != nil {
-			return ports.ProviderEndpoint{}, err
-		}
-	}
-	return ports.ProviderEndpoint{ProviderID: pr.ID, AuthMode: pr.AuthMode, Name: pr.Name, Type: pr.Type, API: pr.API, BaseURL: pr.BaseURL,
-		APIKey: key, ProxyURL: proxy, Outbound: policy}, nil
-}
-
-// OutboundPolicies resolves what a configuration may reach by its owner
-// (core/outbound).
-type OutboundPolicies interface {
-	For(ctx context.Context, ownerID string) (domain.OutboundPolicy, error)
+	return ep, err
 }
 
 // build assembles an agent from its stored configuration: provider and key,

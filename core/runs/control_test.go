@@ -59,7 +59,7 @@ func TestStoppingALiveRun(t *testing.T) {
 			}},
 		{name: "deleting the session", first: porttest.Reply{Block: true}, want: "run.cancelled session_deleted", calls: 1,
 			stop: func(t *testing.T, h *harness, run domain.Run) {
-				if err := h.svc.DeleteSession(t.Context(), h.user, run.SessionID); err != nil {
+				if err := h.sessions.Delete(t.Context(), h.user, run.SessionID); err != nil {
 					t.Fatal(err)
 				}
 				_, err := h.sessions.Get(t.Context(), h.user, run.SessionID)
@@ -129,7 +129,7 @@ func TestCancelAndInjectRefusals(t *testing.T) {
 	// One live run per session.
 	_, err := h.svc.Start(ctx, h.user, run.SessionID, runs.StartRequest{Input: "more"})
 	wantCode(t, err, errs.Conflict)
-	_, err = h.svc.Branch(ctx, h.user, run.SessionID, h.entries(run.SessionID)[0].ID)
+	_, err = h.sessions.Branch(ctx, h.user, run.SessionID, h.entries(run.SessionID)[0].ID)
 	wantCode(t, err, errs.Conflict)
 	if err := h.svc.Cancel(ctx, h.user, run.ID, ""); err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestCancelAndInjectRefusals(t *testing.T) {
 	wantCode(t, h.svc.Cancel(ctx, h.user, run.ID, ""), errs.Conflict)
 	wantCode(t, h.svc.Inject(t.Context(), h.user, run.ID, domain.QueueSteer, "late"), errs.Conflict)
 	// Once it ended the session moves again.
-	if _, err := h.svc.Branch(ctx, h.user, run.SessionID, h.entries(run.SessionID)[0].ID); err != nil {
+	if _, err := h.sessions.Branch(ctx, h.user, run.SessionID, h.entries(run.SessionID)[0].ID); err != nil {
 		t.Fatalf("branch after the run: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
@@ -36,6 +37,7 @@ const wait = 10 * time.Second
 type harness struct {
 	t          *testing.T
 	svc        *runs.Service
+	models     *models.Service // the models service the engine calls
 	hub        *hub.Hub
 	llm        *porttest.LLM
 	clock      *porttest.Clock
@@ -104,7 +106,9 @@ func (c cascade) DeleteSession(ctx context.Context, id string) error {
 // its own) would.
 func (h *harness) newService() {
 	h.hub = hub.New(hub.Options{}, h.clock, h.runStore)
-	svc := runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Providers: h.providers,
+	h.models = models.New(models.Deps{Config: h.config, Providers: h.providers, Settings: h.settings, Traces: h.traces,
+		Sessions: h.sessions, Slots: h.hub, LLM: h.llm, Clock: h.clock})
+	svc := runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Models: h.models,
 		Settings: h.settings, Guardrails: h.guardrails, Traces: h.traces, Approvals: h.runStore, Sandboxes: h.sandboxes, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: slog.New(slog.DiscardHandler), Replica: h.ids.NewID()})
 	h.t.Cleanup(func() {
@@ -112,6 +116,7 @@ func (h *harness) newService() {
 		defer cancel()
 		svc.Shutdown(ctx)
 	})
+	h.sessions.StopWorkWith(svc) // a delete stops the session's runs first
 	h.svc = svc
 }
 
@@ -387,7 +392,7 @@ func todo(items ...string) string {
 
 // isTitle picks a session's title call.
 func isTitle(r ports.ModelRequest) bool {
-	return strings.HasPrefix(porttest.InputText(r), runs.TitlePrefix)
+	return strings.HasPrefix(porttest.InputText(r), models.TitlePrefix)
 }
 
 // conversation leaves the title calls out of the model's requests.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/sandboxtools"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/ports"
@@ -370,7 +371,7 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		t.turn = 0
 		return outcome{}, false
 	}
-	return s.finalize(ctx, rc, finalText(resp.Output), resp.Refusal), true
+	return s.finalize(ctx, rc, models.FinalText(resp.Output), resp.Refusal), true
 }
 
 // recordTurn appends a turn's entries and announces its tool results. A
@@ -640,14 +641,4 @@ func resultDisplay(r toolResult) *domain.Display {
 		d.IsError = true
 	}
 	return d
-}
-
-// finalText is the text of the turn's last assistant message.
-func finalText(output []json.RawMessage) string {
-	for i := len(output) - 1; i >= 0; i-- {
-		if it := domain.ParseItem(output[i]); it.Kind() == domain.ItemMessage {
-			return it.Text()
-		}
-	}
-	return ""
 }

@@ -13,15 +13,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/mcp"
-	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/sandboxes"
-	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
@@ -30,14 +26,16 @@ import (
 // Deps are what the run engine works with.
 type Deps struct {
 	Hub        *hub.Hub
-	Sessions   *sessions.Service
+	Sessions   Sessions
 	Runs       ports.RunStore
 	Config     ports.ConfigReader
-	Providers  *providers.Service
 	Settings   *settings.Service
-	Guardrails *guardrails.Service
+	Guardrails Guardrails
 	Traces     ports.TraceStore
 	Approvals  ports.ApprovalStore
+	// Models resolves providers and makes the calls around a run's turns:
+	// the session's title, compaction.
+	Models Models
 	// Sandboxes binds projects and runs the sandbox tools; nil serves no
 	// projects.
 	Sandboxes *sandboxes.Service
@@ -52,15 +50,12 @@ type Deps struct {
 	// Skills lists what an agent reads with read_skill; nil offers none.
 	Skills Skills
 	// Attachments serves the images messages carry; nil refuses them.
-	Attachments *attachments.Service
+	Attachments Attachments
 	// Natives are the embedding program's Go tools, offered to the agents
 	// that select them.
 	Natives tools.Natives
 	LLM     ports.LLM
-	// Outbound says what a provider's base URL may reach, by its owner;
-	// nil leaves every provider strict (no private addresses).
-	Outbound OutboundPolicies
-	IDs      ports.IDs
+	IDs     ports.IDs
 	// Replica is this server process's id on the replica roll: the runs it
 	// starts or resumes carry it, so commands and failover find their
 	// owner.
@@ -87,8 +82,6 @@ type Service struct {
 	wg    sync.WaitGroup
 	mu    sync.Mutex
 	live  map[string]*liveRun
-	// models caches each provider's model list for the agent form.
-	models modelCache
 }
 
 // liveRun is a run executing now.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/sessions"
 )
 
 // Why a run ended when its session, or its owner's account, was deleted
@@ -15,62 +16,68 @@ const (
 	reasonAccountDeleted = "account_deleted"
 )
 
-// DeleteSession stops a session's work and then deletes the session with
-// everything it holds: a live run is cancelled and waited for until its
-// loop has ended, a paused one is ended (its stream says run.cancelled), and
-// the session's slot is held across the delete so nothing new starts on it.
-// Once it returns no model call or tool of the session runs any more. Its
-// owner or an admin may. Returns not_found, or unavailable when ctx ends
-// while a run is still stopping.
-func (s *Service) DeleteSession(ctx context.Context, p domain.Principal, sessionID string) error {
-	if err := s.d.Sessions.CheckDelete(ctx, p, sessionID); err != nil {
-		return err
+// StopWork implements sessions.Work for a session about to be deleted: a
+// live run is cancelled and waited for until its loop has ended, the
+// session's tasks stop — their rows, then their runs, each session held —
+// so no task keeps working once its conversation is gone, and the paused
+// runs among them are found, to be ended once the rows are gone. Returns
+// unavailable when ctx ends while a run is still stopping.
+func (s *Service) StopWork(ctx context.Context, sessionID string) (_ sessions.Stopped, err error) {
+	var held []func()
+	release := func() {
+		for i := len(held) - 1; i >= 0; i-- {
+			held[i]()
+		}
 	}
-	release, err := s.stopAndHold(ctx, sessionID, reasonSessionDeleted)
+	defer func() {
+		if err != nil {
+			release()
+		}
+	}()
+	r, err := s.stopAndHold(ctx, sessionID, reasonSessionDeleted)
 	if err != nil {
-		return err
+		return sessions.Stopped{}, err
 	}
-	defer release()
-	// Its tasks stop first — their rows, then their runs, each session
-	// held — so no task keeps working once its conversation is gone.
-	sessions := []string{sessionID}
+	held = append(held, r)
+	ids := []string{sessionID}
 	if s.d.Tasks != nil {
 		children, err := s.d.Tasks.StopTasks(ctx, sessionID)
 		if err != nil {
-			return err
+			return sessions.Stopped{}, err
 		}
 		for _, child := range children {
-			release, err := s.stopAndHold(ctx, child, reasonSessionDeleted)
+			r, err := s.stopAndHold(ctx, child, reasonSessionDeleted)
 			if err != nil {
-				return err
+				return sessions.Stopped{}, err
 			}
-			defer release()
+			held = append(held, r)
 		}
-		sessions = append(sessions, children...)
+		ids = append(ids, children...)
 	}
 	var paused []domain.Run
-	for _, id := range sessions {
+	for _, id := range ids {
 		run, isPaused, err := s.d.Approvals.FindPausedRun(ctx, id)
 		if err != nil {
-			return err
+			return sessions.Stopped{}, err
 		}
 		if isPaused {
 			paused = append(paused, run)
 		}
 	}
-	if err := s.d.Sessions.Delete(ctx, p, sessionID); err != nil {
-		return err
-	}
-	for _, id := range sessions {
-		s.trust.Forget(id)
-	}
-	for _, run := range paused {
-		// The row went with the session; watchers of the paused run's
-		// stream are told it is over.
-		s.pausedRunEnded(run, reasonSessionDeleted)
-	}
-	return nil
+	return sessions.Stopped{Release: release, Deleted: func() {
+		for _, id := range ids {
+			s.trust.Forget(id)
+		}
+		for _, run := range paused {
+			// The row went with the session; watchers of the paused run's
+			// stream are told it is over.
+			s.pausedRunEnded(run, reasonSessionDeleted)
+		}
+	}}, nil
 }
+
+// Hold implements sessions.Work: the hub's slot for the session.
+func (s *Service) Hold(sessionID string) (func(), error) { return s.d.Hub.Hold(sessionID) }
 
 // stopAndHold takes the session's slot, first cancelling (for why) and
 // waiting out whatever run holds it.
@@ -137,22 +144,6 @@ func (s *Service) stopElsewhere(ctx context.Context, sessionID, why string) erro
 		}
 	}
 	return nil
-}
-
-// Branch moves a session's active branch to an entry (see
-// sessions.Service.Branch), holding the session so no run starts while it
-// moves. Returns conflict while a run is active on the session, plus what
-// the move returns.
-func (s *Service) Branch(ctx context.Context, p domain.Principal, sessionID, entryID string) (domain.Session, error) {
-	if _, err := s.d.Sessions.Get(ctx, p, sessionID); err != nil {
-		return domain.Session{}, err
-	}
-	release, err := s.d.Hub.Hold(sessionID)
-	if err != nil {
-		return domain.Session{}, err
-	}
-	defer release()
-	return s.d.Sessions.Branch(ctx, p, sessionID, entryID)
 }
 
 // StopUserWork cancels every live run of a user whose account is being

@@ -15,8 +15,8 @@ func TestDeletingASessionEndsItsPausedRun(t *testing.T) {
 	h := newHarness(t)
 	ctx := t.Context()
 	run, events, _ := h.pause([]string{"todo_write"}, call("todo_write", todo("x")))
-	wantCode(t, h.svc.DeleteSession(ctx, h.other, run.SessionID), errs.NotFound)
-	if err := h.svc.DeleteSession(ctx, h.admin, run.SessionID); err != nil {
+	wantCode(t, h.sessions.Delete(ctx, h.other, run.SessionID), errs.NotFound)
+	if err := h.sessions.Delete(ctx, h.admin, run.SessionID); err != nil {
 		t.Fatalf("an admin may delete a session: %v", err)
 	}
 	if got := ending(t, h.events(run.ID, last(events).Seq)); got != "run.cancelled session_deleted" {
@@ -56,7 +56,7 @@ func TestDeletingASessionStopsItsTitleCall(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Within less than the title's own budget: the delete stops the call.
-	if err := h.svc.DeleteSession(wctx, h.user, s.ID); err != nil {
+	if err := h.sessions.Delete(wctx, h.user, s.ID); err != nil {
 		t.Fatal(err)
 	}
 	// Once the delete returns nothing of the session calls a model.

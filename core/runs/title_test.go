@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/ports"
 	"github.com/agents-server/agents-server/ports/porttest"
@@ -34,7 +35,7 @@ func TestTitles(t *testing.T) {
 		{name: "a failed title leaves it untitled", title: porttest.Fail(ports.ModelUnavailable, "down"), titleCal: true},
 		{name: "an empty title is none", title: porttest.Reply{Text: "  "}, titleCal: true},
 		{name: "a name given meanwhile wins", title: porttest.Reply{Text: "Machine name"}, rename: "Mine", want: "Mine", titleCal: true},
-		{name: "an echo of the message is not taken as its title", title: porttest.Reply{Text: "You said: " + runs.TitlePrefix + "plan a trip"},
+		{name: "an echo of the message is not taken as its title", title: porttest.Reply{Text: "You said: " + models.TitlePrefix + "plan a trip"},
 			want: "plan a trip", titled: true, titleCal: true},
 		{name: "a named session is left alone", session: "Named", title: porttest.Reply{Text: "never"}, want: "Named"},
 	} {
@@ -63,7 +64,7 @@ func TestTitles(t *testing.T) {
 					t.Fatal(err)
 				}
 				r := reqs[0]
-				if r.Model != "chat" || r.Endpoint.Name != "fake" || porttest.InputText(r) != runs.TitlePrefix+"plan a trip\n" ||
+				if r.Model != "chat" || r.Endpoint.Name != "fake" || porttest.InputText(r) != models.TitlePrefix+"plan a trip\n" ||
 					*r.Settings.MaxOutputTokens != 40 || len(r.Tools) != 0 {
 					t.Fatalf("title request = %+v", r)
 				}

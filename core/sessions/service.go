@@ -22,6 +22,7 @@ type Service struct {
 	ids    ports.IDs
 	clock  ports.Clock
 	mcp    MCPProbe
+	work   Work
 }
 
 // MCPProbe sizes the MCP tool definitions an agent selects, per server,
@@ -49,7 +50,7 @@ type Deps struct {
 
 // New returns a Service.
 func New(d Deps) *Service {
-	return &Service{store: d.Store, agents: d.Agents, traces: d.Traces, runs: d.Runs, ids: d.IDs, clock: d.Clock, mcp: d.MCP}
+	return &Service{store: d.Store, agents: d.Agents, traces: d.Traces, runs: d.Runs, ids: d.IDs, clock: d.Clock, mcp: d.MCP, work: noWork{}}
 }
 
 // Create starts an empty session owned by the caller, optionally bound to
@@ -140,24 +141,13 @@ func (s *Service) Patch(ctx context.Context, p domain.Principal, id string, name
 }
 
 // CheckDelete reports whether the caller may delete the session: its owner
-// or an admin may. The run engine asks before it stops the session's work.
-// Returns not_found.
+// or an admin may. Returns not_found.
 func (s *Service) CheckDelete(ctx context.Context, p domain.Principal, id string) error {
 	sess, err := s.store.FindSession(ctx, id)
 	if err != nil {
 		return err
 	}
 	return sess.CheckDelete(p)
-}
-
-// Delete removes a session with everything it holds; its owner or an admin
-// may. It does not stop the session's work: callers go through the run
-// engine's DeleteSession, which does. Returns not_found.
-func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
-	if err := s.CheckDelete(ctx, p, id); err != nil {
-		return err
-	}
-	return s.store.DeleteSession(ctx, id)
 }
 
 // Append adds entries at the session's tip in one transaction: each gets an
@@ -239,12 +229,12 @@ func (s *Service) metaOf(ctx context.Context, r ports.SessionReader, id string) 
 	return &m, nil
 }
 
-// Branch moves the session's active branch to an entry by appending a leaf
-// under it: nothing is deleted, and the abandoned attempt stays readable
-// with on_path false. The next run continues from the entry. Returns
-// not_found, or validation for an entry that is not the session's content.
-// domain.BranchRoot continues from before the first message.
-func (s *Service) Branch(ctx context.Context, p domain.Principal, id, entryID string) (domain.Session, error) {
+// moveBranch moves the session's active branch to an entry by appending a
+// leaf under it: nothing is deleted, and the abandoned attempt stays
+// readable with on_path false. The next run continues from the entry.
+// Returns not_found, or validation for an entry that is not the session's
+// content. domain.BranchRoot continues from before the first message.
+func (s *Service) moveBranch(ctx context.Context, p domain.Principal, id, entryID string) (domain.Session, error) {
 	var out domain.Session
 	err := s.store.WriteSession(ctx, id, func(tx ports.SessionTx) error {
 		sess, err := tx.Session(ctx)

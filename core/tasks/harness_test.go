@@ -12,6 +12,7 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/secrets"
@@ -84,10 +85,13 @@ func newHarness(t *testing.T) *harness {
 	log := slog.New(slog.DiscardHandler)
 	h.mgr = tasks.New(tasks.Deps{Store: h.taskStore, Approvals: h.runStore, Sessions: h.sessions, Config: h.config, Settings: h.settings,
 		Workflows: h.workflows, Hub: h.hub, IDs: h.ids, Clock: h.clock, Log: log})
-	h.runs = runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Providers: provs, Settings: h.settings,
+	h.runs = runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Settings: h.settings,
+		Models: models.New(models.Deps{Config: h.config, Providers: provs, Settings: h.settings, Traces: traces, Sessions: h.sessions,
+			Slots: h.hub, LLM: h.llm, Clock: h.clock}),
 		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: h.runStore, Tasks: h.mgr, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
 	h.mgr.Attach(h.runs)
+	h.sessions.StopWorkWith(h.runs)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

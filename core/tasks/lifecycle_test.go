@@ -184,7 +184,7 @@ func TestDeletingAConversationStopsItsTasks(t *testing.T) {
 		parent := h.session()
 		h.answer("slow", porttest.Reply{Block: true})
 		task := h.spawn(parent, "slow")
-		if err := h.runs.DeleteSession(t.Context(), h.user, parent.ID); err != nil {
+		if err := h.sessions.Delete(t.Context(), h.user, parent.ID); err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()

@@ -12,6 +12,7 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/secrets"
@@ -91,10 +92,13 @@ func newHarness(t *testing.T) *harness {
 	log := slog.New(slog.DiscardHandler)
 	mgr := tasks.New(tasks.Deps{Store: taskStore, Approvals: runStore, Sessions: h.sessions, Config: h.config, Settings: h.settings,
 		Workflows: h.workflows, Hub: events, IDs: h.ids, Clock: h.clock, Log: log})
-	h.runs = runs.New(runs.Deps{Hub: events, Sessions: h.sessions, Runs: runStore, Config: h.config, Providers: provs, Settings: h.settings,
+	h.runs = runs.New(runs.Deps{Hub: events, Sessions: h.sessions, Runs: runStore, Config: h.config, Settings: h.settings,
+		Models: models.New(models.Deps{Config: h.config, Providers: provs, Settings: h.settings, Traces: traces, Sessions: h.sessions,
+			Slots: events, LLM: h.llm, Clock: h.clock}),
 		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: runStore, Tasks: mgr, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
 	mgr.Attach(h.runs)
+	h.sessions.StopWorkWith(h.runs)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

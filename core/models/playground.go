@@ -1,4 +1,4 @@
-package runs
+package models
 
 import (
 	"context"
@@ -77,11 +77,11 @@ func (s *Service) Playground(ctx context.Context, p domain.Principal, req Playgr
 		return ports.ModelResponse{}, errs.Field("input", "the span holds no input (trace_include_sensitive_data was off): send one")
 	}
 	providerID, _ := span.Meta["provider_id"].(string)
-	ep, err := s.endpoint(ctx, providerID, "playground")
+	ep, err := s.Endpoint(ctx, providerID, "playground")
 	if err != nil {
-		var ce *configError
+		var ce *ConfigError
 		if errors.As(err, &ce) {
-			return ports.ModelResponse{}, errs.Field("span_id", "%s", ce.msg)
+			return ports.ModelResponse{}, errs.Field("span_id", "%s", ce.Msg)
 		}
 		return ports.ModelResponse{}, err
 	}

@@ -1,4 +1,4 @@
-package runs
+package models
 
 import (
 	"context"
@@ -37,18 +37,6 @@ func (s *Service) probeEndpoint(ctx context.Context, p domain.Principal, provide
 	}
 	ep, err := s.requestEndpoint(ctx, pr.ID, pr.Name)
 	return pr, ep, err
-}
-
-// requestEndpoint is endpoint for a person's request rather than a run:
-// what a run would fail with as config_error is the request's validation
-// error.
-func (s *Service) requestEndpoint(ctx context.Context, providerID, name string) (ports.ProviderEndpoint, error) {
-	ep, err := s.endpoint(ctx, providerID, name)
-	var ce *configError
-	if errors.As(err, &ce) {
-		return ep, errs.E(errs.Validation, "%s", ce.msg)
-	}
-	return ep, err
 }
 
 // ProviderModels lists the models a provider the caller can see offers,
