@@ -92,7 +92,10 @@ func layer(path string) string {
 		return "core"
 	case strings.HasPrefix(rel, "adapters/"):
 		return "adapters"
-	case rel == "workbench" || strings.HasPrefix(rel, "workbench/"):
+	case rel == "workbench" || strings.HasPrefix(rel, "workbench/"), rel == workbenchParts:
+		// The workbench's parts beneath its facades belong to the
+		// workbench; only the agents-server command reaches them
+		// (TestOnlyTheServerReachesTheParts).
 		return "workbench"
 	case rel == "cmd/agents-server":
 		return "embedder"
@@ -314,6 +317,27 @@ func TestTheServerIsAnEmbedder(t *testing.T) {
 	}
 	if layer(module+"/adapters/httpapi") == "workbench" {
 		t.Error("an adapter counts as the public package")
+	}
+}
+
+// workbenchParts is the internal hook that hands the agents-server
+// command the parts beneath the workbench's public facades.
+const workbenchParts = "internal/workbenchparts"
+
+// TestOnlyTheServerReachesTheParts: the parts beneath the facades are for
+// the agents-server command (its tests and diagnostics) alone; an example
+// is documentation of the public package, and uses the facades.
+func TestOnlyTheServerReachesTheParts(t *testing.T) {
+	for _, p := range listPackages(t) {
+		rel := strings.TrimPrefix(p.ImportPath, module+"/")
+		if rel == "workbench" || rel == "cmd/agents-server" {
+			continue
+		}
+		for _, imp := range slices.Concat(p.Imports, p.TestImports, p.XTestImports) {
+			if imp == module+"/"+workbenchParts {
+				t.Errorf("%s imports %s, which only the workbench and the agents-server command may", p.ImportPath, workbenchParts)
+			}
+		}
 	}
 }
 

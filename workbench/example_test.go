@@ -132,3 +132,46 @@ func ExampleWorkbench_Handler() {
 	// 401 Unauthorized
 	// 200 OK
 }
+
+// The facades act for a principal as the REST API would: after a turn, the
+// session's transcript reads as the person saw it.
+func ExampleSessions_Transcript() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "workbench-example")
+	defer os.RemoveAll(dir)
+	wb, err := workbench.Open(ctx, workbench.Options{DataDir: dir,
+		Models: []workbench.Model{{Name: "local", LLM: echoModel{}}}})
+	if err != nil {
+		log.Fatal(workbench.Describe(err))
+	}
+	defer wb.Close()
+
+	me, _ := wb.Principal(ctx, workbench.Identity{Username: "grace"})
+	prov, _ := wb.Providers().Create(ctx, me, domain.ScopePrivate, providers.Input{Name: "Local", Type: "local"})
+	agent, _ := wb.Agents().Create(ctx, me, domain.ScopePrivate, domain.AgentSpec{Name: "Parrot", Model: "echo", ProviderID: prov.ID})
+	sess, _ := wb.Sessions().Create(ctx, me, "notes", agent.ID)
+	run, _ := wb.Runs().Start(ctx, me, sess.ID, runs.StartRequest{Input: "remember the milk"})
+	events, _ := wb.Runs().Subscribe(ctx, me, run.ID, 0)
+	for { // the subscription ends with the run
+		if _, err := events.Next(ctx); err != nil {
+			break
+		}
+	}
+	events.Close()
+
+	lines, err := wb.Sessions().Transcript(ctx, me, sess.ID, 10)
+	if err != nil {
+		log.Fatal(workbench.Describe(err))
+	}
+	for _, l := range lines {
+		fmt.Printf("%s: %s\n", l.Role, l.Text)
+	}
+	// Another person's principal sees no such session.
+	other, _ := wb.Principal(ctx, workbench.Identity{Username: "alan"})
+	_, err = wb.Sessions().Get(ctx, other, sess.ID)
+	fmt.Println(workbench.Describe(err))
+	// Output:
+	// user: remember the milk
+	// assistant: Echo: remember the milk
+	// session not found
+}

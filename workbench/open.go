@@ -31,6 +31,7 @@ import (
 	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/outbound"
 	"github.com/agents-server/agents-server/core/providers"
+	"github.com/agents-server/agents-server/core/replicas"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/secrets"
@@ -48,42 +49,65 @@ import (
 
 // Workbench is an open workbench: the ONE place concrete adapters meet the
 // core. Its methods hand out the services; Handler serves it over HTTP.
+// Open builds it in phases, one part each: the storage, the services (with
+// the adapters they drive), the edges that serve them, and the background
+// work.
 type Workbench struct {
-	opts          Options
-	log           *slog.Logger
+	opts Options
+	log  *slog.Logger
+	storage
+	services
+	edges
+	roll      *replicas.Roll   // this replica's place on the roll
+	upkeep    *replicas.Upkeep // the background work, once started
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// storage is where the data lives and what names and times it: the store,
+// its sealing box, the clock, the id minter and this replica's id.
+type storage struct {
 	db            *sqlstore.DB
-	api           *httpapi.Server
-	auth          *auth.Service
-	settings      *settings.Service
-	providers     *providers.Service
-	agents        *agents.Service
-	sessions      *sessions.Service
-	runs          *runs.Service
-	models        *models.Service
-	tasks         *tasks.Manager
-	workflows     *workflows.Service
-	triggers      *triggers.Service
-	traces        *traces.Service
-	attachments   *attachments.Service
-	bus           *ws.Bus
-	terminal      *ws.Terminal
-	mcpServer     http.Handler
-	streams       *livestreams.Registry
-	sandboxes     *sandboxes.Service
-	mcp           *mcp.Service
-	docker        *dockersandbox.Runtime
-	watch         *watchers // metrics, trace export
-	token         string    // the bootstrap admin's token
+	box           *secrets.Box
 	clock         ports.Clock
-	replica       string         // this workbench's id on the replica roll
-	shared        bool           // other replicas may share the store (Postgres)
-	times         replicaTimings // of the roll, from Options.FailoverAfter
-	peers         *peering       // joins the replicas (nil on SQLite)
-	unlockReplica func()         // gives up the data dir's replica id
-	stopLoops     context.CancelFunc
-	loops         sync.WaitGroup // the upkeep loops
-	closeOnce     sync.Once
-	closeErr      error
+	ids           ports.IDs
+	replica       string // this workbench's id on the replica roll
+	unlockReplica func() // gives up the data dir's replica id
+}
+
+// services are the core services, and the adapters they drive that the
+// workbench closes or reads: the sandbox runtime, the watchers, the peers.
+type services struct {
+	auth        *auth.Service
+	settings    *settings.Service
+	providers   *providers.Service
+	agents      *agents.Service
+	sessions    *sessions.Service
+	runs        *runs.Service
+	models      *models.Service
+	tasks       *tasks.Manager
+	workflows   *workflows.Service
+	triggers    *triggers.Service
+	traces      *traces.Service
+	attachments *attachments.Service
+	guardrails  *guardrails.Service
+	skills      *skills.Service
+	streams     *livestreams.Registry
+	sandboxes   *sandboxes.Service
+	mcp         *mcp.Service
+	policies    *outbound.Policies
+	docker      *dockersandbox.Runtime
+	watch       *watchers // metrics, trace export
+	peers       *peering  // joins the replicas (nil on SQLite)
+	token       string    // the bootstrap admin's token
+}
+
+// edges serve the services: the REST API, the sockets, the MCP endpoint.
+type edges struct {
+	api       *httpapi.Server
+	bus       *ws.Bus
+	terminal  *ws.Terminal
+	mcpServer http.Handler
 }
 
 // Open opens (creating when absent) and migrates the store, checks the
@@ -94,18 +118,57 @@ type Workbench struct {
 // message a person can act on.
 func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	o = o.withDefaults()
-	log := o.Logger
 	natives, err := nativeTools(o.Tools)
 	if err != nil {
 		return nil, errs.Wrap(errs.Validation, err, "Options.Tools")
 	}
+	w := &Workbench{opts: o, log: o.Logger}
+	if w.storage, err = openStorage(ctx, o); err != nil {
+		return nil, err
+	}
+	// What a failed Open built is closed, newest first.
+	defer func() {
+		if err != nil {
+			w.abandon(ctx)
+		}
+	}()
+	if err := w.buildServices(ctx, natives); err != nil {
+		return nil, err
+	}
+	if err := w.buildEdges(); err != nil {
+		return nil, err
+	}
+	if err := w.start(ctx); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// abandon closes what a failed Open had opened, newest first: the
+// watchers, the peers, the replica id, the store.
+func (w *Workbench) abandon(ctx context.Context) {
+	if w.watch != nil {
+		w.watch.close(ctx)
+	}
+	w.peers.close()
+	if w.unlockReplica != nil {
+		w.unlockReplica()
+	}
+	w.db.Close()
+}
+
+// openStorage opens the store and checks the sealing key against it, and
+// settles the clock, the id minter and this replica's id. On an error
+// nothing is left open.
+func openStorage(ctx context.Context, o Options) (_ storage, err error) {
+	log := o.Logger
 	box, err := secrets.NewBox(o.SecretKey)
 	if err != nil {
-		return nil, err
+		return storage{}, err
 	}
 	db, err := openStore(ctx, o)
 	if err != nil {
-		return nil, err
+		return storage{}, err
 	}
 	defer func() {
 		if err != nil {
@@ -113,57 +176,104 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		}
 	}()
 	if err := secrets.CheckKey(ctx, box, db); err != nil {
-		return nil, err
+		return storage{}, err
 	}
 	if box.Sealing() {
 		log.Info(secrets.Describe(box))
 	} else {
 		log.Warn(secrets.Describe(box))
 	}
+	st := storage{db: db, box: box, clock: o.Clock, ids: o.IDs}
+	if st.clock == nil {
+		st.clock = ports.SystemClock
+	}
+	if st.ids == nil {
+		st.ids = ids.UUIDv7{}
+	}
+	if st.replica, st.unlockReplica, err = replicaID(o, st.ids); err != nil {
+		return storage{}, err
+	}
+	return st, nil
+}
 
-	clock, idGen := o.Clock, o.IDs
-	if clock == nil {
-		clock = ports.SystemClock
+// buildServices builds the core services on the storage, each with the
+// adapters it drives, wired to one another at construction; it makes sure
+// the bootstrap admin exists and skips the cron ticks missed while the
+// process was down.
+func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (err error) {
+	o, log, db, box, clock, idGen := w.opts, w.log, w.db, w.box, w.clock, w.ids
+	s := &w.services
+	if s.auth, err = auth.New(db, db, idGen, clock, log, o.PasswordParams); err != nil {
+		return err
 	}
-	if idGen == nil {
-		idGen = ids.UUIDv7{}
-	}
-	replica, unlockReplica, err := replicaID(o, idGen)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			unlockReplica()
-		}
-	}()
-	authSvc, err := auth.New(db, db, idGen, clock, log, o.PasswordParams)
-	if err != nil {
-		return nil, err
-	}
-	settingsSvc := settings.New(db, box, clock)
+	s.settings = settings.New(db, box, clock)
 	// What a member configures reaches public addresses only, unless an
 	// admin setting opens more; what an admin configures reaches anything.
-	policies := outbound.New(settingsSvc, db)
+	s.policies = outbound.New(s.settings, db)
 	// Every open event stream and socket is registered by user and token,
 	// so the auth service's changes reach the streams they invalidate.
-	streams := livestreams.New(authSvc, settingsSvc, clock)
+	s.streams = livestreams.New(s.auth, s.settings, clock)
 	// Replicas sharing the store (Postgres) are joined over its bus: each
 	// hub relays what it numbers, run commands reach the replica running
 	// the run, and a credential's streams close on every replica.
 	eventHub := hub.New(o.Hub, clock, seqMarks{db: db, log: log})
-	peers, err := joinPeers(db, replica, eventHub, idGen, log)
-	if err != nil {
-		return nil, err
+	if s.peers, err = joinPeers(db, w.replica, eventHub, idGen, log); err != nil {
+		return err
 	}
-	defer func() {
-		if err != nil {
-			peers.close()
-		}
-	}()
-	authSvc.CloseStreamsWith(peers.streams(streams, authSvc))
-	// A chatgpt_login provider signs in at OpenAI's auth server (or the
-	// one the options name) and is called through the Codex bridge.
+	s.auth.CloseStreamsWith(s.peers.streams(s.streams, s.auth))
+	if s.providers, err = buildProviders(o, db, box, idGen, clock); err != nil {
+		return err
+	}
+	s.guardrails = guardrails.New(db, idGen, clock)
+	if s.token, err = s.auth.Bootstrap(ctx, o.AdminToken); err != nil {
+		return err
+	}
+	s.docker, s.sandboxes = buildSandboxes(o, db, box, s.settings, idGen, clock)
+	s.mcp = mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, Settings: s.settings,
+		Outbound: s.policies, IDs: idGen, Clock: clock, Log: log})
+	// The context report asks live MCP servers.
+	s.sessions = sessions.New(sessions.Deps{Store: db, Agents: db, Traces: db, Runs: db, MCP: s.mcp, IDs: idGen, Clock: clock})
+	// The task manager drives the run engine, and the engine tells it of
+	// every run's end: the two are wired both ways here.
+	s.workflows = workflows.NewService(db, idGen, clock)
+	s.skills = skills.NewService(db, idGen, clock)
+	s.tasks = tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: s.sessions, Config: db, Settings: s.settings, Hub: eventHub,
+		Workflows: s.workflows, Projects: s.sandboxes, IDs: idGen, Clock: clock, Log: log})
+	s.attachments = attachments.New(db, idGen, clock, o.Images)
+	if s.watch, err = newWatchers(ctx, o, eventHub, db, log); err != nil {
+		return err
+	}
+	codex := openai.NewCodex(openai.CodexOptions{BaseURL: o.ChatGPTBackendURL, Credentials: s.providers, HTTPClient: o.ChatGPTHTTP})
+	llm := newModelRouter(codex, o.Models)
+	s.models = models.New(models.Deps{Config: db, Providers: s.providers, Settings: s.settings, Outbound: s.policies, Traces: db,
+		Sessions: s.sessions, Slots: eventHub, LLM: llm, Clock: clock})
+	s.runs = runs.New(runs.Deps{
+		Hub: eventHub, Sessions: s.sessions, Runs: db, Config: db, Models: s.models,
+		Settings: s.settings, Guardrails: s.guardrails, Traces: db, Approvals: db, Sandboxes: s.sandboxes, MCP: s.mcp, Tasks: s.tasks,
+		Authoring: s.workflows, Skills: s.skills, Attachments: s.attachments, Natives: natives,
+		LLM: llm, IDs: idGen, Clock: clock, Log: log, Replica: w.replica,
+		Peers: s.peers.runPeers(), Observer: s.watch.observer(),
+	})
+	s.tasks.Attach(s.runs)
+	s.peers.start(s.runs)
+	s.auth.StopWorkWith(s.runs) // a deleted account's runs stop first
+	// So do a deleted session's; a branch move holds the session's slot.
+	s.sessions.StopWorkWith(s.runs)
+	s.traces = traces.New(db, s.sessions, s.settings, clock)
+	s.agents = agents.New(agents.Deps{Store: db, IDs: idGen, Clock: clock, Skills: s.skills.Exists, MCP: s.mcp, Natives: natives,
+		ProviderTypes: s.providers.LookupType})
+	s.triggers = triggers.New(triggers.Deps{Store: db, Deliveries: db, Users: db, Config: db, Sessions: s.sessions,
+		Workflows: s.workflows, Starter: triggerStarter{s.tasks, s.runs}, Box: box, IDs: idGen, Clock: clock,
+		Location: time.Local, Log: log})
+	// Ticks missed while the process was down are skipped before anything
+	// could fire them: they are not replayed.
+	return s.triggers.SkipMissed(ctx)
+}
+
+// buildProviders builds the provider service with the program's provider
+// types. A chatgpt_login provider signs in at OpenAI's auth server (or the
+// one the options name) and is called through the Codex bridge.
+func buildProviders(o Options, db *sqlstore.DB, box *secrets.Box, idGen ports.IDs, clock ports.Clock) (*providers.Service, error) {
 	var nativeTypes []string
 	for _, m := range o.Models {
 		if m.LLM == nil {
@@ -171,128 +281,88 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 		}
 		nativeTypes = append(nativeTypes, m.Name)
 	}
-	providerSvc, err := providers.New(providers.Deps{Store: db, Box: box, IDs: idGen, Clock: clock,
+	svc, err := providers.New(providers.Deps{Store: db, Box: box, IDs: idGen, Clock: clock,
 		ChatGPT: chatgpt.New(chatgpt.Options{Issuer: o.ChatGPTAuthURL, HTTP: o.ChatGPTHTTP}), ChatGPTStore: db,
-		NativeTypes: nativeTypes, Log: log})
+		NativeTypes: nativeTypes, Log: o.Logger})
 	if err != nil {
 		return nil, errs.Wrap(errs.Validation, err, "Options.Models")
 	}
-	guardrailSvc := guardrails.New(db, idGen, clock)
-	token, err := authSvc.Bootstrap(ctx, o.AdminToken)
-	if err != nil {
-		return nil, err
-	}
+	return svc, nil
+}
 
+// buildSandboxes builds the sandbox runtimes and the service over them.
+func buildSandboxes(o Options, db *sqlstore.DB, box *secrets.Box, settingsSvc *settings.Service, idGen ports.IDs,
+	clock ports.Clock) (*dockersandbox.Runtime, *sandboxes.Service) {
 	// The store keeps ssh:// daemons' pinned host keys, so a restart does
 	// not trust a changed key on first use again.
 	docker := dockersandbox.New(dockersandbox.Options{HostKeys: db, Clock: clock})
 	// An e2b project's sandbox is recorded in its row before it is used.
-	e2b := e2bsandbox.New(e2bsandbox.Options{Refs: db, HTTP: o.E2BHTTP, Now: clock.Now, Log: log})
-	sandboxSvc := sandboxes.New(sandboxes.Deps{Store: db, Box: box, Settings: settingsSvc,
+	e2b := e2bsandbox.New(e2bsandbox.Options{Refs: db, HTTP: o.E2BHTTP, Now: clock.Now, Log: o.Logger})
+	return docker, sandboxes.New(sandboxes.Deps{Store: db, Box: box, Settings: settingsSvc,
 		Backends:        map[string]ports.SandboxBackend{docker.Type(): docker, e2b.Type(): e2b},
 		ContainerAdmins: map[string]ports.ContainerAdmin{docker.Type(): docker},
-		IDs:             idGen, Clock: clock, Log: log})
-	mcpSvc := mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, Settings: settingsSvc,
-		Outbound: policies, IDs: idGen, Clock: clock, Log: log})
-	// The context report asks live MCP servers.
-	sessionSvc := sessions.New(sessions.Deps{Store: db, Agents: db, Traces: db, Runs: db, MCP: mcpSvc, IDs: idGen, Clock: clock})
-	// The task manager drives the run engine, and the engine tells it of
-	// every run's end: the two are wired both ways here.
-	workflowSvc := workflows.NewService(db, idGen, clock)
-	skillSvc := skills.NewService(db, idGen, clock)
-	taskMgr := tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: sessionSvc, Config: db, Settings: settingsSvc, Hub: eventHub,
-		Workflows: workflowSvc, Projects: sandboxSvc, IDs: idGen, Clock: clock, Log: log})
-	attachmentSvc := attachments.New(db, idGen, clock, o.Images)
-	watch, err := newWatchers(ctx, o, eventHub, db, log)
-	if err != nil {
-		return nil, err
-	}
-	defer func() {
-		if err != nil {
-			watch.close(ctx)
-		}
-	}()
-	codex := openai.NewCodex(openai.CodexOptions{BaseURL: o.ChatGPTBackendURL, Credentials: providerSvc, HTTPClient: o.ChatGPTHTTP})
-	llm := newModelRouter(codex, o.Models)
-	modelSvc := models.New(models.Deps{Config: db, Providers: providerSvc, Settings: settingsSvc, Outbound: policies, Traces: db,
-		Sessions: sessionSvc, Slots: eventHub, LLM: llm, Clock: clock})
-	runSvc := runs.New(runs.Deps{
-		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Models: modelSvc,
-		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, Tasks: taskMgr,
-		Authoring: workflowSvc, Skills: skillSvc, Attachments: attachmentSvc, Natives: natives,
-		LLM: llm, IDs: idGen, Clock: clock, Log: log, Replica: replica, Peers: peers.runPeers(),
-		Observer: watch.observer(),
-	})
-	taskMgr.Attach(runSvc)
-	peers.start(runSvc)
-	authSvc.StopWorkWith(runSvc) // a deleted account's runs stop first
-	// So do a deleted session's; a branch move holds the session's slot.
-	sessionSvc.StopWorkWith(runSvc)
-	traceSvc := traces.New(db, sessionSvc, settingsSvc, clock)
+		IDs:             idGen, Clock: clock, Log: o.Logger})
+}
 
-	agentSvc := agents.New(agents.Deps{Store: db, IDs: idGen, Clock: clock, Skills: skillSvc.Exists, MCP: mcpSvc, Natives: natives,
-		ProviderTypes: providerSvc.LookupType})
-	triggerSvc := triggers.New(triggers.Deps{Store: db, Deliveries: db, Users: db, Config: db, Sessions: sessionSvc, Workflows: workflowSvc,
-		Starter: triggerStarter{taskMgr, runSvc}, Box: box, IDs: idGen, Clock: clock, Location: time.Local, Log: log})
-	// Ticks missed while the process was down are skipped before anything
-	// could fire them: they are not replayed.
-	if err := triggerSvc.SkipMissed(ctx); err != nil {
-		return nil, err
-	}
+// buildEdges builds what serves the services: the REST API (with the
+// UI), the event and terminal sockets, and the MCP endpoint.
+func (w *Workbench) buildEdges() (err error) {
+	o, s := w.opts, &w.services
 	httpCfg := o.HTTP
 	httpCfg.BaseURL = o.BaseURL
-	httpCfg.Observe = watch.metrics.Request
-	api, err := httpapi.New(httpapi.Deps{
-		Auth: authSvc, Settings: settingsSvc,
-		Providers:    providerSvc,
-		Agents:       agentSvc,
-		Memories:     memories.New(db, idGen, clock),
-		Guardrails:   guardrailSvc,
-		Sessions:     sessionSvc,
-		Runs:         runSvc,
-		Models:       modelSvc,
-		Traces:       traceSvc,
-		Sandboxes:    sandboxSvc,
-		MCP:          mcpSvc,
-		Tasks:        taskMgr,
-		Workflows:    workflowSvc,
-		Triggers:     triggerSvc,
-		Skills:       skillSvc,
-		SkillImports: skills.NewImporter(skillSvc, webfetch.New("agents-server/"+o.Version), settingsSvc, policies),
-		Attachments:  attachmentSvc,
-		Streams:      streams,
-		Metrics:      watch.metrics.Handler(),
-		Ready:        db.Ping,
-		Version:      o.Version, UI: frontend.Assets(), Log: log,
+	httpCfg.Observe = s.watch.metrics.Request
+	w.api, err = httpapi.New(httpapi.Deps{
+		Auth: s.auth, Settings: s.settings,
+		Providers:    s.providers,
+		Agents:       s.agents,
+		Memories:     memories.New(w.db, w.ids, w.clock),
+		Guardrails:   s.guardrails,
+		Sessions:     s.sessions,
+		Runs:         s.runs,
+		Models:       s.models,
+		Traces:       s.traces,
+		Sandboxes:    s.sandboxes,
+		MCP:          s.mcp,
+		Tasks:        s.tasks,
+		Workflows:    s.workflows,
+		Triggers:     s.triggers,
+		Skills:       s.skills,
+		SkillImports: skills.NewImporter(s.skills, webfetch.New("agents-server/"+o.Version), s.settings, s.policies),
+		Attachments:  s.attachments,
+		Streams:      s.streams,
+		Metrics:      s.watch.metrics.Handler(),
+		Ready:        w.db.Ping,
+		Version:      o.Version, UI: frontend.Assets(), Log: w.log,
 	}, httpCfg)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	w := &Workbench{
-		opts: o, log: log, db: db, api: api, auth: authSvc, settings: settingsSvc, providers: providerSvc, agents: agentSvc,
-		sessions: sessionSvc, runs: runSvc, models: modelSvc, tasks: taskMgr, workflows: workflowSvc, triggers: triggerSvc, traces: traceSvc,
-		attachments: attachmentSvc, streams: streams, sandboxes: sandboxSvc, mcp: mcpSvc, docker: docker, token: token, watch: watch,
-		clock: clock, replica: replica, shared: peers != nil, times: timings(o.FailoverAfter), peers: peers, unlockReplica: unlockReplica,
-		bus:      ws.New(ws.Deps{Auth: authSvc, Runs: runSvc, Budget: api, Streams: streams, Log: log}),
-		terminal: ws.NewTerminal(authSvc, sandboxSvc, api, streams, log),
-		mcpServer: mcpserver.New(mcpserver.Deps{Auth: authSvc, Agents: agentSvc, Sessions: sessionSvc, Runs: runSvc,
-			Settings: settingsSvc, Budget: api, SessionIdle: o.MCPSessionIdle, Version: o.Version, Log: log}),
+	w.bus = ws.New(ws.Deps{Auth: s.auth, Runs: s.runs, Budget: w.api, Streams: s.streams, Log: w.log})
+	w.terminal = ws.NewTerminal(s.auth, s.sandboxes, w.api, s.streams, w.log)
+	w.mcpServer = mcpserver.New(mcpserver.Deps{Auth: s.auth, Agents: s.agents, Sessions: s.sessions, Runs: s.runs,
+		Settings: s.settings, Budget: w.api, SessionIdle: o.MCPSessionIdle, Version: o.Version, Log: w.log})
+	return nil
+}
+
+// start readies the workbench to serve and starts its background work.
+// Runs a crash left running end before anything is served, and so do the
+// tasks they were attempts of (their parents are owed a wake-up); paused
+// runs get their streams back; enabled MCP servers connect in the
+// background (their status says how).
+func (w *Workbench) start(ctx context.Context) error {
+	w.roll = replicas.NewRoll(replicas.RollDeps{Store: w.db, Runs: w.runs, Tasks: w.tasks, Clock: w.clock, Log: w.log,
+		Self: w.replica, Shared: w.peers != nil, FailoverAfter: w.opts.FailoverAfter})
+	if err := w.roll.Join(ctx); err != nil {
+		return err
 	}
-	// Runs a crash left running end before anything is served, and so do
-	// the tasks they were attempts of (their parents are owed a wake-up);
-	// paused runs get their streams back.
-	if err := w.joinRoll(ctx); err != nil {
-		return nil, err
+	if err := w.runs.ReopenPaused(ctx); err != nil {
+		return err
 	}
-	if err := runSvc.ReopenPaused(ctx); err != nil {
-		return nil, err
+	if err := w.mcp.Start(ctx); err != nil {
+		return err
 	}
-	// Enabled MCP servers connect in the background; their status says how.
-	if err := mcpSvc.Start(ctx); err != nil {
-		return nil, err
-	}
-	w.startLoops()
-	return w, nil
+	w.startUpkeep()
+	return nil
 }
 
 // openStore opens the Postgres database, the caller's, or the one in the

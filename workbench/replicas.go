@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/agents-server/agents-server/adapters/sqlstore"
 	"github.com/agents-server/agents-server/core/auth"
@@ -20,129 +19,11 @@ import (
 )
 
 // DefaultFailoverAfter is Options.FailoverAfter's default.
-const DefaultFailoverAfter = 30 * time.Second
+const DefaultFailoverAfter = replicas.DefaultFailoverAfter
 
-// Replicas. Every workbench is a replica with an id on the store's roll,
-// beating while it lives. On SQLite it is the only one: at start every run
-// left running is a crash's, and all the once-only work is its own. On
-// Postgres several share the database: a replica is gone when its beat is
-// older than half of FailoverAfter; the holder of the failover lease then
-// ends the runs it left running and the tasks they attempted, and pays the
-// wake-ups they owe. The timings keep the whole within FailoverAfter:
-//
-//	beat every bound/5 · gone after bound/2 without one · checked every
-//	bound/10 · leases last bound/4, so a dead holder's lapse first
-//
-// so the worst case (the dead replica held the failover lease) is about
-// 0.6 × FailoverAfter after its last beat.
-type replicaTimings struct{ beat, gone, check, lease time.Duration }
-
-func timings(bound time.Duration) replicaTimings {
-	return replicaTimings{beat: bound / 5, gone: bound / 2, check: bound / 10, lease: bound / 4}
-}
-
-// Lease names: the work only one replica does at a time.
-const (
-	leaseFailover = "failover"
-	leaseTriggers = "triggers"
-	leaseUpkeep   = "upkeep"
-	leaseIdle     = "idle-sandboxes"
-)
-
-// joinRoll puts this replica on the roll and ends what crashed replicas
-// left running: its own previous life's runs, and every other replica's
-// on SQLite or those of replicas gone for good on Postgres (the rest are
-// the failover loop's).
-func (w *Workbench) joinRoll(ctx context.Context) error {
-	now := w.clock.Now()
-	if err := w.db.Beat(ctx, w.replica, now); err != nil {
-		return err
-	}
-	aliveSince := now
-	if w.shared {
-		aliveSince = now.Add(-w.times.gone)
-	}
-	_, err := w.recover(ctx, aliveSince, true)
-	return err
-}
-
-// recover ends the orphaned runs (see runs.RecoverOrphans) and the tasks
-// they attempted (on SQLite every task left working); it returns how many
-// runs it ended.
-func (w *Workbench) recover(ctx context.Context, aliveSince time.Time, restarted bool) (int, error) {
-	orphans, err := w.runs.RecoverOrphans(ctx, aliveSince, restarted)
-	if err != nil {
-		return 0, err
-	}
-	var runIDs []string
-	if w.shared {
-		runIDs = make([]string, 0, len(orphans))
-		for _, r := range orphans {
-			runIDs = append(runIDs, r.ID)
-		}
-	}
-	return len(orphans), w.tasks.Recover(ctx, runIDs)
-}
-
-// beat keeps this replica on the roll until ctx ends.
-func (w *Workbench) beat(ctx context.Context) {
-	defer w.loops.Done()
-	w.every(ctx, w.times.beat, func(ctx context.Context) {
-		if err := w.db.Beat(ctx, w.replica, w.clock.Now()); err != nil && ctx.Err() == nil {
-			w.log.Warn("replica heartbeat failed", "err", err)
-		}
-	})
-}
-
-// failover, on the holder of its lease, ends what gone replicas left
-// running and pays the wake-ups their tasks now owe.
-func (w *Workbench) failover(ctx context.Context) {
-	defer w.loops.Done()
-	w.every(ctx, w.times.check, w.leased(leaseFailover, func(ctx context.Context) {
-		n, err := w.recover(ctx, w.clock.Now().Add(-w.times.gone), false)
-		if err != nil {
-			if ctx.Err() == nil {
-				w.log.Warn("failover sweep failed", "err", err)
-			}
-			return
-		}
-		if n > 0 {
-			w.log.Warn("failover: ended the runs of replicas that are gone", "count", n)
-			w.tasks.Drain(ctx)
-		}
-	}))
-}
-
-// leased wraps once-only work: on a shared database it runs only on the
-// replica holding the lease called name (taken or renewed at each pass);
-// on SQLite it always runs.
-func (w *Workbench) leased(name string, sweep func(context.Context)) func(context.Context) {
-	if !w.shared {
-		return sweep
-	}
-	return func(ctx context.Context) {
-		held, err := w.db.ClaimLease(ctx, name, w.replica, w.clock.Now(), w.times.lease)
-		if err != nil {
-			if ctx.Err() == nil {
-				w.log.Warn("claiming a lease failed", "lease", name, "err", err)
-			}
-			return
-		}
-		if held {
-			sweep(ctx)
-		}
-	}
-}
-
-// leaveRoll takes this replica off the roll at a clean stop, giving up its
-// leases: the others take its work over at once.
-func (w *Workbench) leaveRoll() {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	if err := w.db.Leave(ctx, w.replica); err != nil {
-		w.log.Warn("leaving the replica roll failed", "err", err)
-	}
-}
+// The replica roll's policy (beats, leases, failover) is core/replicas';
+// what is here wires it: the replica's id, the backplane that joins the
+// replicas, and the hub's seq marks.
 
 // Replica is this workbench's id on the replica roll.
 func (w *Workbench) Replica() string { return w.replica }

@@ -4,67 +4,31 @@ import (
 	"context"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
-	"github.com/agents-server/agents-server/adapters/sqlstore"
-	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/livestreams"
-	"github.com/agents-server/agents-server/core/mcp"
-	"github.com/agents-server/agents-server/core/models"
-	"github.com/agents-server/agents-server/core/providers"
-	"github.com/agents-server/agents-server/core/runs"
-	"github.com/agents-server/agents-server/core/sandboxes"
-	"github.com/agents-server/agents-server/core/sessions"
-	"github.com/agents-server/agents-server/core/settings"
-	"github.com/agents-server/agents-server/core/tasks"
-	"github.com/agents-server/agents-server/core/traces"
-	"github.com/agents-server/agents-server/core/triggers"
-	"github.com/agents-server/agents-server/core/workflows"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // The services. Every call takes the domain.Principal it acts for (see
 // Admin and Principal) and applies the same rules as the REST API: who may
-// see and change what, validation, transactions.
-
-// Auth signs people in: users, roles and tokens.
-func (w *Workbench) Auth() *auth.Service { return w.auth }
-
-// Settings reads and writes the global settings.
-func (w *Workbench) Settings() *settings.Service { return w.settings }
+// see and change what, validation, transactions. Each is a facade over a
+// core service offering what a program needs to drive the workbench; the
+// rest of the engine stays behind them.
 
 // Providers manages model providers and their sealed keys.
-func (w *Workbench) Providers() *providers.Service { return w.providers }
+func (w *Workbench) Providers() Providers { return Providers{w.providers} }
 
 // Agents manages agent configurations.
-func (w *Workbench) Agents() *agents.Service { return w.agents }
+func (w *Workbench) Agents() Agents { return Agents{w.agents} }
 
-// Sessions manages conversations and their transcripts.
-func (w *Workbench) Sessions() *sessions.Service { return w.sessions }
+// Sessions manages conversations and reads their transcripts.
+func (w *Workbench) Sessions() Sessions { return Sessions{w.sessions} }
 
 // Runs starts, streams (Subscribe), cancels and approves (Decide) runs.
-func (w *Workbench) Runs() *runs.Service { return w.runs }
-
-// Models lists and tests providers' models, replays traced model calls
-// (the playground) and compacts sessions on request.
-func (w *Workbench) Models() *models.Service { return w.models }
-
-// Tasks runs background tasks and workflow executions.
-func (w *Workbench) Tasks() *tasks.Manager { return w.tasks }
-
-// Workflows manages workflow definitions.
-func (w *Workbench) Workflows() *workflows.Service { return w.workflows }
-
-// Triggers manages cron and webhook triggers.
-func (w *Workbench) Triggers() *triggers.Service { return w.triggers }
+func (w *Workbench) Runs() Runs { return Runs{w.runs} }
 
 // Traces reads runs' traces.
-func (w *Workbench) Traces() *traces.Service { return w.traces }
-
-// Sandboxes manages sandboxes and projects.
-func (w *Workbench) Sandboxes() *sandboxes.Service { return w.sandboxes }
-
-// MCP manages MCP server connections.
-func (w *Workbench) MCP() *mcp.Service { return w.mcp }
+func (w *Workbench) Traces() Traces { return Traces{w.traces} }
 
 // AdminToken is the bootstrap admin's API token (Options.AdminToken, or
 // the one minted on the first Open): the credential of the sign-in link.
@@ -86,25 +50,21 @@ func (w *Workbench) Principal(ctx context.Context, id Identity) (domain.Principa
 // postgres(URL without its password).
 func (w *Workbench) StoreName() string { return w.db.String() }
 
-// Internals are the composed parts beneath the services, for tests and
-// diagnostics. They are not a stable interface: a program should not need
-// them.
-type Internals struct {
-	DB      *sqlstore.DB
-	API     *httpapi.Server
-	Streams *livestreams.Registry
-	// MetricsAddr is where Options.MetricsAddr's listener listens ("" when
-	// none).
-	MetricsAddr string
+// The agents-server command's tests and diagnostics reach the parts
+// beneath the facades through an internal package, so no embedder can.
+func init() {
+	workbenchparts.Of = func(wb any) workbenchparts.Parts { return wb.(*Workbench).parts() }
 }
 
-// Internals returns the composed parts (see Internals).
-func (w *Workbench) Internals() Internals {
-	in := Internals{DB: w.db, API: w.api, Streams: w.streams}
+// parts returns the composed parts (see workbenchparts.Parts).
+func (w *Workbench) parts() workbenchparts.Parts {
+	p := workbenchparts.Parts{DB: w.db, API: w.api, Streams: w.streams,
+		Auth: w.auth, Settings: w.settings, Providers: w.providers, Agents: w.agents, Sessions: w.sessions, Runs: w.runs,
+		Tasks: w.tasks, Workflows: w.workflows, Triggers: w.triggers, Traces: w.traces, Sandboxes: w.sandboxes, MCP: w.mcp}
 	if w.watch.ln != nil {
-		in.MetricsAddr = w.watch.ln.Addr().String()
+		p.MetricsAddr = w.watch.ln.Addr().String()
 	}
-	return in
+	return p
 }
 
 // OpenAPI returns the API's OpenAPI document (YAML), as served at

@@ -10,6 +10,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // gatedScript calls todo_write (gated by the agent) then answers; "twice"
@@ -160,7 +161,7 @@ func TestADecisionWaitsForAnActiveRunAndANewMessageSupersedesThePause(t *testing
 
 	// While another run holds the session (as a background task's would),
 	// a decision is refused and changes nothing.
-	hub := h.app.wb.Runs().Hub()
+	hub := workbenchparts.Of(h.app.wb).Runs.Hub()
 	// run.interrupted is out; the paused run lets go of the session right
 	// after (its last span is stored first).
 	select {
@@ -265,11 +266,11 @@ func TestUnansweredApprovalsExpireWithAVisibleNote(t *testing.T) {
 	pending := h.approvals(tok, s.ID)[0]
 
 	clock.Add(4 * time.Minute)
-	if n, err := h.app.wb.Runs().ReapApprovals(context.Background()); err != nil || n != 0 {
+	if n, err := workbenchparts.Of(h.app.wb).Runs.ReapApprovals(context.Background()); err != nil || n != 0 {
 		t.Fatalf("reaped %d early: %v", n, err)
 	}
 	clock.Add(2 * time.Minute)
-	if n, err := h.app.wb.Runs().ReapApprovals(context.Background()); err != nil || n != 1 {
+	if n, err := workbenchparts.Of(h.app.wb).Runs.ReapApprovals(context.Background()); err != nil || n != 1 {
 		t.Fatalf("reaped %d: %v", n, err)
 	}
 	if last := lastEvent(sse.all(t)); payload[domain.CancelledPayload](t, last.Event).Reason != "expired" {
@@ -287,7 +288,7 @@ func TestUnansweredApprovalsExpireWithAVisibleNote(t *testing.T) {
 	run2 := h.startRun(tok, s.ID, map[string]any{"input": "note it"})
 	untilType(t, h.openSSE(tok, run2, 0), domain.EventInterrupted)
 	clock.Add(100 * time.Hour)
-	if n, _ := h.app.wb.Runs().ReapApprovals(context.Background()); n != 0 || len(h.approvals(tok, s.ID)) != 1 {
+	if n, _ := workbenchparts.Of(h.app.wb).Runs.ReapApprovals(context.Background()); n != 0 || len(h.approvals(tok, s.ID)) != 1 {
 		t.Fatal("approvals expired with the TTL off")
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // updateAuthz rewrites the committed matrix from what the server answers:
@@ -76,7 +77,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	w.create("ann", "/api/v1/memories", map[string]any{"key": "diary", "content": "Prefers short answers.", "agent_config_id": w.agent})
 
 	var lines []string
-	for _, r := range h.app.wb.Internals().API.Routes() {
+	for _, r := range workbenchparts.Of(h.app.wb).API.Routes() {
 		path := openAPIPath(r.Path)
 		cells := []string{}
 		for _, who := range callers {

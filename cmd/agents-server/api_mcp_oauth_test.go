@@ -32,6 +32,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/adapters/mcp/mcptest"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // protectedServer is an MCP server (the official SDK's) that only answers
@@ -209,7 +210,7 @@ func (h *harness) connectOAuth(token, id string, b *http.Client) string {
 // a secret key, so it is the plain JSON).
 func (h *harness) storedGrant(id string) domain.MCPGrant {
 	h.t.Helper()
-	row, err := h.app.wb.Internals().DB.FindMCPServer(context.Background(), id)
+	row, err := workbenchparts.Of(h.app.wb).DB.FindMCPServer(context.Background(), id)
 	if err != nil {
 		h.t.Fatal(err)
 	}

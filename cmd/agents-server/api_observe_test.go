@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // metricValue finds a sample's line in a text exposition: name{labels} v.
@@ -62,7 +63,7 @@ func TestMetricsCountWhatRunsDid(t *testing.T) {
 		t.Errorf("events: %q", l)
 	}
 	// The separate listener serves the same registry without a token.
-	resp, err := http.Get("http://" + h.app.wb.Internals().MetricsAddr + "/metrics")
+	resp, err := http.Get("http://" + workbenchparts.Of(h.app.wb).MetricsAddr + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 func TestHealthServerInfoAndOpenAPIAreServed(t *testing.T) {
@@ -362,12 +363,12 @@ func TestDrainRefusesNewWorkWhileInFlightRequestsFinish(t *testing.T) {
 		heldDone <- reply{Status: resp.StatusCode, Header: resp.Header, Body: b}
 	}()
 	io.WriteString(pw, `{"value":`)
-	waitFor(t, func() bool { return h.app.wb.Internals().API.InFlight() > 0 })
+	waitFor(t, func() bool { return workbenchparts.Of(h.app.wb).API.InFlight() > 0 })
 
 	drained := make(chan error, 1)
 	h.stopped = true // this test stops the server itself
 	go func() { drained <- h.app.shutdown() }()
-	waitFor(t, h.app.wb.Internals().API.Draining)
+	waitFor(t, workbenchparts.Of(h.app.wb).API.Draining)
 
 	r := h.call("PUT", "/api/v1/settings/system_prompt", h.admin, map[string]string{"value": "late"})
 	r.wantErr(t, 503, "unavailable")
@@ -426,7 +427,7 @@ func pollUntil(t *testing.T, limit, every time.Duration, cond func() bool) {
 func TestStoreOutageIsUnavailableAndLeaksNoDetail(t *testing.T) {
 	t.Parallel()
 	h := startServer(t, testConfig(t))
-	h.app.wb.Internals().DB.Close()
+	workbenchparts.Of(h.app.wb).DB.Close()
 	r := h.call("GET", "/api/v1/settings", h.admin, nil)
 	r.wantErr(t, 503, "unavailable")
 	if bytes.Contains(r.Body, []byte("sql")) || bytes.Contains(r.Body, []byte("closed")) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/secrets"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // createProvider adds a provider as token and returns it.
@@ -105,7 +106,7 @@ func TestProviderKeyMaskRules(t *testing.T) {
 	ctx := context.Background()
 	p := h.createProvider(h.admin, map[string]any{"name": "p", "api_key": "sk-original"})
 	key := func() string {
-		k, err := h.app.wb.Providers().APIKey(ctx, p.ID)
+		k, err := workbenchparts.Of(h.app.wb).Providers.APIKey(ctx, p.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +170,7 @@ func TestNoPlaintextKeyInResponsesLogsOrDatabase(t *testing.T) {
 			t.Fatalf("a response carries the key: %s", r.Body)
 		}
 	}
-	if k, _ := h.app.wb.Providers().APIKey(context.Background(), p.ID); k != plant {
+	if k, _ := workbenchparts.Of(h.app.wb).Providers.APIKey(context.Background(), p.ID); k != plant {
 		t.Fatalf("the key did not survive: %q", k)
 	}
 	if strings.Contains(h.logs.String(), plant) {

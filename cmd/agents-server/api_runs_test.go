@@ -11,6 +11,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/models"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 func oneStep(st scripted.Step) scripted.Script {
@@ -492,12 +493,12 @@ func TestARestartEndsRunsLeftRunningWithAVisibleNote(t *testing.T) {
 	// A run the process was executing when it died.
 	orphan := domain.Run{ID: "01a00000-0000-7000-8000-00000000dead", SessionID: s.ID, OwnerID: me.ID, Status: domain.RunRunning,
 		Input: "hello", CreatedAt: time.Now(), UpdatedAt: time.Now()}
-	if err := h.app.wb.Internals().DB.CreateRun(context.Background(), orphan); err != nil {
+	if err := workbenchparts.Of(h.app.wb).DB.CreateRun(context.Background(), orphan); err != nil {
 		t.Fatal(err)
 	}
 	h.stop()
 	h2 := startServer(t, cfg)
-	run, err := h2.app.wb.Internals().DB.FindRun(context.Background(), orphan.ID)
+	run, err := workbenchparts.Of(h2.app.wb).DB.FindRun(context.Background(), orphan.ID)
 	if err != nil || run.Status != domain.RunError || run.ErrorCode != domain.CodeServerRestarted || run.EndedAt == nil {
 		t.Fatalf("after restart: %+v %v", run, err)
 	}

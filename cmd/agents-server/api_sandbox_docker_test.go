@@ -15,6 +15,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // call is a scripted model step making one tool call.
@@ -397,11 +398,11 @@ func TestInstanceStopsWaitForWorkAndIdleOnesStopOnDocker(t *testing.T) {
 		t.Fatalf("start = %+v", started)
 	}
 	ctx := context.Background()
-	if n, err := h.app.wb.Sandboxes().SweepIdle(ctx); err != nil || n != 0 {
+	if n, err := workbenchparts.Of(h.app.wb).Sandboxes.SweepIdle(ctx); err != nil || n != 0 {
 		t.Fatalf("a fresh instance was swept: %d %v", n, err)
 	}
 	clock.Add(31 * time.Minute)
-	if n, err := h.app.wb.Sandboxes().SweepIdle(ctx); err != nil || n != 1 {
+	if n, err := workbenchparts.Of(h.app.wb).Sandboxes.SweepIdle(ctx); err != nil || n != 1 {
 		t.Fatalf("idle sweep stopped %d: %v", n, err)
 	}
 	if state() != "stopped" {

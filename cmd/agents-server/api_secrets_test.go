@@ -15,6 +15,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 	"github.com/agents-server/agents-server/workbench"
 )
 
@@ -85,7 +86,7 @@ func TestSecretSettingsAreMaskedAndSealedAtRest(t *testing.T) {
 	// The mask sent back keeps the stored value.
 	put(secrets.Mask)
 	ctx := context.Background()
-	if v, _ := h.app.wb.Settings().String(ctx, settings.KeyProxyURL); v != proxy {
+	if v, _ := workbenchparts.Of(h.app.wb).Settings.String(ctx, settings.KeyProxyURL); v != proxy {
 		t.Fatalf("after a masked write the backend reads %q", v)
 	}
 
@@ -100,12 +101,12 @@ func TestSecretSettingsAreMaskedAndSealedAtRest(t *testing.T) {
 
 	// The same key opens it again after a restart.
 	h2 := startServer(t, cfg)
-	if v, _ := h2.app.wb.Settings().String(ctx, settings.KeyProxyURL); v != proxy {
+	if v, _ := workbenchparts.Of(h2.app.wb).Settings.String(ctx, settings.KeyProxyURL); v != proxy {
 		t.Fatalf("after restart the backend reads %q", v)
 	}
 	// Clearing removes it.
 	h2.call("PUT", "/api/v1/settings/proxy_url", h2.admin, map[string]string{"value": ""}).want(t, 200)
-	if v, _ := h2.app.wb.Settings().String(ctx, settings.KeyProxyURL); v != "" {
+	if v, _ := workbenchparts.Of(h2.app.wb).Settings.String(ctx, settings.KeyProxyURL); v != "" {
 		t.Fatalf("cleared secret reads %q", v)
 	}
 }
@@ -155,7 +156,7 @@ func TestWithoutAKeySecretsArePlaintextAndStillMasked(t *testing.T) {
 	h.stop()
 	cfg.SecretKey = newKey(t)
 	h2 := startServer(t, cfg)
-	if v, _ := h2.app.wb.Settings().String(context.Background(), settings.KeyProxyURL); v != "http://u:p@proxy:1" {
+	if v, _ := workbenchparts.Of(h2.app.wb).Settings.String(context.Background(), settings.KeyProxyURL); v != "http://u:p@proxy:1" {
 		t.Fatalf("pre-key row reads %q", v)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // slowToolScript streams its first answer slowly, then calls todo_write and
@@ -153,7 +154,7 @@ func TestDeletingAUserStopsTheirRunsFirst(t *testing.T) {
 	id := me.ID
 
 	h.call("DELETE", "/api/v1/auth/users/"+id, h.admin, nil).want(t, 204)
-	if live := h.app.wb.Runs().Hub().LiveRuns(id); len(live) != 0 {
+	if live := workbenchparts.Of(h.app.wb).Runs.Hub().LiveRuns(id); len(live) != 0 {
 		t.Fatalf("runs still live after the account was deleted: %v", live)
 	}
 	if got := len(modelCalls(model)); got != 1 {

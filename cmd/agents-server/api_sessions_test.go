@@ -9,6 +9,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // Entries as the run engine writes them.
@@ -37,7 +38,7 @@ func (h *harness) createSession(token string, body any) httpapi.SessionView {
 
 func (h *harness) appendEntries(sessionID string, entries ...domain.Entry) []domain.Entry {
 	h.t.Helper()
-	out, err := h.app.wb.Sessions().Append(context.Background(), sessionID, entries)
+	out, err := workbenchparts.Of(h.app.wb).Sessions.Append(context.Background(), sessionID, entries)
 	if err != nil {
 		h.t.Fatalf("append: %v", err)
 	}
@@ -242,7 +243,7 @@ func TestBranchRegenerateAndSwitch(t *testing.T) {
 		h.call("POST", "/api/v1/sessions/"+s.ID+"/branch", tok, bad).wantErr(t, 400, "validation")
 	}
 	// A branch marker is not a place to continue from.
-	row, err := h.app.wb.Internals().DB.FindSession(context.Background(), s.ID)
+	row, err := workbenchparts.Of(h.app.wb).DB.FindSession(context.Background(), s.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -388,7 +389,7 @@ func TestContextReportFollowsTheActiveBranch(t *testing.T) {
 		t.Fatalf("after branch = %+v (before %d)", c, before)
 	}
 	profile := json.RawMessage(`{"instructions":1200,"tools":{"builtin":300}}`)
-	if err := h.app.wb.Internals().DB.SaveContextProfile(context.Background(), s.ID, "r3", profile, time.Now()); err != nil {
+	if err := workbenchparts.Of(h.app.wb).DB.SaveContextProfile(context.Background(), s.ID, "r3", profile, time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	if c = get(); string(c.Prompt) != string(profile) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -110,7 +111,7 @@ func TestSettingWritesAreTypedAndAdminOnly(t *testing.T) {
 		t.Fatalf("bool write = %+v", s)
 	}
 	ctx := context.Background()
-	if n, _ := h.app.wb.Settings().Int(ctx, settings.KeyMaxTerminalsPerSandbox); n != 8 {
+	if n, _ := workbenchparts.Of(h.app.wb).Settings.Int(ctx, settings.KeyMaxTerminalsPerSandbox); n != 8 {
 		t.Fatalf("backend reads %d", n)
 	}
 	// An empty value resets to the default.
@@ -121,7 +122,7 @@ func TestSettingWritesAreTypedAndAdminOnly(t *testing.T) {
 	// DELETE resets too, and is idempotent for a defined key.
 	h.call("DELETE", "/api/v1/settings/trace_include_sensitive_data", h.admin, nil).want(t, 204)
 	h.call("DELETE", "/api/v1/settings/trace_include_sensitive_data", h.admin, nil).want(t, 204)
-	if b, _ := h.app.wb.Settings().Bool(ctx, settings.KeyTraceIncludeSensitiveData); !b {
+	if b, _ := workbenchparts.Of(h.app.wb).Settings.Bool(ctx, settings.KeyTraceIncludeSensitiveData); !b {
 		t.Fatal("delete did not restore the default")
 	}
 	h.call("DELETE", "/api/v1/settings/never_defined", h.admin, nil).wantErr(t, 404, "not_found")
@@ -131,7 +132,7 @@ func TestUnknownLeftoverSettingsAreListedMaskedAndDeletable(t *testing.T) {
 	t.Parallel()
 	h := startServer(t, testConfig(t))
 	// A value an older build left behind.
-	if err := h.app.wb.Internals().DB.PutSetting(context.Background(), ports.StoredSetting{Key: "retired_knob", Value: "old-value", UpdatedAt: time.Now()}); err != nil {
+	if err := workbenchparts.Of(h.app.wb).DB.PutSetting(context.Background(), ports.StoredSetting{Key: "retired_knob", Value: "old-value", UpdatedAt: time.Now()}); err != nil {
 		t.Fatal(err)
 	}
 	got := settingsByKey(t, h, h.admin)["retired_knob"]

@@ -17,6 +17,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/models"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // Open streams answer to the credential that opened them: a revoked token,
@@ -240,12 +241,12 @@ func TestAnExpiredPersonalTokenLosesItsStreams(t *testing.T) {
 	patSSE, patBus := h.followed(pat.Token, run), h.listening(pat.Token, run)
 	sessSSE, sessBus := h.followed(session, run), h.listening(session, run)
 
-	if n, err := h.app.wb.Internals().Streams.Sweep(context.Background()); n != 0 || err != nil {
+	if n, err := workbenchparts.Of(h.app.wb).Streams.Sweep(context.Background()); n != 0 || err != nil {
 		t.Fatalf("a sweep before the expiry closed %d: %v", n, err)
 	}
 	clock.Add(25 * time.Hour)
 	// The server's own sweep runs on a ticker; the test runs one now.
-	if _, err := h.app.wb.Internals().Streams.Sweep(context.Background()); err != nil {
+	if _, err := workbenchparts.Of(h.app.wb).Streams.Sweep(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	wantCut(t, patSSE, "token expired")

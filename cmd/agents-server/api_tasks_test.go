@@ -8,6 +8,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // Background tasks against the scripted model: the parent's script spawns,
@@ -104,7 +105,7 @@ func (s taskSetup) notifications() []httpapi.EntryView {
 
 // idle waits until no run holds the session.
 func (s taskSetup) idle() {
-	waitFor(s.h.t, func() bool { _, busy := s.h.app.wb.Runs().Hub().Busy(s.session); return !busy })
+	waitFor(s.h.t, func() bool { _, busy := workbenchparts.Of(s.h.app.wb).Runs.Hub().Busy(s.session); return !busy })
 }
 
 // woken waits until the session has had n wake-ups, each answered, and
@@ -464,7 +465,7 @@ func TestATaskCannotSpawnAndDeletingTheParentStopsItsTasks(t *testing.T) {
 		t.Fatalf("tasks = %+v", got)
 	}
 	h.call("DELETE", "/api/v1/sessions/"+s.session, tok, nil).want(t, 204)
-	if _, busy := h.app.wb.Runs().Hub().Busy(task.ChildSessionID); busy {
+	if _, busy := workbenchparts.Of(h.app.wb).Runs.Hub().Busy(task.ChildSessionID); busy {
 		t.Fatal("the task's run outlived its conversation")
 	}
 	h.call("GET", "/api/v1/tasks/"+task.TaskID, tok, nil).want(t, 404)

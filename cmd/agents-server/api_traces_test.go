@@ -12,6 +12,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/traces"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 func (h *harness) traces(token, sessionID, query string) []traces.SpanPayload {
@@ -198,7 +199,7 @@ func TestOldTracesArePrunedByTheRetentionLoop(t *testing.T) {
 	for i, age := range []time.Duration{40 * 24 * time.Hour, time.Hour} {
 		sp := domain.Span{ID: fmt.Sprintf("span-%d", i), SessionID: s.ID, RunID: "r", Kind: domain.SpanAgent,
 			StartedAt: now.Add(-age), EndedAt: now.Add(-age), Data: json.RawMessage(`{"x":1}`)}
-		if err := h.app.wb.Internals().DB.SaveSpan(context.Background(), sp); err != nil {
+		if err := workbenchparts.Of(h.app.wb).DB.SaveSpan(context.Background(), sp); err != nil {
 			t.Fatal(err)
 		}
 	}

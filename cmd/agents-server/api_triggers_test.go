@@ -13,6 +13,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/triggers"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
 
@@ -101,7 +102,7 @@ func (s trSetup) answered(n int) []string {
 	s.h.t.Helper()
 	var lines []string
 	waitFor(s.h.t, func() bool {
-		if _, busy := s.h.app.wb.Runs().Hub().Busy(s.session); busy {
+		if _, busy := workbenchparts.Of(s.h.app.wb).Runs.Hub().Busy(s.session); busy {
 			return false
 		}
 		lines = s.transcript()

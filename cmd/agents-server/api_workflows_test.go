@@ -11,6 +11,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/tasks"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
 
@@ -152,7 +153,7 @@ func (s wfSetup) woken(t *testing.T) {
 		// description and answers name it mid-sentence, so every chat
 		// request holds "[task-notification]" somewhere.
 		notified := slices.ContainsFunc(s.requestsTo("chat"), func(r string) bool { return strings.Contains(r, `"`+tasks.NotificationPrefix) })
-		_, busy := s.h.app.wb.Runs().Hub().Busy(s.session)
+		_, busy := workbenchparts.Of(s.h.app.wb).Runs.Hub().Busy(s.session)
 		return notified && !busy
 	})
 }

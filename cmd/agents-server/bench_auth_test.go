@@ -10,6 +10,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/auth"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // BenchmarkAuthenticate measures what verifying a bearer token costs, with
@@ -36,10 +37,10 @@ func BenchmarkAuthenticate(b *testing.B) {
 		name string
 		ttl  time.Duration
 	}{{"store", 0}, {"cached", auth.DefaultTokenCacheTTL}} {
-		a.wb.Auth().SetTokenCache(mode.ttl, auth.DefaultTokenCacheSize)
+		workbenchparts.Of(a.wb).Auth.SetTokenCache(mode.ttl, auth.DefaultTokenCacheSize)
 		b.Run("call/"+mode.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := a.wb.Auth().Authenticate(ctx, a.wb.AdminToken()); err != nil {
+				if _, err := workbenchparts.Of(a.wb).Auth.Authenticate(ctx, a.wb.AdminToken()); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -47,7 +48,7 @@ func BenchmarkAuthenticate(b *testing.B) {
 		b.Run("parallel/"+mode.name, func(b *testing.B) {
 			b.RunParallel(func(pb *testing.PB) {
 				for pb.Next() {
-					if _, err := a.wb.Auth().Authenticate(ctx, a.wb.AdminToken()); err != nil {
+					if _, err := workbenchparts.Of(a.wb).Auth.Authenticate(ctx, a.wb.AdminToken()); err != nil {
 						b.Error(err)
 						return
 					}

@@ -12,6 +12,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/sandboxes"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -34,22 +35,22 @@ func BenchmarkSandboxExec(b *testing.B) {
 	go a.serve()
 	ctx := context.Background()
 	admin := domain.Principal{User: domain.User{ID: "bench-admin", Role: domain.RoleAdmin}}
-	users, err := a.wb.Internals().DB.ListUsers(ctx)
+	users, err := workbenchparts.Of(a.wb).DB.ListUsers(ctx)
 	if err != nil || len(users) == 0 {
 		b.Fatalf("users: %v", err)
 	}
 	admin.User = users[0]
-	sb, err := a.wb.Sandboxes().CreateSandbox(ctx, admin, sandboxes.SandboxInput{Name: "bench", Type: "docker",
+	sb, err := workbenchparts.Of(a.wb).Sandboxes.CreateSandbox(ctx, admin, sandboxes.SandboxInput{Name: "bench", Type: "docker",
 		Config: []byte(`{"image":"` + sandboxImage + `","memory_mb":256}`)})
 	if err != nil {
 		b.Fatal(err)
 	}
-	p, err := a.wb.Sandboxes().CreateProject(ctx, admin, sandboxes.ProjectInput{Name: "bench", SandboxID: sb.ID})
+	p, err := workbenchparts.Of(a.wb).Sandboxes.CreateProject(ctx, admin, sandboxes.ProjectInput{Name: "bench", SandboxID: sb.ID})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer a.wb.Sandboxes().DeleteProject(ctx, admin, p.ID)
-	lease, err := a.wb.Sandboxes().Acquire(ctx, p.ID, sandboxes.ForRun)
+	defer workbenchparts.Of(a.wb).Sandboxes.DeleteProject(ctx, admin, p.ID)
+	lease, err := workbenchparts.Of(a.wb).Sandboxes.Acquire(ctx, p.ID, sandboxes.ForRun)
 	if err != nil {
 		b.Fatal(err)
 	}

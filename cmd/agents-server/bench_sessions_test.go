@@ -13,6 +13,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // BenchmarkSessions measures the conversation reads on sessions of 100,000
@@ -77,7 +78,7 @@ func BenchmarkSessions(b *testing.B) {
 		b.Run("compactionCheck/"+s.name, func(b *testing.B) {
 			ctx := context.Background()
 			for b.Loop() {
-				if _, err := a.wb.Sessions().CompactionDue(ctx, s.id, domain.DefaultCompactionThreshold); err != nil {
+				if _, err := workbenchparts.Of(a.wb).Sessions.CompactionDue(ctx, s.id, domain.DefaultCompactionThreshold); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -85,7 +86,7 @@ func BenchmarkSessions(b *testing.B) {
 		b.Run("planFold/"+s.name, func(b *testing.B) {
 			ctx := context.Background()
 			for b.Loop() {
-				if f, err := a.wb.Sessions().PlanFold(ctx, s.id, 99_990); err != nil || len(f.Entries) == 0 {
+				if f, err := workbenchparts.Of(a.wb).Sessions.PlanFold(ctx, s.id, 99_990); err != nil || len(f.Entries) == 0 {
 					b.Fatal(f.Empty(), err)
 				}
 			}
@@ -94,7 +95,7 @@ func BenchmarkSessions(b *testing.B) {
 			ctx := context.Background()
 			for b.Loop() {
 				turn := syntheticTurn(len(s.name), 3, 2340)
-				if _, err := a.wb.Sessions().Append(ctx, s.id, turn); err != nil {
+				if _, err := workbenchparts.Of(a.wb).Sessions.Append(ctx, s.id, turn); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -112,7 +113,7 @@ func seed(b *testing.B, a *app, sessionID string, n, size int) int64 {
 		for _, e := range batch {
 			total += int64(len(e.Item))
 		}
-		if _, err := a.wb.Sessions().Append(ctx, sessionID, batch); err != nil {
+		if _, err := workbenchparts.Of(a.wb).Sessions.Append(ctx, sessionID, batch); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 )
 
 // BenchmarkTraceSummary opens the trace listing (?summary=true) of a session
@@ -30,9 +31,9 @@ func BenchmarkTraceSummary(b *testing.B) {
 	}
 	go a.serve()
 	defer a.shutdown()
-	me, _ := a.wb.Internals().DB.FindBootstrapUser(context.Background())
+	me, _ := workbenchparts.Of(a.wb).DB.FindBootstrapUser(context.Background())
 	for _, size := range []int{1 << 10, 1 << 20} {
-		sess, err := a.wb.Sessions().Create(context.Background(), domain.Principal{User: me}, fmt.Sprint("size ", size), "")
+		sess, err := workbenchparts.Of(a.wb).Sessions.Create(context.Background(), domain.Principal{User: me}, fmt.Sprint("size ", size), "")
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -41,7 +42,7 @@ func BenchmarkTraceSummary(b *testing.B) {
 			now := time.Now()
 			sp := domain.Span{ID: fmt.Sprintf("%d-%03d", size, i), SessionID: sess.ID, RunID: "run", Kind: domain.SpanGeneration,
 				Name: "gpt", StartedAt: now, EndedAt: now, Meta: map[string]any{"model": "gpt"}, Data: payload}
-			if err := a.wb.Internals().DB.SaveSpan(context.Background(), sp); err != nil {
+			if err := workbenchparts.Of(a.wb).DB.SaveSpan(context.Background(), sp); err != nil {
 				b.Fatal(err)
 			}
 		}

@@ -23,6 +23,7 @@ import (
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/internal/workbenchparts"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
 
@@ -94,9 +95,9 @@ func startServer(t *testing.T, cfg config) *harness {
 func (h *harness) setOutboundAllowPrivate(on bool) {
 	h.t.Helper()
 	ctx := context.Background()
-	admin, err := h.app.wb.Internals().DB.FindBootstrapUser(ctx)
+	admin, err := workbenchparts.Of(h.app.wb).DB.FindBootstrapUser(ctx)
 	if err == nil {
-		_, err = h.app.wb.Settings().Put(ctx, domain.Principal{User: admin}, settings.KeyOutboundAllowPrivate, strconv.FormatBool(on))
+		_, err = workbenchparts.Of(h.app.wb).Settings.Put(ctx, domain.Principal{User: admin}, settings.KeyOutboundAllowPrivate, strconv.FormatBool(on))
 	}
 	if err != nil {
 		h.t.Fatalf("outbound_allow_private: %v", err)

@@ -42,13 +42,12 @@ func (s *Service) Endpoint(ctx context.Context, providerID, agentName string) (p
 	if err != nil {
 		return ports.ProviderEndpoint{}, err
 	}
-	if pr.AuthMode == domain.AuthChatGPTLogin {
-		// The sign-in is checked here so a run without one fails at once;
-		// its token is fetched (and refreshed) by the bridge at each call.
-		if !pr.ChatGPTLoggedIn() {
-			return ports.ProviderEndpoint{}, configErr("%s", errs.MessageOf(providers.NotSignedIn(pr)))
+	if pr.AuthMode == domain.AuthChatGPTLogin { // core/providers' rules
+		ep, err := providers.ChatGPTEndpoint(pr, proxy)
+		if err != nil {
+			return ports.ProviderEndpoint{}, configErr("%s", errs.MessageOf(err))
 		}
-		return ports.ProviderEndpoint{ProviderID: pr.ID, Name: pr.Name, Type: pr.Type, AuthMode: pr.AuthMode, API: pr.API, ProxyURL: proxy}, nil
+		return ep, nil
 	}
 	key, err := s.d.Providers.KeyOf(pr)
 	if err != nil {

@@ -385,6 +385,39 @@ func (s *Service) currentToken(ctx context.Context, providerID string) (domain.P
 	return pr, tok, err
 }
 
+// The rules of a chatgpt_login provider, in one place: what it may be
+// configured with (checkChatGPTInput), how a run reaches it
+// (ChatGPTEndpoint), and the errors a person sees when it cannot be used
+// (NotSignedIn, revokedErr). The sign-in itself (login, refresh, revoke)
+// is the rest of this file.
+
+// checkChatGPTInput adds to f what a chatgpt_login provider's input may
+// not carry: the Codex backend speaks Responses at a fixed address, and
+// the credential is the sign-in's token, not a key (hasKey: one is given
+// or kept).
+func checkChatGPTInput(f *errs.FieldErrors, api, baseURL string, hasKey bool) {
+	if api != "responses" {
+		f.Add("api", "chatgpt_login providers speak responses")
+	}
+	if baseURL != "" {
+		f.Add("base_url", "chatgpt_login providers use the ChatGPT backend; leave it empty")
+	}
+	if hasKey {
+		f.Add("api_key", "chatgpt_login providers sign in instead of taking a key; leave it empty")
+	}
+}
+
+// ChatGPTEndpoint is how a run reaches a chatgpt_login provider pr: the
+// endpoint carries no key, as the Codex bridge fetches (and refreshes) the
+// sign-in's token at each call. The sign-in is checked here so a run
+// without one fails at once: NotSignedIn's validation error.
+func ChatGPTEndpoint(pr domain.Provider, proxyURL string) (ports.ProviderEndpoint, error) {
+	if !pr.ChatGPTLoggedIn() {
+		return ports.ProviderEndpoint{}, NotSignedIn(pr)
+	}
+	return ports.ProviderEndpoint{ProviderID: pr.ID, Name: pr.Name, Type: pr.Type, AuthMode: pr.AuthMode, API: pr.API, ProxyURL: proxyURL}, nil
+}
+
 // NotSignedIn is the error of a call through a chatgpt_login provider that
 // holds no sign-in: it names the provider and the way out.
 func NotSignedIn(pr domain.Provider) error {

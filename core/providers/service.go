@@ -239,17 +239,7 @@ func (s *Service) apply(pr *domain.Provider, in Input, storedKey string) error {
 	key := secrets.ResolveWrite(in.APIKey, "")
 	keepStored := in.APIKey == secrets.Mask
 	if auth == domain.AuthChatGPTLogin {
-		// The Codex backend speaks Responses at a fixed address, and the
-		// credential is the login's token, not a key.
-		if api != "responses" {
-			f.Add("api", "chatgpt_login providers speak responses")
-		}
-		if base != "" {
-			f.Add("base_url", "chatgpt_login providers use the ChatGPT backend; leave it empty")
-		}
-		if key != "" || (keepStored && storedKey != "") {
-			f.Add("api_key", "chatgpt_login providers sign in instead of taking a key; leave it empty")
-		}
+		checkChatGPTInput(&f, api, base, key != "" || (keepStored && storedKey != ""))
 	}
 	if len(key) > 4096 {
 		f.Add("api_key", "is too long")

@@ -1,0 +1,200 @@
+package replicas_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"slices"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/replicas"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// leaseTable is a ports.ReplicaStore in memory: the roll's beats and the
+// leases, each held until it expires (ports/porttest has none; the SQL
+// store's own tests and the API's replica tests cover the real one).
+type leaseTable struct {
+	mu     sync.Mutex
+	beats  map[string]time.Time
+	leases map[string]struct {
+		holder string
+		until  time.Time
+	}
+}
+
+func newLeaseTable() *leaseTable {
+	return &leaseTable{beats: map[string]time.Time{}, leases: map[string]struct {
+		holder string
+		until  time.Time
+	}{}}
+}
+
+func (t *leaseTable) Beat(_ context.Context, replica string, at time.Time) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.beats[replica] = at
+	return nil
+}
+
+func (t *leaseTable) Leave(_ context.Context, replica string) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	delete(t.beats, replica)
+	for name, l := range t.leases {
+		if l.holder == replica {
+			delete(t.leases, name)
+		}
+	}
+	return nil
+}
+
+func (t *leaseTable) ClaimLease(_ context.Context, name, holder string, now time.Time, ttl time.Duration) (bool, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if l, ok := t.leases[name]; ok && l.holder != holder && now.Before(l.until) {
+		return false, nil
+	}
+	t.leases[name] = struct {
+		holder string
+		until  time.Time
+	}{holder, now.Add(ttl)}
+	return true, nil
+}
+
+// orphans records what the roll asked the run engine and the task manager.
+type orphans struct {
+	mu         sync.Mutex
+	runs       []domain.Run // what RecoverOrphans ends, once
+	aliveSince []time.Time
+	restarted  []bool
+	tasks      [][]string
+	drains     int
+}
+
+func (o *orphans) RecoverOrphans(_ context.Context, aliveSince time.Time, restarted bool) ([]domain.Run, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.aliveSince, o.restarted = append(o.aliveSince, aliveSince), append(o.restarted, restarted)
+	ended := o.runs
+	o.runs = nil
+	return ended, nil
+}
+
+func (o *orphans) Recover(_ context.Context, runs []string) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.tasks = append(o.tasks, runs)
+	return nil
+}
+
+func (o *orphans) Drain(context.Context) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.drains++
+}
+
+func newRoll(store ports.ReplicaStore, o *orphans, self string, shared bool, now time.Time) *replicas.Roll {
+	return replicas.NewRoll(replicas.RollDeps{Store: store, Runs: o, Tasks: o, Clock: ports.ClockFunc(func() time.Time { return now }),
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Self: self, Shared: shared, FailoverAfter: 30 * time.Second})
+}
+
+func TestTimingsKeepFailoverWithinTheBound(t *testing.T) {
+	got := replicas.TimingsFor(30 * time.Second)
+	want := replicas.Timings{Beat: 6 * time.Second, Gone: 15 * time.Second, Check: 3 * time.Second, Lease: 7500 * time.Millisecond}
+	if got != want {
+		t.Fatalf("TimingsFor(30s) = %+v, want %+v", got, want)
+	}
+	// A dead lease holder's lease lapses before the replica counts as
+	// gone, so the next check's claim can find it free.
+	if got.Lease >= got.Gone || got.Beat >= got.Gone {
+		t.Fatalf("a lease (%v) or a beat (%v) outlasts being gone (%v)", got.Lease, got.Beat, got.Gone)
+	}
+}
+
+func TestJoinEndsWhatACrashLeftRunning(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	t.Run("alone", func(t *testing.T) {
+		o := &orphans{runs: []domain.Run{{ID: "r1"}}}
+		store := newLeaseTable()
+		if err := newRoll(store, o, "me", false, now).Join(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		// Alone on the store, every run left running is a crash's, and
+		// every task left working too (nil: all of them).
+		if !o.aliveSince[0].Equal(now) || !o.restarted[0] || len(o.tasks) != 1 || o.tasks[0] != nil {
+			t.Fatalf("alone: asked since %v restarted %v, tasks %v", o.aliveSince, o.restarted, o.tasks)
+		}
+		if _, on := store.beats["me"]; !on {
+			t.Fatal("the replica is not on the roll")
+		}
+	})
+	t.Run("shared", func(t *testing.T) {
+		o := &orphans{runs: []domain.Run{{ID: "r1"}, {ID: "r2"}}}
+		if err := newRoll(newLeaseTable(), o, "me", true, now).Join(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		// Shared, only the runs of replicas gone for good end, and only
+		// the tasks those runs attempted.
+		if want := now.Add(-15 * time.Second); !o.aliveSince[0].Equal(want) || !slices.Equal(o.tasks[0], []string{"r1", "r2"}) {
+			t.Fatalf("shared: asked since %v (want %v), tasks %v", o.aliveSince[0], want, o.tasks)
+		}
+	})
+}
+
+func TestLeasedWorkRunsOnOneReplica(t *testing.T) {
+	now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	store := newLeaseTable()
+	var ran []string
+	sweep := func(who string) func(context.Context) {
+		return func(context.Context) { ran = append(ran, who) }
+	}
+	a, b := newRoll(store, &orphans{}, "a", true, now), newRoll(store, &orphans{}, "b", true, now)
+	ctx := context.Background()
+	a.Leased(replicas.LeaseUpkeep, sweep("a"))(ctx)
+	b.Leased(replicas.LeaseUpkeep, sweep("b"))(ctx)
+	a.Leased(replicas.LeaseUpkeep, sweep("a"))(ctx)
+	if !slices.Equal(ran, []string{"a", "a"}) {
+		t.Fatalf("ran %v; want the holder alone", ran)
+	}
+	// A clean stop gives the lease up at once.
+	a.Leave()
+	b.Leased(replicas.LeaseUpkeep, sweep("b"))(ctx)
+	// Alone on the store, no lease is asked for.
+	newRoll(nil, &orphans{}, "c", false, now).Leased(replicas.LeaseUpkeep, sweep("c"))(ctx)
+	if !slices.Equal(ran, []string{"a", "a", "b", "c"}) {
+		t.Fatalf("ran %v after a left", ran)
+	}
+}
+
+func TestFailoverEndsTheRunsOfGoneReplicas(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		o := &orphans{runs: []domain.Run{{ID: "r1"}}}
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			newRoll(newLeaseTable(), o, "me", true, now).Failover(ctx)
+			close(done)
+		}()
+		time.Sleep(3 * time.Second) // one check
+		synctest.Wait()
+		cancel()
+		<-done
+		o.mu.Lock()
+		defer o.mu.Unlock()
+		if len(o.restarted) != 1 || o.restarted[0] || !slices.Equal(o.tasks[0], []string{"r1"}) || o.drains != 1 {
+			t.Fatalf("failover: restarted %v, tasks %v, drains %d", o.restarted, o.tasks, o.drains)
+		}
+		// Alone on the store there is nobody to take over from.
+		alone := &orphans{runs: []domain.Run{{ID: "r1"}}}
+		newRoll(newLeaseTable(), alone, "me", false, now).Failover(context.Background())
+		if len(alone.restarted) != 0 {
+			t.Fatal("a replica alone ran a failover")
+		}
+	})
+}
