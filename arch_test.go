@@ -149,6 +149,7 @@ var (
 		"golang.org/x/image/",                    // scaling attached images down (attachments)
 		"github.com/adhocore/gronx",              // reading cron schedules (triggers): pure, no I/O
 		"go.yaml.in/yaml/",                       // reading SKILL.md frontmatter (skills): pure, no I/O
+		"github.com/google/jsonschema-go/",       // deriving the built-in tools' schemas from their argument structs (tools): pure, no I/O
 	}
 )
 

@@ -1,7 +1,5 @@
 package tools
 
-import "encoding/json"
-
 // Origins of the built-in tools every chat agent gets.
 const OriginChecklist = "checklist"
 
@@ -12,11 +10,30 @@ var TodoWrite = Spec{
 	Name: "todo_write",
 	Description: "Keep a short checklist of the steps of the current job. Send the whole list every time; " +
 		"mark one item in_progress while you work on it and items completed as you finish them.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{"todos":{"type":"array","items":{"type":"object",` +
-		`"properties":{"content":{"type":"string"},"status":{"type":"string","enum":["pending","in_progress","completed"]}},` +
-		`"required":["content","status"],"additionalProperties":false}}},"required":["todos"],"additionalProperties":false}`),
-	Origin: OriginChecklist,
+	Parameters: parametersOf[TodoWriteArgs](),
+	Origin:     OriginChecklist,
 }
+
+// TodoWriteArgs are todo_write's arguments: the whole checklist.
+type TodoWriteArgs struct {
+	Todos []Todo `json:"todos"`
+}
+
+// Todo is one item of the checklist.
+type Todo struct {
+	Content string     `json:"content"`
+	Status  TodoStatus `json:"status"`
+}
+
+// TodoStatus is where a checklist item stands: one of the Todo… words.
+type TodoStatus string
+
+// The words a checklist item's status may be.
+const (
+	TodoPending    TodoStatus = "pending"
+	TodoInProgress TodoStatus = "in_progress"
+	TodoCompleted  TodoStatus = "completed"
+)
 
 // OriginPlan marks submit_plan, offered only while a session is planning.
 const OriginPlan = "plan"
@@ -30,8 +47,11 @@ var SubmitPlan = Spec{
 	Description: "Present your finished plan to the person for approval. Call it once, when the plan is complete. " +
 		"If they approve, planning mode ends and you carry the plan out straight away, with every tool available; " +
 		"if they reject it, their reason comes back and you revise the plan.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{"plan":{"type":"string",` +
-		`"description":"The plan, in Markdown: the steps, the files or systems each one touches, and how you will check the result"}},` +
-		`"required":["plan"],"additionalProperties":false}`),
-	Origin: OriginPlan,
+	Parameters: parametersOf[SubmitPlanArgs](),
+	Origin:     OriginPlan,
+}
+
+// SubmitPlanArgs are submit_plan's arguments.
+type SubmitPlanArgs struct {
+	Plan string `json:"plan" jsonschema:"The plan, in Markdown: the steps, the files or systems each one touches, and how you will check the result"`
 }
