@@ -32,6 +32,7 @@ import (
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
+	"github.com/agents-server/agents-server/core/sandboxtools"
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
@@ -213,9 +214,12 @@ func Open(ctx context.Context, o Options) (_ *Workbench, err error) {
 	codex := openai.NewCodex(openai.CodexOptions{BaseURL: o.ChatGPTBackendURL, Credentials: providerSvc, HTTPClient: o.ChatGPTHTTP})
 	runSvc := runs.New(runs.Deps{
 		Hub: eventHub, Sessions: sessionSvc, Runs: db, Config: db, Providers: providerSvc,
-		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, MCP: mcpSvc, Tasks: taskMgr,
-		Authoring: workflowSvc, Skills: skillSvc, Attachments: attachmentSvc, Natives: natives,
-		LLM: newModelRouter(codex, o.Models), Outbound: policies, IDs: idGen, Clock: clock, Log: log, Replica: replica, Peers: peers.runPeers(),
+		Settings: settingsSvc, Guardrails: guardrailSvc, Traces: db, Approvals: db, Sandboxes: sandboxSvc, Tasks: taskMgr,
+		// Where tools come from, in the order they are offered (after the
+		// built-ins): a new origin is one more toolset here.
+		Toolsets: []tools.Toolset{natives, mcpSvc.Toolset(), taskMgr.Verbs(), workflowSvc.Toolset(),
+			sandboxtools.NewToolset(sandboxSvc), skillSvc.Toolset()},
+		Attachments: attachmentSvc, LLM: newModelRouter(codex, o.Models), Outbound: policies, IDs: idGen, Clock: clock, Log: log, Replica: replica, Peers: peers.runPeers(),
 		Observer: watch.observer(),
 	})
 	taskMgr.Attach(runSvc)

@@ -18,9 +18,11 @@ import (
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
+	"github.com/agents-server/agents-server/core/sandboxtools"
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
@@ -49,6 +51,7 @@ type harness struct {
 	providers  *providers.Service
 	guardrails *guardrails.Service
 	sandboxes  *sandboxes.Service // nil until withProject
+	toolsets   []tools.Toolset    // registered after the sandbox's, by newService
 	backend    *porttest.Sandbox  // the docker backend withProject wires
 	user       domain.Principal   // the member who owns everything below
 	other      domain.Principal   // another member
@@ -104,9 +107,14 @@ func (c cascade) DeleteSession(ctx context.Context, id string) error {
 // its own) would.
 func (h *harness) newService() {
 	h.hub = hub.New(hub.Options{}, h.clock, h.runStore)
+	var toolsets []tools.Toolset
+	if h.sandboxes != nil {
+		toolsets = append(toolsets, sandboxtools.NewToolset(h.sandboxes))
+	}
+	toolsets = append(toolsets, h.toolsets...)
 	svc := runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Providers: h.providers,
-		Settings: h.settings, Guardrails: h.guardrails, Traces: h.traces, Approvals: h.runStore, Sandboxes: h.sandboxes, LLM: h.llm,
-		IDs: h.ids, Clock: h.clock, Log: slog.New(slog.DiscardHandler), Replica: h.ids.NewID()})
+		Settings: h.settings, Guardrails: h.guardrails, Traces: h.traces, Approvals: h.runStore, Sandboxes: h.sandboxes,
+		Toolsets: toolsets, LLM: h.llm, IDs: h.ids, Clock: h.clock, Log: slog.New(slog.DiscardHandler), Replica: h.ids.NewID()})
 	h.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()

@@ -25,6 +25,7 @@ var Sandbox = []Spec{
 			"activated environments carry over between calls.",
 		Parameters: parametersOf[ExecCommandArgs](),
 		Origin:     OriginSandbox,
+		Streams:    true,
 	},
 	{
 		Name: ReadFile,
@@ -32,12 +33,14 @@ var Sandbox = []Spec{
 			"use offset and limit (lines) to read a large file in parts.",
 		Parameters: parametersOf[ReadFileArgs](),
 		Origin:     OriginSandbox,
+		ReadOnly:   true,
 	},
 	{
 		Name:        ListFiles,
 		Description: "List the files and directories under a path of the project (directories end with /).",
 		Parameters:  parametersOf[ListFilesArgs](),
 		Origin:      OriginSandbox,
+		ReadOnly:    true,
 	},
 	{
 		Name:        WriteFile,

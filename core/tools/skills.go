@@ -11,6 +11,7 @@ var ReadSkill = Spec{
 		"skills index of your instructions. Read one when the task at hand matches its description, then follow it.",
 	Parameters: parametersOf[ReadSkillArgs](),
 	Origin:     OriginSkills,
+	ReadOnly:   true,
 }
 
 // ReadSkillArgs are read_skill's arguments.

@@ -35,6 +35,7 @@ var TaskStatus = Spec{
 		"a task still working is waited on for up to 120 seconds. Without: every task of this conversation.",
 	Parameters: parametersOf[TaskStatusArgs](),
 	Origin:     OriginTasks,
+	ReadOnly:   true,
 }
 
 // TaskStatusArgs are task_status's arguments: no task_id lists them all.

@@ -11,6 +11,7 @@ var GetWorkflow = Spec{
 	Description: "Read a workflow definition by name: its description, steps (agents and edges by name) and budget.",
 	Parameters:  parametersOf[GetWorkflowArgs](),
 	Origin:      OriginWorkflows,
+	ReadOnly:    true,
 }
 
 // GetWorkflowArgs are get_workflow's arguments.
@@ -29,6 +30,7 @@ var SaveWorkflow = Spec{
 		"The person reviews and approves every save before it happens.",
 	Parameters: parametersOf[SaveWorkflowArgs](),
 	Origin:     OriginWorkflows,
+	AlwaysAsks: true,
 }
 
 // SaveWorkflowArgs are save_workflow's arguments: a definition by names

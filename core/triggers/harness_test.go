@@ -18,6 +18,7 @@ import (
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tasks"
+	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/core/triggers"
 	"github.com/agents-server/agents-server/core/workflows"
 	"github.com/agents-server/agents-server/ports"
@@ -92,7 +93,7 @@ func newHarness(t *testing.T) *harness {
 	mgr := tasks.New(tasks.Deps{Store: taskStore, Approvals: runStore, Sessions: h.sessions, Config: h.config, Settings: h.settings,
 		Workflows: h.workflows, Hub: events, IDs: h.ids, Clock: h.clock, Log: log})
 	h.runs = runs.New(runs.Deps{Hub: events, Sessions: h.sessions, Runs: runStore, Config: h.config, Providers: provs, Settings: h.settings,
-		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: runStore, Tasks: mgr, LLM: h.llm,
+		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: runStore, Tasks: mgr, Toolsets: []tools.Toolset{mgr.Verbs()}, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
 	mgr.Attach(h.runs)
 	t.Cleanup(func() {
