@@ -34,6 +34,7 @@ import (
 	"github.com/agents-server/agents-server/core/replicas"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
+	"github.com/agents-server/agents-server/core/sandboxtools"
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
@@ -249,9 +250,12 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 		Sessions: s.sessions, Slots: eventHub, LLM: llm, Clock: clock})
 	s.runs = runs.New(runs.Deps{
 		Hub: eventHub, Sessions: s.sessions, Runs: db, Config: db, Models: s.models,
-		Settings: s.settings, Guardrails: s.guardrails, Traces: db, Approvals: db, Sandboxes: s.sandboxes, MCP: s.mcp, Tasks: s.tasks,
-		Authoring: s.workflows, Skills: s.skills, Attachments: s.attachments, Natives: natives,
-		LLM: llm, IDs: idGen, Clock: clock, Log: log, Replica: w.replica,
+		Settings: s.settings, Guardrails: s.guardrails, Traces: db, Approvals: db, Sandboxes: s.sandboxes, Tasks: s.tasks,
+		// Where tools come from, in the order they are offered (after the
+		// built-ins): a new origin is one more toolset here.
+		Toolsets: []tools.Toolset{natives, s.mcp.Toolset(), s.tasks.Verbs(), s.workflows.Toolset(),
+			sandboxtools.NewToolset(s.sandboxes), s.skills.Toolset()},
+		Attachments: s.attachments, LLM: llm, IDs: idGen, Clock: clock, Log: log, Replica: w.replica,
 		Peers: s.peers.runPeers(), Observer: s.watch.observer(),
 	})
 	s.tasks.Attach(s.runs)

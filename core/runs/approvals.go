@@ -20,14 +20,14 @@ const execCommand = tools.ExecCommand
 
 // gates says which of a turn's calls wait for a person: those the agent's
 // approve_tools names — except a shell command the session already trusts —
-// and a plan submitted while planning, always.
+// a tool that always asks (unless its toolset refuses the call anyway,
+// which the model hears at once), and a plan submitted while planning,
+// always.
 func (s *Service) gates(rc *runCtx, calls []domain.Item) []bool {
 	out := make([]bool, len(calls))
 	for i, c := range calls {
-		if c.Name == tools.SaveWorkflow.Name {
-			// Every save is the person's to approve — unless it could
-			// not be saved anyway, which the model hears at once.
-			out[i] = !s.savesUnasked(rc, c)
+		if spec, ok := offered(rc, c.Name); ok && spec.AlwaysAsks {
+			out[i] = !s.refuses(rc, c)
 			continue
 		}
 		out[i] = (rc.planning && c.Name == tools.SubmitPlan.Name) ||
@@ -35,6 +35,34 @@ func (s *Service) gates(rc *runCtx, calls []domain.Item) []bool {
 				!(c.Name == execCommand && s.trust.Trusted(rc.lr.run.SessionID, rc.lr.run.ID, commandOf(c.Arguments)))
 	}
 	return out
+}
+
+// refuses asks the toolset of an always-asking tool whether it would
+// refuse the call anyway.
+func (s *Service) refuses(rc *runCtx, c domain.Item) bool {
+	i, ok := rc.agent.owner[c.Name]
+	if !ok {
+		return false
+	}
+	asker, ok := s.d.Toolsets[i].(tools.Asker)
+	return ok && asker.Refuses(rc.lr.ctx, s.runCall(rc, i, c), c)
+}
+
+// withPreviews adds to each approval what its card shows, as the toolsets
+// that draw previews draw them.
+func (s *Service) withPreviews(ctx context.Context, list []domain.Approval) []domain.Approval {
+	for _, ts := range s.d.Toolsets {
+		p, ok := ts.(tools.Previewer)
+		if !ok {
+			continue
+		}
+		for i := range list {
+			if err := p.Preview(ctx, &list[i]); err != nil {
+				s.d.Log.Warn("drawing an approval's preview failed", "approval_id", list[i].ID, "tool", list[i].ToolName, "err", err)
+			}
+		}
+	}
+	return list
 }
 
 // commandOf is the shell command in exec_command's arguments.

@@ -7,17 +7,14 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/hub"
-	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
 )
 
-// Background is the task manager as the run engine uses it: it answers the
-// task verbs and hears of every run's pause, resume and end. The manager
-// (core/tasks) starts runs through this package, so this side is an
-// interface wired at the composition root.
+// Background is the task manager as the run engine uses it: it hears of
+// every run's pause, resume and end (its task verbs are a toolset, like
+// any other tools). The manager (core/tasks) starts runs through this
+// package, so this side is an interface wired at the composition root.
 type Background interface {
-	// Call answers a task verb a chat run called.
-	Call(ctx context.Context, c TaskCall) ToolAnswer
 	// Ending returns what a run's end also writes in its own transaction
 	// (a task attempt's terminal status), or nil.
 	Ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error
@@ -33,29 +30,6 @@ type Background interface {
 	// DecideStep decides a workflow's pause_before approval (it holds no
 	// run): approving launches the step, rejecting cancels the execution.
 	DecideStep(ctx context.Context, a domain.Approval, approve bool, reason string) (domain.Run, error)
-	// SpawnSpec is what spawn_task's description adds for a run of
-	// ownerID's: the workflows on offer ("" for none).
-	SpawnSpec(ctx context.Context, ownerID string) string
-}
-
-// TaskCall is a task verb as a chat run called it.
-type TaskCall struct {
-	Run       domain.Run
-	Agent     domain.Agent // the agent that called it (after any handoff)
-	CallID    string
-	Name      string
-	Arguments string
-	// Triggered: a trigger started the calling run, so what it starts
-	// keeps its exec grants to itself too.
-	Triggered bool
-}
-
-// ToolAnswer is what a tool answered: the model reads Output, people see
-// Display.
-type ToolAnswer struct {
-	Output  string
-	IsError bool
-	Display *domain.Display
 }
 
 // backgroundSuffix ends a task run's instructions: nobody reads it live,
@@ -64,41 +38,6 @@ const backgroundSuffix = "You are running as a background task: nobody is readin
 	"and nobody will answer a question. Work on your own until the job is done, then end with a final answer that " +
 	"reports the result (what you found or did, and anything left undone) — it is what the conversation that started " +
 	"you will read."
-
-// offersTasks says whether a run's agent gets the task verbs: a chat run's
-// does unless behavior.subagents is off; a task's own run never (depth 1).
-func (s *Service) offersTasks(rc *runCtx, a domain.Agent) bool {
-	return s.d.Tasks != nil && !rc.background && (a.Behavior.Subagents == nil || *a.Behavior.Subagents)
-}
-
-// equipBackground gives an agent what its run's kind brings: the task
-// verbs on a chat run, the background suffix on a task's run.
-func (s *Service) equipBackground(rc *runCtx, b *builtAgent) {
-	if rc.background {
-		if b.instructions != "" {
-			b.instructions += "\n\n"
-		}
-		b.instructions += backgroundSuffix
-		return
-	}
-	if s.offersTasks(rc, b.agent) {
-		for _, spec := range tools.Tasks {
-			if spec.Name == tools.SpawnTask.Name {
-				if offer := s.d.Tasks.SpawnSpec(rc.lr.ctx, rc.lr.run.OwnerID); offer != "" {
-					spec.Description += "\n\n" + offer
-				}
-			}
-			b.specs = append(b.specs, spec)
-		}
-	}
-}
-
-// callTask answers a task verb through the manager.
-func (s *Service) callTask(ctx context.Context, rc *runCtx, call domain.Item) toolResult {
-	a := s.d.Tasks.Call(ctx, TaskCall{Run: rc.lr.run, Agent: rc.agent.agent, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments,
-		Triggered: s.trust.IsTriggered(rc.lr.run.ID)})
-	return toolResult{callID: call.CallID, name: call.Name, output: a.Output, isError: a.IsError, display: a.Display}
-}
 
 // BackgroundStart is a run nobody typed: a task's attempt on its hidden
 // session, or a wake-up on a parent session reading its tasks' results.

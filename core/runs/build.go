@@ -11,7 +11,6 @@ import (
 	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
@@ -30,11 +29,13 @@ type builtAgent struct {
 	layers       map[string]int // instruction layer → characters, for the context profile
 	specs        []tools.Spec   // the tool surface, by origin
 	handoffs     map[string]domain.Agent
+	handoffSpecs []tools.Spec // the transfer tools, in the agent's order
 	checks       []*domain.GuardrailCheck
 	schema       *agents.OutputSchema
-	mcp          map[string]mcp.Tool     // the live MCP tools, by the name the model calls
-	skills       map[string]domain.Skill // what read_skill reads, by model-facing name
-	unavailable  []mcp.Unavailable       // selected MCP servers that cannot serve this run
+	// owner is the toolset (its index in Deps.Toolsets) that offered each
+	// tool, by name; states are what each toolset's offer kept.
+	owner  map[string]int
+	states []any
 }
 
 func (b *builtAgent) maxTurns() int {
@@ -107,17 +108,6 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 			return nil, configErr("agent %q has an unusable output_schema: %v", a.Name, err)
 		}
 	}
-	b.specs = append(b.specs, tools.TodoWrite, tools.SubmitPlan)
-	for _, name := range a.Tools {
-		if spec, ok := tools.Lookup(name); ok {
-			b.specs = append(b.specs, spec)
-		} else if n, ok := s.d.Natives.Lookup(name); ok {
-			b.specs = append(b.specs, n.Spec)
-		}
-	}
-	if err := s.mcpTools(ctx, b); err != nil {
-		return nil, err
-	}
 	for _, id := range a.Handoffs {
 		t, err := s.d.Config.FindAgent(ctx, id)
 		if errs.Is(err, errs.NotFound) || (err == nil && !a.MayReference(t.Ownership)) {
@@ -128,50 +118,9 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 		}
 		spec := tools.Handoff(domain.HandoffToolName(t.Name), t.Name, t.Behavior.HandoffDescription)
 		b.handoffs[spec.Name] = t
-		b.specs = append(b.specs, spec)
+		b.handoffSpecs = append(b.handoffSpecs, spec)
 	}
 	return b, nil
-}
-
-// mcpTools adds the live MCP tools the agent selects. A selected server
-// that cannot serve the run is noted in the instructions, so the model
-// knows what it lacks, and reported to the person by equip.
-func (s *Service) mcpTools(ctx context.Context, b *builtAgent) error {
-	var names []string
-	for _, n := range b.agent.Tools {
-		if _, _, ok := domain.SplitMCPToolName(n); ok {
-			names = append(names, n)
-		}
-	}
-	if len(names) == 0 {
-		return nil
-	}
-	if s.d.MCP == nil {
-		b.unavailable = []mcp.Unavailable{{Server: "MCP", Tools: names, Reason: "this server has no MCP support wired"}}
-	} else {
-		live, unavailable, err := s.d.MCP.Resolve(ctx, b.agent.Ownership, names)
-		if err != nil {
-			return err
-		}
-		b.unavailable = unavailable
-		b.mcp = make(map[string]mcp.Tool, len(live))
-		for _, t := range live {
-			b.mcp[t.Name] = t
-			b.specs = append(b.specs, t.Spec())
-		}
-	}
-	if len(b.unavailable) > 0 {
-		var note strings.Builder
-		note.WriteString("Note: some of your tools are unavailable in this run:")
-		for _, u := range b.unavailable {
-			fmt.Fprintf(&note, "\n- %s (%s): %s", u.Server, strings.Join(u.Tools, ", "), u.Reason)
-		}
-		if b.instructions != "" {
-			b.instructions += "\n\n"
-		}
-		b.instructions += note.String()
-	}
-	return nil
 }
 
 // instructions layers the global system prompt, the agent's instructions
@@ -222,46 +171,81 @@ func (b *builtAgent) profile() json.RawMessage {
 	return p
 }
 
-// equip gives an agent what the run's project brings: the sandbox tools,
-// and the sandbox prompt after its instructions and memories. A run with
-// no project gets neither.
+// equip gives an agent its tools: what each toolset offers it on this
+// run — the tools it selected first, then its handoffs, then what the run
+// brings (the task verbs, authoring, the project's sandbox, skills) — and
+// each offer's instructions after its own, a task run's suffix between
+// the two.
 func (s *Service) equip(ctx context.Context, rc *runCtx, b *builtAgent) error {
-	s.reportUnavailable(rc, b)
-	s.equipBackground(rc, b)
-	s.equipAuthoring(rc, b)
-	if rc.ws == nil {
-		return s.equipSkills(ctx, b)
+	req := tools.Request{Run: rc.lr.run, Agent: b.agent, Background: rc.background}
+	if rc.ws != nil {
+		req.Workspace = rc.ws
 	}
-	prompt, err := s.d.Sandboxes.Prompt(ctx, rc.ws.ProjectID())
-	if errs.Is(err, errs.NotFound) {
-		return configErr("the session's project no longer exists")
-	}
-	if err != nil {
-		return err
-	}
-	if strings.TrimSpace(prompt) != "" {
-		if b.instructions != "" {
-			b.instructions += "\n\n"
+	offers := make([]tools.Offer, len(s.d.Toolsets))
+	for i, ts := range s.d.Toolsets {
+		o, err := ts.Offer(ctx, req)
+		var bad *tools.ConfigError
+		if errors.As(err, &bad) {
+			return configErr("%s", bad.Msg)
 		}
-		b.instructions += prompt
+		if err != nil {
+			return err
+		}
+		offers[i] = o
+		s.reportUnavailable(rc, o)
 	}
-	b.layers["sandbox_prompt"] = len(prompt)
-	b.specs = append(b.specs, tools.Sandbox...)
-	return s.equipSkills(ctx, b)
+	b.owner, b.states = map[string]int{}, make([]any, len(offers))
+	take := func(selected bool) {
+		for i, o := range offers {
+			if o.Selected != selected {
+				continue
+			}
+			b.states[i] = o.State
+			for _, spec := range o.Specs {
+				b.specs = append(b.specs, spec)
+				b.owner[spec.Name] = i
+			}
+			b.addInstructions(o.Instructions)
+			if o.Layer != "" {
+				b.layers[o.Layer] = len(o.Instructions)
+			}
+		}
+	}
+	take(true)
+	b.specs = append(b.specs, b.handoffSpecs...)
+	if rc.background {
+		b.addInstructions(backgroundSuffix)
+	}
+	take(false)
+	return nil
 }
 
-// reportUnavailable traces the MCP tools the build got, per server, and
+// addInstructions puts text after the agent's instructions (blank text:
+// nothing).
+func (b *builtAgent) addInstructions(text string) {
+	if strings.TrimSpace(text) == "" {
+		return
+	}
+	if b.instructions != "" {
+		b.instructions += "\n\n"
+	}
+	b.instructions += text
+}
+
+// reportUnavailable traces the MCP tools an offer got, per server, and
 // tells the person which selected servers the run goes without, and why.
-func (s *Service) reportUnavailable(rc *runCtx, b *builtAgent) {
+func (s *Service) reportUnavailable(rc *runCtx, o tools.Offer) {
 	byServer := map[string][]string{}
-	for _, t := range b.mcp {
-		byServer[t.Server] = append(byServer[t.Server], t.Name)
+	for _, spec := range o.Specs {
+		if spec.Server != "" {
+			byServer[spec.Server] = append(byServer[spec.Server], spec.Name)
+		}
 	}
 	for server, names := range byServer {
 		slices.Sort(names)
 		rc.tr.span(domain.SpanMCPTools, server, rc.parentSpan()).meta("server", server).meta("tools", names).zero(nil)
 	}
-	for _, u := range b.unavailable {
+	for _, u := range o.Unavailable {
 		rc.tr.span(domain.SpanMCPTools, u.Server, rc.parentSpan()).meta("server", u.Server).meta("tools", u.Tools).
 			zero(errors.New(u.Reason))
 		s.diagnostic(rc, "mcp_unavailable", "upstream", fmt.Sprintf("The MCP server %s is unavailable: %s", u.Server, u.Reason),

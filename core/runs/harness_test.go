@@ -19,9 +19,11 @@ import (
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
+	"github.com/agents-server/agents-server/core/sandboxtools"
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
@@ -51,6 +53,7 @@ type harness struct {
 	providers  *providers.Service
 	guardrails *guardrails.Service
 	sandboxes  *sandboxes.Service // nil until withProject
+	toolsets   []tools.Toolset    // registered after the sandbox's, by newService
 	backend    *porttest.Sandbox  // the docker backend withProject wires
 	user       domain.Principal   // the member who owns everything below
 	other      domain.Principal   // another member
@@ -108,9 +111,14 @@ func (h *harness) newService() {
 	h.hub = hub.New(hub.Options{}, h.clock, h.runStore)
 	h.models = models.New(models.Deps{Config: h.config, Providers: h.providers, Settings: h.settings, Traces: h.traces,
 		Sessions: h.sessions, Slots: h.hub, LLM: h.llm, Clock: h.clock})
+	var toolsets []tools.Toolset
+	if h.sandboxes != nil {
+		toolsets = append(toolsets, sandboxtools.NewToolset(h.sandboxes))
+	}
+	toolsets = append(toolsets, h.toolsets...)
 	svc := runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Models: h.models,
-		Settings: h.settings, Guardrails: h.guardrails, Traces: h.traces, Approvals: h.runStore, Sandboxes: h.sandboxes, LLM: h.llm,
-		IDs: h.ids, Clock: h.clock, Log: slog.New(slog.DiscardHandler), Replica: h.ids.NewID()})
+		Settings: h.settings, Guardrails: h.guardrails, Traces: h.traces, Approvals: h.runStore, Sandboxes: h.sandboxes,
+		Toolsets: toolsets, LLM: h.llm, IDs: h.ids, Clock: h.clock, Log: slog.New(slog.DiscardHandler), Replica: h.ids.NewID()})
 	h.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()

@@ -6,7 +6,6 @@ package runs
 
 import (
 	"context"
-	"encoding/json"
 	"log/slog"
 	"strings"
 	"sync"
@@ -16,7 +15,6 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/hub"
-	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
@@ -39,23 +37,18 @@ type Deps struct {
 	// Sandboxes binds projects and runs the sandbox tools; nil serves no
 	// projects.
 	Sandboxes *sandboxes.Service
-	// MCP serves the MCP tools agents select; nil offers none (a selected
-	// one is then reported unavailable).
-	MCP MCPTools
-	// Tasks answers the task verbs and hears of runs' ends; nil offers no
-	// background tasks.
+	// Toolsets are where tools come from — the project's sandbox, the
+	// task verbs, workflow authoring, skills, MCP, the program's Go tools —
+	// in the order their tools are offered; the built-ins (tools.Builtins)
+	// come first, always.
+	Toolsets []tools.Toolset
+	// Tasks hears of runs' pauses and ends, and decides workflow steps'
+	// approvals; nil runs no background tasks.
 	Tasks Background
-	// Authoring answers get_workflow / save_workflow; nil offers neither.
-	Authoring Authoring
-	// Skills lists what an agent reads with read_skill; nil offers none.
-	Skills Skills
 	// Attachments serves the images messages carry; nil refuses them.
 	Attachments Attachments
-	// Natives are the embedding program's Go tools, offered to the agents
-	// that select them.
-	Natives tools.Natives
-	LLM     ports.LLM
-	IDs     ports.IDs
+	LLM         ports.LLM
+	IDs         ports.IDs
 	// Replica is this server process's id on the replica roll: the runs it
 	// starts or resumes carry it, so commands and failover find their
 	// owner.
@@ -123,6 +116,7 @@ type injection struct {
 // request's context ever reaches a run.
 func New(d Deps) *Service {
 	root, stop := context.WithCancel(context.Background())
+	d.Toolsets = append([]tools.Toolset{tools.Builtins{}}, d.Toolsets...)
 	if d.CheckpointEvery <= 0 {
 		d.CheckpointEvery = DefaultCheckpointEvery
 	}
@@ -433,14 +427,4 @@ func (s *Service) RecoverOrphans(ctx context.Context, aliveSince time.Time, rest
 		}
 	}
 	return orphans, nil
-}
-
-// MCPTools is the MCP service as the runner uses it: the live tools behind
-// an agent's selected names, and calls of them.
-type MCPTools interface {
-	// Resolve finds the live tools behind the selected names, reporting
-	// each server that cannot serve them.
-	Resolve(ctx context.Context, holder domain.Ownership, names []string) ([]mcp.Tool, []mcp.Unavailable, error)
-	// Call calls one live tool; an error means the call got no answer.
-	Call(ctx context.Context, t mcp.Tool, args json.RawMessage) (ports.MCPResult, error)
 }

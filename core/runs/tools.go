@@ -2,11 +2,9 @@ package runs
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -20,10 +18,6 @@ type toolResult struct {
 	display              *domain.Display
 	cutOff               bool // a cancel decided it: the call did not finish
 }
-
-// allowedInPlanning lists tools a planning session may still use: reading
-// and thinking, nothing that changes the world or the plan's scope.
-var allowedInPlanning = []string{"read_file", "list_files", "task_status", "get_workflow", "read_skill"}
 
 // runTools answers a turn's calls, at most max_tool_concurrency at once. A
 // transfer tool hands the run to its target (the first one wins). Each call
@@ -152,31 +146,16 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 			sp.finish(err)
 			return r, err
 		}
-	case rc.planning && !slices.Contains(allowedInPlanning, call.Name):
+	case rc.planning && !spec.ReadOnly:
 		r.isError = true
 		r.output = fmt.Sprintf("Refused: this session is in planning mode, where %s is not available. Work out the plan, "+
 			"then present it with submit_plan; the person's approval ends planning mode.", call.Name)
 		r.display = &domain.Display{Kind: "refused", Title: call.Name + " refused while planning"}
-	case call.Name == tools.TodoWrite.Name:
-		r = todoWrite(call)
-	case tools.IsTaskVerb(call.Name) && s.d.Tasks != nil:
-		r = s.callTask(ctx, rc, call)
-	case (call.Name == tools.GetWorkflow.Name || call.Name == tools.SaveWorkflow.Name) && s.d.Authoring != nil:
-		r = s.authoringTool(ctx, rc, call)
-	case call.Name == tools.ReadSkill.Name:
-		r = readSkill(rc, call)
-	case s.d.Natives[call.Name].Run != nil:
-		r = s.callNative(ctx, rc, call)
-	case rc.agent.mcp[call.Name].Name != "":
-		t := rc.agent.mcp[call.Name]
-		sp.meta("mcp_server", t.Server)
-		r = s.callMCP(ctx, t, call)
-	case rc.ws != nil && slices.ContainsFunc(tools.Sandbox, func(sp tools.Spec) bool { return sp.Name == call.Name }):
-		res := rc.ws.Run(ctx, call, func(delta string) {
-			s.publish(rc.lr, domain.EventToolProgress, domain.ToolProgressPayload{RunID: rc.lr.run.ID, CallID: call.CallID,
-				ToolName: call.Name, Delta: delta, Renderer: "terminal"})
-		})
-		r = toolResult{callID: call.CallID, name: call.Name, output: res.Output, isError: res.IsError, display: res.Display}
+	default:
+		if spec.Server != "" {
+			sp.meta("mcp_server", spec.Server)
+		}
+		r = s.callToolset(ctx, rc, spec, call)
 	}
 	sp.meta("is_error", r.isError).set("output", r.output, true)
 	if !known {
@@ -187,59 +166,35 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 	return r, ctx.Err()
 }
 
-type todo struct {
-	Content string `json:"content"`
-	Status  string `json:"status"`
-}
-
-// todoWrite keeps the model's checklist: the list travels in the call and
-// its card, so a reload shows what streamed.
-func todoWrite(call domain.Item) toolResult {
-	r := toolResult{callID: call.CallID, name: call.Name}
-	var args struct {
-		Todos []todo `json:"todos"`
-	}
-	dec := json.NewDecoder(strings.NewReader(call.Arguments))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&args); err != nil {
-		r.isError, r.output = true, "Error: todo_write takes {\"todos\": [{\"content\": …, \"status\": \"pending|in_progress|completed\"}]}: "+err.Error()
+// callToolset hands a call to the toolset that offered the tool (a
+// handoff, answered by runTools, has none). A panic in a toolset — in a
+// program's Go tool, say — fails the call, not the process.
+func (s *Service) callToolset(ctx context.Context, rc *runCtx, spec tools.Spec, call domain.Item) (r toolResult) {
+	r = toolResult{callID: call.CallID, name: call.Name}
+	i, ok := rc.agent.owner[call.Name]
+	if !ok {
 		return r
 	}
-	done := 0
-	for _, t := range args.Todos {
-		switch t.Status {
-		case "completed":
-			done++
-		case "pending", "in_progress":
-		default:
-			r.isError, r.output = true, fmt.Sprintf("Error: status %q is not pending, in_progress or completed", t.Status)
-			return r
-		}
-	}
-	list, _ := json.Marshal(args.Todos)
-	r.output = fmt.Sprintf("Checklist saved: %d of %d done.", done, len(args.Todos))
-	r.display = &domain.Display{Kind: "todo", Title: "Checklist", Summary: fmt.Sprintf("%d/%d done", done, len(args.Todos)),
-		Renderer: "todo", Extra: map[string]string{"todos": string(list)}}
-	return r
-}
-
-// callNative answers a call of one of the embedding program's Go tools. A
-// panic in the program's function fails the call, not the process.
-func (s *Service) callNative(ctx context.Context, rc *runCtx, call domain.Item) (r toolResult) {
-	r = toolResult{callID: call.CallID, name: call.Name}
-	run := rc.lr.run
 	defer func() {
 		if p := recover(); p != nil {
-			s.d.Log.Error("a Go tool panicked", "tool", call.Name, "panic", p)
+			s.d.Log.Error("a tool panicked", "tool", call.Name, "origin", spec.Origin, "panic", p)
 			r.isError, r.output = true, fmt.Sprintf("Error: the tool %s failed: %v", call.Name, p)
 		}
 	}()
-	out, err := s.d.Natives[call.Name].Run(ctx, tools.Call{CallID: call.CallID, Arguments: call.Arguments,
-		RunID: run.ID, SessionID: run.SessionID, AgentID: rc.agent.agent.ID, UserID: run.OwnerID})
-	if err != nil {
-		r.isError, r.output = true, "Error: "+err.Error()
-		return r
+	on := s.runCall(rc, i, call)
+	if spec.Streams {
+		on.Progress = func(delta string) {
+			s.publish(rc.lr, domain.EventToolProgress, domain.ToolProgressPayload{RunID: rc.lr.run.ID, CallID: call.CallID,
+				ToolName: call.Name, Delta: delta, Renderer: "terminal"})
+		}
 	}
-	r.output = out
+	a := s.d.Toolsets[i].Call(ctx, on, call)
+	r.output, r.isError, r.display = a.Output, a.IsError, a.Display
 	return r
+}
+
+// runCall is the run a call of toolset i's is made on.
+func (s *Service) runCall(rc *runCtx, i int, call domain.Item) tools.RunCall {
+	return tools.RunCall{Run: rc.lr.run, Agent: rc.agent.agent, Approved: rc.approved[call.CallID],
+		Triggered: s.trust.IsTriggered(rc.lr.run.ID), State: rc.agent.states[i]}
 }

@@ -88,7 +88,8 @@ func newHarness(t *testing.T) *harness {
 	h.runs = runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Settings: h.settings,
 		Models: models.New(models.Deps{Config: h.config, Providers: provs, Settings: h.settings, Traces: traces, Sessions: h.sessions,
 			Slots: h.hub, LLM: h.llm, Clock: h.clock}),
-		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: h.runStore, Tasks: h.mgr, LLM: h.llm,
+		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: h.runStore, Tasks: h.mgr,
+		Toolsets: []tools.Toolset{h.mgr.Verbs()}, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
 	h.mgr.Attach(h.runs)
 	h.sessions.StopWorkWith(h.runs)
@@ -177,15 +178,15 @@ func (h *harness) set(key, value string) {
 }
 
 // call is a task verb as a chat run of the user's on parent calls it.
-func (h *harness) call(parent domain.Session, name, args string) runs.ToolAnswer {
+func (h *harness) call(parent domain.Session, name, args string) tools.Answer {
 	h.t.Helper()
 	return h.callAs(parent, h.agent, "call-"+h.ids.NewID(), name, args)
 }
 
-func (h *harness) callAs(parent domain.Session, agent domain.Agent, callID, name, args string) runs.ToolAnswer {
+func (h *harness) callAs(parent domain.Session, agent domain.Agent, callID, name, args string) tools.Answer {
 	h.t.Helper()
 	run := domain.Run{ID: "chat-run", SessionID: parent.ID, OwnerID: parent.OwnerID, AgentConfigID: agent.ID, Status: domain.RunRunning}
-	return h.mgr.Call(h.t.Context(), runs.TaskCall{Run: run, Agent: agent, CallID: callID, Name: name, Arguments: args})
+	return h.mgr.Call(h.t.Context(), tasks.VerbCall{Run: run, Agent: agent, CallID: callID, Name: name, Arguments: args})
 }
 
 // spawn spawns a task with prompt from parent and returns it as it stands
@@ -290,8 +291,8 @@ func domainRun(s domain.Session) domain.Run {
 }
 
 // verbCall is a task verb naming one task, as run calls it.
-func verbCall(run domain.Run, name, taskID string) runs.TaskCall {
-	return runs.TaskCall{Run: run, CallID: "c", Name: name, Arguments: `{"task_id":"` + taskID + `"}`}
+func verbCall(run domain.Run, name, taskID string) tasks.VerbCall {
+	return tasks.VerbCall{Run: run, CallID: "c", Name: name, Arguments: `{"task_id":"` + taskID + `"}`}
 }
 
 // runsInput is a chat turn's request.

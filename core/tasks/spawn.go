@@ -8,7 +8,6 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/core/runs"
 )
 
 // labelRunes bounds a label made from the prompt.
@@ -44,7 +43,7 @@ type spawnArgs struct {
 // spawn starts a task from a chat run's spawn_task call: a hidden session
 // for it, its row, and its first attempt (queued behind the cap if the
 // conversation is at it; refused, conflict, when its queue is full).
-func (m *Manager) spawn(ctx context.Context, c runs.TaskCall) (domain.Task, error) {
+func (m *Manager) spawn(ctx context.Context, c VerbCall) (domain.Task, error) {
 	var args spawnArgs
 	dec := json.NewDecoder(strings.NewReader(c.Arguments))
 	dec.DisallowUnknownFields()

@@ -9,7 +9,6 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/tools"
 )
 
@@ -17,10 +16,53 @@ import (
 // result stays on the task.
 const maxResultChars = 16 << 10
 
-// Call implements runs.Background: the task verbs, answered for the
-// calling run's conversation.
-func (m *Manager) Call(ctx context.Context, c runs.TaskCall) runs.ToolAnswer {
-	var a runs.ToolAnswer
+// VerbCall is a task verb as a chat run called it.
+type VerbCall struct {
+	Run       domain.Run
+	Agent     domain.Agent // the agent that called it (after any handoff)
+	CallID    string
+	Name      string
+	Arguments string
+	// Triggered: a trigger started the calling run, so what it starts
+	// keeps its exec grants to itself too.
+	Triggered bool
+}
+
+// Verbs is the task verbs as a run's toolset: the model's whole vocabulary
+// for background work.
+func (m *Manager) Verbs() tools.Toolset { return verbs{m} }
+
+type verbs struct{ m *Manager }
+
+// Offer gives a chat run's agent the task verbs unless it turns
+// behavior.subagents off; a task's own run never gets them (depth 1).
+// spawn_task's description lists the workflows on offer.
+func (v verbs) Offer(ctx context.Context, r tools.Request) (tools.Offer, error) {
+	a := r.Agent
+	if r.Background || (a.Behavior.Subagents != nil && !*a.Behavior.Subagents) {
+		return tools.Offer{}, nil
+	}
+	o := tools.Offer{Specs: make([]tools.Spec, 0, len(tools.Tasks))}
+	for _, spec := range tools.Tasks {
+		if spec.Name == tools.SpawnTask.Name {
+			if offer := v.m.SpawnSpec(ctx, r.Run.OwnerID); offer != "" {
+				spec.Description += "\n\n" + offer
+			}
+		}
+		o.Specs = append(o.Specs, spec)
+	}
+	return o, nil
+}
+
+// Call answers a task verb.
+func (v verbs) Call(ctx context.Context, rc tools.RunCall, call domain.Item) tools.Answer {
+	return v.m.Call(ctx, VerbCall{Run: rc.Run, Agent: rc.Agent, CallID: call.CallID, Name: call.Name, Arguments: call.Arguments,
+		Triggered: rc.Triggered})
+}
+
+// Call answers a task verb for the calling run's conversation.
+func (m *Manager) Call(ctx context.Context, c VerbCall) tools.Answer {
+	var a tools.Answer
 	var err error
 	switch c.Name {
 	case tools.SpawnTask.Name:
@@ -33,15 +75,15 @@ func (m *Manager) Call(ctx context.Context, c runs.TaskCall) runs.ToolAnswer {
 		err = errs.E(errs.Validation, "%s is not a task verb", c.Name)
 	}
 	if err != nil {
-		return runs.ToolAnswer{IsError: true, Output: "Error: " + errs.MessageOf(err)}
+		return tools.Answer{IsError: true, Output: "Error: " + errs.MessageOf(err)}
 	}
 	return a
 }
 
-func (m *Manager) spawnVerb(ctx context.Context, c runs.TaskCall) (runs.ToolAnswer, error) {
+func (m *Manager) spawnVerb(ctx context.Context, c VerbCall) (tools.Answer, error) {
 	t, err := m.spawn(ctx, c)
 	if err != nil {
-		return runs.ToolAnswer{}, err
+		return tools.Answer{}, err
 	}
 	how := "It is working now"
 	if t.Queued() {
@@ -49,7 +91,7 @@ func (m *Manager) spawnVerb(ctx context.Context, c runs.TaskCall) (runs.ToolAnsw
 	}
 	out := fmt.Sprintf("Started background task %s (%q). %s. Its result will come to you as a [task-notification] message "+
 		"when it ends; meanwhile do not do its work yourself. task_status(task_id) waits for it if you need the result now.", t.ID, t.Label, how)
-	return runs.ToolAnswer{Output: out, Display: card(t)}, nil
+	return tools.Answer{Output: out, Display: card(t)}, nil
 }
 
 // card is a task's tool card: what the task is and how it stands.
@@ -62,7 +104,7 @@ type taskArgs struct {
 	TaskID string `json:"task_id"`
 }
 
-func parseTaskArgs(c runs.TaskCall, required bool) (string, error) {
+func parseTaskArgs(c VerbCall, required bool) (string, error) {
 	var args taskArgs
 	if err := json.Unmarshal([]byte(c.Arguments), &args); err != nil {
 		return "", errs.E(errs.Validation, "%s takes {\"task_id\": …}: %v", c.Name, err)
@@ -77,36 +119,36 @@ func parseTaskArgs(c runs.TaskCall, required bool) (string, error) {
 // one to change — or lists every task of the conversation. A report that
 // hands over a final result settles that task's wake-up debt: the model
 // has read it, so no notification repeats it.
-func (m *Manager) statusVerb(ctx context.Context, c runs.TaskCall) (runs.ToolAnswer, error) {
+func (m *Manager) statusVerb(ctx context.Context, c VerbCall) (tools.Answer, error) {
 	id, err := parseTaskArgs(c, false)
 	if err != nil {
-		return runs.ToolAnswer{}, err
+		return tools.Answer{}, err
 	}
 	if id == "" {
 		list, err := m.d.Store.ListSessionTasks(ctx, c.Run.SessionID)
 		if err != nil {
-			return runs.ToolAnswer{}, err
+			return tools.Answer{}, err
 		}
 		if len(list) == 0 {
-			return runs.ToolAnswer{Output: "This conversation has no background tasks."}, nil
+			return tools.Answer{Output: "This conversation has no background tasks."}, nil
 		}
 		var b strings.Builder
 		fmt.Fprintf(&b, "This conversation's background tasks, newest first:\n")
 		for _, t := range list {
 			b.WriteString(line(t))
 		}
-		return runs.ToolAnswer{Output: b.String()}, nil
+		return tools.Answer{Output: b.String()}, nil
 	}
 	t, err := m.waitChange(ctx, c.Run.OwnerID, c.Run.SessionID, id)
 	if err != nil {
-		return runs.ToolAnswer{}, err
+		return tools.Answer{}, err
 	}
 	if !t.Status.Terminal() {
-		return runs.ToolAnswer{Output: line(t) + "It is still working after a " + domain.TaskStatusWait.String() +
+		return tools.Answer{Output: line(t) + "It is still working after a " + domain.TaskStatusWait.String() +
 			" wait; its result will come as a [task-notification]. Do not redo its work.", Display: card(t)}, nil
 	}
 	m.settleTask(ctx, t)
-	return runs.ToolAnswer{Output: line(t) + "Result:\n" + clip(t.Result), Display: card(t)}, nil
+	return tools.Answer{Output: line(t) + "Result:\n" + clip(t.Result), Display: card(t)}, nil
 }
 
 // waitChange returns a task of the session once its status moved, or
@@ -178,22 +220,22 @@ func clip(s string) string {
 }
 
 // actVerb is task_retry or task_stop, on a task of the conversation.
-func (m *Manager) actVerb(ctx context.Context, c runs.TaskCall) (runs.ToolAnswer, error) {
+func (m *Manager) actVerb(ctx context.Context, c VerbCall) (tools.Answer, error) {
 	id, err := parseTaskArgs(c, true)
 	if err != nil {
-		return runs.ToolAnswer{}, err
+		return tools.Answer{}, err
 	}
 	if c.Name == tools.TaskStop.Name {
 		t, err := m.stop(ctx, c.Run.OwnerID, id, c.Run.SessionID)
 		if err != nil {
-			return runs.ToolAnswer{}, err
+			return tools.Answer{}, err
 		}
-		return runs.ToolAnswer{Output: fmt.Sprintf("Stopped task %s (%q); it reports nothing back.", t.ID, t.Label), Display: card(t)}, nil
+		return tools.Answer{Output: fmt.Sprintf("Stopped task %s (%q); it reports nothing back.", t.ID, t.Label), Display: card(t)}, nil
 	}
 	t, err := m.retry(ctx, c.Run.OwnerID, id, c.Run.SessionID)
 	if err != nil {
-		return runs.ToolAnswer{}, err
+		return tools.Answer{}, err
 	}
-	return runs.ToolAnswer{Output: fmt.Sprintf("Retrying task %s (%q): attempt %d of %d. Its result will come as a [task-notification].",
+	return tools.Answer{Output: fmt.Sprintf("Retrying task %s (%q): attempt %d of %d. Its result will come as a [task-notification].",
 		t.ID, t.Label, t.Attempt, domain.MaxTaskAttempts), Display: card(t)}, nil
 }

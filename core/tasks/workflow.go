@@ -161,7 +161,7 @@ func (m *Manager) newExecution(ctx context.Context, parent domain.Session, w dom
 
 // spawnWorkflow is spawn_task told a workflow name: an execution the
 // calling run asked for (its card is the execution's).
-func (m *Manager) spawnWorkflow(ctx context.Context, c runs.TaskCall, parent domain.Session, args spawnArgs) (domain.Task, error) {
+func (m *Manager) spawnWorkflow(ctx context.Context, c VerbCall, parent domain.Session, args spawnArgs) (domain.Task, error) {
 	if strings.TrimSpace(args.Agent) != "" {
 		return domain.Task{}, errs.E(errs.Validation, "a workflow's steps name their own agents: omit agent when you name a workflow")
 	}

@@ -30,6 +30,15 @@ type Spec struct {
 	// the hints it gives (shown, never trusted).
 	Server string
 	Hints  *ports.MCPAnnotations
+	// ReadOnly says the tool only reads and thinks: a planning session may
+	// still use it (every other tool is refused while planning).
+	ReadOnly bool
+	// AlwaysAsks says every call waits for a person's decision, whatever
+	// the agent's approve_tools (see Asker).
+	AlwaysAsks bool
+	// Streams says the tool streams its output as it runs, as terminal
+	// text (RunCall.Progress).
+	Streams bool
 }
 
 // Selectable is the registry of built-in tools an agent opts into through

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/agents-server/agents-server/core/domain"
 )
 
 // OriginNative marks a tool the program embedding the workbench wrote in
@@ -88,4 +90,28 @@ func NewNatives(list []Native) (Natives, error) {
 func (n Natives) Lookup(name string) (Native, bool) {
 	t, ok := n[name]
 	return t, ok
+}
+
+// Offer gives an agent the program's tools its tools list names, in its
+// order.
+func (n Natives) Offer(_ context.Context, r Request) (Offer, error) {
+	o := Offer{Selected: true}
+	for _, name := range r.Agent.Tools {
+		if t, ok := n[name]; ok {
+			o.Specs = append(o.Specs, t.Spec)
+		}
+	}
+	return o, nil
+}
+
+// Call answers a call of one of the program's tools. (A panic in the
+// program's function fails the call, not the process: the run engine
+// recovers it, as it does for every toolset.)
+func (n Natives) Call(ctx context.Context, rc RunCall, call domain.Item) Answer {
+	out, err := n[call.Name].Run(ctx, Call{CallID: call.CallID, Arguments: call.Arguments,
+		RunID: rc.Run.ID, SessionID: rc.Run.SessionID, AgentID: rc.Agent.ID, UserID: rc.Run.OwnerID})
+	if err != nil {
+		return Answer{IsError: true, Output: "Error: " + err.Error()}
+	}
+	return Answer{Output: out}
 }

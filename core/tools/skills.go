@@ -1,7 +1,5 @@
 package tools
 
-import "encoding/json"
-
 // OriginSkills marks read_skill, which an agent gets when it has skills to
 // read.
 const OriginSkills = "skills"
@@ -11,7 +9,12 @@ var ReadSkill = Spec{
 	Name: "read_skill",
 	Description: "Read a skill: a document of know-how (a checklist, a house style, how to use an internal API) listed in the " +
 		"skills index of your instructions. Read one when the task at hand matches its description, then follow it.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name as the index gives it"}},` +
-		`"required":["name"],"additionalProperties":false}`),
-	Origin: OriginSkills,
+	Parameters: parametersOf[ReadSkillArgs](),
+	Origin:     OriginSkills,
+	ReadOnly:   true,
+}
+
+// ReadSkillArgs are read_skill's arguments.
+type ReadSkillArgs struct {
+	Name string `json:"name" jsonschema:"The skill's name as the index gives it"`
 }

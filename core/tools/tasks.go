@@ -1,9 +1,6 @@
 package tools
 
-import (
-	"encoding/json"
-	"slices"
-)
+import "slices"
 
 // OriginTasks marks the four task verbs: the model's whole vocabulary for
 // background work. A chat run gets them unless its agent turns
@@ -18,13 +15,16 @@ var SpawnTask = Spec{
 		"Use it for independent work worth doing in parallel or a long job you need not wait for. The task cannot see " +
 		"this conversation, so the prompt must say everything it needs. Its result comes back to you as a " +
 		"[task-notification] message when it ends; do not redo its work meanwhile.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{` +
-		`"prompt":{"type":"string","description":"The whole brief: what to do, what to report back"},` +
-		`"label":{"type":"string","description":"A few words naming the task, shown in the task list"},` +
-		`"agent":{"type":"string","description":"The agent to run it: one you can hand off to, by name; omit for yourself"},` +
-		`"workflow":{"type":"string","description":"A workflow to start instead, by name (the prompt is then its brief); omit agent with it"}},` +
-		`"required":["prompt"],"additionalProperties":false}`),
-	Origin: OriginTasks,
+	Parameters: parametersOf[SpawnTaskArgs](),
+	Origin:     OriginTasks,
+}
+
+// SpawnTaskArgs are spawn_task's arguments.
+type SpawnTaskArgs struct {
+	Prompt   string `json:"prompt" jsonschema:"The whole brief: what to do, what to report back"`
+	Label    string `json:"label,omitempty" jsonschema:"A few words naming the task, shown in the task list"`
+	Agent    string `json:"agent,omitempty" jsonschema:"The agent to run it: one you can hand off to, by name; omit for yourself"`
+	Workflow string `json:"workflow,omitempty" jsonschema:"A workflow to start instead, by name (the prompt is then its brief); omit agent with it"`
 }
 
 // TaskStatus reports on the conversation's tasks, waiting a while for a
@@ -33,15 +33,26 @@ var TaskStatus = Spec{
 	Name: "task_status",
 	Description: "Report on background tasks. With task_id: that task's status and, once it ended, its result — " +
 		"a task still working is waited on for up to 120 seconds. Without: every task of this conversation.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"}},"additionalProperties":false}`),
+	Parameters: parametersOf[TaskStatusArgs](),
 	Origin:     OriginTasks,
+	ReadOnly:   true,
+}
+
+// TaskStatusArgs are task_status's arguments: no task_id lists them all.
+type TaskStatusArgs struct {
+	TaskID string `json:"task_id,omitempty"`
+}
+
+// TaskIDArgs are the arguments of the verbs that act on one task.
+type TaskIDArgs struct {
+	TaskID string `json:"task_id"`
 }
 
 // TaskRetry runs a failed task again, resuming from its progress.
 var TaskRetry = Spec{
 	Name:        "task_retry",
 	Description: "Run a failed background task again; it resumes from the progress its earlier attempt made. A task has 3 attempts in all.",
-	Parameters:  json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"],"additionalProperties":false}`),
+	Parameters:  parametersOf[TaskIDArgs](),
 	Origin:      OriginTasks,
 }
 
@@ -49,7 +60,7 @@ var TaskRetry = Spec{
 var TaskStop = Spec{
 	Name:        "task_stop",
 	Description: "Stop a background task that is still working. A stopped task reports nothing back.",
-	Parameters:  json.RawMessage(`{"type":"object","properties":{"task_id":{"type":"string"}},"required":["task_id"],"additionalProperties":false}`),
+	Parameters:  parametersOf[TaskIDArgs](),
 	Origin:      OriginTasks,
 }
 

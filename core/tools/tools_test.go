@@ -3,6 +3,7 @@ package tools_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -170,5 +171,35 @@ func TestTheTaskVerbsAreKnownByName(t *testing.T) {
 		if got, ok := tools.Lookup(s.Name); !ok || got.Name != s.Name {
 			t.Errorf("the selectable %s is not found", s.Name)
 		}
+	}
+}
+
+// TestTheBuiltinToolsTraits pins which built-in tools planning allows
+// (what runs' allow-list named before it became a trait), which always
+// ask, and which stream.
+func TestTheBuiltinToolsTraits(t *testing.T) {
+	var readOnly, asks, streams []string
+	for _, group := range builtins() {
+		for _, s := range group {
+			if s.ReadOnly {
+				readOnly = append(readOnly, s.Name)
+			}
+			if s.AlwaysAsks {
+				asks = append(asks, s.Name)
+			}
+			if s.Streams {
+				streams = append(streams, s.Name)
+			}
+		}
+	}
+	slices.Sort(readOnly)
+	if want := []string{"get_workflow", "list_files", "read_file", "read_skill", "task_status"}; !slices.Equal(readOnly, want) {
+		t.Errorf("planning allows %v, want %v", readOnly, want)
+	}
+	if !slices.Equal(asks, []string{"save_workflow"}) {
+		t.Errorf("always asking: %v", asks)
+	}
+	if !slices.Equal(streams, []string{"exec_command"}) {
+		t.Errorf("streaming: %v", streams)
 	}
 }

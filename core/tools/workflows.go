@@ -1,7 +1,5 @@
 package tools
 
-import "encoding/json"
-
 // OriginWorkflows marks the workflow authoring tools, which an agent gets
 // on its chat runs only with behavior.workflow_authoring.
 const OriginWorkflows = "workflows"
@@ -11,8 +9,14 @@ const OriginWorkflows = "workflows"
 var GetWorkflow = Spec{
 	Name:        "get_workflow",
 	Description: "Read a workflow definition by name: its description, steps (agents and edges by name) and budget.",
-	Parameters:  json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"}},"required":["name"],"additionalProperties":false}`),
+	Parameters:  parametersOf[GetWorkflowArgs](),
 	Origin:      OriginWorkflows,
+	ReadOnly:    true,
+}
+
+// GetWorkflowArgs are get_workflow's arguments.
+type GetWorkflowArgs struct {
+	Name string `json:"name"`
 }
 
 // SaveWorkflow creates or replaces (by name) one of the person's
@@ -24,16 +28,38 @@ var SaveWorkflow = Spec{
 		"empty on_failure fails the workflow; naming an earlier step makes a loop (bounded by budget.max_laps, default 3). " +
 		"A gate step ends its answer with PASS or FAIL (or its own gate_pass / gate_fail words), which picks the edge. " +
 		"The person reviews and approves every save before it happens.",
-	Parameters: json.RawMessage(`{"type":"object","properties":{` +
-		`"name":{"type":"string"},"description":{"type":"string","description":"What the workflow is for: requests are matched against it"},` +
-		`"steps":{"type":"array","items":{"type":"object","properties":{` +
-		`"name":{"type":"string"},"agent":{"type":"string","description":"The agent that runs the step, by name"},` +
-		`"prompt":{"type":"string"},"gate":{"type":"boolean"},"gate_pass":{"type":"string"},"gate_fail":{"type":"string"},` +
-		`"pause_before":{"type":"boolean","description":"Wait for a person's approval before the step"},` +
-		`"compact_before":{"type":"boolean"},"on_success":{"type":"string"},"on_failure":{"type":"string"}},` +
-		`"required":["name","agent","prompt"],"additionalProperties":false}},` +
-		`"budget":{"type":"object","properties":{"max_steps":{"type":"integer"},"max_tokens":{"type":"integer"},` +
-		`"max_minutes":{"type":"integer"},"max_laps":{"type":"integer"}},"additionalProperties":false}},` +
-		`"required":["name","description","steps"],"additionalProperties":false}`),
-	Origin: OriginWorkflows,
+	Parameters: parametersOf[SaveWorkflowArgs](),
+	Origin:     OriginWorkflows,
+	AlwaysAsks: true,
+}
+
+// SaveWorkflowArgs are save_workflow's arguments: a definition by names
+// (core/workflows reads them, strictly).
+type SaveWorkflowArgs struct {
+	Name        string             `json:"name"`
+	Description string             `json:"description" jsonschema:"What the workflow is for: requests are matched against it"`
+	Steps       []SaveWorkflowStep `json:"steps"`
+	Budget      SaveWorkflowBudget `json:"budget,omitzero"`
+}
+
+// SaveWorkflowStep is one step of a saved workflow.
+type SaveWorkflowStep struct {
+	Name          string `json:"name"`
+	Agent         string `json:"agent" jsonschema:"The agent that runs the step, by name"`
+	Prompt        string `json:"prompt"`
+	Gate          bool   `json:"gate,omitempty"`
+	GatePass      string `json:"gate_pass,omitempty"`
+	GateFail      string `json:"gate_fail,omitempty"`
+	PauseBefore   bool   `json:"pause_before,omitempty" jsonschema:"Wait for a person's approval before the step"`
+	CompactBefore bool   `json:"compact_before,omitempty"`
+	OnSuccess     string `json:"on_success,omitempty"`
+	OnFailure     string `json:"on_failure,omitempty"`
+}
+
+// SaveWorkflowBudget bounds a saved workflow's execution.
+type SaveWorkflowBudget struct {
+	MaxSteps   int `json:"max_steps,omitempty"`
+	MaxTokens  int `json:"max_tokens,omitempty"`
+	MaxMinutes int `json:"max_minutes,omitempty"`
+	MaxLaps    int `json:"max_laps,omitempty"`
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tasks"
+	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/core/triggers"
 	"github.com/agents-server/agents-server/core/workflows"
 	"github.com/agents-server/agents-server/ports"
@@ -95,7 +96,8 @@ func newHarness(t *testing.T) *harness {
 	h.runs = runs.New(runs.Deps{Hub: events, Sessions: h.sessions, Runs: runStore, Config: h.config, Settings: h.settings,
 		Models: models.New(models.Deps{Config: h.config, Providers: provs, Settings: h.settings, Traces: traces, Sessions: h.sessions,
 			Slots: events, LLM: h.llm, Clock: h.clock}),
-		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: runStore, Tasks: mgr, LLM: h.llm,
+		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: runStore, Tasks: mgr,
+		Toolsets: []tools.Toolset{mgr.Verbs()}, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
 	mgr.Attach(h.runs)
 	h.sessions.StopWorkWith(h.runs)

@@ -1,4 +1,4 @@
-package runs
+package mcp
 
 import (
 	"context"
@@ -8,8 +8,8 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/core/mcp"
 	"github.com/agents-server/agents-server/core/settings"
+	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -24,26 +24,70 @@ const maxKeptMedia = 2 << 20
 // defaultKeptResult is what a result keeps when the setting cannot be read.
 const defaultKeptResult = 1 << 20
 
-// callMCP answers a call of a live MCP tool. The model reads the text
-// parts (or the structured content when there is no text) and a line per
-// image, audio or resource; the card keeps every part, images included.
-// A call that got no answer is an error result naming the server's state.
-func (s *Service) callMCP(ctx context.Context, t mcp.Tool, call domain.Item) toolResult {
-	r := toolResult{callID: call.CallID, name: call.Name}
-	display := &domain.Display{Kind: "mcp", Title: t.Server + " · " + t.Tool, Extra: map[string]string{"server": t.Server, "tool": t.Tool}}
-	r.display = display
-	res, err := s.d.MCP.Call(ctx, t, json.RawMessage(call.Arguments))
+// Toolset is the MCP tools an agent selects, as a run's toolset: the
+// live tools behind its selected names, and calls of them.
+func (s *Service) Toolset() tools.Toolset { return toolset{s} }
+
+type toolset struct{ s *Service }
+
+// Offer resolves the MCP tools the agent selects. A selected server that
+// cannot serve the run is noted in the instructions, so the model knows
+// what it lacks, and reported unavailable.
+func (ts toolset) Offer(ctx context.Context, r tools.Request) (tools.Offer, error) {
+	o := tools.Offer{Selected: true}
+	var names []string
+	for _, n := range r.Agent.Tools {
+		if _, _, ok := domain.SplitMCPToolName(n); ok {
+			names = append(names, n)
+		}
+	}
+	if len(names) == 0 {
+		return o, nil
+	}
+	live, unavailable, err := ts.s.Resolve(ctx, r.Agent.Ownership, names)
 	if err != nil {
-		r.isError, display.IsError = true, true
-		r.output = "Error: " + errs.MessageOf(err)
+		return o, err
+	}
+	byName := make(map[string]Tool, len(live))
+	for _, t := range live {
+		byName[t.Name] = t
+		o.Specs = append(o.Specs, t.Spec())
+	}
+	o.State = byName
+	if len(unavailable) > 0 {
+		var note strings.Builder
+		note.WriteString("Note: some of your tools are unavailable in this run:")
+		for _, u := range unavailable {
+			fmt.Fprintf(&note, "\n- %s (%s): %s", u.Server, strings.Join(u.Tools, ", "), u.Reason)
+			o.Unavailable = append(o.Unavailable, tools.Unavailable(u))
+		}
+		o.Instructions = note.String()
+	}
+	return o, nil
+}
+
+// Call answers a call of a live MCP tool. The model reads the text parts
+// (or the structured content when there is no text) and a line per image,
+// audio or resource; the card keeps every part, images included. A call
+// that got no answer is an error result naming the server's state.
+func (ts toolset) Call(ctx context.Context, rc tools.RunCall, call domain.Item) tools.Answer {
+	t := rc.State.(map[string]Tool)[call.Name]
+	display := &domain.Display{Kind: "mcp", Title: t.Server + " · " + t.Tool, Extra: map[string]string{"server": t.Server, "tool": t.Tool}}
+	r := tools.Answer{Display: display}
+	res, err := ts.s.Call(ctx, t, json.RawMessage(call.Arguments))
+	if err != nil {
+		r.IsError, display.IsError = true, true
+		r.Output = "Error: " + errs.MessageOf(err)
 		display.Summary = errs.MessageOf(err)
 		return r
 	}
-	r.isError, display.IsError = res.IsError, res.IsError
-	r.output = mcpOutput(res)
+	r.IsError, display.IsError = res.IsError, res.IsError
+	r.Output = mcpOutput(res)
 	budget := defaultKeptResult
-	if kb, err := s.d.Settings.Int(ctx, settings.KeyMCPResultMaxKB); err == nil && kb > 0 {
-		budget = kb << 10
+	if ts.s.d.Settings != nil {
+		if kb, err := ts.s.d.Settings.Int(ctx, settings.KeyMCPResultMaxKB); err == nil && kb > 0 {
+			budget = kb << 10
+		}
 	}
 	parts, budget := keptParts(res.Content, budget)
 	if len(res.Structured) > 0 {
