@@ -67,7 +67,10 @@ func configNounTxs(t *testing.T, s ConfigStores) {
 				}
 				return fail
 			})
-		}, func(ctx context.Context, s ports.ConfigStore) error { _, err := s.FindWorkflow(ctx, workflow.ID); return err }},
+		}, func(ctx context.Context, s ports.ConfigStore) error {
+			_, err := s.FindWorkflow(ctx, workflow.ID)
+			return err
+		}},
 		{"memory", func(ctx context.Context, s ports.ConfigStore, fail error) error {
 			return s.InMemoryTx(ctx, func(tx ports.MemoryTx) error {
 				if err := seesAgent(tx); err != nil {
@@ -81,7 +84,10 @@ func configNounTxs(t *testing.T, s ConfigStores) {
 				}
 				return fail
 			})
-		}, func(ctx context.Context, s ports.ConfigStore) error { _, err := s.FindMemory(ctx, memory.ID); return err }},
+		}, func(ctx context.Context, s ports.ConfigStore) error {
+			_, err := s.FindMemory(ctx, memory.ID)
+			return err
+		}},
 		{"guardrail", func(ctx context.Context, s ports.ConfigStore, fail error) error {
 			return s.InGuardrailTx(ctx, func(tx ports.GuardrailTx) error {
 				if err := seesAgent(tx); err != nil {
@@ -95,7 +101,10 @@ func configNounTxs(t *testing.T, s ConfigStores) {
 				}
 				return fail
 			})
-		}, func(ctx context.Context, s ports.ConfigStore) error { _, err := s.FindGuardrail(ctx, guardrail.ID); return err }},
+		}, func(ctx context.Context, s ports.ConfigStore) error {
+			_, err := s.FindGuardrail(ctx, guardrail.ID)
+			return err
+		}},
 	}
 	boom := errors.New("boom")
 	for _, n := range nouns {
