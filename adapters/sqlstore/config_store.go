@@ -26,6 +26,16 @@ func (db *DB) InConfigTx(ctx context.Context, fn func(tx ports.ConfigTx) error) 
 	return db.tx(ctx, func(tx txQ) error { return fn(configQ{tx}) })
 }
 
+// InProviderTx implements ports.ProviderStore.
+func (db *DB) InProviderTx(ctx context.Context, fn func(tx ports.ProviderTx) error) error {
+	return db.tx(ctx, func(tx txQ) error { return fn(configQ{tx}) })
+}
+
+// InAgentTx implements ports.AgentStore.
+func (db *DB) InAgentTx(ctx context.Context, fn func(tx ports.AgentTx) error) error {
+	return db.tx(ctx, func(tx txQ) error { return fn(configQ{tx}) })
+}
+
 // InSkillTx implements ports.SkillStore.
 func (db *DB) InSkillTx(ctx context.Context, fn func(tx ports.SkillTx) error) error {
 	return db.tx(ctx, func(tx txQ) error { return fn(configQ{tx}) })

@@ -75,6 +75,16 @@ func (s *ConfigStore) InConfigTx(ctx context.Context, fn func(tx ports.ConfigTx)
 	return nil
 }
 
+// InProviderTx runs fn in one transaction, as InConfigTx does.
+func (s *ConfigStore) InProviderTx(ctx context.Context, fn func(tx ports.ProviderTx) error) error {
+	return s.InConfigTx(ctx, func(tx ports.ConfigTx) error { return fn(tx) })
+}
+
+// InAgentTx runs fn in one transaction, as InConfigTx does.
+func (s *ConfigStore) InAgentTx(ctx context.Context, fn func(tx ports.AgentTx) error) error {
+	return s.InConfigTx(ctx, func(tx ports.ConfigTx) error { return fn(tx) })
+}
+
 // InSkillTx runs fn in one transaction, as InConfigTx does.
 func (s *ConfigStore) InSkillTx(ctx context.Context, fn func(tx ports.SkillTx) error) error {
 	return s.InConfigTx(ctx, func(tx ports.ConfigTx) error { return fn(tx) })

@@ -39,7 +39,44 @@ func configNounTxs(t *testing.T, s ConfigStores) {
 		CreatedAt: configEpoch, UpdatedAt: configEpoch}
 	memory := domain.Memory{ID: "m1", AgentID: agent.ID, Key: "k", Content: "c", CreatedAt: configEpoch, UpdatedAt: configEpoch}
 	guardrail := domain.Guardrail{ID: "g1", Name: "no-secrets", Mode: domain.ModeMaxLength, CreatedAt: configEpoch, UpdatedAt: configEpoch}
+	provider := domain.Provider{ID: "p1", Ownership: private(u), Name: "OpenAI", Type: "openai", CreatedAt: configEpoch, UpdatedAt: configEpoch}
+	second := domain.Agent{ID: "a2", Ownership: private(u), AgentSpec: domain.AgentSpec{Name: "Second", Model: "m"}, CreatedAt: configEpoch,
+		UpdatedAt: configEpoch}
 	nouns := []nounTx{
+		{"provider", func(ctx context.Context, s ports.ConfigStore, fail error) error {
+			return s.InProviderTx(ctx, func(tx ports.ProviderTx) error {
+				if err := seesAgent(tx); err != nil {
+					return err
+				}
+				if err := tx.InsertProvider(ctx, provider); err != nil {
+					return err
+				}
+				if _, err := tx.FindProvider(ctx, provider.ID); err != nil {
+					return err
+				}
+				return fail
+			})
+		}, func(ctx context.Context, s ports.ConfigStore) error {
+			_, err := s.FindProvider(ctx, provider.ID)
+			return err
+		}},
+		{"agent", func(ctx context.Context, s ports.ConfigStore, fail error) error {
+			return s.InAgentTx(ctx, func(tx ports.AgentTx) error {
+				if err := seesAgent(tx); err != nil {
+					return err
+				}
+				if err := tx.InsertAgent(ctx, second); err != nil {
+					return err
+				}
+				if _, err := tx.FindAgent(ctx, second.ID); err != nil {
+					return err
+				}
+				return fail
+			})
+		}, func(ctx context.Context, s ports.ConfigStore) error {
+			_, err := s.FindAgent(ctx, second.ID)
+			return err
+		}},
 		{"skill", func(ctx context.Context, s ports.ConfigStore, fail error) error {
 			return s.InSkillTx(ctx, func(tx ports.SkillTx) error {
 				if err := seesAgent(tx); err != nil {
