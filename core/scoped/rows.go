@@ -26,7 +26,8 @@ type Rows[T, Tx any] struct {
 
 // Add inserts row in one transaction, after prepare (nil: none) has
 // checked what the row may do there and completed it. Returns the stored
-// row, or prepare's or the store's error (conflict for a taken name).
+// row, or the zero row with prepare's or the store's error (conflict for
+// a taken name).
 func (r Rows[T, Tx]) Add(ctx context.Context, row T, prepare func(tx Tx, row T) (T, error)) (T, error) {
 	err := r.InTx(ctx, func(tx Tx) error {
 		if prepare != nil {
@@ -37,7 +38,11 @@ func (r Rows[T, Tx]) Add(ctx context.Context, row T, prepare func(tx Tx, row T) 
 		}
 		return r.Insert(tx, ctx, row)
 	})
-	return row, err
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return row, nil
 }
 
 // Change finds row id and, in the same transaction, hands it to edit,

@@ -126,10 +126,10 @@ func TestAddStoresWhatPrepareCompletes(t *testing.T) {
 	ctx := context.Background()
 	store, rows := skillRows(t)
 	bad := errs.Field("name", "no")
-	if _, err := rows.Add(ctx, skill("k1", "draft"), func(ports.SkillTx, domain.Skill) (domain.Skill, error) {
-		return domain.Skill{}, bad
-	}); !errors.Is(err, bad) {
-		t.Fatalf("a refused add: %v", err)
+	if out, err := rows.Add(ctx, skill("k1", "draft"), func(_ ports.SkillTx, k domain.Skill) (domain.Skill, error) {
+		return k, bad
+	}); !errors.Is(err, bad) || out.ID != "" {
+		t.Fatalf("a refused add: %+v, %v; want the zero row and the refusal", out, err)
 	}
 	if _, err := store.FindSkill(ctx, "k1"); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("a refused add stored the row: %v", err)
