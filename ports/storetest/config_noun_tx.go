@@ -10,12 +10,31 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// nounTx is one noun's transaction as the contract drives it: insert a row
-// of that noun, then fail or not; found says whether the row is stored.
+// nounTx is one noun's transaction as the contract drives it: run writes
+// a row of the noun and then fails with fail (nil: commits); found reads
+// that row back through the store.
 type nounTx struct {
-	noun   string
-	insert func(ctx context.Context, s ports.ConfigStore, fail error) error
-	found  func(ctx context.Context, s ports.ConfigStore) error
+	noun  string
+	run   func(fail error) error
+	found func() error
+}
+
+// inNounTx runs write inside one noun's transaction (in), after checking
+// the transaction sees the agents its rules ask about, and then fails with
+// fail.
+func inNounTx[Tx ports.AgentReader](ctx context.Context, in func(context.Context, func(Tx) error) error, agentID string,
+	write func(Tx) error) func(fail error) error {
+	return func(fail error) error {
+		return in(ctx, func(tx Tx) error {
+			if _, err := tx.FindAgent(ctx, agentID); err != nil {
+				return errors.New("the transaction does not see the committed agent: " + err.Error())
+			}
+			if err := write(tx); err != nil {
+				return err
+			}
+			return fail
+		})
+	}
 }
 
 // configNounTxs holds each noun's narrower transaction to what InConfigTx
@@ -27,134 +46,42 @@ func configNounTxs(t *testing.T, s ConfigStores) {
 	agent := domain.Agent{ID: "a1", Ownership: private(u), AgentSpec: domain.AgentSpec{Name: "Helper", Model: "m"}, CreatedAt: configEpoch,
 		UpdatedAt: configEpoch}
 	mustWrite(t, s, func(tx ports.ConfigTx) error { return tx.InsertAgent(ctx, agent) })
-	seesAgent := func(tx ports.AgentReader) error {
-		if _, err := tx.FindAgent(ctx, agent.ID); err != nil {
-			return errors.New("the transaction does not see the committed agent: " + err.Error())
-		}
-		return nil
-	}
+	provider := domain.Provider{ID: "p1", Ownership: private(u), Name: "OpenAI", Type: "openai", CreatedAt: configEpoch, UpdatedAt: configEpoch}
+	second := domain.Agent{ID: "a2", Ownership: private(u), AgentSpec: domain.AgentSpec{Name: "Second", Model: "m"}, CreatedAt: configEpoch,
+		UpdatedAt: configEpoch}
 	skill := domain.Skill{ID: "k1", Ownership: private(u), Name: "notes", Content: "---\nname: notes\n---\n", CreatedAt: configEpoch,
 		UpdatedAt: configEpoch}
 	workflow := domain.Workflow{ID: "w1", Ownership: private(u), WorkflowSpec: domain.WorkflowSpec{Name: "flow", Steps: []domain.WorkflowStep{}},
 		CreatedAt: configEpoch, UpdatedAt: configEpoch}
 	memory := domain.Memory{ID: "m1", AgentID: agent.ID, Key: "k", Content: "c", CreatedAt: configEpoch, UpdatedAt: configEpoch}
 	guardrail := domain.Guardrail{ID: "g1", Name: "no-secrets", Mode: domain.ModeMaxLength, CreatedAt: configEpoch, UpdatedAt: configEpoch}
-	provider := domain.Provider{ID: "p1", Ownership: private(u), Name: "OpenAI", Type: "openai", CreatedAt: configEpoch, UpdatedAt: configEpoch}
-	second := domain.Agent{ID: "a2", Ownership: private(u), AgentSpec: domain.AgentSpec{Name: "Second", Model: "m"}, CreatedAt: configEpoch,
-		UpdatedAt: configEpoch}
+	c := s.Config
 	nouns := []nounTx{
-		{"provider", func(ctx context.Context, s ports.ConfigStore, fail error) error {
-			return s.InProviderTx(ctx, func(tx ports.ProviderTx) error {
-				if err := seesAgent(tx); err != nil {
-					return err
-				}
-				if err := tx.InsertProvider(ctx, provider); err != nil {
-					return err
-				}
-				if _, err := tx.FindProvider(ctx, provider.ID); err != nil {
-					return err
-				}
-				return fail
-			})
-		}, func(ctx context.Context, s ports.ConfigStore) error {
-			_, err := s.FindProvider(ctx, provider.ID)
-			return err
-		}},
-		{"agent", func(ctx context.Context, s ports.ConfigStore, fail error) error {
-			return s.InAgentTx(ctx, func(tx ports.AgentTx) error {
-				if err := seesAgent(tx); err != nil {
-					return err
-				}
-				if err := tx.InsertAgent(ctx, second); err != nil {
-					return err
-				}
-				if _, err := tx.FindAgent(ctx, second.ID); err != nil {
-					return err
-				}
-				return fail
-			})
-		}, func(ctx context.Context, s ports.ConfigStore) error {
-			_, err := s.FindAgent(ctx, second.ID)
-			return err
-		}},
-		{"skill", func(ctx context.Context, s ports.ConfigStore, fail error) error {
-			return s.InSkillTx(ctx, func(tx ports.SkillTx) error {
-				if err := seesAgent(tx); err != nil {
-					return err
-				}
-				if err := tx.InsertSkill(ctx, skill); err != nil {
-					return err
-				}
-				if _, err := tx.FindSkill(ctx, skill.ID); err != nil {
-					return err
-				}
-				return fail
-			})
-		}, func(ctx context.Context, s ports.ConfigStore) error { _, err := s.FindSkill(ctx, skill.ID); return err }},
-		{"workflow", func(ctx context.Context, s ports.ConfigStore, fail error) error {
-			return s.InWorkflowTx(ctx, func(tx ports.WorkflowTx) error {
-				if err := seesAgent(tx); err != nil {
-					return err
-				}
-				if err := tx.InsertWorkflow(ctx, workflow); err != nil {
-					return err
-				}
-				if _, err := tx.FindWorkflow(ctx, workflow.ID); err != nil {
-					return err
-				}
-				return fail
-			})
-		}, func(ctx context.Context, s ports.ConfigStore) error {
-			_, err := s.FindWorkflow(ctx, workflow.ID)
-			return err
-		}},
-		{"memory", func(ctx context.Context, s ports.ConfigStore, fail error) error {
-			return s.InMemoryTx(ctx, func(tx ports.MemoryTx) error {
-				if err := seesAgent(tx); err != nil {
-					return err
-				}
-				if err := tx.InsertMemory(ctx, memory); err != nil {
-					return err
-				}
-				if n, err := tx.CountMemories(ctx, agent.ID); err != nil || n != 1 {
-					return errors.New("the transaction does not count its own memory")
-				}
-				return fail
-			})
-		}, func(ctx context.Context, s ports.ConfigStore) error {
-			_, err := s.FindMemory(ctx, memory.ID)
-			return err
-		}},
-		{"guardrail", func(ctx context.Context, s ports.ConfigStore, fail error) error {
-			return s.InGuardrailTx(ctx, func(tx ports.GuardrailTx) error {
-				if err := seesAgent(tx); err != nil {
-					return err
-				}
-				if err := tx.InsertGuardrail(ctx, guardrail); err != nil {
-					return err
-				}
-				if _, err := tx.FindGuardrailByName(ctx, guardrail.Name); err != nil {
-					return err
-				}
-				return fail
-			})
-		}, func(ctx context.Context, s ports.ConfigStore) error {
-			_, err := s.FindGuardrail(ctx, guardrail.ID)
-			return err
-		}},
+		{"provider", inNounTx(ctx, c.InProviderTx, agent.ID, func(tx ports.ProviderTx) error { return tx.InsertProvider(ctx, provider) }),
+			func() error { _, err := c.FindProvider(ctx, provider.ID); return err }},
+		{"agent", inNounTx(ctx, c.InAgentTx, agent.ID, func(tx ports.AgentTx) error { return tx.InsertAgent(ctx, second) }),
+			func() error { _, err := c.FindAgent(ctx, second.ID); return err }},
+		{"skill", inNounTx(ctx, c.InSkillTx, agent.ID, func(tx ports.SkillTx) error { return tx.InsertSkill(ctx, skill) }),
+			func() error { _, err := c.FindSkill(ctx, skill.ID); return err }},
+		{"workflow", inNounTx(ctx, c.InWorkflowTx, agent.ID, func(tx ports.WorkflowTx) error { return tx.InsertWorkflow(ctx, workflow) }),
+			func() error { _, err := c.FindWorkflow(ctx, workflow.ID); return err }},
+		{"memory", inNounTx(ctx, c.InMemoryTx, agent.ID, func(tx ports.MemoryTx) error { return tx.InsertMemory(ctx, memory) }),
+			func() error { _, err := c.FindMemory(ctx, memory.ID); return err }},
+		{"guardrail", inNounTx(ctx, c.InGuardrailTx, agent.ID, func(tx ports.GuardrailTx) error { return tx.InsertGuardrail(ctx, guardrail) }),
+			func() error { _, err := c.FindGuardrail(ctx, guardrail.ID); return err }},
 	}
 	boom := errors.New("boom")
 	for _, n := range nouns {
-		if err := n.insert(ctx, s.Config, boom); !errors.Is(err, boom) {
+		if err := n.run(boom); !errors.Is(err, boom) {
 			t.Fatalf("%s: the failing transaction: %v, want its own error", n.noun, err)
 		}
-		if err := n.found(ctx, s.Config); errs.CodeOf(err) != errs.NotFound {
+		if err := n.found(); errs.CodeOf(err) != errs.NotFound {
 			t.Fatalf("%s: a rolled-back insert is visible: %v", n.noun, err)
 		}
-		if err := n.insert(ctx, s.Config, nil); err != nil {
+		if err := n.run(nil); err != nil {
 			t.Fatalf("%s: the transaction: %v", n.noun, err)
 		}
-		if err := n.found(ctx, s.Config); err != nil {
+		if err := n.found(); err != nil {
 			t.Fatalf("%s: a committed insert: %v", n.noun, err)
 		}
 	}
