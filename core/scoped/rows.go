@@ -18,9 +18,12 @@ type Rows[T, Tx any] struct {
 	// InTx runs fn in one write transaction, committed when fn returns nil.
 	InTx func(ctx context.Context, fn func(tx Tx) error) error
 	// Find returns the row or not_found.
-	Find   func(tx Tx, ctx context.Context, id string) (T, error)
+	Find func(tx Tx, ctx context.Context, id string) (T, error)
+	// Insert stores a new row; conflict when its name is taken.
 	Insert func(tx Tx, ctx context.Context, row T) error
+	// Update writes a row back; conflict when its name is taken.
 	Update func(tx Tx, ctx context.Context, row T) error
+	// Delete removes a row; not_found when absent.
 	Delete func(tx Tx, ctx context.Context, id string) error
 }
 
