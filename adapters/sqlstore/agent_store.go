@@ -58,7 +58,7 @@ func agentArgs(a domain.Agent) ([]any, error) {
 	return append(args, ms(a.CreatedAt), ms(a.UpdatedAt)), nil
 }
 
-// FindAgent implements ports.ConfigReader.
+// FindAgent implements ports.AgentReader.
 func (c configQ) FindAgent(ctx context.Context, id string) (domain.Agent, error) {
 	a, err := scanAgent(c.q.QueryRowContext(ctx, `SELECT `+agentColumns+` FROM agents WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -67,7 +67,7 @@ func (c configQ) FindAgent(ctx context.Context, id string) (domain.Agent, error)
 	return a, translate(err)
 }
 
-// ListAgents implements ports.ConfigReader.
+// ListAgents implements ports.AgentReader.
 func (c configQ) ListAgents(ctx context.Context) ([]domain.Agent, error) {
 	return collect(ctx, c.q, scanAgent, `SELECT `+agentColumns+` FROM agents ORDER BY id DESC`)
 }
@@ -91,7 +91,7 @@ func (c configQ) agentsWhere(ctx context.Context, keep func(domain.Agent) bool) 
 	return out, nil
 }
 
-// AgentsUsingProvider implements ports.ConfigReader.
+// AgentsUsingProvider implements ports.AgentReader.
 func (c configQ) AgentsUsingProvider(ctx context.Context, providerID string) ([]domain.Agent, error) {
 	return c.agentsWhere(ctx, func(a domain.Agent) bool {
 		return a.ProviderID == providerID || slices.ContainsFunc(a.Resilience.FallbackModels,
@@ -99,7 +99,7 @@ func (c configQ) AgentsUsingProvider(ctx context.Context, providerID string) ([]
 	})
 }
 
-// AgentsUsingGuardrail implements ports.ConfigReader. Guardrail names
+// AgentsUsingGuardrail implements ports.AgentReader. Guardrail names
 // compare without case, as their table does.
 func (c configQ) AgentsUsingGuardrail(ctx context.Context, name string) ([]domain.Agent, error) {
 	return c.agentsWhere(ctx, func(a domain.Agent) bool {
@@ -107,12 +107,12 @@ func (c configQ) AgentsUsingGuardrail(ctx context.Context, name string) ([]domai
 	})
 }
 
-// AgentsHandingOffTo implements ports.ConfigReader.
+// AgentsHandingOffTo implements ports.AgentReader.
 func (c configQ) AgentsHandingOffTo(ctx context.Context, agentID string) ([]domain.Agent, error) {
 	return c.agentsWhere(ctx, func(a domain.Agent) bool { return slices.Contains(a.Handoffs, agentID) })
 }
 
-// InsertAgent implements ports.ConfigWriter.
+// InsertAgent implements ports.AgentWriter.
 func (c configQ) InsertAgent(ctx context.Context, a domain.Agent) error {
 	args, err := agentArgs(a)
 	if err != nil {
@@ -126,7 +126,7 @@ func (c configQ) InsertAgent(ctx context.Context, a domain.Agent) error {
 	return nameTaken(translate(err), "agent", a.Name)
 }
 
-// UpdateAgent implements ports.ConfigWriter. Owner and creation time stay.
+// UpdateAgent implements ports.AgentWriter. Owner and creation time stay.
 func (c configQ) UpdateAgent(ctx context.Context, a domain.Agent) error {
 	args, err := agentArgs(a)
 	if err != nil {
@@ -142,7 +142,7 @@ func (c configQ) UpdateAgent(ctx context.Context, a domain.Agent) error {
 	return nameTaken(affected(r, err, "agent"), "agent", a.Name)
 }
 
-// DeleteAgent implements ports.ConfigWriter; its memories cascade.
+// DeleteAgent implements ports.AgentWriter; its memories cascade.
 func (c configQ) DeleteAgent(ctx context.Context, id string) error {
 	r, err := c.q.ExecContext(ctx, `DELETE FROM agents WHERE id = ?`, id)
 	return affected(r, err, "agent")

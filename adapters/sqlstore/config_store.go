@@ -16,11 +16,43 @@ type querier interface {
 }
 
 // configQ implements ports.ConfigTx over a querier: the read pool for plain
-// reads, a write transaction inside InConfigTx.
+// reads, a write transaction inside InConfigTx and the nouns' narrower
+// transactions, which are all the same transaction seen through a smaller
+// port.
 type configQ struct{ q querier }
 
 // InConfigTx implements ports.ConfigStore.
 func (db *DB) InConfigTx(ctx context.Context, fn func(tx ports.ConfigTx) error) error {
+	return db.tx(ctx, func(tx txQ) error { return fn(configQ{tx}) })
+}
+
+// InProviderTx implements ports.ProviderStore.
+func (db *DB) InProviderTx(ctx context.Context, fn func(tx ports.ProviderTx) error) error {
+	return db.tx(ctx, func(tx txQ) error { return fn(configQ{tx}) })
+}
+
+// InAgentTx implements ports.AgentStore.
+func (db *DB) InAgentTx(ctx context.Context, fn func(tx ports.AgentTx) error) error {
+	return db.tx(ctx, func(tx txQ) error { return fn(configQ{tx}) })
+}
+
+// InSkillTx implements ports.SkillStore.
+func (db *DB) InSkillTx(ctx context.Context, fn func(tx ports.SkillTx) error) error {
+	return db.tx(ctx, func(tx txQ) error { return fn(configQ{tx}) })
+}
+
+// InWorkflowTx implements ports.WorkflowStore.
+func (db *DB) InWorkflowTx(ctx context.Context, fn func(tx ports.WorkflowTx) error) error {
+	return db.tx(ctx, func(tx txQ) error { return fn(configQ{tx}) })
+}
+
+// InMemoryTx implements ports.MemoryStore.
+func (db *DB) InMemoryTx(ctx context.Context, fn func(tx ports.MemoryTx) error) error {
+	return db.tx(ctx, func(tx txQ) error { return fn(configQ{tx}) })
+}
+
+// InGuardrailTx implements ports.GuardrailStore.
+func (db *DB) InGuardrailTx(ctx context.Context, fn func(tx ports.GuardrailTx) error) error {
 	return db.tx(ctx, func(tx txQ) error { return fn(configQ{tx}) })
 }
 

@@ -35,17 +35,17 @@ func (c configQ) findGuardrail(ctx context.Context, where string, arg any) (doma
 	return g, translate(err)
 }
 
-// FindGuardrail implements ports.ConfigReader.
+// FindGuardrail implements ports.GuardrailReader.
 func (c configQ) FindGuardrail(ctx context.Context, id string) (domain.Guardrail, error) {
 	return c.findGuardrail(ctx, "id = ?", id)
 }
 
-// FindGuardrailByName implements ports.ConfigReader.
+// FindGuardrailByName implements ports.GuardrailReader.
 func (c configQ) FindGuardrailByName(ctx context.Context, name string) (domain.Guardrail, error) {
 	return c.findGuardrail(ctx, "name = ?", name)
 }
 
-// ListGuardrails implements ports.ConfigReader.
+// ListGuardrails implements ports.GuardrailReader.
 func (c configQ) ListGuardrails(ctx context.Context) ([]domain.Guardrail, error) {
 	return collect(ctx, c.q, scanGuardrail, `SELECT `+guardrailColumns+` FROM guardrails ORDER BY builtin DESC, name`)
 }
@@ -55,7 +55,7 @@ func guardrailArgs(g domain.Guardrail) []any {
 	return []any{g.Name, g.Description, string(stages), string(g.Mode), g.Pattern, g.MaxChars, g.Blocking}
 }
 
-// InsertGuardrail implements ports.ConfigWriter.
+// InsertGuardrail implements ports.GuardrailWriter.
 func (c configQ) InsertGuardrail(ctx context.Context, g domain.Guardrail) error {
 	args := append([]any{g.ID}, guardrailArgs(g)...)
 	args = append(args, g.Builtin, ms(g.CreatedAt), ms(g.UpdatedAt))
@@ -63,7 +63,7 @@ func (c configQ) InsertGuardrail(ctx context.Context, g domain.Guardrail) error 
 	return guardrailNameTaken(translate(err), g.Name)
 }
 
-// UpdateGuardrail implements ports.ConfigWriter; builtin never changes.
+// UpdateGuardrail implements ports.GuardrailWriter; builtin never changes.
 func (c configQ) UpdateGuardrail(ctx context.Context, g domain.Guardrail) error {
 	args := append(guardrailArgs(g), ms(g.UpdatedAt), g.ID)
 	r, err := c.q.ExecContext(ctx, `UPDATE guardrails SET name = ?, description = ?, stages = ?, mode = ?, pattern = ?,
@@ -71,7 +71,7 @@ func (c configQ) UpdateGuardrail(ctx context.Context, g domain.Guardrail) error 
 	return guardrailNameTaken(affected(r, err, "guardrail"), g.Name)
 }
 
-// DeleteGuardrail implements ports.ConfigWriter.
+// DeleteGuardrail implements ports.GuardrailWriter.
 func (c configQ) DeleteGuardrail(ctx context.Context, id string) error {
 	r, err := c.q.ExecContext(ctx, `DELETE FROM guardrails WHERE id = ?`, id)
 	return affected(r, err, "guardrail")

@@ -28,7 +28,7 @@ func nameTaken(err error, what, name string) error {
 	return err
 }
 
-// FindProvider implements ports.ConfigReader.
+// FindProvider implements ports.ProviderReader.
 func (c configQ) FindProvider(ctx context.Context, id string) (domain.Provider, error) {
 	p, err := scanProvider(c.q.QueryRowContext(ctx, `SELECT `+providerColumns+` FROM providers WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -37,19 +37,19 @@ func (c configQ) FindProvider(ctx context.Context, id string) (domain.Provider, 
 	return p, translate(err)
 }
 
-// ListProviders implements ports.ConfigReader.
+// ListProviders implements ports.ProviderReader.
 func (c configQ) ListProviders(ctx context.Context) ([]domain.Provider, error) {
 	return collect(ctx, c.q, scanProvider, `SELECT `+providerColumns+` FROM providers ORDER BY id DESC`)
 }
 
-// InsertProvider implements ports.ConfigWriter.
+// InsertProvider implements ports.ProviderWriter.
 func (c configQ) InsertProvider(ctx context.Context, p domain.Provider) error {
 	_, err := c.q.ExecContext(ctx, `INSERT INTO providers (`+providerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.ID, p.OwnerID, string(p.Scope), p.Name, p.Type, p.AuthMode, p.API, p.BaseURL, p.SealedAPIKey, "", ms(p.CreatedAt), ms(p.UpdatedAt))
 	return nameTaken(translate(err), "provider", p.Name)
 }
 
-// UpdateProvider implements ports.ConfigWriter. The owner never changes.
+// UpdateProvider implements ports.ProviderWriter. The owner never changes.
 // The ChatGPT sign-in is written only by SwapChatGPTToken, but a provider
 // that stops signing in with ChatGPT loses it in the same statement.
 func (c configQ) UpdateProvider(ctx context.Context, p domain.Provider) error {
@@ -59,7 +59,7 @@ func (c configQ) UpdateProvider(ctx context.Context, p domain.Provider) error {
 	return nameTaken(affected(r, err, "provider"), "provider", p.Name)
 }
 
-// DeleteProvider implements ports.ConfigWriter.
+// DeleteProvider implements ports.ProviderWriter.
 func (c configQ) DeleteProvider(ctx context.Context, id string) error {
 	r, err := c.q.ExecContext(ctx, `DELETE FROM providers WHERE id = ?`, id)
 	return affected(r, err, "provider")

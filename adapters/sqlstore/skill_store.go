@@ -22,7 +22,7 @@ func scanSkill(r rowScanner) (domain.Skill, error) {
 	return s, err
 }
 
-// FindSkill implements ports.ConfigReader.
+// FindSkill implements ports.SkillReader.
 func (c configQ) FindSkill(ctx context.Context, id string) (domain.Skill, error) {
 	s, err := scanSkill(c.q.QueryRowContext(ctx, `SELECT `+skillColumns+` FROM skills WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -31,12 +31,12 @@ func (c configQ) FindSkill(ctx context.Context, id string) (domain.Skill, error)
 	return s, translate(err)
 }
 
-// ListSkills implements ports.ConfigReader.
+// ListSkills implements ports.SkillReader.
 func (c configQ) ListSkills(ctx context.Context) ([]domain.Skill, error) {
 	return collect(ctx, c.q, scanSkill, `SELECT `+skillColumns+` FROM skills ORDER BY id DESC`)
 }
 
-// InsertSkill implements ports.ConfigWriter.
+// InsertSkill implements ports.SkillWriter.
 func (c configQ) InsertSkill(ctx context.Context, s domain.Skill) error {
 	_, err := c.q.ExecContext(ctx, `INSERT INTO skills (`+skillColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		s.ID, s.OwnerID, string(s.Scope), s.Name, s.Description, s.Content, s.SourceRepo, s.RepoLabel, s.SourcePath, s.SourceCommit,
@@ -44,7 +44,7 @@ func (c configQ) InsertSkill(ctx context.Context, s domain.Skill) error {
 	return nameTaken(translate(err), "skill", s.ModelName())
 }
 
-// UpdateSkill implements ports.ConfigWriter. Owner and creation time stay.
+// UpdateSkill implements ports.SkillWriter. Owner and creation time stay.
 func (c configQ) UpdateSkill(ctx context.Context, s domain.Skill) error {
 	r, err := c.q.ExecContext(ctx, `UPDATE skills SET scope = ?, name = ?, description = ?, content = ?, source_repo = ?, repo_label = ?,
 		source_path = ?, source_commit = ?, detached = ?, updated_at = ? WHERE id = ?`,
@@ -53,18 +53,18 @@ func (c configQ) UpdateSkill(ctx context.Context, s domain.Skill) error {
 	return nameTaken(affected(r, err, "skill"), "skill", s.ModelName())
 }
 
-// DeleteSkill implements ports.ConfigWriter.
+// DeleteSkill implements ports.SkillWriter.
 func (c configQ) DeleteSkill(ctx context.Context, id string) error {
 	r, err := c.q.ExecContext(ctx, `DELETE FROM skills WHERE id = ?`, id)
 	return affected(r, err, "skill")
 }
 
-// FindSkill implements ports.ConfigReader.
+// FindSkill implements ports.SkillReader.
 func (db *DB) FindSkill(ctx context.Context, id string) (domain.Skill, error) {
 	return db.reader().FindSkill(ctx, id)
 }
 
-// ListSkills implements ports.ConfigReader.
+// ListSkills implements ports.SkillReader.
 func (db *DB) ListSkills(ctx context.Context) ([]domain.Skill, error) {
 	return db.reader().ListSkills(ctx)
 }

@@ -44,7 +44,7 @@ func workflowJSON(w domain.Workflow) (steps, budget string, err error) {
 	return string(s), string(b), nil
 }
 
-// FindWorkflow implements ports.ConfigReader.
+// FindWorkflow implements ports.WorkflowReader.
 func (c configQ) FindWorkflow(ctx context.Context, id string) (domain.Workflow, error) {
 	w, err := scanWorkflow(c.q.QueryRowContext(ctx, `SELECT `+workflowColumns+` FROM workflows WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
@@ -53,12 +53,12 @@ func (c configQ) FindWorkflow(ctx context.Context, id string) (domain.Workflow, 
 	return w, translate(err)
 }
 
-// ListWorkflows implements ports.ConfigReader.
+// ListWorkflows implements ports.WorkflowReader.
 func (c configQ) ListWorkflows(ctx context.Context) ([]domain.Workflow, error) {
 	return collect(ctx, c.q, scanWorkflow, `SELECT `+workflowColumns+` FROM workflows ORDER BY id DESC`)
 }
 
-// WorkflowsUsingAgent implements ports.ConfigReader.
+// WorkflowsUsingAgent implements ports.WorkflowReader.
 func (c configQ) WorkflowsUsingAgent(ctx context.Context, agentID string) ([]domain.Workflow, error) {
 	// The steps are a JSON column: looked into in Go (see agentsWhere).
 	all, err := c.ListWorkflows(ctx)
@@ -74,7 +74,7 @@ func (c configQ) WorkflowsUsingAgent(ctx context.Context, agentID string) ([]dom
 	return out, nil
 }
 
-// InsertWorkflow implements ports.ConfigWriter.
+// InsertWorkflow implements ports.WorkflowWriter.
 func (c configQ) InsertWorkflow(ctx context.Context, w domain.Workflow) error {
 	steps, budget, err := workflowJSON(w)
 	if err != nil {
@@ -85,7 +85,7 @@ func (c configQ) InsertWorkflow(ctx context.Context, w domain.Workflow) error {
 	return nameTaken(translate(err), "workflow", w.Name)
 }
 
-// UpdateWorkflow implements ports.ConfigWriter. Owner and creation time
+// UpdateWorkflow implements ports.WorkflowWriter. Owner and creation time
 // stay.
 func (c configQ) UpdateWorkflow(ctx context.Context, w domain.Workflow) error {
 	steps, budget, err := workflowJSON(w)
@@ -97,23 +97,23 @@ func (c configQ) UpdateWorkflow(ctx context.Context, w domain.Workflow) error {
 	return nameTaken(affected(r, err, "workflow"), "workflow", w.Name)
 }
 
-// DeleteWorkflow implements ports.ConfigWriter.
+// DeleteWorkflow implements ports.WorkflowWriter.
 func (c configQ) DeleteWorkflow(ctx context.Context, id string) error {
 	r, err := c.q.ExecContext(ctx, `DELETE FROM workflows WHERE id = ?`, id)
 	return affected(r, err, "workflow")
 }
 
-// FindWorkflow implements ports.ConfigReader.
+// FindWorkflow implements ports.WorkflowReader.
 func (db *DB) FindWorkflow(ctx context.Context, id string) (domain.Workflow, error) {
 	return db.reader().FindWorkflow(ctx, id)
 }
 
-// ListWorkflows implements ports.ConfigReader.
+// ListWorkflows implements ports.WorkflowReader.
 func (db *DB) ListWorkflows(ctx context.Context) ([]domain.Workflow, error) {
 	return db.reader().ListWorkflows(ctx)
 }
 
-// WorkflowsUsingAgent implements ports.ConfigReader.
+// WorkflowsUsingAgent implements ports.WorkflowReader.
 func (db *DB) WorkflowsUsingAgent(ctx context.Context, agentID string) ([]domain.Workflow, error) {
 	return db.reader().WorkflowsUsingAgent(ctx, agentID)
 }

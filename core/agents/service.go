@@ -36,7 +36,7 @@ type MCPCatalog interface {
 
 // Service manages agents.
 type Service struct {
-	store   ports.ConfigStore
+	store   ports.AgentStore
 	ids     ports.IDs
 	clock   ports.Clock
 	skills  SkillExists
@@ -47,7 +47,7 @@ type Service struct {
 
 // Deps are what a Service needs.
 type Deps struct {
-	Store ports.ConfigStore
+	Store ports.AgentStore
 	IDs   ports.IDs
 	Clock ports.Clock
 	// Skills says whether a skill id resolves (nil: none does).
@@ -117,7 +117,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 	now := s.clock.Now()
 	a := domain.Agent{ID: s.ids.NewID(), Ownership: domain.Ownership{Scope: scope, OwnerID: p.User.ID},
 		AgentSpec: normalize(spec), CreatedAt: now, UpdatedAt: now}
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	err := s.store.InAgentTx(ctx, func(tx ports.AgentTx) error {
 		if err := s.validate(ctx, tx, a); err != nil {
 			return err
 		}
@@ -131,7 +131,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 // validation, conflict.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id string, spec domain.AgentSpec) (domain.Agent, error) {
 	var out domain.Agent
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	err := s.store.InAgentTx(ctx, func(tx ports.AgentTx) error {
 		a, err := tx.FindAgent(ctx, id)
 		if err != nil {
 			return err
@@ -152,7 +152,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, spe
 // Delete removes an agent (and its memories) no other agent hands off to.
 // Returns not_found, forbidden, or conflict while handoffs point at it.
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
-	return s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	return s.store.InAgentTx(ctx, func(tx ports.AgentTx) error {
 		a, err := tx.FindAgent(ctx, id)
 		if err != nil {
 			return err
@@ -192,7 +192,7 @@ func countOthers(list []domain.Agent, self string) int {
 // person's agent hands off to it. Returns not_found, forbidden, conflict.
 func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, to domain.Scope) (domain.Agent, error) {
 	var out domain.Agent
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	err := s.store.InAgentTx(ctx, func(tx ports.AgentTx) error {
 		a, err := tx.FindAgent(ctx, id)
 		if err != nil {
 			return err
@@ -298,7 +298,7 @@ func normalize(s domain.AgentSpec) domain.AgentSpec {
 
 // validate runs the spec's own rules, then every reference it makes, inside
 // the transaction that will write it. Returns validation naming every field.
-func (s *Service) validate(ctx context.Context, tx ports.ConfigTx, a domain.Agent) error {
+func (s *Service) validate(ctx context.Context, tx ports.AgentTx, a domain.Agent) error {
 	var f errs.FieldErrors
 	if err := f.Merge("", a.Validate()); err != nil {
 		return err
@@ -386,7 +386,7 @@ func (s *Service) validate(ctx context.Context, tx ports.ConfigTx, a domain.Agen
 // provider resolves a provider reference as the holder would see it: another
 // owner's private provider does not exist; the holder's own private one is
 // refused for a global agent.
-func (s *Service) provider(ctx context.Context, tx ports.ConfigTx, holder domain.Ownership, id string) (domain.Provider, error) {
+func (s *Service) provider(ctx context.Context, tx ports.AgentTx, holder domain.Ownership, id string) (domain.Provider, error) {
 	pr, err := tx.FindProvider(ctx, id)
 	if errs.Is(err, errs.NotFound) || (err == nil && pr.Scope == domain.ScopePrivate && pr.OwnerID != holder.OwnerID) {
 		return pr, errs.E(errs.Validation, "no such provider")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/scoped"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -113,14 +114,12 @@ func cleanName(name string) string {
 // Get returns an attachment of the caller's. Returns not_found for anyone
 // else's, as if it did not exist.
 func (s *Service) Get(ctx context.Context, p domain.Principal, id string) (domain.Attachment, error) {
-	a, err := s.store.FindAttachment(ctx, id)
-	if err != nil {
-		return a, err
-	}
-	if a.OwnerID != p.User.ID {
-		return domain.Attachment{}, errs.E(errs.NotFound, "attachment not found")
-	}
-	return a, nil
+	return scoped.Read(ctx, id, s.store.FindAttachment, func(a domain.Attachment) error {
+		if a.OwnerID != p.User.ID {
+			return errs.E(errs.NotFound, "attachment not found")
+		}
+		return nil
+	})
 }
 
 // Open returns an attachment of the caller's with its bytes.

@@ -8,19 +8,23 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/scoped"
 	"github.com/agents-server/agents-server/ports"
 )
 
 // Service manages guardrails.
 type Service struct {
-	store ports.ConfigStore
+	store ports.GuardrailStore
+	rows  scoped.Rows[domain.Guardrail, ports.GuardrailTx]
 	ids   ports.IDs
 	clock ports.Clock
 }
 
 // New returns a Service.
-func New(store ports.ConfigStore, ids ports.IDs, clock ports.Clock) *Service {
-	return &Service{store: store, ids: ids, clock: clock}
+func New(store ports.GuardrailStore, ids ports.IDs, clock ports.Clock) *Service {
+	rows := scoped.Rows[domain.Guardrail, ports.GuardrailTx]{InTx: store.InGuardrailTx, Find: ports.GuardrailTx.FindGuardrail,
+		Insert: ports.GuardrailTx.InsertGuardrail, Update: ports.GuardrailTx.UpdateGuardrail, Delete: ports.GuardrailTx.DeleteGuardrail}
+	return &Service{store: store, rows: rows, ids: ids, clock: clock}
 }
 
 // List returns every guardrail, built-ins first.
@@ -45,7 +49,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, g domain.Guard
 	}
 	now := s.clock.Now()
 	g.ID, g.Builtin, g.CreatedAt, g.UpdatedAt = s.ids.NewID(), false, now, now
-	return g, s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error { return tx.InsertGuardrail(ctx, g) })
+	return s.rows.Add(ctx, g, nil)
 }
 
 // Update replaces a guardrail, admin only. A guardrail's name is its
@@ -58,26 +62,19 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, g d
 	if _, err := domain.CompileGuardrail(g); err != nil {
 		return domain.Guardrail{}, err
 	}
-	var out domain.Guardrail
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
-		cur, err := tx.FindGuardrail(ctx, id)
-		if err != nil {
-			return err
-		}
+	return s.rows.Change(ctx, id, func(tx ports.GuardrailTx, cur domain.Guardrail) (domain.Guardrail, bool, error) {
 		if cur.Name != g.Name {
 			users, err := tx.AgentsUsingGuardrail(ctx, cur.Name)
 			if err != nil {
-				return err
+				return cur, false, err
 			}
 			if len(users) > 0 {
-				return errs.E(errs.Conflict, "%d agent(s) reference %q by name; a referenced guardrail cannot be renamed", len(users), cur.Name)
+				return cur, false, errs.E(errs.Conflict, "%d agent(s) reference %q by name; a referenced guardrail cannot be renamed", len(users), cur.Name)
 			}
 		}
 		g.ID, g.Builtin, g.CreatedAt, g.UpdatedAt = cur.ID, cur.Builtin, cur.CreatedAt, s.clock.Now()
-		out = g
-		return tx.UpdateGuardrail(ctx, g)
+		return g, true, nil
 	})
-	return out, err
 }
 
 // Delete removes a guardrail no agent references, admin only. Returns
@@ -86,11 +83,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 	if err := p.RequireAdmin(); err != nil {
 		return err
 	}
-	return s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
-		cur, err := tx.FindGuardrail(ctx, id)
-		if err != nil {
-			return err
-		}
+	return s.rows.Remove(ctx, id, func(tx ports.GuardrailTx, cur domain.Guardrail) error {
 		users, err := tx.AgentsUsingGuardrail(ctx, cur.Name)
 		if err != nil {
 			return err
@@ -98,7 +91,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 		if len(users) > 0 {
 			return errs.E(errs.Conflict, "%d agent(s) use %q; remove it from them first", len(users), cur.Name)
 		}
-		return tx.DeleteGuardrail(ctx, id)
+		return nil
 	})
 }
 

@@ -8,19 +8,23 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/scoped"
 	"github.com/agents-server/agents-server/ports"
 )
 
 // Service manages memories.
 type Service struct {
-	store ports.ConfigStore
+	store ports.MemoryStore
+	rows  scoped.Rows[domain.Memory, ports.MemoryTx]
 	ids   ports.IDs
 	clock ports.Clock
 }
 
 // New returns a Service.
-func New(store ports.ConfigStore, ids ports.IDs, clock ports.Clock) *Service {
-	return &Service{store: store, ids: ids, clock: clock}
+func New(store ports.MemoryStore, ids ports.IDs, clock ports.Clock) *Service {
+	rows := scoped.Rows[domain.Memory, ports.MemoryTx]{InTx: store.InMemoryTx, Find: ports.MemoryTx.FindMemory,
+		Insert: ports.MemoryTx.InsertMemory, Update: ports.MemoryTx.UpdateMemory, Delete: ports.MemoryTx.DeleteMemory}
+	return &Service{store: store, rows: rows, ids: ids, clock: clock}
 }
 
 // List returns the global memories and those of agents the caller can see;
@@ -66,23 +70,21 @@ func (s *Service) List(ctx context.Context, p domain.Principal, agentID string) 
 
 // Get returns one memory; one of an agent the caller cannot see is not_found.
 func (s *Service) Get(ctx context.Context, p domain.Principal, id string) (domain.Memory, error) {
-	m, err := s.store.FindMemory(ctx, id)
-	if err != nil {
-		return m, err
-	}
-	if m.AgentID != "" {
-		a, err := s.store.FindAgent(ctx, m.AgentID)
-		if err != nil || !a.VisibleTo(p) {
-			return domain.Memory{}, errs.E(errs.NotFound, "memory not found")
+	return scoped.Read(ctx, id, s.store.FindMemory, func(m domain.Memory) error {
+		if m.AgentID == "" {
+			return nil
 		}
-	}
-	return m, nil
+		if a, err := s.store.FindAgent(ctx, m.AgentID); err != nil || !a.VisibleTo(p) {
+			return errs.E(errs.NotFound, "memory not found")
+		}
+		return nil
+	})
 }
 
 // mayWrite checks the caller may write memories of the scope: admins for
 // global ones, the agent's writers for an agent's. inBody says the agent id
 // came from the request body, where an unknown agent is a 400.
-func mayWrite(ctx context.Context, tx ports.ConfigTx, p domain.Principal, agentID string, inBody bool) error {
+func mayWrite(ctx context.Context, tx ports.AgentReader, p domain.Principal, agentID string, inBody bool) error {
 	if agentID == "" {
 		if !p.IsAdmin() {
 			return errs.E(errs.Forbidden, "global memories are host configuration: only an admin can write them")
@@ -110,20 +112,19 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, m domain.Memor
 	}
 	now := s.clock.Now()
 	m.ID, m.CreatedAt, m.UpdatedAt = s.ids.NewID(), now, now
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	return s.rows.Add(ctx, m, func(tx ports.MemoryTx, m domain.Memory) (domain.Memory, error) {
 		if err := mayWrite(ctx, tx, p, m.AgentID, true); err != nil {
-			return err
+			return m, err
 		}
 		n, err := tx.CountMemories(ctx, m.AgentID)
 		if err != nil {
-			return err
+			return m, err
 		}
 		if n >= domain.MaxMemoriesPerScope {
-			return errs.E(errs.Conflict, "this scope already holds %d memories, the most it keeps", domain.MaxMemoriesPerScope)
+			return m, errs.E(errs.Conflict, "this scope already holds %d memories, the most it keeps", domain.MaxMemoriesPerScope)
 		}
-		return tx.InsertMemory(ctx, m)
+		return m, nil
 	})
-	return m, err
 }
 
 // Update replaces a memory's key and content; its scope is fixed. Returns
@@ -132,36 +133,22 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in 
 	if err := in.Validate(); err != nil {
 		return domain.Memory{}, err
 	}
-	var out domain.Memory
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
-		m, err := tx.FindMemory(ctx, id)
-		if err != nil {
-			return err
-		}
+	return s.rows.Change(ctx, id, func(tx ports.MemoryTx, m domain.Memory) (domain.Memory, bool, error) {
 		if err := mayWrite(ctx, tx, p, m.AgentID, false); err != nil {
-			return hideForeign(err)
+			return m, false, hideForeign(err)
 		}
 		if in.AgentID != m.AgentID {
-			return errs.Field("agent_config_id", "a memory cannot move to another scope; create a new one")
+			return m, false, errs.Field("agent_config_id", "a memory cannot move to another scope; create a new one")
 		}
 		m.Key, m.Content, m.UpdatedAt = in.Key, in.Content, s.clock.Now()
-		out = m
-		return tx.UpdateMemory(ctx, m)
+		return m, true, nil
 	})
-	return out, err
 }
 
 // Delete removes a memory. Returns not_found or forbidden.
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
-	return s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
-		m, err := tx.FindMemory(ctx, id)
-		if err != nil {
-			return err
-		}
-		if err := mayWrite(ctx, tx, p, m.AgentID, false); err != nil {
-			return hideForeign(err)
-		}
-		return tx.DeleteMemory(ctx, id)
+	return s.rows.Remove(ctx, id, func(tx ports.MemoryTx, m domain.Memory) error {
+		return hideForeign(mayWrite(ctx, tx, p, m.AgentID, false))
 	})
 }
 

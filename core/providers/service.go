@@ -35,7 +35,7 @@ type Input struct {
 
 // Service manages providers.
 type Service struct {
-	store ports.ConfigStore
+	store ports.ProviderStore
 	box   *secrets.Box
 	ids   ports.IDs
 	clock ports.Clock
@@ -45,7 +45,7 @@ type Service struct {
 
 // Deps are what a Service needs.
 type Deps struct {
-	Store ports.ConfigStore
+	Store ports.ProviderStore
 	Box   *secrets.Box // seals keys and sign-ins
 	IDs   ports.IDs
 	Clock ports.Clock
@@ -136,7 +136,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 	if err := s.apply(&pr, in, ""); err != nil {
 		return domain.Provider{}, err
 	}
-	return pr, s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error { return tx.InsertProvider(ctx, pr) })
+	return pr, s.store.InProviderTx(ctx, func(tx ports.ProviderTx) error { return tx.InsertProvider(ctx, pr) })
 }
 
 // Update replaces a provider's fields. The mask keeps the stored key, but
@@ -147,7 +147,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 // not_found, forbidden, validation, conflict.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in Input) (domain.Provider, error) {
 	var out, before domain.Provider
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	err := s.store.InProviderTx(ctx, func(tx ports.ProviderTx) error {
 		pr, err := tx.FindProvider(ctx, id)
 		if err != nil {
 			return err
@@ -177,7 +177,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in 
 
 // checkUses refuses a change that would break an agent using the provider:
 // an agent knob whose request feature the new type or API lacks.
-func (s *Service) checkUses(ctx context.Context, tx ports.ConfigTx, pr domain.Provider) error {
+func (s *Service) checkUses(ctx context.Context, tx ports.ProviderTx, pr domain.Provider) error {
 	users, err := tx.AgentsUsingProvider(ctx, pr.ID)
 	if err != nil {
 		return err
@@ -291,7 +291,7 @@ func normalizeBaseURL(raw string) (string, error) {
 // while agents reference it.
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
 	var gone domain.Provider
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	err := s.store.InProviderTx(ctx, func(tx ports.ProviderTx) error {
 		pr, err := tx.FindProvider(ctx, id)
 		if err != nil {
 			return err
@@ -320,7 +320,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 // agent, or another person's. Returns not_found, forbidden, conflict.
 func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, to domain.Scope) (domain.Provider, error) {
 	var out domain.Provider
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	err := s.store.InProviderTx(ctx, func(tx ports.ProviderTx) error {
 		pr, err := tx.FindProvider(ctx, id)
 		if err != nil {
 			return err

@@ -272,7 +272,7 @@ func (im *Importer) upsert(ctx context.Context, p domain.Principal, files []fetc
 	if res.Skipped == nil {
 		res.Skipped = []SkippedFile{}
 	}
-	return s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	return s.store.InSkillTx(ctx, func(tx ports.SkillTx) error {
 		all, err := tx.ListSkills(ctx)
 		if err != nil {
 			return err

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/scoped"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -14,43 +15,39 @@ const what = "skill"
 
 // Service keeps skills under the ownership rules of scoped configuration.
 type Service struct {
-	store ports.ConfigStore
+	store ports.SkillStore
+	rows  scoped.Rows[domain.Skill, ports.SkillTx]
 	ids   ports.IDs
 	clock ports.Clock
 }
 
 // NewService returns a Service.
-func NewService(store ports.ConfigStore, ids ports.IDs, clock ports.Clock) *Service {
-	return &Service{store: store, ids: ids, clock: clock}
+func NewService(store ports.SkillStore, ids ports.IDs, clock ports.Clock) *Service {
+	rows := scoped.Rows[domain.Skill, ports.SkillTx]{InTx: store.InSkillTx, Find: ports.SkillTx.FindSkill,
+		Insert: ports.SkillTx.InsertSkill, Update: ports.SkillTx.UpdateSkill, Delete: ports.SkillTx.DeleteSkill}
+	return &Service{store: store, rows: rows, ids: ids, clock: clock}
 }
+
+// ownership is a skill's (scope, owner), what the scoped rules read.
+func ownership(k domain.Skill) domain.Ownership { return k.Ownership }
 
 // List returns the skills the caller can see: others' shared ones first,
 // then the caller's own, newest first within each.
 func (s *Service) List(ctx context.Context, p domain.Principal) ([]domain.Skill, error) {
-	all, err := s.store.ListSkills(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return domain.VisibleOrdered(all, p, func(k domain.Skill) domain.Ownership { return k.Ownership }), nil
+	return scoped.Visible(ctx, p, s.store.ListSkills, ownership)
 }
 
 // Get returns one skill; another user's private one is not_found.
 func (s *Service) Get(ctx context.Context, p domain.Principal, id string) (domain.Skill, error) {
-	k, err := s.store.FindSkill(ctx, id)
-	if err != nil {
-		return k, err
-	}
-	return k, k.CheckRead(p, what)
+	return scoped.Read(ctx, id, s.store.FindSkill, func(k domain.Skill) error { return k.CheckRead(p, what) })
 }
 
 // Create adds a skill authored here from its SKILL.md, private unless an
 // admin asks for global. Returns validation (the document's problem),
 // forbidden, conflict (the name is taken in that scope).
 func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.Scope, content string) (domain.Skill, error) {
-	if scope == "" {
-		scope = domain.ScopePrivate
-	}
-	if err := domain.CheckCreate(p, scope, what); err != nil {
+	own, err := scoped.Owned(p, scope, what)
+	if err != nil {
 		return domain.Skill{}, err
 	}
 	doc, err := Parse(content)
@@ -58,9 +55,9 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 		return domain.Skill{}, err
 	}
 	now := s.clock.Now()
-	k := domain.Skill{ID: s.ids.NewID(), Ownership: domain.Ownership{Scope: scope, OwnerID: p.User.ID}, Name: doc.Name,
+	k := domain.Skill{ID: s.ids.NewID(), Ownership: own, Name: doc.Name,
 		Description: doc.Description, Content: content, CreatedAt: now, UpdatedAt: now}
-	return k, s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error { return tx.InsertSkill(ctx, k) })
+	return s.rows.Add(ctx, k, nil)
 }
 
 // Update replaces a skill's document; name and description are read from
@@ -71,35 +68,23 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id, content st
 	if err != nil {
 		return domain.Skill{}, err
 	}
-	var out domain.Skill
-	err = s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
-		k, err := tx.FindSkill(ctx, id)
-		if err != nil {
-			return err
-		}
+	return s.rows.Change(ctx, id, func(_ ports.SkillTx, k domain.Skill) (domain.Skill, bool, error) {
 		if err := k.CheckUpdate(p, what); err != nil {
-			return err
+			return k, false, err
 		}
 		if k.Content == content {
-			out = k
-			return nil // nothing changed: an imported skill stays attached
+			return k, false, nil // nothing changed: an imported skill stays attached
 		}
 		k.Name, k.Description, k.Content, k.UpdatedAt = doc.Name, doc.Description, content, s.clock.Now()
 		k.Detached = k.Imported()
-		out = k
-		return tx.UpdateSkill(ctx, k)
+		return k, true, nil
 	})
-	return out, err
 }
 
 // Delete removes a skill no agent selects. Returns not_found, forbidden,
 // conflict (naming the agents that select it).
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
-	return s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
-		k, err := tx.FindSkill(ctx, id)
-		if err != nil {
-			return err
-		}
+	return s.rows.Remove(ctx, id, func(tx ports.SkillTx, k domain.Skill) error {
 		if err := k.CheckDelete(p, what); err != nil {
 			return err
 		}
@@ -110,7 +95,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 		if len(users) > 0 {
 			return errs.E(errs.Conflict, "the agents %s select this skill: take it out of their skills first", names(users))
 		}
-		return tx.DeleteSkill(ctx, id)
+		return nil
 	})
 }
 
@@ -119,24 +104,19 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 // Unpublishing is refused while a global agent selects it. Returns
 // validation, not_found, forbidden, conflict.
 func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, to domain.Scope) (domain.Skill, error) {
-	var out domain.Skill
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
-		k, err := tx.FindSkill(ctx, id)
-		if err != nil {
-			return err
-		}
+	return s.rows.Change(ctx, id, func(tx ports.SkillTx, k domain.Skill) (domain.Skill, bool, error) {
 		if err := k.CheckRead(p, what); err != nil {
-			return err
+			return k, false, err
 		}
 		if k.Imported() {
-			return errs.E(errs.Validation, "this skill came with %s: a repository's skills move scope together, as one group", k.SourceRepo)
+			return k, false, errs.E(errs.Validation, "this skill came with %s: a repository's skills move scope together, as one group", k.SourceRepo)
 		}
 		if err := k.CheckScopeChange(p, to, what); err != nil {
-			return err
+			return k, false, err
 		}
 		users, err := selecting(ctx, tx, id)
 		if err != nil {
-			return err
+			return k, false, err
 		}
 		var stranded []domain.Agent
 		for _, a := range users {
@@ -145,13 +125,11 @@ func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, t
 			}
 		}
 		if len(stranded) > 0 {
-			return errs.E(errs.Conflict, "the shared agents %s select this skill: it cannot become private under them", names(stranded))
+			return k, false, errs.E(errs.Conflict, "the shared agents %s select this skill: it cannot become private under them", names(stranded))
 		}
 		k.Scope, k.UpdatedAt = to, s.clock.Now()
-		out = k
-		return tx.UpdateSkill(ctx, k)
+		return k, true, nil
 	})
-	return out, err
 }
 
 // Exists says whether a skill id names a skill an agent held as holder may
@@ -189,7 +167,7 @@ func (s *Service) ForAgent(ctx context.Context, a domain.Agent) ([]domain.Skill,
 }
 
 // selecting lists the agents whose selection names the skill.
-func selecting(ctx context.Context, tx ports.ConfigReader, id string) ([]domain.Agent, error) {
+func selecting(ctx context.Context, tx ports.AgentReader, id string) ([]domain.Agent, error) {
 	agents, err := tx.ListAgents(ctx)
 	if err != nil {
 		return nil, err
@@ -221,7 +199,7 @@ func (s *Service) SetGroupScope(ctx context.Context, p domain.Principal, sourceR
 		ownerID = p.User.ID
 	}
 	var out []domain.Skill
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	err := s.store.InSkillTx(ctx, func(tx ports.SkillTx) error {
 		all, err := tx.ListSkills(ctx)
 		if err != nil {
 			return err

@@ -52,7 +52,7 @@ func parseNamed(args string) (NamedSpec, error) {
 
 // usableAgents maps the agents a user may put in a step, by lowercase
 // name (their own private one over a global one of the same name).
-func usableAgents(ctx context.Context, r ports.ConfigReader, ownerID string) (map[string]domain.Agent, error) {
+func usableAgents(ctx context.Context, r ports.AgentReader, ownerID string) (map[string]domain.Agent, error) {
 	all, err := r.ListAgents(ctx)
 	if err != nil {
 		return nil, err
@@ -83,7 +83,7 @@ func (s *Service) AgentNames(ctx context.Context, ownerID string) []string {
 }
 
 // own returns the user's own private workflow of that name, if any.
-func own(ctx context.Context, r ports.ConfigReader, ownerID, name string) (*domain.Workflow, error) {
+func own(ctx context.Context, r ports.WorkflowReader, ownerID, name string) (*domain.Workflow, error) {
 	all, err := r.ListWorkflows(ctx)
 	if err != nil {
 		return nil, err
@@ -100,7 +100,7 @@ func own(ctx context.Context, r ports.ConfigReader, ownerID, name string) (*doma
 // kept from the stored definition of that name (by step name), edges by
 // step name. It returns the stored workflow it would replace (nil for a
 // new one). Returns validation naming every field.
-func (s *Service) resolve(ctx context.Context, r ports.ConfigReader, ownerID string, n NamedSpec) (domain.WorkflowSpec, *domain.Workflow, error) {
+func (s *Service) resolve(ctx context.Context, r ports.WorkflowView, ownerID string, n NamedSpec) (domain.WorkflowSpec, *domain.Workflow, error) {
 	agents, err := usableAgents(ctx, r, ownerID)
 	if err != nil {
 		return domain.WorkflowSpec{}, nil, err
@@ -159,7 +159,7 @@ func (s *Service) SaveNamed(ctx context.Context, ownerID, args string) (string, 
 	}
 	var out domain.Workflow
 	var replaced bool
-	err = s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	err = s.store.InWorkflowTx(ctx, func(tx ports.WorkflowTx) error {
 		spec, existing, err := s.resolve(ctx, tx, ownerID, n)
 		if err != nil {
 			return err

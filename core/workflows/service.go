@@ -6,6 +6,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/scoped"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -15,33 +16,31 @@ const what = "workflow"
 // validated whole (every offending field named) inside the transaction
 // that writes them.
 type Service struct {
-	store ports.ConfigStore
+	store ports.WorkflowStore
+	rows  scoped.Rows[domain.Workflow, ports.WorkflowTx]
 	ids   ports.IDs
 	clock ports.Clock
 }
 
 // NewService returns a Service.
-func NewService(store ports.ConfigStore, ids ports.IDs, clock ports.Clock) *Service {
-	return &Service{store: store, ids: ids, clock: clock}
+func NewService(store ports.WorkflowStore, ids ports.IDs, clock ports.Clock) *Service {
+	rows := scoped.Rows[domain.Workflow, ports.WorkflowTx]{InTx: store.InWorkflowTx, Find: ports.WorkflowTx.FindWorkflow,
+		Insert: ports.WorkflowTx.InsertWorkflow, Update: ports.WorkflowTx.UpdateWorkflow, Delete: ports.WorkflowTx.DeleteWorkflow}
+	return &Service{store: store, rows: rows, ids: ids, clock: clock}
 }
+
+// ownership is a workflow's (scope, owner), what the scoped rules read.
+func ownership(w domain.Workflow) domain.Ownership { return w.Ownership }
 
 // List returns the workflows the caller can see: others' shared ones
 // first, then the caller's own, newest first within each.
 func (s *Service) List(ctx context.Context, p domain.Principal) ([]domain.Workflow, error) {
-	all, err := s.store.ListWorkflows(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return domain.VisibleOrdered(all, p, func(w domain.Workflow) domain.Ownership { return w.Ownership }), nil
+	return scoped.Visible(ctx, p, s.store.ListWorkflows, ownership)
 }
 
 // Get returns one workflow; another user's private one is not_found.
 func (s *Service) Get(ctx context.Context, p domain.Principal, id string) (domain.Workflow, error) {
-	w, err := s.store.FindWorkflow(ctx, id)
-	if err != nil {
-		return w, err
-	}
-	return w, w.CheckRead(p, what)
+	return scoped.Read(ctx, id, s.store.FindWorkflow, func(w domain.Workflow) error { return w.CheckRead(p, what) })
 }
 
 // ByName returns the workflow a user means by name: their own private one
@@ -81,22 +80,17 @@ func (s *Service) Usable(ctx context.Context, ownerID string) ([]domain.Workflow
 // for global. Step ids are assigned here; edges may name steps by name.
 // Returns validation (every offending field), forbidden, conflict.
 func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.Scope, spec domain.WorkflowSpec) (domain.Workflow, error) {
-	if scope == "" {
-		scope = domain.ScopePrivate
-	}
-	if err := domain.CheckCreate(p, scope, what); err != nil {
+	own, err := scoped.Owned(p, scope, what)
+	if err != nil {
 		return domain.Workflow{}, err
 	}
 	now := s.clock.Now()
-	w := domain.Workflow{ID: s.ids.NewID(), Ownership: domain.Ownership{Scope: scope, OwnerID: p.User.ID}, CreatedAt: now, UpdatedAt: now}
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
+	w := domain.Workflow{ID: s.ids.NewID(), Ownership: own, CreatedAt: now, UpdatedAt: now}
+	return s.rows.Add(ctx, w, func(tx ports.WorkflowTx, w domain.Workflow) (domain.Workflow, error) {
 		var err error
-		if w.WorkflowSpec, err = s.prepare(ctx, tx, w.Ownership, spec, nil); err != nil {
-			return err
-		}
-		return tx.InsertWorkflow(ctx, w)
+		w.WorkflowSpec, err = s.prepare(ctx, tx, w.Ownership, spec, nil)
+		return w, err
 	})
-	return w, err
 }
 
 // Update replaces a workflow's definition (PUT). A step keeps its id by
@@ -104,73 +98,51 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 // definition they started with. Returns not_found, forbidden, validation,
 // conflict.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id string, spec domain.WorkflowSpec) (domain.Workflow, error) {
-	var out domain.Workflow
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
-		w, err := tx.FindWorkflow(ctx, id)
-		if err != nil {
-			return err
-		}
+	return s.rows.Change(ctx, id, func(tx ports.WorkflowTx, w domain.Workflow) (domain.Workflow, bool, error) {
 		if err := w.CheckUpdate(p, what); err != nil {
-			return err
+			return w, false, err
 		}
+		var err error
 		if w.WorkflowSpec, err = s.prepare(ctx, tx, w.Ownership, spec, w.Steps); err != nil {
-			return err
+			return w, false, err
 		}
 		w.UpdatedAt = s.clock.Now()
-		out = w
-		return tx.UpdateWorkflow(ctx, w)
+		return w, true, nil
 	})
-	return out, err
 }
 
 // Delete removes a workflow; executions in flight run on their snapshot.
 // Returns not_found, forbidden.
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
-	return s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
-		w, err := tx.FindWorkflow(ctx, id)
-		if err != nil {
-			return err
-		}
-		if err := w.CheckDelete(p, what); err != nil {
-			return err
-		}
-		return tx.DeleteWorkflow(ctx, id)
-	})
+	return s.rows.Remove(ctx, id, func(_ ports.WorkflowTx, w domain.Workflow) error { return w.CheckDelete(p, what) })
 }
 
 // SetScope publishes (admin) or unpublishes (admin or author) a workflow;
 // a published one may run only global agents. Returns not_found,
 // forbidden, conflict.
 func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, to domain.Scope) (domain.Workflow, error) {
-	var out domain.Workflow
-	err := s.store.InConfigTx(ctx, func(tx ports.ConfigTx) error {
-		w, err := tx.FindWorkflow(ctx, id)
-		if err != nil {
-			return err
-		}
+	return s.rows.Change(ctx, id, func(tx ports.WorkflowTx, w domain.Workflow) (domain.Workflow, bool, error) {
 		if err := w.CheckScopeChange(p, to, what); err != nil {
-			return err
+			return w, false, err
 		}
 		moved := w
 		moved.Scope = to
 		if _, err := s.prepare(ctx, tx, moved.Ownership, w.WorkflowSpec, w.Steps); err != nil {
 			if errs.FieldsOf(err) != nil {
-				return errs.Wrap(errs.Conflict, err, "as a %s workflow it would break a reference: %s", to, errs.MessageOf(err))
+				return w, false, errs.Wrap(errs.Conflict, err, "as a %s workflow it would break a reference: %s", to, errs.MessageOf(err))
 			}
-			return err
+			return w, false, err
 		}
 		moved.UpdatedAt = s.clock.Now()
-		out = moved
-		return tx.UpdateWorkflow(ctx, moved)
+		return moved, true, nil
 	})
-	return out, err
 }
 
 // prepare normalizes a spec, gives new steps their ids, resolves edges
 // written by step name, and validates the whole against the agents the
 // holder may use. stored are the definition's current steps: a step id
 // that is none of theirs is refused (ids are the server's to assign).
-func (s *Service) prepare(ctx context.Context, tx ports.ConfigReader, holder domain.Ownership, spec domain.WorkflowSpec,
+func (s *Service) prepare(ctx context.Context, tx ports.AgentReader, holder domain.Ownership, spec domain.WorkflowSpec,
 	stored []domain.WorkflowStep) (domain.WorkflowSpec, error) {
 	spec.Name, spec.Description = strings.TrimSpace(spec.Name), strings.TrimSpace(spec.Description)
 	known := map[string]bool{}

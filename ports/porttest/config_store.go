@@ -75,6 +75,36 @@ func (s *ConfigStore) InConfigTx(ctx context.Context, fn func(tx ports.ConfigTx)
 	return nil
 }
 
+// InProviderTx runs fn in one transaction, as InConfigTx does.
+func (s *ConfigStore) InProviderTx(ctx context.Context, fn func(tx ports.ProviderTx) error) error {
+	return s.InConfigTx(ctx, func(tx ports.ConfigTx) error { return fn(tx) })
+}
+
+// InAgentTx runs fn in one transaction, as InConfigTx does.
+func (s *ConfigStore) InAgentTx(ctx context.Context, fn func(tx ports.AgentTx) error) error {
+	return s.InConfigTx(ctx, func(tx ports.ConfigTx) error { return fn(tx) })
+}
+
+// InSkillTx runs fn in one transaction, as InConfigTx does.
+func (s *ConfigStore) InSkillTx(ctx context.Context, fn func(tx ports.SkillTx) error) error {
+	return s.InConfigTx(ctx, func(tx ports.ConfigTx) error { return fn(tx) })
+}
+
+// InWorkflowTx runs fn in one transaction, as InConfigTx does.
+func (s *ConfigStore) InWorkflowTx(ctx context.Context, fn func(tx ports.WorkflowTx) error) error {
+	return s.InConfigTx(ctx, func(tx ports.ConfigTx) error { return fn(tx) })
+}
+
+// InMemoryTx runs fn in one transaction, as InConfigTx does.
+func (s *ConfigStore) InMemoryTx(ctx context.Context, fn func(tx ports.MemoryTx) error) error {
+	return s.InConfigTx(ctx, func(tx ports.ConfigTx) error { return fn(tx) })
+}
+
+// InGuardrailTx runs fn in one transaction, as InConfigTx does.
+func (s *ConfigStore) InGuardrailTx(ctx context.Context, fn func(tx ports.GuardrailTx) error) error {
+	return s.InConfigTx(ctx, func(tx ports.ConfigTx) error { return fn(tx) })
+}
+
 // FindProvider returns not_found when absent.
 func (s *ConfigStore) FindProvider(ctx context.Context, id string) (domain.Provider, error) {
 	return s.committed().FindProvider(ctx, id)

@@ -42,6 +42,7 @@ func Config(t *testing.T, open func(t *testing.T) ConfigStores) {
 	t.Run("memories: keys unique per scope, going with their agent", func(t *testing.T) { configMemories(t, open(t)) })
 	t.Run("workflows: stored as written, found by the agents they run", func(t *testing.T) { configWorkflows(t, open(t)) })
 	t.Run("a transaction commits whole or not at all", func(t *testing.T) { configTx(t, open(t)) })
+	t.Run("each noun's transaction commits whole or not at all", func(t *testing.T) { configNounTxs(t, open(t)) })
 	t.Run("updates and deletes of a missing row are not_found", func(t *testing.T) { configMissing(t, open(t)) })
 }
 
