@@ -232,9 +232,7 @@ func (s *Service) resume(ctx context.Context, a domain.Approval) (domain.Run, er
 	}
 	s.d.Hub.Resume(run.ID)
 	// A task says it works again before its run can pause once more.
-	if s.d.Tasks != nil {
-		s.d.Tasks.Resumed(run)
-	}
+	listeners(s.d.Listeners).resumed(run)
 	s.launchResumed(&liveRun{run: run, planning: state.Planning, resume: &resumeData{state: state, decided: decided}})
 	return run, nil
 }
@@ -297,10 +295,7 @@ func (s *Service) endPause(ctx context.Context, run domain.Run, reason, note str
 	entries = append(entries, endingNote(run.ID, domain.RunCancelled, reason, title, note, nil))
 	now := s.d.Clock.Now()
 	run.Status, run.ErrorCode, run.UpdatedAt, run.EndedAt = domain.RunCancelled, reason, now, &now
-	var also func(ports.SessionTx) error
-	if s.d.Tasks != nil {
-		also = s.d.Tasks.Ending(ctx, run)
-	}
+	also := listeners(s.d.Listeners).ending(ctx, run)
 	_, err = s.d.Sessions.AppendWith(ctx, run.SessionID, entries, func(tx ports.SessionTx) error {
 		won, err := tx.EndPause(ctx, run)
 		if err == nil && !won {
@@ -318,9 +313,7 @@ func (s *Service) endPause(ctx context.Context, run domain.Run, reason, note str
 		return err
 	}
 	s.pausedRunEnded(run, reason)
-	if s.d.Tasks != nil {
-		s.d.Tasks.Ended(run)
-	}
+	listeners(s.d.Listeners).ended(run)
 	return nil
 }
 

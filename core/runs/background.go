@@ -10,20 +10,12 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// Background is the task manager as the run engine uses it: it hears of
-// every run's pause, resume and end (its task verbs are a toolset, like
-// any other tools). The manager (core/tasks) starts runs through this
-// package, so this side is an interface wired at the composition root.
+// Background is the task manager as the run engine asks it: a deleted
+// session's tasks stop, and a workflow step's approval is its to decide.
+// (Its task verbs are a toolset and it hears runs' lives as a Listener,
+// like any other.) The manager starts runs through this package, so this
+// side is an interface wired at the composition root.
 type Background interface {
-	// Ending returns what a run's end also writes in its own transaction
-	// (a task attempt's terminal status), or nil.
-	Ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error
-	// Ended is told once a run has ended and let go of its session.
-	Ended(run domain.Run)
-	// Paused is told when a run waits for a decision on pendingCallID;
-	// Resumed when the decision let it go on.
-	Paused(run domain.Run, pendingCallID string)
-	Resumed(run domain.Run)
 	// StopTasks cancels a session's live tasks before the session is
 	// deleted and returns their sessions, whose runs the caller stops.
 	StopTasks(ctx context.Context, sessionID string) ([]string, error)

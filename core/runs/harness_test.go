@@ -54,6 +54,7 @@ type harness struct {
 	guardrails *guardrails.Service
 	sandboxes  *sandboxes.Service // nil until withProject
 	toolsets   []tools.Toolset    // registered after the sandbox's, by newService
+	listeners  []runs.Listener    // given to the engine by newService
 	backend    *porttest.Sandbox  // the docker backend withProject wires
 	user       domain.Principal   // the member who owns everything below
 	other      domain.Principal   // another member
@@ -118,7 +119,8 @@ func (h *harness) newService() {
 	toolsets = append(toolsets, h.toolsets...)
 	svc := runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Models: h.models,
 		Settings: h.settings, Guardrails: h.guardrails, Traces: h.traces, Approvals: h.runStore, Sandboxes: h.sandboxes,
-		Toolsets: toolsets, LLM: h.llm, IDs: h.ids, Clock: h.clock, Log: slog.New(slog.DiscardHandler), Replica: h.ids.NewID()})
+		Toolsets: toolsets, Listeners: h.listeners, LLM: h.llm, IDs: h.ids, Clock: h.clock, Log: slog.New(slog.DiscardHandler),
+		Replica: h.ids.NewID()})
 	h.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()

@@ -95,9 +95,7 @@ func (s *Service) execute(lr *liveRun) {
 		// A task's status says it waits before anyone can decide (a
 		// decision waits for the release below), so a resume's "working"
 		// always comes after this "input_required".
-		if s.d.Tasks != nil {
-			s.d.Tasks.Paused(lr.run, out.pending)
-		}
+		listeners(s.d.Listeners).paused(lr.run, out.pending)
 		s.d.Hub.Release(lr.run.SessionID, lr.run.ID)
 		lr.cancel()
 		return
@@ -121,22 +119,14 @@ func (s *Service) execute(lr *liveRun) {
 		notes = append(notes, note)
 	}
 	// A deleted session took the run row with it: nothing is left to record.
-	var also func(ports.SessionTx) error
-	if s.d.Tasks != nil {
-		also = s.d.Tasks.Ending(context.WithoutCancel(lr.ctx), run)
-	}
+	also := listeners(s.d.Listeners).ending(context.WithoutCancel(lr.ctx), run)
 	if err := s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes, also); err != nil && !errs.Is(err, errs.NotFound) {
 		s.d.Log.Error("recording a run's end failed", "run_id", run.ID, "err", err)
 	}
 	s.d.Hub.Publish(run.ID, out.event)
 	s.d.Hub.Release(run.SessionID, run.ID)
-	if s.d.Observer != nil {
-		s.d.Observer.RunEnded(run)
-	}
 	lr.cancel()
-	if s.d.Tasks != nil {
-		s.d.Tasks.Ended(run)
-	}
+	listeners(s.d.Listeners).ended(run)
 }
 
 func (s *Service) failed(lr *liveRun, code, msg string) outcome {

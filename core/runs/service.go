@@ -42,9 +42,12 @@ type Deps struct {
 	// in the order their tools are offered; the built-ins (tools.Builtins)
 	// come first, always.
 	Toolsets []tools.Toolset
-	// Tasks hears of runs' pauses and ends, and decides workflow steps'
+	// Tasks stops a deleted session's tasks and decides workflow steps'
 	// approvals; nil runs no background tasks.
 	Tasks Background
+	// Listeners hear of every run's pause, resume and end, in this order
+	// (the task manager, the watchers): one list, told on every path.
+	Listeners []Listener
 	// Attachments serves the images messages carry; nil refuses them.
 	Attachments Attachments
 	LLM         ports.LLM
@@ -58,8 +61,8 @@ type Deps struct {
 	Peers Peers
 	Clock ports.Clock
 	Log   *slog.Logger
-	// Observer hears of every run's end and trace span (metrics, trace
-	// export); nil: nobody.
+	// Observer hears of every trace span stored (metrics, trace export);
+	// nil: nobody. How runs end reaches it as a listener (ObserveEnds).
 	Observer ports.RunObserver
 	// CheckpointEvery bounds how much of a streaming answer a crash can
 	// lose (0: DefaultCheckpointEvery).
@@ -420,11 +423,9 @@ func (s *Service) RecoverOrphans(ctx context.Context, aliveSince time.Time, rest
 		if evs, ok := storedEnding(ended, 0); ok {
 			s.d.Hub.Conclude(r.ID, r.SessionID, r.OwnerID, evs[len(evs)-1])
 		}
-		if s.d.Observer != nil {
-			ended := s.d.Clock.Now()
-			r.Status, r.ErrorCode, r.ErrorMessage, r.EndedAt = domain.RunError, domain.CodeServerRestarted, msg, &ended
-			s.d.Observer.RunEnded(r)
-		}
+		at := s.d.Clock.Now()
+		r.Status, r.ErrorCode, r.ErrorMessage, r.EndedAt = domain.RunError, domain.CodeServerRestarted, msg, &at
+		listeners(s.d.Listeners).recovered(r)
 	}
 	return orphans, nil
 }

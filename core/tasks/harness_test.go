@@ -88,7 +88,7 @@ func newHarness(t *testing.T) *harness {
 	h.runs = runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Settings: h.settings,
 		Models: models.New(models.Deps{Config: h.config, Providers: provs, Settings: h.settings, Traces: traces, Sessions: h.sessions,
 			Slots: h.hub, LLM: h.llm, Clock: h.clock}),
-		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: h.runStore, Tasks: h.mgr,
+		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: h.runStore, Tasks: h.mgr, Listeners: []runs.Listener{h.mgr},
 		Toolsets: []tools.Toolset{h.mgr.Verbs()}, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
 	h.mgr.Attach(h.runs)

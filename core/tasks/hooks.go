@@ -40,7 +40,7 @@ func summarize(s string) string {
 	return s
 }
 
-// Ending implements runs.Background: a task's attempt ends in the
+// Ending implements runs.Listener: a task's attempt ends in the
 // transaction that records its run's end (written once: a stop that got
 // there first wins).
 func (m *Manager) Ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error {
@@ -61,7 +61,7 @@ func (m *Manager) Ending(ctx context.Context, run domain.Run) func(tx ports.Sess
 	}
 }
 
-// Ended implements runs.Background: a task's run ended, so the task is
+// Ended implements runs.Listener: a task's run ended, so the task is
 // announced, its card updated, the next queued task may start and the
 // parent may be told; any run's end pays its session's debts.
 func (m *Manager) Ended(run domain.Run) {
@@ -97,14 +97,18 @@ func (m *Manager) settled(ctx context.Context, t domain.Task) {
 	}
 }
 
-// Paused implements runs.Background: a task whose run waits for a
+// Paused implements runs.Listener: a task whose run waits for a
 // decision is input_required, the decision made from the parent session.
 func (m *Manager) Paused(run domain.Run, pendingCallID string) {
 	m.pause(run, domain.TaskInputRequired, pendingCallID)
 }
 
-// Resumed implements runs.Background: the decision let the task go on.
+// Resumed implements runs.Listener: the decision let the task go on.
 func (m *Manager) Resumed(run domain.Run) { m.pause(run, domain.TaskWorking, "") }
+
+// Recovered implements runs.Listener: nothing here, as a restart's sweep
+// hands the manager the tasks of the runs it ended (see Recover).
+func (m *Manager) Recovered(domain.Run) {}
 
 func (m *Manager) pause(run domain.Run, status domain.TaskStatus, callID string) {
 	ctx := context.Background()

@@ -96,7 +96,7 @@ func newHarness(t *testing.T) *harness {
 	h.runs = runs.New(runs.Deps{Hub: events, Sessions: h.sessions, Runs: runStore, Config: h.config, Settings: h.settings,
 		Models: models.New(models.Deps{Config: h.config, Providers: provs, Settings: h.settings, Traces: traces, Sessions: h.sessions,
 			Slots: events, LLM: h.llm, Clock: h.clock}),
-		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: runStore, Tasks: mgr,
+		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: runStore, Tasks: mgr, Listeners: []runs.Listener{mgr},
 		Toolsets: []tools.Toolset{mgr.Verbs()}, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
 	mgr.Attach(h.runs)

@@ -1,0 +1,88 @@
+package runs
+
+import (
+	"context"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// Listener hears of a run's life, on every path a run takes: the task
+// manager (a task's status follows its run) and the watchers (metrics,
+// trace export, through ObserveEnds) are listeners. They are given to New
+// in one list and told in its order.
+type Listener interface {
+	// Ending returns what a run's end also writes in its own transaction
+	// (a task attempt's terminal status), or nil.
+	Ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error
+	// Paused is told when a run waits for a decision on pendingCallID;
+	// Resumed when the decision let it go on.
+	Paused(run domain.Run, pendingCallID string)
+	Resumed(run domain.Run)
+	// Ended is told once a run has ended here (completed, failed,
+	// cancelled, or ended while paused) and let go of its session.
+	Ended(run domain.Run)
+	// Recovered is told of a run a restart's sweep ended (server_restarted):
+	// its process is gone, so nothing of it is live here.
+	Recovered(run domain.Run)
+}
+
+// listeners is the engine's list, told in order.
+type listeners []Listener
+
+// ending joins what each listener writes with a run's end (nil: nothing).
+func (ls listeners) ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error {
+	var writes []func(tx ports.SessionTx) error
+	for _, l := range ls {
+		if w := l.Ending(ctx, run); w != nil {
+			writes = append(writes, w)
+		}
+	}
+	if len(writes) == 0 {
+		return nil
+	}
+	return func(tx ports.SessionTx) error {
+		for _, w := range writes {
+			if err := w(tx); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func (ls listeners) paused(run domain.Run, pendingCallID string) {
+	for _, l := range ls {
+		l.Paused(run, pendingCallID)
+	}
+}
+
+func (ls listeners) resumed(run domain.Run) {
+	for _, l := range ls {
+		l.Resumed(run)
+	}
+}
+
+func (ls listeners) ended(run domain.Run) {
+	for _, l := range ls {
+		l.Ended(run)
+	}
+}
+
+func (ls listeners) recovered(run domain.Run) {
+	for _, l := range ls {
+		l.Recovered(run)
+	}
+}
+
+// ObserveEnds is a listener that tells o how every run ended, here or in a
+// restart's sweep (o's RunEnded); pauses and resumes are not its concern.
+func ObserveEnds(o ports.RunObserver) Listener { return endObserver{o} }
+
+type endObserver struct{ o ports.RunObserver }
+
+func (endObserver) Ending(context.Context, domain.Run) func(tx ports.SessionTx) error { return nil }
+func (endObserver) Paused(domain.Run, string)                                         {}
+func (endObserver) Resumed(domain.Run)                                                {}
+func (e endObserver) Ended(run domain.Run)                                            { e.o.RunEnded(run) }
+func (e endObserver) Recovered(run domain.Run)                                        { e.o.RunEnded(run) }

@@ -1,0 +1,120 @@
+package runs_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/ports"
+	"github.com/agents-server/agents-server/ports/porttest"
+)
+
+// hearing records what a listener was told, as "verb status" lines.
+type hearing struct {
+	mu    sync.Mutex
+	heard []string
+}
+
+func (l *hearing) add(line string) { l.mu.Lock(); l.heard = append(l.heard, line); l.mu.Unlock() }
+
+func (l *hearing) Ending(_ context.Context, run domain.Run) func(tx ports.SessionTx) error {
+	l.add("ending " + string(run.Status))
+	return nil
+}
+func (l *hearing) Paused(run domain.Run, callID string) { l.add("paused " + callID) }
+func (l *hearing) Resumed(domain.Run)                   { l.add("resumed") }
+func (l *hearing) Ended(run domain.Run)                 { l.add("ended " + string(run.Status)) }
+func (l *hearing) Recovered(run domain.Run)             { l.add("recovered " + string(run.Status)) }
+
+// RunEnded and SpanSaved make it a ports.RunObserver, for ObserveEnds.
+func (l *hearing) RunEnded(run domain.Run) { l.add("observed " + string(run.Status)) }
+func (l *hearing) SpanSaved(domain.Span)   {}
+
+// until waits for want to be what was heard (Ended comes after the final
+// event a watcher reads).
+func (l *hearing) until(t *testing.T, want ...string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		l.mu.Lock()
+		got := slices.Clone(l.heard)
+		l.mu.Unlock()
+		if slices.Equal(got, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("heard %q, want %q", got, want)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Every path a run takes tells the one list of listeners, in order; the
+// watchers hear how runs end through it — a paused run that is ended
+// without resuming too.
+func TestEveryWayARunGoesTellsTheListeners(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name string
+		run  func(t *testing.T, h *harness)
+		want []string
+	}{
+		{name: "it completes", want: []string{"ending completed", "ended completed", "observed completed"},
+			run: func(t *testing.T, h *harness) { h.run(domain.AgentSpec{}, "go", porttest.Reply{Text: "done"}) }},
+		{name: "it pauses and is approved",
+			want: []string{"paused c1", "resumed", "ending completed", "ended completed", "observed completed"},
+			run: func(t *testing.T, h *harness) {
+				_, _, approvals := h.pause([]string{"todo_write"}, porttest.Call{ID: "c1", Name: "todo_write", Arguments: todo("x")})
+				h.llm.Queue(porttest.Reply{Text: "done"})
+				if _, err := h.svc.Decide(t.Context(), h.user, approvals[0].ID, true, "", ""); err != nil {
+					t.Fatal(err)
+				}
+			}},
+		{name: "its pause expires",
+			want: []string{"paused c1", "ending cancelled", "ended cancelled", "observed cancelled"},
+			run: func(t *testing.T, h *harness) {
+				h.pause([]string{"todo_write"}, porttest.Call{ID: "c1", Name: "todo_write", Arguments: todo("x")})
+				h.clock.Advance(1441 * time.Minute)
+				if n, err := h.svc.ReapApprovals(t.Context()); n != 1 || err != nil {
+					t.Fatalf("reaped %d, %v", n, err)
+				}
+			}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarness(t)
+			heard := &hearing{}
+			h.listeners = []runs.Listener{heard, runs.ObserveEnds(heard)}
+			h.newService()
+			c.run(t, h)
+			heard.until(t, c.want...)
+		})
+	}
+}
+
+// A restart's sweep tells the listeners of the runs it ended, as
+// recovered (the task manager has its own way to the tasks of those).
+func TestARestartsSweepTellsTheListeners(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	// A run the crash left running.
+	s := h.session(h.agent(domain.AgentSpec{}).ID)
+	orphan := domain.Run{ID: h.ids.NewID(), SessionID: s.ID, OwnerID: h.user.User.ID, Status: domain.RunRunning,
+		Input: "lost", CreatedAt: h.clock.Now(), UpdatedAt: h.clock.Now()}
+	if err := h.runStore.CreateRun(t.Context(), orphan); err != nil {
+		t.Fatal(err)
+	}
+	heard := &hearing{}
+	h.listeners = []runs.Listener{heard, runs.ObserveEnds(heard)}
+	h.newService()
+	orphans, err := h.svc.RecoverOrphans(t.Context(), h.clock.Now(), true)
+	if err != nil || len(orphans) != 1 {
+		t.Fatalf("orphans %d, %v", len(orphans), err)
+	}
+	heard.until(t, fmt.Sprintf("recovered %s", domain.RunError), fmt.Sprintf("observed %s", domain.RunError))
+}
