@@ -204,16 +204,10 @@ func openStorage(ctx context.Context, o Options) (_ storage, err error) {
 func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (err error) {
 	o, log, db, box, clock, idGen := w.opts, w.log, w.db, w.box, w.clock, w.ids
 	s := &w.services
-	if s.auth, err = auth.New(db, db, idGen, clock, log, o.PasswordParams); err != nil {
-		return err
-	}
 	s.settings = settings.New(db, box, clock)
 	// What a member configures reaches public addresses only, unless an
 	// admin setting opens more; what an admin configures reaches anything.
 	s.policies = outbound.New(s.settings, db)
-	// Every open event stream and socket is registered by user and token,
-	// so the auth service's changes reach the streams they invalidate.
-	s.streams = livestreams.New(s.auth, s.settings, clock)
 	// Replicas sharing the store (Postgres) are joined over its bus: each
 	// hub relays what it numbers, run commands reach the replica running
 	// the run, and a credential's streams close on every replica.
@@ -221,14 +215,10 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	if s.peers, err = joinPeers(db, w.replica, eventHub, idGen, log); err != nil {
 		return err
 	}
-	s.auth.CloseStreamsWith(s.peers.streams(s.streams, s.auth))
 	if s.providers, err = buildProviders(o, db, box, idGen, clock); err != nil {
 		return err
 	}
 	s.guardrails = guardrails.New(db, idGen, clock)
-	if s.token, err = s.auth.Bootstrap(ctx, o.AdminToken); err != nil {
-		return err
-	}
 	s.docker, s.sandboxes = buildSandboxes(o, db, box, s.settings, idGen, clock)
 	s.mcp = mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, Settings: s.settings,
 		Outbound: s.policies, IDs: idGen, Clock: clock, Log: log})
@@ -263,9 +253,21 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	})
 	s.tasks.Attach(s.runs)
 	s.peers.start(s.runs)
-	s.auth.StopWorkWith(s.runs) // a deleted account's runs stop first
 	// So do a deleted session's; a branch move holds the session's slot.
 	s.sessions.StopWorkWith(s.runs)
+	// A deleted account's runs stop first.
+	if s.auth, err = auth.New(auth.Deps{Users: db, Tokens: db, IDs: idGen, Clock: clock, Log: log, Params: o.PasswordParams,
+		Work: s.runs}); err != nil {
+		return err
+	}
+	// Every open event stream and socket is registered by user and token,
+	// so the auth service's changes reach the streams they invalidate (on
+	// every replica).
+	s.streams = livestreams.New(s.auth, s.settings, clock)
+	s.auth.CloseStreamsWith(s.peers.streams(s.streams, s.auth))
+	if s.token, err = s.auth.Bootstrap(ctx, o.AdminToken); err != nil {
+		return err
+	}
 	s.traces = traces.New(db, s.sessions, s.settings, clock)
 	s.agents = agents.New(agents.Deps{Store: db, IDs: idGen, Clock: clock, Skills: s.skills.Exists, MCP: s.mcp, Natives: natives,
 		ProviderTypes: s.providers.LookupType})

@@ -29,14 +29,32 @@ type Service struct {
 	cache     *tokenCache
 }
 
-// New returns a Service. params is the password hashing cost.
-func New(users ports.UserStore, tokens ports.TokenStore, ids ports.IDs, clock ports.Clock, log *slog.Logger, params PasswordParams) (*Service, error) {
-	dummy, err := HashPassword("not a password anyone has", params)
+// Deps are what the auth service works with.
+type Deps struct {
+	Users  ports.UserStore
+	Tokens ports.TokenStore
+	IDs    ports.IDs
+	Clock  ports.Clock
+	Log    *slog.Logger
+	// Params is the password hashing cost.
+	Params PasswordParams
+	// Work stops a user's live work before their account is deleted; nil:
+	// nothing runs (a program without a run engine).
+	Work UserWork
+}
+
+// New returns a Service.
+func New(d Deps) (*Service, error) {
+	dummy, err := HashPassword("not a password anyone has", d.Params)
 	if err != nil {
 		return nil, err
 	}
-	return &Service{users: users, tokens: tokens, ids: ids, clock: clock, log: log, params: params, dummyHash: dummy,
-		streams: noStreams{}, work: noWork{}, cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize)}, nil
+	work := d.Work
+	if work == nil {
+		work = noWork{}
+	}
+	return &Service{users: d.Users, tokens: d.Tokens, ids: d.IDs, clock: d.Clock, log: d.Log, params: d.Params, dummyHash: dummy,
+		streams: noStreams{}, work: work, cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize)}, nil
 }
 
 var errBadToken = errs.E(errs.Unauthorized, "invalid or expired token")

@@ -28,11 +28,7 @@ type UserWork interface {
 	StopUserWork(ctx context.Context, userID string) error
 }
 
-// StopWorkWith sets who stops a user's work before their account is
-// deleted. The composition root calls it once, before serving.
-func (s *Service) StopWorkWith(w UserWork) { s.work = w }
-
-// noWork is the UserWork until one is set: nothing runs.
+// noWork is the UserWork of a service given none: nothing runs.
 type noWork struct{}
 
 func (noWork) StopUserWork(context.Context, string) error { return nil }
@@ -44,7 +40,9 @@ func (noStreams) CloseToken(string, string, string) int { return 0 }
 func (noStreams) CloseUser(string, string) int          { return 0 }
 
 // CloseStreamsWith sets who ends live streams when a credential stops being
-// valid. The composition root calls it once, before serving.
+// valid. The composition root calls it once, before serving. (A setter,
+// not a dependency of New: the stream registry asks this service whether
+// a stream's credential still stands, so one of the two is built first.)
 func (s *Service) CloseStreamsWith(c StreamCloser) { s.streams = c }
 
 // closeToken and closeUser tell the closer, and log what it ended: a

@@ -36,7 +36,7 @@ func newCacheEnv(t *testing.T, ttl time.Duration) *cacheEnv {
 	ctx := context.Background()
 	store := newMemStore()
 	clock := &fakeClock{now: time.UnixMilli(1_700_000_000_000).UTC()}
-	svc, err := New(store, store, &countingIDs{}, clock, slog.New(slog.NewTextHandler(io.Discard, nil)), cheapPasswords)
+	svc, err := New(Deps{Users: store, Tokens: store, IDs: &countingIDs{}, Clock: clock, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Params: cheapPasswords})
 	if err != nil {
 		t.Fatal(err)
 	}
