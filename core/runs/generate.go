@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -117,8 +118,11 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 	}()
 	rc.partial.Reset()
 	rc.checkpoint.begin(s.d.Clock.Now())
+	if rc.images == nil {
+		rc.images = attachments.NewInliner(s.d.Attachments, s.d.Log)
+	}
 	withImages := req
-	withImages.Input = s.withImages(ctx, rc, req.Input)
+	withImages.Input = rc.images.Inline(ctx, req.Input)
 	resp, err := s.d.LLM.Generate(callCtx, withImages, func(d ports.ModelDelta) {
 		if d.Kind == ports.DeltaText {
 			rc.partial.WriteString(d.Text)
@@ -133,7 +137,7 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 			s.saveProgress(rc, true)
 		}
 	} else {
-		err = imageRefusal(err, req.Input)
+		err = attachments.Refusal(err, req.Input)
 	}
 	<-raced
 	rc.raceInput = "" // the racing check applies to the first call only

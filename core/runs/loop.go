@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/models"
@@ -44,7 +45,7 @@ type runCtx struct {
 	checkpoint checkpoint              // when partial was last recorded
 	ws         *sandboxtools.Workspace // the project's tree; nil without a project
 	cleanups   []func()                // run by cleanUp, last first
-	images     map[string]string       // attachment id → data URL, read once per run
+	images     *attachments.Inliner    // reads each image once per run
 	approved   map[string]bool         // the resumed turn's calls a person approved
 	dropNoted  bool                    // a settings_dropped diagnostic went out
 }
