@@ -297,8 +297,8 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 	if t.resumed != nil {
 		// The paused turn: its model items are already recorded (and in
 		// the history); its calls run now, as decided.
-		rc.approved = t.resumed.approvals()
-		calls, rejected, t.resumed = t.resumed.state.Calls, t.resumed.rejections(), nil
+		rc.approved = t.resumed.decided.Approved()
+		calls, rejected, t.resumed = t.resumed.state.Calls, t.resumed.decided.Rejections(), nil
 	} else {
 		if lr.graceful.Load() {
 			return s.cancelled(lr, "stopped"), true

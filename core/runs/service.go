@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agents-server/agents-server/core/approvals"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/hub"
@@ -69,7 +70,8 @@ type Deps struct {
 // Service starts, steers and stops runs.
 type Service struct {
 	d     Deps
-	trust *TrustStore
+	gate  *approvals.Service
+	trust *approvals.TrustStore // the gate's
 	root  context.Context
 	stop  context.CancelFunc
 	wg    sync.WaitGroup
@@ -120,7 +122,9 @@ func New(d Deps) *Service {
 	if d.CheckpointEvery <= 0 {
 		d.CheckpointEvery = DefaultCheckpointEvery
 	}
-	return &Service{d: d, trust: NewTrustStore(), root: root, stop: stop, live: map[string]*liveRun{}}
+	gate := approvals.New(approvals.Deps{Store: d.Approvals, Sessions: d.Sessions, Settings: d.Settings, Toolsets: d.Toolsets,
+		Clock: d.Clock, Log: d.Log})
+	return &Service{d: d, gate: gate, trust: gate.Trust(), root: root, stop: stop, live: map[string]*liveRun{}}
 }
 
 // Hub is the service's event hub.
