@@ -421,7 +421,7 @@ func (s *Service) RecoverOrphans(ctx context.Context, aliveSince time.Time, rest
 		ended := r
 		ended.Status, ended.ErrorCode, ended.ErrorMessage = domain.RunError, domain.CodeServerRestarted, msg
 		ended.LastSeq = r.EndingSeq() // as the store numbered it
-		if evs, ok := storedEnding(ended, 0); ok {
+		if evs, ok := hub.StoredEnding(ended, 0); ok {
 			s.d.Hub.Conclude(r.ID, r.SessionID, r.OwnerID, evs[len(evs)-1])
 		}
 		if s.d.Observer != nil {
