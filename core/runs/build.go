@@ -123,9 +123,8 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 	return b, nil
 }
 
-// instructions layers the global system prompt, the agent's instructions
-// and the memories that reach it, within the memory budget, and reports
-// each layer's size.
+// instructions reads the global system prompt and the memories, and
+// layers them with the agent's instructions (agents.Instructions).
 func (s *Service) instructions(ctx context.Context, a domain.Agent) (string, map[string]int, error) {
 	global, err := s.d.Settings.String(ctx, settings.KeySystemPrompt)
 	if err != nil {
@@ -135,29 +134,8 @@ func (s *Service) instructions(ctx context.Context, a domain.Agent) (string, map
 	if err != nil {
 		return "", nil, err
 	}
-	var block strings.Builder
-	for _, m := range mems {
-		if m.AgentID != "" && m.AgentID != a.ID {
-			continue
-		}
-		line := "- " + m.Key + ": " + m.Content + "\n"
-		if block.Len()+len(line) > domain.MemoryInjectionChars {
-			break
-		}
-		block.WriteString(line)
-	}
-	memory := ""
-	if block.Len() > 0 {
-		memory = "Memories:\n" + block.String()
-	}
-	var parts []string
-	for _, p := range []string{global, a.Instructions, memory} {
-		if strings.TrimSpace(p) != "" {
-			parts = append(parts, p)
-		}
-	}
-	layers := map[string]int{"global_prompt": len(global), "instructions": len(a.Instructions), "memory": len(memory), "skills_index": 0}
-	return strings.Join(parts, "\n\n"), layers, nil
+	text, layers := agents.Instructions(global, a, mems)
+	return text, layers, nil
 }
 
 // profile is what the build put in front of the conversation, in
