@@ -3,13 +3,14 @@
 //
 // The cap holds to (see domain.TooManyRuns for what is live) every run
 // started on a user's behalf — a message over REST, the WebSocket or /mcp,
-// a trigger's turn, a background task's attempt, a workflow's first step and a step a person cleared — and the decision
-// that resumes a paused run. Two kinds of run carry on work instead and
-// are not refused (they are counted while they run): a workflow's next
-// step, launched as its previous step's run ends, and a wake-up reading
-// finished tasks' results. Each takes the place of a run of the same user
-// that has just ended, one per conversation at most; refusing them would
-// fail a workflow half-way or strand results nobody is told about.
+// a trigger's turn, a background task's attempt, a workflow's first step
+// and a step a person cleared — and the decision that resumes a paused
+// run. Two kinds of run carry on work instead and are not refused (they
+// are counted while they run): a workflow's next step, launched as its
+// previous step's run ends, and a wake-up reading finished tasks' results.
+// Each takes the place of a run of the same user that has just ended, one
+// per conversation at most; refusing them would fail a workflow half-way
+// or strand results nobody is told about.
 package runcap
 
 import (
