@@ -353,7 +353,7 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 			return s.fail(rc, err), true
 		}
 		if rc.agent.agent.Behavior.HandoffInputFilter == domain.HandoffRemoveAllTools {
-			t.input = withoutTools(t.input)
+			t.input = sessions.WithoutTools(t.input)
 		}
 		return outcome{}, false
 	}
@@ -471,9 +471,9 @@ func (s *Service) resetToolChoice(rc *runCtx) {
 // the reasoning id policy and the tool choice applied.
 func (s *Service) request(rc *runCtx, input []json.RawMessage) ports.ModelRequest {
 	a := rc.agent.agent
-	input = limitHistory(input, a.Session.HistoryLimit)
+	input = sessions.LimitHistory(input, a.Session.HistoryLimit)
 	if a.Behavior.ReasoningItemIDPolicy == "omit" {
-		input = withoutReasoningIDs(input)
+		input = sessions.WithoutReasoningIDs(input)
 	}
 	settings := a.ModelSettings
 	settings.ToolChoice = rc.toolChoice
@@ -481,45 +481,6 @@ func (s *Service) request(rc *runCtx, input []json.RawMessage) ports.ModelReques
 		Tools: rc.agent.toolDefs(rc.planning), ToolChoice: rc.toolChoice, Settings: settings,
 		OutputSchema: a.Guardrails.OutputSchema, PromptID: a.Session.PromptID, PromptVersion: a.Session.PromptVersion,
 		ConversationID: rc.lr.run.SessionID}
-}
-
-// limitHistory keeps the last n items (0: all), never starting on a tool
-// output whose call was cut off.
-func limitHistory(input []json.RawMessage, n int) []json.RawMessage {
-	if n <= 0 || len(input) <= n {
-		return input
-	}
-	out := input[len(input)-n:]
-	for len(out) > 0 && domain.ParseItem(out[0]).Kind() == domain.ItemFunctionCallOutput {
-		out = out[1:]
-	}
-	return out
-}
-
-// withoutReasoningIDs strips the id of reasoning items.
-func withoutReasoningIDs(input []json.RawMessage) []json.RawMessage {
-	out := make([]json.RawMessage, len(input))
-	for i, raw := range input {
-		out[i] = raw
-		if domain.ParseItem(raw).Kind() != domain.ItemReasoning {
-			continue
-		}
-		var m map[string]any
-		if json.Unmarshal(raw, &m) == nil {
-			delete(m, "id")
-			out[i], _ = json.Marshal(m)
-		}
-	}
-	return out
-}
-
-// withoutTools is the history a handoff's remove_all_tools filter passes
-// on: the conversation without tool calls and their outputs.
-func withoutTools(input []json.RawMessage) []json.RawMessage {
-	return slices.DeleteFunc(slices.Clone(input), func(raw json.RawMessage) bool {
-		k := domain.ParseItem(raw).Kind()
-		return k == domain.ItemFunctionCall || k == domain.ItemFunctionCallOutput
-	})
 }
 
 // delta streams a fragment to watchers; deltas are never stored one by one.
