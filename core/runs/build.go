@@ -94,7 +94,7 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 	if err != nil {
 		return nil, err
 	}
-	b := &builtAgent{agent: a, endpoint: ep, handoffs: map[string]domain.Agent{}}
+	b := &builtAgent{agent: a, endpoint: ep}
 	if b.instructions, b.layers, err = s.instructions(ctx, a); err != nil {
 		return nil, err
 	}
@@ -108,17 +108,8 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 			return nil, configErr("agent %q has an unusable output_schema: %v", a.Name, err)
 		}
 	}
-	for _, id := range a.Handoffs {
-		t, err := s.d.Config.FindAgent(ctx, id)
-		if errs.Is(err, errs.NotFound) || (err == nil && !a.MayReference(t.Ownership)) {
-			continue // validated at save time; a target since deleted is simply not offered
-		}
-		if err != nil {
-			return nil, err
-		}
-		spec := tools.Handoff(domain.HandoffToolName(t.Name), t.Name, t.Behavior.HandoffDescription)
-		b.handoffs[spec.Name] = t
-		b.handoffSpecs = append(b.handoffSpecs, spec)
+	if b.handoffSpecs, b.handoffs, err = agents.Handoffs(ctx, s.d.Config, a); err != nil {
+		return nil, err
 	}
 	return b, nil
 }
