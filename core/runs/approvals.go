@@ -2,21 +2,15 @@ package runs
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 
+	"github.com/agents-server/agents-server/core/approvals"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
 )
-
-// execCommand is the shell tool whose approvals may extend to the session
-// through the trust store.
-const execCommand = tools.ExecCommand
 
 // gates says which of a turn's calls wait for a person: those the agent's
 // approve_tools names — except a shell command the session already trusts —
@@ -31,8 +25,7 @@ func (s *Service) gates(rc *runCtx, calls []domain.Item) []bool {
 			continue
 		}
 		out[i] = (rc.planning && c.Name == tools.SubmitPlan.Name) ||
-			domain.Gated(rc.agent.agent.Approval.ApproveTools, c.Name) &&
-				!(c.Name == execCommand && s.trust.Trusted(rc.lr.run.SessionID, rc.lr.run.ID, commandOf(c.Arguments)))
+			domain.Gated(rc.agent.agent.Approval.ApproveTools, c.Name) && !s.trust.Covers(rc.lr.run.SessionID, rc.lr.run.ID, c)
 	}
 	return out
 }
@@ -46,32 +39,6 @@ func (s *Service) refuses(rc *runCtx, c domain.Item) bool {
 	}
 	asker, ok := s.d.Toolsets[i].(tools.Asker)
 	return ok && asker.Refuses(rc.lr.ctx, s.runCall(rc, i, c), c)
-}
-
-// withPreviews adds to each approval what its card shows, as the toolsets
-// that draw previews draw them.
-func (s *Service) withPreviews(ctx context.Context, list []domain.Approval) []domain.Approval {
-	for _, ts := range s.d.Toolsets {
-		p, ok := ts.(tools.Previewer)
-		if !ok {
-			continue
-		}
-		for i := range list {
-			if err := p.Preview(ctx, &list[i]); err != nil {
-				s.d.Log.Warn("drawing an approval's preview failed", "approval_id", list[i].ID, "tool", list[i].ToolName, "err", err)
-			}
-		}
-	}
-	return list
-}
-
-// commandOf is the shell command in exec_command's arguments.
-func commandOf(args string) string {
-	var a struct {
-		Cmd string `json:"cmd"`
-	}
-	_ = json.Unmarshal([]byte(args), &a)
-	return a.Cmd
 }
 
 func anyTrue(bs []bool) bool {
@@ -91,13 +58,7 @@ func anyTrue(bs []bool) bool {
 func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.ModelResponse, calls []domain.Item, gated []bool) outcome {
 	lr := rc.lr
 	now := s.d.Clock.Now()
-	var approvals []domain.Approval
-	for i, c := range calls {
-		if gated[i] {
-			approvals = append(approvals, domain.Approval{ID: s.d.IDs.NewID(), SessionID: lr.run.SessionID, RunID: lr.run.ID,
-				OwnerID: lr.run.OwnerID, ToolCallID: c.CallID, ToolName: c.Name, Arguments: c.Arguments, CreatedAt: now})
-		}
-	}
+	rows := approvals.Rows(lr.run, calls, gated, now, s.d.IDs.NewID)
 	// From here on the run takes no injection (Inject refuses while it
 	// pauses); what it took and has not read travels with the pause.
 	lr.mu.Lock()
@@ -116,31 +77,25 @@ func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.Mo
 		run.LastSeq = info.LastSeq + 1 // run.interrupted, below
 	}
 	_, err := s.d.Sessions.AppendWith(context.WithoutCancel(ctx), run.SessionID, turnEntries(run.ID, resp, nil),
-		func(tx ports.SessionTx) error { return tx.FileApprovals(ctx, approvals, run, state) })
+		func(tx ports.SessionTx) error { return tx.FileApprovals(ctx, rows, run, state) })
 	if err != nil {
 		s.d.Log.Error("recording a pause failed", "run_id", run.ID, "err", err)
 		return s.failed(lr, domain.CodePersistError, "the pause for approval could not be recorded: "+errs.MessageOf(err))
 	}
 	s.publish(lr, domain.EventInterrupted, domain.RunIDPayload{RunID: run.ID})
-	return outcome{status: domain.RunInterrupted, paused: true, pending: approvals[0].ToolCallID}
+	return outcome{status: domain.RunInterrupted, paused: true, pending: rows[0].ToolCallID}
 }
 
 // Approvals lists the caller's pending decisions: of one session, or (""),
 // of all. Returns not_found for a session that is not the caller's.
 func (s *Service) Approvals(ctx context.Context, p domain.Principal, sessionID string) ([]domain.Approval, error) {
-	if sessionID != "" {
-		if _, err := s.d.Sessions.Get(ctx, p, sessionID); err != nil {
-			return nil, err
-		}
-	}
-	list, err := s.d.Approvals.ListApprovals(ctx, p.User.ID, sessionID)
-	return s.withPreviews(ctx, list), err
+	return s.gate.List(ctx, p, sessionID)
 }
 
 // ApprovalByCall finds the caller's pending approval of a tool call (the
 // WebSocket names calls, not approvals). Returns not_found.
 func (s *Service) ApprovalByCall(ctx context.Context, p domain.Principal, toolCallID string) (domain.Approval, error) {
-	return s.d.Approvals.FindApprovalByCall(ctx, p.User.ID, toolCallID)
+	return s.gate.ByCall(ctx, p, toolCallID)
 }
 
 // awaitPause waits until a run that announced its pause has let go of the
@@ -161,16 +116,7 @@ func (s *Service) awaitPause(ctx context.Context, sessionID, runID string) {
 // rate_limited (the decision would resume the run past the owner's
 // max_runs_per_user; it stays pending).
 func (s *Service) Decide(ctx context.Context, p domain.Principal, approvalID string, approve bool, scope domain.ApprovalScope, reason string) (domain.Run, error) {
-	if err := domain.ValidScope(scope); err != nil {
-		return domain.Run{}, err
-	}
-	a, err := s.d.Approvals.FindApproval(ctx, approvalID)
-	if err == nil {
-		err = a.CheckOwner(p)
-	}
-	if err == nil && a.Status != domain.ApprovalPending {
-		err = errs.E(errs.NotFound, "approval not found")
-	}
+	a, err := s.gate.Pending(ctx, p, approvalID, scope)
 	if err != nil {
 		return domain.Run{}, err
 	}
@@ -184,23 +130,9 @@ func (s *Service) Decide(ctx context.Context, p domain.Principal, approvalID str
 	if live, busy := s.d.Hub.Busy(a.SessionID); busy {
 		return domain.Run{}, errs.E(errs.Conflict, "the session has an active run (%s); decide when it ends", live)
 	}
-	status := domain.ApprovalRejected
-	if approve {
-		status = domain.ApprovalApproved
-	}
-	// The decision that resumes the run is refused past the owner's live
-	// runs, before anything is recorded: the approval stays pending, to
-	// be decided again once a run ends.
-	limit, err := s.d.Settings.Int(ctx, settings.KeyMaxRunsPerUser)
+	all, err := s.gate.Record(ctx, a, approve, scope, reason)
 	if err != nil {
 		return domain.Run{}, err
-	}
-	all, err := s.d.Approvals.DecideApproval(ctx, a.ID, status, string(scope), reason, s.d.Clock.Now(), limit)
-	if err != nil {
-		return domain.Run{}, err
-	}
-	if approve && a.ToolName == execCommand {
-		s.trust.Grant(a.SessionID, a.RunID, scope, commandOf(a.Arguments))
 	}
 	for _, x := range all {
 		if x.Status == domain.ApprovalPending {
@@ -240,29 +172,7 @@ func (s *Service) resume(ctx context.Context, a domain.Approval) (domain.Run, er
 // resumeData is what a resumed run picks up.
 type resumeData struct {
 	state   domain.PauseState
-	decided []domain.Approval
-}
-
-// approvals lists a resumed turn's approved calls.
-func (r *resumeData) approvals() map[string]bool {
-	out := map[string]bool{}
-	for _, d := range r.decided {
-		if d.Status == domain.ApprovalApproved {
-			out[d.ToolCallID] = true
-		}
-	}
-	return out
-}
-
-// rejections maps a resumed turn's rejected calls to their reasons.
-func (r *resumeData) rejections() map[string]string {
-	out := map[string]string{}
-	for _, d := range r.decided {
-		if d.Status != domain.ApprovalApproved {
-			out[d.ToolCallID] = d.Reason
-		}
-	}
-	return out
+	decided approvals.Decided
 }
 
 // errLost rolls a pause's ending back when another ending won.
@@ -277,14 +187,7 @@ func (s *Service) endPause(ctx context.Context, run domain.Run, reason, note str
 	if err != nil {
 		return err
 	}
-	why := map[string]string{"superseded": "a new message arrived before a decision", "stopped": "the run was cancelled",
-		"expired": "the approval expired"}[reason]
-	var entries []domain.Entry
-	for _, c := range state.Calls {
-		entries = append(entries, domain.Entry{Kind: domain.KindItem, Source: domain.SourceTool, RunID: run.ID,
-			Item:    domain.FunctionCallOutput(c.CallID, "Not run: "+why+"."),
-			Display: &domain.Display{Kind: "not_run", Title: c.Name + " not run", Summary: why}})
-	}
+	entries := approvals.NotRun(run.ID, state.Calls, reason)
 	title := ""
 	if reason == "expired" {
 		title = "Approval expired"
@@ -336,37 +239,29 @@ func (s *Service) supersede(ctx context.Context, sessionID string) error {
 // ReapApprovals ends the runs whose approvals waited past
 // approval_ttl_minutes (0: never), each with a visible note in its session.
 func (s *Service) ReapApprovals(ctx context.Context) (int, error) {
-	ttl, err := s.d.Settings.Int(ctx, settings.KeyApprovalTTLMinutes)
-	if err != nil || ttl <= 0 {
-		return 0, err
-	}
-	expired, err := s.d.Approvals.ExpiredApprovals(ctx, s.d.Clock.Now().Add(-time.Duration(ttl)*time.Minute))
+	expired, ttl, err := s.gate.Expired(ctx)
 	if err != nil {
 		return 0, err
 	}
-	done := map[string]bool{}
-	for _, a := range expired {
-		if done[a.RunID] {
-			continue
-		}
-		done[a.RunID] = true
+	for i, a := range expired {
+		done := i + 1
 		if a.ToolName == domain.StepApprovalTool && s.d.Tasks != nil {
 			if _, err := s.d.Tasks.DecideStep(ctx, a, false, fmt.Sprintf("nobody decided within %d minutes", ttl)); err != nil &&
 				!errs.Is(err, errs.NotFound) {
-				return len(done), err
+				return done, err
 			}
 			continue
 		}
 		run, err := s.d.Runs.FindRun(ctx, a.RunID)
 		if err != nil {
-			return len(done), err
+			return done, err
 		}
 		note := fmt.Sprintf("The approval for %s waited more than %d minutes without a decision; the run was stopped.", a.ToolName, ttl)
 		if err := s.endPause(ctx, run, "expired", note); err != nil {
-			return len(done), err
+			return done, err
 		}
 	}
-	return len(done), nil
+	return len(expired), nil
 }
 
 // ReopenPaused gives every paused run a live stream again after a restart,

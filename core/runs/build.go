@@ -94,7 +94,7 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 	if err != nil {
 		return nil, err
 	}
-	b := &builtAgent{agent: a, endpoint: ep, handoffs: map[string]domain.Agent{}}
+	b := &builtAgent{agent: a, endpoint: ep}
 	if b.instructions, b.layers, err = s.instructions(ctx, a); err != nil {
 		return nil, err
 	}
@@ -108,24 +108,14 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 			return nil, configErr("agent %q has an unusable output_schema: %v", a.Name, err)
 		}
 	}
-	for _, id := range a.Handoffs {
-		t, err := s.d.Config.FindAgent(ctx, id)
-		if errs.Is(err, errs.NotFound) || (err == nil && !a.MayReference(t.Ownership)) {
-			continue // validated at save time; a target since deleted is simply not offered
-		}
-		if err != nil {
-			return nil, err
-		}
-		spec := tools.Handoff(domain.HandoffToolName(t.Name), t.Name, t.Behavior.HandoffDescription)
-		b.handoffs[spec.Name] = t
-		b.handoffSpecs = append(b.handoffSpecs, spec)
+	if b.handoffSpecs, b.handoffs, err = agents.Handoffs(ctx, s.d.Config, a); err != nil {
+		return nil, err
 	}
 	return b, nil
 }
 
-// instructions layers the global system prompt, the agent's instructions
-// and the memories that reach it, within the memory budget, and reports
-// each layer's size.
+// instructions reads the global system prompt and the memories, and
+// layers them with the agent's instructions (agents.Instructions).
 func (s *Service) instructions(ctx context.Context, a domain.Agent) (string, map[string]int, error) {
 	global, err := s.d.Settings.String(ctx, settings.KeySystemPrompt)
 	if err != nil {
@@ -135,29 +125,8 @@ func (s *Service) instructions(ctx context.Context, a domain.Agent) (string, map
 	if err != nil {
 		return "", nil, err
 	}
-	var block strings.Builder
-	for _, m := range mems {
-		if m.AgentID != "" && m.AgentID != a.ID {
-			continue
-		}
-		line := "- " + m.Key + ": " + m.Content + "\n"
-		if block.Len()+len(line) > domain.MemoryInjectionChars {
-			break
-		}
-		block.WriteString(line)
-	}
-	memory := ""
-	if block.Len() > 0 {
-		memory = "Memories:\n" + block.String()
-	}
-	var parts []string
-	for _, p := range []string{global, a.Instructions, memory} {
-		if strings.TrimSpace(p) != "" {
-			parts = append(parts, p)
-		}
-	}
-	layers := map[string]int{"global_prompt": len(global), "instructions": len(a.Instructions), "memory": len(memory), "skills_index": 0}
-	return strings.Join(parts, "\n\n"), layers, nil
+	text, layers := agents.Instructions(global, a, mems)
+	return text, layers, nil
 }
 
 // profile is what the build put in front of the conversation, in

@@ -4,20 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/ports"
-)
-
-// Retry defaults for an agent with retry_enabled and a zero policy.
-const (
-	defaultMaxRetries     = 2
-	defaultInitialBackoff = 500 * time.Millisecond
-	defaultMaxBackoff     = 8 * time.Second
 )
 
 // attempt is one model to try: the agent's own, then each fallback.
@@ -60,47 +54,29 @@ func (s *Service) generate(ctx context.Context, rc *runCtx, req ports.ModelReque
 // withRetries calls one model, retrying retryable failures when the agent
 // asks for it, with jittered exponential backoff.
 func (s *Service) withRetries(ctx context.Context, rc *runCtx, req ports.ModelRequest, try attempt) (ports.ModelResponse, error) {
-	pol := rc.agent.agent.Resilience
-	retries := 0
-	if pol.RetryEnabled {
-		retries = pol.RetryPolicy.MaxRetries
-		if retries == 0 {
-			retries = defaultMaxRetries
-		}
-	}
-	backoff := millisOr(pol.RetryPolicy.InitialBackoffMS, defaultInitialBackoff)
-	maxBackoff := millisOr(pol.RetryPolicy.MaxBackoffMS, defaultMaxBackoff)
+	backoff := models.BackoffOf(rc.agent.agent.Resilience)
 	req.Endpoint, req.Model = try.endpoint, try.model
 	for n := 0; ; n++ {
 		resp, err := s.call(ctx, rc, req, try)
 		var me *ports.ModelError
-		if err == nil || ctx.Err() != nil || !errors.As(err, &me) || !me.Retryable() || n >= retries {
+		if err == nil || ctx.Err() != nil || !errors.As(err, &me) || !me.Retryable() || n >= backoff.Retries {
 			return resp, err
 		}
 		s.diagnostic(rc, "model_retry", string(me.Kind), me.Error(), map[string]string{"attempt": strconv.Itoa(n + 1), "model": try.model})
 		rc.tr.span(domain.SpanRetry, "retry "+try.model, rc.parentSpan()).meta("attempt", n+1).meta("reason", me.Error()).zero(nil)
-		wait := time.Duration(float64(backoff) * (0.8 + 0.4*rand.Float64()))
 		select {
 		case <-ctx.Done():
 			return resp, ctx.Err()
-		case <-time.After(wait):
+		case <-time.After(backoff.Wait()):
 		}
-		backoff = min(backoff*2, maxBackoff)
 	}
-}
-
-func millisOr(ms int, def time.Duration) time.Duration {
-	if ms > 0 {
-		return time.Duration(ms) * time.Millisecond
-	}
-	return def
 }
 
 // call is one model call, recorded as a generation span. Non-blocking
 // input guardrails race it: a trip cancels the call.
 func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, try attempt) (ports.ModelResponse, error) {
 	sp := rc.tr.span(domain.SpanGeneration, req.Model, rc.parentSpan()).meta("model", req.Model).meta("provider", try.endpoint.Name).
-		meta("provider_type", providerType(try.endpoint)).meta("fallback_index", try.index).meta("provider_id", rc.providerFor(try)).
+		meta("provider_type", models.ProviderType(try.endpoint)).meta("fallback_index", try.index).meta("provider_id", rc.providerFor(try)).
 		set("model", req.Model, false).set("system_instructions", req.Instructions, true).set("input", req.Input, true).
 		set("tools", req.Tools, false).set("model_settings", req.Settings, false).set("handoffs", handoffNames(rc.agent), false).
 		set("output_schema", req.OutputSchema, false)
@@ -117,8 +93,11 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 	}()
 	rc.partial.Reset()
 	rc.checkpoint.begin(s.d.Clock.Now())
+	if rc.images == nil {
+		rc.images = attachments.NewInliner(s.d.Attachments, s.d.Log)
+	}
 	withImages := req
-	withImages.Input = s.withImages(ctx, rc, req.Input)
+	withImages.Input = rc.images.Inline(ctx, req.Input)
 	resp, err := s.d.LLM.Generate(callCtx, withImages, func(d ports.ModelDelta) {
 		if d.Kind == ports.DeltaText {
 			rc.partial.WriteString(d.Text)
@@ -133,7 +112,7 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 			s.saveProgress(rc, true)
 		}
 	} else {
-		err = imageRefusal(err, req.Input)
+		err = attachments.Refusal(err, req.Input)
 	}
 	<-raced
 	rc.raceInput = "" // the racing check applies to the first call only
@@ -164,16 +143,6 @@ func (s *Service) noteDropped(rc *runCtx, sp *openSpan, try attempt, dropped []s
 	list := strings.Join(dropped, ", ")
 	s.diagnostic(rc, "settings_dropped", "", "provider "+try.endpoint.Name+" does not take "+list+": left out of the call",
 		map[string]string{"settings": list, "provider": try.endpoint.Name, "model": try.model})
-}
-
-// providerType names the kind of backend a call went to, from a bounded
-// set (a registry type, or chatgpt for a ChatGPT sign-in, which reaches the
-// Codex backend): the provider's own name is whatever a member typed.
-func providerType(ep ports.ProviderEndpoint) string {
-	if ep.AuthMode == domain.AuthChatGPTLogin {
-		return "chatgpt"
-	}
-	return ep.Type
 }
 
 func mustItems(items []json.RawMessage) []byte {

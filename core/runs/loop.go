@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/models"
@@ -44,7 +45,7 @@ type runCtx struct {
 	checkpoint checkpoint              // when partial was last recorded
 	ws         *sandboxtools.Workspace // the project's tree; nil without a project
 	cleanups   []func()                // run by cleanUp, last first
-	images     map[string]string       // attachment id → data URL, read once per run
+	images     *attachments.Inliner    // reads each image once per run
 	approved   map[string]bool         // the resumed turn's calls a person approved
 	dropNoted  bool                    // a settings_dropped diagnostic went out
 }
@@ -286,8 +287,8 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 	if t.resumed != nil {
 		// The paused turn: its model items are already recorded (and in
 		// the history); its calls run now, as decided.
-		rc.approved = t.resumed.approvals()
-		calls, rejected, t.resumed = t.resumed.state.Calls, t.resumed.rejections(), nil
+		rc.approved = t.resumed.decided.Approved()
+		calls, rejected, t.resumed = t.resumed.state.Calls, t.resumed.decided.Rejections(), nil
 	} else {
 		if lr.graceful.Load() {
 			return s.cancelled(lr, "stopped"), true
@@ -342,7 +343,7 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 			return s.fail(rc, err), true
 		}
 		if rc.agent.agent.Behavior.HandoffInputFilter == domain.HandoffRemoveAllTools {
-			t.input = withoutTools(t.input)
+			t.input = sessions.WithoutTools(t.input)
 		}
 		return outcome{}, false
 	}
@@ -460,9 +461,9 @@ func (s *Service) resetToolChoice(rc *runCtx) {
 // the reasoning id policy and the tool choice applied.
 func (s *Service) request(rc *runCtx, input []json.RawMessage) ports.ModelRequest {
 	a := rc.agent.agent
-	input = limitHistory(input, a.Session.HistoryLimit)
+	input = sessions.LimitHistory(input, a.Session.HistoryLimit)
 	if a.Behavior.ReasoningItemIDPolicy == "omit" {
-		input = withoutReasoningIDs(input)
+		input = sessions.WithoutReasoningIDs(input)
 	}
 	settings := a.ModelSettings
 	settings.ToolChoice = rc.toolChoice
@@ -470,45 +471,6 @@ func (s *Service) request(rc *runCtx, input []json.RawMessage) ports.ModelReques
 		Tools: rc.agent.toolDefs(rc.planning), ToolChoice: rc.toolChoice, Settings: settings,
 		OutputSchema: a.Guardrails.OutputSchema, PromptID: a.Session.PromptID, PromptVersion: a.Session.PromptVersion,
 		ConversationID: rc.lr.run.SessionID}
-}
-
-// limitHistory keeps the last n items (0: all), never starting on a tool
-// output whose call was cut off.
-func limitHistory(input []json.RawMessage, n int) []json.RawMessage {
-	if n <= 0 || len(input) <= n {
-		return input
-	}
-	out := input[len(input)-n:]
-	for len(out) > 0 && domain.ParseItem(out[0]).Kind() == domain.ItemFunctionCallOutput {
-		out = out[1:]
-	}
-	return out
-}
-
-// withoutReasoningIDs strips the id of reasoning items.
-func withoutReasoningIDs(input []json.RawMessage) []json.RawMessage {
-	out := make([]json.RawMessage, len(input))
-	for i, raw := range input {
-		out[i] = raw
-		if domain.ParseItem(raw).Kind() != domain.ItemReasoning {
-			continue
-		}
-		var m map[string]any
-		if json.Unmarshal(raw, &m) == nil {
-			delete(m, "id")
-			out[i], _ = json.Marshal(m)
-		}
-	}
-	return out
-}
-
-// withoutTools is the history a handoff's remove_all_tools filter passes
-// on: the conversation without tool calls and their outputs.
-func withoutTools(input []json.RawMessage) []json.RawMessage {
-	return slices.DeleteFunc(slices.Clone(input), func(raw json.RawMessage) bool {
-		k := domain.ParseItem(raw).Kind()
-		return k == domain.ItemFunctionCall || k == domain.ItemFunctionCallOutput
-	})
 }
 
 // delta streams a fragment to watchers; deltas are never stored one by one.

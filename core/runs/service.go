@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agents-server/agents-server/core/approvals"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/hub"
@@ -72,7 +73,8 @@ type Deps struct {
 // Service starts, steers and stops runs.
 type Service struct {
 	d     Deps
-	trust *TrustStore
+	gate  *approvals.Service
+	trust *approvals.TrustStore // the gate's
 	root  context.Context
 	stop  context.CancelFunc
 	wg    sync.WaitGroup
@@ -123,7 +125,9 @@ func New(d Deps) *Service {
 	if d.CheckpointEvery <= 0 {
 		d.CheckpointEvery = DefaultCheckpointEvery
 	}
-	return &Service{d: d, trust: NewTrustStore(), root: root, stop: stop, live: map[string]*liveRun{}}
+	gate := approvals.New(approvals.Deps{Store: d.Approvals, Sessions: d.Sessions, Settings: d.Settings, Toolsets: d.Toolsets,
+		Clock: d.Clock, Log: d.Log})
+	return &Service{d: d, gate: gate, trust: gate.Trust(), root: root, stop: stop, live: map[string]*liveRun{}}
 }
 
 // Hub is the service's event hub.
@@ -420,7 +424,7 @@ func (s *Service) RecoverOrphans(ctx context.Context, aliveSince time.Time, rest
 		ended := r
 		ended.Status, ended.ErrorCode, ended.ErrorMessage = domain.RunError, domain.CodeServerRestarted, msg
 		ended.LastSeq = r.EndingSeq() // as the store numbered it
-		if evs, ok := storedEnding(ended, 0); ok {
+		if evs, ok := hub.StoredEnding(ended, 0); ok {
 			s.d.Hub.Conclude(r.ID, r.SessionID, r.OwnerID, evs[len(evs)-1])
 		}
 		at := s.d.Clock.Now()

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/flights"
 	"github.com/agents-server/agents-server/core/tools"
 )
 
@@ -78,7 +79,7 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 				return
 			}
 			if results[i], errs[i] = s.runTool(ctx, rc, call); errs[i] != nil && ctx.Err() != nil {
-				results[i] = toolResult{callID: call.CallID, name: call.Name, output: stoppedOutcome, isError: true, cutOff: true,
+				results[i] = toolResult{callID: call.CallID, name: call.Name, output: flights.StoppedOutcome, isError: true, cutOff: true,
 					display: &domain.Display{Kind: "interrupted", Title: call.Name + " stopped", Summary: "Result unknown"}}
 			}
 		}()

@@ -1,9 +1,11 @@
-package runs
+package approvals
 
 import (
+	"encoding/json"
 	"sync"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/tools"
 )
 
 // TrustStore remembers, per session, which shell commands a person approved
@@ -89,4 +91,27 @@ func (t *TrustStore) Forget(sessionID string) {
 	t.mu.Lock()
 	delete(t.sessions, sessionID)
 	t.mu.Unlock()
+}
+
+// Covers reports whether a call is a shell command the run's session (or
+// the triggered run itself) already trusts: it runs without asking.
+func (t *TrustStore) Covers(sessionID, runID string, call domain.Item) bool {
+	return call.Name == tools.ExecCommand && t.Trusted(sessionID, runID, commandOf(call.Arguments))
+}
+
+// GrantApproved records the scope of an approved shell command's
+// decision; other tools' decisions extend to nothing.
+func (t *TrustStore) GrantApproved(a domain.Approval, scope domain.ApprovalScope) {
+	if a.ToolName == tools.ExecCommand {
+		t.Grant(a.SessionID, a.RunID, scope, commandOf(a.Arguments))
+	}
+}
+
+// commandOf is the shell command in exec_command's arguments.
+func commandOf(args string) string {
+	var a struct {
+		Cmd string `json:"cmd"`
+	}
+	_ = json.Unmarshal([]byte(args), &a)
+	return a.Cmd
 }
