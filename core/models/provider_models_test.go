@@ -2,6 +2,9 @@ package models_test
 
 import (
 	"context"
+	"errors"
+	"net/netip"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,5 +78,61 @@ func TestProviderModelsAreReusedUntilTheTTLOrAnEdit(t *testing.T) {
 	// Another member's private provider reads as absent, cached or not.
 	if _, err := svc.ProviderModels(ctx, bob, pr.ID); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("another member: %v", err)
+	}
+}
+
+// refusing is the fake model whose model lists fail with err.
+type refusing struct {
+	*porttest.LLM
+	err error
+}
+
+func (r refusing) Models(context.Context, ports.ProviderEndpoint) ([]ports.ModelInfo, error) {
+	return nil, r.err
+}
+
+func TestAFailedModelListSaysWhoIsAtFault(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	vendor := &ports.ModelError{Kind: ports.ModelAuth, Provider: "p", Status: 401, Message: "invalid api key"}
+	// A refused dial comes wrapped in the model error the LLM adapters make
+	// of it (adapters/llm/internal/transport.Refused).
+	refusal := &ports.ModelError{Kind: ports.ModelInvalid, Provider: "p", Message: "the base URL refused",
+		Err: &domain.OutboundRefusal{Addr: netip.MustParseAddr("10.0.0.1"), Class: "private"}}
+	for _, c := range []struct {
+		name       string
+		err        error
+		code       errs.Code
+		says, kind string
+	}{
+		{name: "the vendor refuses", err: vendor, code: errs.Unavailable, says: "provider p: auth (HTTP 401): invalid api key", kind: "auth"},
+		{name: "the outbound policy refuses", err: refusal, code: errs.Validation, says: "provider p: invalid_request: the base URL refused",
+			kind: "invalid_request"},
+		{name: "an uncoded failure", err: errors.New("dial tcp: boom"), code: errs.Unavailable, says: "internal server error"},
+	} {
+		svc := models.New(models.Deps{Config: f.config, Providers: f.providers, Settings: f.settings, LLM: refusing{f.llm, c.err},
+			Clock: f.clock})
+		got, err := svc.ProviderModels(ctx, f.user, f.provider.ID)
+		if got != nil || errs.CodeOf(err) != c.code || errs.MessageOf(err) != c.says || !errors.Is(err, c.err) {
+			t.Errorf("%s: models %+v, %v (%q); want %s saying %q", c.name, got, err, errs.MessageOf(err), c.code, c.says)
+		}
+		tp, err := svc.TestProvider(ctx, f.user, f.provider.ID)
+		if err != nil || tp.OK || tp.Models != 0 || tp.Error != c.says || tp.Kind != c.kind {
+			t.Errorf("%s: test = %+v, %v", c.name, tp, err)
+		}
+	}
+	// A provider that cannot be called is refused before any call.
+	signedOut := f.insertProvider(t, domain.Provider{Name: "gpt", Type: "openai", AuthMode: domain.AuthChatGPTLogin, API: "responses"})
+	for _, call := range []func() error{
+		func() error { _, err := f.svc.ProviderModels(ctx, f.user, signedOut.ID); return err },
+		func() error { _, err := f.svc.TestProvider(ctx, f.user, signedOut.ID); return err },
+	} {
+		if err := call(); errs.CodeOf(err) != errs.Validation || !strings.Contains(errs.MessageOf(err), "not signed in") {
+			t.Errorf("a signed-out provider: %v", err)
+		}
+	}
+	if _, err := f.svc.TestProvider(ctx, f.other, f.provider.ID); errs.CodeOf(err) != errs.NotFound {
+		t.Errorf("another member's provider: %v", err)
 	}
 }
