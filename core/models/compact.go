@@ -48,6 +48,9 @@ type Folded struct {
 	Before, After int64
 }
 
+// errNoSummary fails a compaction whose model answered without text.
+var errNoSummary = errors.New("the compaction model returned no summary")
+
 // Fold runs one compaction pass: past the threshold (or always, forced),
 // the prefix older than the kept window is summarized by the compaction
 // model and folded under the summary. A pass with nothing to fold, or that
@@ -82,13 +85,20 @@ func (s *Service) Fold(ctx context.Context, r FoldRequest) (Folded, error) {
 		Input: []json.RawMessage{domain.TextMessage("user", "input_text", CompactPrefix+transcript)}, ConversationID: r.SessionID}, nil)
 	summary := FinalText(resp.Output)
 	if err == nil && summary == "" {
-		err = errors.New("the compaction model returned no summary")
+		err = errNoSummary
 	}
 	if finish != nil {
 		finish(summary, err)
 	}
 	if err != nil {
-		r.Progress("finished", "failed: "+errs.MessageOf(err))
+		// The vendor's words (or why the answer was unusable), as the model
+		// list and the playground say them: "internal server error" told
+		// nobody why a compaction failed.
+		msg, _ := vendorError(err)
+		if errors.Is(err, errNoSummary) {
+			msg = err.Error()
+		}
+		r.Progress("finished", "failed: "+msg)
 		return Folded{}, err
 	}
 	checkpoint := domain.Entry{Kind: domain.KindCompaction, Source: domain.SourceCompaction, RunID: r.RunID,

@@ -124,8 +124,8 @@ func TestFoldFoldsNothingUnlessDueAndReportsTheSummarysFailure(t *testing.T) {
 		t.Fatalf("a gone session: %v", err)
 	}
 
-	// (Both details read "failed: internal server error" today: errs.MessageOf
-	// hides the words of an error that is not an *errs.Error.)
+	// The progress says why, in the vendor's words or the reason the answer
+	// was unusable.
 	for _, c := range []struct {
 		name   string
 		reply  porttest.Reply
@@ -138,7 +138,7 @@ func TestFoldFoldsNothingUnlessDueAndReportsTheSummarysFailure(t *testing.T) {
 		s := f.session(t, a.ID, exchange(3)...)
 		f.llm.Queue(c.reply)
 		got, p, err := fold(a, s, true)
-		if err == nil || got.Done || len(p) != 2 || !strings.HasPrefix(p[1], "finished: "+c.detail) ||
+		if err == nil || got.Done || len(p) != 2 || !strings.HasPrefix(p[1], "finished: "+c.detail) || !strings.Contains(p[1], c.says) ||
 			!strings.Contains(err.Error(), c.says) {
 			t.Fatalf("%s: %+v, %q, %v", c.name, got, p, err)
 		}
