@@ -200,6 +200,9 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 func (s *Service) loop(lr *liveRun) outcome {
 	rc := &runCtx{lr: lr, tr: s.newTracer(lr.ctx, lr), planning: lr.planning, raceInput: lr.run.Input}
 	defer rc.cleanUp()
+	// The last cleanup: the spans the others finish are stored too, before
+	// execute publishes the final event.
+	rc.onCleanUp(rc.tr.release)
 	first, err := s.setUp(rc)
 	if err != nil {
 		return s.fail(rc, err)
@@ -390,6 +393,10 @@ func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelRespons
 		if err := s.d.Runs.RecordCallsInFlight(context.WithoutCancel(lr.ctx), lr.run.ID, ""); err != nil {
 			s.d.Log.Warn("clearing a run's calls in flight failed", "run_id", lr.run.ID, "err", err)
 		}
+	}
+	if len(results) > 0 {
+		// The run goes on: its spans so far are stored with this turn.
+		rc.tr.flush()
 	}
 	for _, r := range results {
 		p := domain.ToolResultPayload{RunID: lr.run.ID, ToolCallID: r.callID, Output: r.output, IsError: r.isError}

@@ -3,6 +3,7 @@ package runs
 import (
 	"context"
 	"encoding/json"
+	"sync"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/settings"
@@ -12,11 +13,22 @@ import (
 // tracer records a run's spans: stored per session (payloads cut at the
 // trace_span_data_kb budget, conversation content left out when
 // trace_include_sensitive_data is off) and published live.
+//
+// While the run's loop goes, finished spans are held and stored together
+// (flush: after a turn that used tools, and when the loop ends, before the
+// run's final event): one commit for several spans rather than one each.
+// A span is published, and the observer told, only once it is stored.
+// After release, a span (a title or a guardrail that outlives the loop)
+// is stored as it finishes.
 type tracer struct {
 	s         *Service
 	lr        *liveRun
 	sensitive bool
 	limit     int
+
+	mu       sync.Mutex
+	held     []domain.Span // finished, not yet stored
+	released bool
 }
 
 func (s *Service) newTracer(ctx context.Context, lr *liveRun) *tracer {
@@ -62,8 +74,8 @@ func (o *openSpan) set(k string, v any, sensitive bool) *openSpan {
 	return o
 }
 
-// finish ends the span with err (nil: success), stores and publishes it. A
-// failure to store a span is logged, never fatal to the run.
+// finish ends the span with err (nil: success); the tracer stores and
+// publishes it (see tracer).
 func (o *openSpan) finish(err error) {
 	s := o.s
 	s.EndedAt = o.t.s.d.Clock.Now()
@@ -79,14 +91,57 @@ func (o *openSpan) finish(err error) {
 			s.Data = data
 		}
 	}
-	ctx := context.WithoutCancel(o.t.lr.ctx)
-	if err := o.t.s.d.Traces.SaveSpan(ctx, s); err != nil {
-		o.t.s.d.Log.Warn("storing a trace span failed", "run_id", s.RunID, "kind", s.Kind, "err", err)
+	t := o.t
+	t.mu.Lock()
+	if !t.released {
+		t.held = append(t.held, s)
+		t.mu.Unlock()
+		return
 	}
-	if o.t.s.d.Observer != nil {
-		o.t.s.d.Observer.SpanSaved(s)
+	t.mu.Unlock()
+	t.store([]domain.Span{s})
+}
+
+// flush stores the held spans and publishes them.
+func (t *tracer) flush() {
+	t.mu.Lock()
+	spans := t.held
+	t.held = nil
+	t.mu.Unlock()
+	t.store(spans)
+}
+
+// release flushes, and from now on stores each span as it finishes.
+func (t *tracer) release() {
+	t.mu.Lock()
+	spans := t.held
+	t.held, t.released = nil, true
+	t.mu.Unlock()
+	t.store(spans)
+}
+
+// store saves spans in one transaction, then tells the observer and
+// publishes each. Should the batch fail, each is saved on its own, so one
+// bad span costs only itself; a failure to store is logged, never fatal
+// to the run.
+func (t *tracer) store(spans []domain.Span) {
+	if len(spans) == 0 {
+		return
 	}
-	o.t.s.publish(o.t.lr, domain.EventTraceSpan, traces.LiveSpan(s))
+	ctx := context.WithoutCancel(t.lr.ctx)
+	if err := t.s.d.Traces.SaveSpans(ctx, spans); err != nil {
+		for _, s := range spans {
+			if err := t.s.d.Traces.SaveSpan(ctx, s); err != nil {
+				t.s.d.Log.Warn("storing a trace span failed", "run_id", s.RunID, "kind", s.Kind, "err", err)
+			}
+		}
+	}
+	for _, s := range spans {
+		if t.s.d.Observer != nil {
+			t.s.d.Observer.SpanSaved(s)
+		}
+		t.s.publish(t.lr, domain.EventTraceSpan, traces.LiveSpan(s))
+	}
 }
 
 // zero records a zero-duration span (a retry or a fallback).
