@@ -28,6 +28,8 @@ type outcome struct {
 	// cutOff records the turn a cancel stopped among its tool calls: the
 	// model's items and every call's outcome, known or not.
 	cutOff []domain.Entry
+	// profile is the context profile no turn filed yet: the end files it.
+	profile heldProfile
 }
 
 // runCtx is one run's loop state.
@@ -47,6 +49,7 @@ type runCtx struct {
 	images     map[string]string       // attachment id → data URL, read once per run
 	approved   map[string]bool         // the resumed turn's calls a person approved
 	dropNoted  bool                    // a settings_dropped diagnostic went out
+	profile    heldProfile             // the context profile, until a session write files it
 }
 
 // onCleanUp has cleanUp run f when the run's loop ends.
@@ -89,6 +92,13 @@ func (s *Service) execute(lr *liveRun) {
 	s.mu.Lock()
 	delete(s.live, lr.run.ID)
 	s.mu.Unlock()
+	if out.paused && out.profile.profile != nil {
+		// No turn was recorded before the pause: the profile on its own.
+		if err := s.d.Sessions.SaveContextProfile(context.WithoutCancel(lr.ctx), lr.run.SessionID, lr.run.ID,
+			out.profile.profile); err != nil {
+			s.d.Log.Warn("storing a run's context profile failed", "run_id", lr.run.ID, "err", err)
+		}
+	}
 	if out.paused {
 		// The pause is recorded; the session is free for new work (which
 		// would supersede it), the stream stays open for the decision.
@@ -125,6 +135,7 @@ func (s *Service) execute(lr *liveRun) {
 	if s.d.Tasks != nil {
 		also = s.d.Tasks.Ending(context.WithoutCancel(lr.ctx), run)
 	}
+	also = out.profile.with(context.WithoutCancel(lr.ctx), run.ID, also)
 	if err := s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes, also); err != nil && !errs.Is(err, errs.NotFound) {
 		s.d.Log.Error("recording a run's end failed", "run_id", run.ID, "err", err)
 	}
@@ -197,9 +208,10 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 
 // loop drives the agent: model call, tool calls, turn recorded, again —
 // until a final output, a limit, a cancellation or an error.
-func (s *Service) loop(lr *liveRun) outcome {
+func (s *Service) loop(lr *liveRun) (out outcome) {
 	rc := &runCtx{lr: lr, tr: s.newTracer(lr.ctx, lr), planning: lr.planning, raceInput: lr.run.Input}
 	defer rc.cleanUp()
+	defer func() { out.profile = rc.profile }()
 	// The last cleanup: the spans the others finish are stored too, before
 	// execute publishes the final event.
 	rc.onCleanUp(rc.tr.release)
@@ -220,7 +232,8 @@ func (s *Service) loop(lr *liveRun) outcome {
 }
 
 // setUp readies a run for its first turn: the agent built and equipped
-// with its project's workspace, its context profile saved, its span
+// with its project's workspace, its context profile made (held for the
+// run's next session write), its span
 // opened, the blocking input guardrails passed, the title started. It
 // returns the turn to start at (a resumed run goes on from its pause).
 // What it opens is closed by rc.cleanUp.
@@ -261,9 +274,7 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 	if lr.resume != nil {
 		rc.toolChoice = lr.resume.state.ToolChoice
 	}
-	if err := s.d.Sessions.SaveContextProfile(ctx, lr.run.SessionID, lr.run.ID, rc.agent.profile()); err != nil {
-		return 0, err
-	}
+	rc.profile = heldProfile{profile: rc.agent.profile(), at: s.d.Clock.Now()}
 	s.startAgent(rc)
 	rc.onCleanUp(func() { rc.agentSpan.finish(nil) })
 	// Blocking input guardrails gate every model call — the title's too: a
@@ -383,9 +394,11 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []toolResult) error {
 	lr := rc.lr
 	entries := turnRecord(lr.run.ID, modelTurn, resp, results)
-	if _, err := s.d.Sessions.Append(context.WithoutCancel(lr.ctx), lr.run.SessionID, entries); err != nil {
+	ctx := context.WithoutCancel(lr.ctx)
+	if _, err := s.d.Sessions.AppendWith(ctx, lr.run.SessionID, entries, rc.profile.with(ctx, lr.run.ID, nil)); err != nil {
 		return err
 	}
+	rc.profile = heldProfile{}
 	if len(results) > 0 {
 		// The calls are recorded: nothing is in flight. Should this write
 		// fail, a restart finds their outputs in the conversation and
