@@ -260,7 +260,13 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 		rc.planning = false
 	}
 	var err error
-	if rc.agent, err = s.build(ctx, agentID); err != nil {
+	if a := lr.agent; a != nil && a.ID == agentID {
+		// Start read the agent moments ago: it is not read again.
+		rc.agent, err = s.buildFrom(ctx, *a)
+	} else {
+		rc.agent, err = s.build(ctx, agentID)
+	}
+	if err != nil {
 		return 0, err
 	}
 	if lr.run.ProjectID != "" && s.d.Sandboxes != nil {

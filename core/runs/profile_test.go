@@ -60,3 +60,23 @@ func TestARunFilesItsContextProfileWithItsWrites(t *testing.T) {
 		})
 	}
 }
+
+// A run reads its agent once: the read Start checks it with is the one
+// the run builds from.
+func TestARunReadsItsAgentOnce(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent(domain.AgentSpec{Name: "read-once"})
+	sess := h.session(a.ID)
+	h.llm.Queue(porttest.Reply{Text: "hello"})
+	before := h.config.AgentReads()
+	run := h.start(sess.ID, "hi")
+	if got := last(h.events(run.ID, 0)).Type; got != domain.EventOutput {
+		t.Fatalf("the run ended with %s", got)
+	}
+	if n := h.config.AgentReads() - before; n != 1 {
+		t.Fatalf("a run read its agent %d times, want 1", n)
+	}
+	if reqs := h.llm.Requests(); reqs[len(reqs)-1].Model != a.Model {
+		t.Fatalf("the model call used %q, want the agent's %q", reqs[len(reqs)-1].Model, a.Model)
+	}
+}
