@@ -346,6 +346,8 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		}
 		calls = s.announce(rc, resp.Output)
 		if gated := s.gates(rc, calls); anyTrue(gated) {
+			// The turn's spans are stored before its pause is announced.
+			rc.tr.flush()
 			return s.pause(ctx, rc, t.turn, resp, calls, gated), true
 		}
 		t.input = append(t.input, resp.Output...)
