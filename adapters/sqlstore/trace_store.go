@@ -77,18 +77,25 @@ func (db *DB) SaveSpans(ctx context.Context, spans []domain.Span) error {
 	if len(spans) == 0 {
 		return nil
 	}
-	return db.tx(ctx, func(tx txQ) error {
-		for _, s := range spans {
-			if err := insertSpan(ctx, tx, s); err != nil {
-				return err
-			}
+	return db.tx(ctx, func(tx txQ) error { return insertSpans(ctx, tx, spans) })
+}
+
+// SaveSpans implements ports.SessionWriter.
+func (s sessionQ) SaveSpans(ctx context.Context, spans []domain.Span) error {
+	return insertSpans(ctx, s.q, spans)
+}
+
+func insertSpans(ctx context.Context, tx querier, spans []domain.Span) error {
+	for _, s := range spans {
+		if err := insertSpan(ctx, tx, s); err != nil {
+			return err
 		}
-		return nil
-	})
+	}
+	return nil
 }
 
 // insertSpan writes a span's row and its payload, if any.
-func insertSpan(ctx context.Context, tx txQ, s domain.Span) error {
+func insertSpan(ctx context.Context, tx querier, s domain.Span) error {
 	meta, err := json.Marshal(s.Meta)
 	if err != nil || s.Meta == nil {
 		meta = []byte("{}")

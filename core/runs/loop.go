@@ -30,6 +30,8 @@ type outcome struct {
 	cutOff []domain.Entry
 	// profile is the context profile no turn filed yet: the end files it.
 	profile heldProfile
+	// spans are the loop's last spans: the end stores them.
+	spans spanBatch
 }
 
 // runCtx is one run's loop state.
@@ -92,6 +94,9 @@ func (s *Service) execute(lr *liveRun) {
 	s.mu.Lock()
 	delete(s.live, lr.run.ID)
 	s.mu.Unlock()
+	if out.paused {
+		out.spans.alone()
+	}
 	if out.paused && out.profile.profile != nil {
 		// No turn was recorded before the pause: the profile on its own.
 		if err := s.d.Sessions.SaveContextProfile(context.WithoutCancel(lr.ctx), lr.run.SessionID, lr.run.ID,
@@ -117,7 +122,9 @@ func (s *Service) execute(lr *liveRun) {
 	run.Status, run.UpdatedAt, run.EndedAt = out.status, now, &now
 	run.ErrorCode, run.ErrorMessage, run.FinalOutput = out.code, out.msg, out.output
 	if info, ok := s.d.Hub.Info(run.ID); ok {
-		run.LastSeq = info.LastSeq + 1 // the final event below
+		// The end's spans are announced once stored, one event each, then
+		// the final event.
+		run.LastSeq = info.LastSeq + int64(len(out.spans.spans)) + 1
 	}
 	// The row and the session must say how the run ended even if the root
 	// context is gone.
@@ -136,7 +143,10 @@ func (s *Service) execute(lr *liveRun) {
 		also = s.d.Tasks.Ending(context.WithoutCancel(lr.ctx), run)
 	}
 	also = out.profile.with(context.WithoutCancel(lr.ctx), run.ID, also)
-	if err := s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes, also); err != nil && !errs.Is(err, errs.NotFound) {
+	endRun := func(also func(ports.SessionTx) error) error {
+		return s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes, also)
+	}
+	if err := out.spans.in(endRun, also); err != nil && !errs.Is(err, errs.NotFound) {
 		s.d.Log.Error("recording a run's end failed", "run_id", run.ID, "err", err)
 	}
 	s.d.Hub.Publish(run.ID, out.event)
@@ -210,11 +220,10 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 // until a final output, a limit, a cancellation or an error.
 func (s *Service) loop(lr *liveRun) (out outcome) {
 	rc := &runCtx{lr: lr, tr: s.newTracer(lr.ctx, lr), planning: lr.planning, raceInput: lr.run.Input}
+	// After the cleanups (which finish the agent's span): what the end
+	// writes in its transaction, before execute publishes the final event.
+	defer func() { out.profile, out.spans = rc.profile, rc.tr.handOver() }()
 	defer rc.cleanUp()
-	defer func() { out.profile = rc.profile }()
-	// The last cleanup: the spans the others finish are stored too, before
-	// execute publishes the final event.
-	rc.onCleanUp(rc.tr.release)
 	first, err := s.setUp(rc)
 	if err != nil {
 		return s.fail(rc, err)
@@ -403,7 +412,13 @@ func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelRespons
 	lr := rc.lr
 	entries := turnRecord(lr.run.ID, modelTurn, resp, results)
 	ctx := context.WithoutCancel(lr.ctx)
-	if _, err := s.d.Sessions.AppendWith(ctx, lr.run.SessionID, entries, rc.profile.with(ctx, lr.run.ID, nil)); err != nil {
+	appendTurn := func(also func(ports.SessionTx) error) error {
+		_, err := s.d.Sessions.AppendWith(ctx, lr.run.SessionID, entries, also)
+		return err
+	}
+	// The turn's spans, and the profile if no turn filed it yet, go in the
+	// turn's transaction.
+	if err := rc.tr.take().in(appendTurn, rc.profile.with(ctx, lr.run.ID, nil)); err != nil {
 		return err
 	}
 	rc.profile = heldProfile{}
@@ -414,10 +429,6 @@ func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelRespons
 		if err := s.d.Runs.RecordCallsInFlight(context.WithoutCancel(lr.ctx), lr.run.ID, ""); err != nil {
 			s.d.Log.Warn("clearing a run's calls in flight failed", "run_id", lr.run.ID, "err", err)
 		}
-	}
-	if len(results) > 0 {
-		// The run goes on: its spans so far are stored with this turn.
-		rc.tr.flush()
 	}
 	for _, r := range results {
 		p := domain.ToolResultPayload{RunID: lr.run.ID, ToolCallID: r.callID, Output: r.output, IsError: r.isError}

@@ -8,18 +8,20 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/traces"
+	"github.com/agents-server/agents-server/ports"
 )
 
 // tracer records a run's spans: stored per session (payloads cut at the
 // trace_span_data_kb budget, conversation content left out when
 // trace_include_sensitive_data is off) and published live.
 //
-// While the run's loop goes, finished spans are held and stored together
-// (flush: after a turn that used tools, and when the loop ends, before the
-// run's final event): one commit for several spans rather than one each.
-// A span is published, and the observer told, only once it is stored.
-// After release, a span (a title or a guardrail that outlives the loop)
-// is stored as it finishes.
+// While the run's loop goes, finished spans are held and stored with the
+// run's own writes: each turn's in the transaction that records the turn,
+// the last ones in the run's end (before its final event), a pausing
+// turn's on their own before the pause is announced — no commit of their
+// own. A span is published, and the observer told, only once it is
+// stored. After the loop hands its spans over, a span (a title or a
+// guardrail that outlives the loop) is stored as it finishes.
 type tracer struct {
 	s         *Service
 	lr        *liveRun
@@ -111,13 +113,68 @@ func (t *tracer) flush() {
 	t.store(spans)
 }
 
-// release flushes, and from now on stores each span as it finishes.
-func (t *tracer) release() {
+// take hands the held spans over to a session write.
+func (t *tracer) take() spanBatch {
 	t.mu.Lock()
-	spans := t.held
-	t.held, t.released = nil, true
+	defer t.mu.Unlock()
+	b := spanBatch{t: t, spans: t.held}
+	t.held = nil
+	return b
+}
+
+// handOver is take at the loop's end: from now on a span is stored as it
+// finishes.
+func (t *tracer) handOver() spanBatch {
+	b := t.take()
+	t.mu.Lock()
+	t.released = true
 	t.mu.Unlock()
-	t.store(spans)
+	return b
+}
+
+// spanBatch is held spans riding on a session write.
+type spanBatch struct {
+	t     *tracer
+	spans []domain.Span
+}
+
+// with is also preceded by the spans' insert, if there are any.
+func (b spanBatch) with(ctx context.Context, also func(tx ports.SessionTx) error) func(tx ports.SessionTx) error {
+	if len(b.spans) == 0 {
+		return also
+	}
+	return func(tx ports.SessionTx) error {
+		if err := tx.SaveSpans(ctx, b.spans); err != nil {
+			return err
+		}
+		if also == nil {
+			return nil
+		}
+		return also(tx)
+	}
+}
+
+// in runs write with the spans in its transaction and announces them. A
+// span never costs the write it rides on: should the write fail, the
+// spans are stored on their own and the write is tried once more without
+// them.
+func (b spanBatch) in(write func(also func(tx ports.SessionTx) error) error, also func(tx ports.SessionTx) error) error {
+	if len(b.spans) == 0 {
+		return write(also)
+	}
+	if err := write(b.with(context.WithoutCancel(b.t.lr.ctx), also)); err != nil {
+		b.alone()
+		return write(also)
+	}
+	b.t.announce(b.spans)
+	return nil
+}
+
+// alone stores the spans in a commit of their own and announces them.
+func (b spanBatch) alone() {
+	if b.t != nil {
+		b.t.store(b.spans)
+	}
 }
 
 // store saves spans in one transaction, then tells the observer and
@@ -136,6 +193,11 @@ func (t *tracer) store(spans []domain.Span) {
 			}
 		}
 	}
+	t.announce(spans)
+}
+
+// announce tells the observer of stored spans and publishes them.
+func (t *tracer) announce(spans []domain.Span) {
 	for _, s := range spans {
 		if t.s.d.Observer != nil {
 			t.s.d.Observer.SpanSaved(s)

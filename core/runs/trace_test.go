@@ -7,43 +7,47 @@ import (
 	"github.com/agents-server/agents-server/ports/porttest"
 )
 
-// A run's spans are stored together — after a turn that used tools, and
-// when the loop ends — not one commit each, and every one of them is
-// stored before the run's final event goes out.
-func TestARunStoresItsSpansTogether(t *testing.T) {
+// A run's spans ride on its own session writes — each turn's in the
+// transaction that records the turn, the last ones in the run's end — with
+// no commit of their own, and every one is stored before the run's final
+// event goes out.
+func TestARunStoresItsSpansWithItsWrites(t *testing.T) {
 	h := newHarness(t)
-	before := h.traces.Commits()
-	run, events := h.run(domain.AgentSpec{}, "hi", porttest.Reply{Text: "hello"})
-	if last(events).Type != domain.EventOutput {
-		t.Fatalf("the run ended with %s", last(events).Type)
-	}
-	// The final event is out: the spans are already stored.
-	if len(h.spans(run.ID, domain.SpanAgent)) != 1 || len(h.spans(run.ID, domain.SpanGeneration)) != 1 {
-		t.Fatalf("stored by the final event: agent %d, generation %d", len(h.spans(run.ID, domain.SpanAgent)),
-			len(h.spans(run.ID, domain.SpanGeneration)))
-	}
-	if n := h.traces.Commits() - before; n != 1 {
-		t.Fatalf("a one-turn run stored its two spans in %d commits, want 1", n)
-	}
-	if n := len(ofType(events, domain.EventTraceSpan)); n != 2 {
-		t.Fatalf("%d trace.span events, want 2", n)
-	}
-
-	// A turn with a tool call stores its spans before the next turn; the
-	// last turn's go with the agent's.
-	before = h.traces.Commits()
-	run, events = h.run(domain.AgentSpec{}, "plan",
-		porttest.Reply{Calls: []porttest.Call{{Name: "todo_write", Arguments: todo("x")}}}, porttest.Reply{Text: "done"})
-	if last(events).Type != domain.EventOutput {
-		t.Fatalf("the run ended with %s", last(events).Type)
-	}
-	if gens, fns := h.spans(run.ID, domain.SpanGeneration), h.spans(run.ID, domain.SpanFunction); len(gens) != 2 || len(fns) != 1 {
-		t.Fatalf("stored: %d generations, %d function spans", len(gens), len(fns))
-	}
-	if n := h.traces.Commits() - before; n != 2 {
-		t.Fatalf("a two-turn run stored its four spans in %d commits, want 2", n)
-	}
-	if n := len(ofType(events, domain.EventTraceSpan)); n != 4 {
-		t.Fatalf("%d trace.span events, want 4", n)
+	a := h.agent(domain.AgentSpec{})
+	for _, c := range []struct {
+		name    string
+		replies []porttest.Reply
+		gens    int
+		fns     int
+		writes  int // the run's session writes: start, turns, end
+	}{
+		{"one turn", []porttest.Reply{{Text: "hello"}}, 1, 0, 3},
+		{"a tool turn, then the answer", []porttest.Reply{{Calls: []porttest.Call{{Name: "todo_write", Arguments: todo("x")}}},
+			{Text: "done"}}, 2, 1, 4},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			sess := h.session(a.ID)
+			h.llm.Queue(c.replies...)
+			spanWrites, sessWrites := h.traces.Commits(), h.sessStore.Commits()
+			run := h.start(sess.ID, "hi")
+			events := h.events(run.ID, 0)
+			if last(events).Type != domain.EventOutput {
+				t.Fatalf("the run ended with %s", last(events).Type)
+			}
+			// The final event is out: the spans are already stored.
+			agents, gens, fns := h.spans(run.ID, domain.SpanAgent), h.spans(run.ID, domain.SpanGeneration), h.spans(run.ID, domain.SpanFunction)
+			if len(agents) != 1 || len(gens) != c.gens || len(fns) != c.fns {
+				t.Fatalf("stored by the final event: %d agent, %d generation, %d function spans", len(agents), len(gens), len(fns))
+			}
+			if n := h.traces.Commits() - spanWrites; n != 0 {
+				t.Fatalf("the run's spans took %d commits of their own, want 0", n)
+			}
+			if n := h.sessStore.Commits() - sessWrites; n != c.writes {
+				t.Fatalf("the run wrote its session %d times, want %d", n, c.writes)
+			}
+			if n := len(ofType(events, domain.EventTraceSpan)); n != 1+c.gens+c.fns {
+				t.Fatalf("%d trace.span events, want %d", n, 1+c.gens+c.fns)
+			}
+		})
 	}
 }

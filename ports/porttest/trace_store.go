@@ -32,6 +32,17 @@ func (s *TraceStore) SaveSpan(ctx context.Context, sp domain.Span) error {
 // SaveSpans inserts spans with their payloads, all or none; conflict when
 // an id is taken (by a stored span or an earlier one of spans).
 func (s *TraceStore) SaveSpans(ctx context.Context, spans []domain.Span) error {
+	if err := s.insert(ctx, spans); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.commits++
+	s.mu.Unlock()
+	return nil
+}
+
+// insert is SaveSpans without counting a commit: a session transaction's.
+func (s *TraceStore) insert(ctx context.Context, spans []domain.Span) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -59,12 +70,12 @@ func (s *TraceStore) SaveSpans(ctx context.Context, spans []domain.Span) error {
 		}
 	}
 	s.spans = append(s.spans, stored...)
-	s.commits++
 	return nil
 }
 
-// Commits is how many writes (SaveSpan or SaveSpans calls) stored spans:
-// what a real store pays a transaction for each.
+// Commits is how many writes of its own (SaveSpan or SaveSpans calls)
+// stored spans — what a real store pays a transaction for each — leaving
+// out those stored in a session's transaction.
 func (s *TraceStore) Commits() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -175,6 +186,13 @@ func (s *TraceStore) ForgetSession(sessionID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.spans = slices.DeleteFunc(s.spans, func(sp domain.Span) bool { return sp.SessionID == sessionID })
+}
+
+// forget removes the spans of ids (a rolled back transaction's).
+func (s *TraceStore) forget(ids []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.spans = slices.DeleteFunc(s.spans, func(sp domain.Span) bool { return slices.Contains(ids, sp.ID) })
 }
 
 // Spans returns every stored span, whole, by start then id: what a test

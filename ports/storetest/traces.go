@@ -27,7 +27,7 @@ var traceEpoch = time.Date(2026, 7, 8, 9, 10, 11, 700000, time.UTC)
 // what the contract uses.
 func Traces(t *testing.T, open func(t *testing.T) Stores) {
 	t.Run("spans are stored whole", func(t *testing.T) { tracesWhole(t, open(t)) })
-	t.Run("a batch is stored whole, all or none", func(t *testing.T) { tracesBatch(t, open(t)) })
+	t.Run("a batch is stored whole, all or none, alone or in a session's transaction", func(t *testing.T) { tracesBatch(t, open(t)) })
 	t.Run("listed by start then id, with or without payloads", func(t *testing.T) { tracesListing(t, open(t)) })
 	t.Run("pages walk back from the newest", func(t *testing.T) { tracesPages(t, open(t)) })
 	t.Run("a fork copies the runs' spans under new ids", func(t *testing.T) { tracesCopy(t, open(t)) })
@@ -105,6 +105,30 @@ func tracesBatch(t *testing.T, s Stores) {
 	}
 	if _, err := s.Traces.FindSpan(ctx, sess.ID, fresh.ID); errs.CodeOf(err) != errs.NotFound {
 		t.Fatalf("a refused batch kept a span: %v, want not_found", err)
+	}
+	// In a session's write transaction: kept with it, or gone with it.
+	inTx := func(sp domain.Span, fail error) error {
+		return s.Sessions.WriteSession(ctx, sess.ID, func(tx ports.SessionTx) error {
+			if err := tx.SaveSpans(ctx, []domain.Span{sp}); err != nil {
+				return err
+			}
+			return fail
+		})
+	}
+	boom := errs.E(errs.Conflict, "rolled back")
+	if err := inTx(fresh, boom); err != boom {
+		t.Fatalf("a failing transaction: %v", err)
+	}
+	if _, err := s.Traces.FindSpan(ctx, sess.ID, fresh.ID); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("a rolled back transaction kept its span: %v, want not_found", err)
+	}
+	withData := fresh
+	withData.Data = modelCall(5)
+	if err := inTx(withData, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Traces.FindSpan(ctx, sess.ID, fresh.ID); err != nil || !reflect.DeepEqual(got, spanAsStored(t, withData)) {
+		t.Fatalf("a span saved in a transaction:\n%+v, %v\nwant\n%+v", got, err, spanAsStored(t, withData))
 	}
 }
 
