@@ -89,6 +89,13 @@ type SessionWriter interface {
 	// attempt, in the transaction that starts that run (a workflow's
 	// launch log); conflict when the task moved.
 	RecordTaskState(ctx context.Context, taskID, runID string, state []byte, at time.Time) error
+	// SaveContextProfile is SessionStore.SaveContextProfile in this
+	// transaction: a run's profile goes with its first recorded turn (or
+	// its end), not in a commit of its own.
+	SaveContextProfile(ctx context.Context, runID string, profile json.RawMessage, at time.Time) error
+	// SaveSpans is TraceStore.SaveSpans in this transaction: a run's spans
+	// go with its turn or its end, not in a commit of their own.
+	SaveSpans(ctx context.Context, spans []domain.Span) error
 	// SettleWakeups is TaskStore.SettleWakeups in this transaction: debts
 	// are paid by the notification this transaction files — every one of
 	// them, or conflict when another payer settled one first.

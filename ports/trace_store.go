@@ -12,6 +12,9 @@ import (
 type TraceStore interface {
 	// SaveSpan inserts a span (its Data as the payload, if any).
 	SaveSpan(ctx context.Context, s domain.Span) error
+	// SaveSpans inserts spans in one transaction, all or none: a run's
+	// spans stored together cost one commit, not one each.
+	SaveSpans(ctx context.Context, spans []domain.Span) error
 	// ListSpans returns a session's spans, oldest first (by start, then
 	// id) — all of them, or the page's; withData false leaves every payload
 	// out (PayloadOmitted set where one exists). Returns validation for a

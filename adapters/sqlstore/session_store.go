@@ -152,10 +152,18 @@ func (db *DB) CreateSessionWithEntries(ctx context.Context, s domain.Session, en
 	})
 }
 
+// saveProfile is the one upsert of a run's context profile.
+const saveProfile = `INSERT INTO context_profiles (session_id, run_id, profile, created_at) VALUES (?, ?, ?, ?)
+	ON CONFLICT (session_id, run_id) DO UPDATE SET profile = excluded.profile, created_at = excluded.created_at`
+
 // SaveContextProfile implements ports.SessionStore.
 func (db *DB) SaveContextProfile(ctx context.Context, sessionID, runID string, profile json.RawMessage, at time.Time) error {
-	_, err := db.exec(ctx, `INSERT INTO context_profiles (session_id, run_id, profile, created_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (session_id, run_id) DO UPDATE SET profile = excluded.profile, created_at = excluded.created_at`,
-		sessionID, runID, string(profile), ms(at))
+	_, err := db.exec(ctx, saveProfile, sessionID, runID, string(profile), ms(at))
 	return err
+}
+
+// SaveContextProfile implements ports.SessionWriter.
+func (s sessionQ) SaveContextProfile(ctx context.Context, runID string, profile json.RawMessage, at time.Time) error {
+	_, err := s.q.ExecContext(ctx, saveProfile, s.id, runID, string(profile), ms(at))
+	return translate(err)
 }

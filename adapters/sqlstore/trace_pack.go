@@ -154,7 +154,7 @@ func unpack(packed []byte, blobs map[string]string) ([]byte, error) {
 }
 
 // savePayload stores a span's payload, packed when it is an object.
-func savePayload(ctx context.Context, tx txQ, sessionID, spanID string, data []byte) error {
+func savePayload(ctx context.Context, tx querier, sessionID, spanID string, data []byte) error {
 	packed, blobs, ok := pack(data)
 	if !ok {
 		_, err := tx.ExecContext(ctx, `INSERT INTO trace_payloads (span_id, data) VALUES (?, ?)`, spanID, string(data))
@@ -177,7 +177,7 @@ func savePayload(ctx context.Context, tx txQ, sessionID, spanID string, data []b
 
 // insertRows runs a multi-row INSERT, a few hundred rows per statement: a
 // model call's payload has one element per message of the conversation.
-func insertRows(ctx context.Context, tx txQ, head string, rows [][]any) error {
+func insertRows(ctx context.Context, tx querier, head string, rows [][]any) error {
 	const perStatement = 200
 	for len(rows) > 0 {
 		n := min(len(rows), perStatement)

@@ -69,21 +69,46 @@ func (st storedSpan) withPayload(blobs map[string]string) (domain.Span, error) {
 
 // SaveSpan implements ports.TraceStore.
 func (db *DB) SaveSpan(ctx context.Context, s domain.Span) error {
+	return db.SaveSpans(ctx, []domain.Span{s})
+}
+
+// SaveSpans implements ports.TraceStore.
+func (db *DB) SaveSpans(ctx context.Context, spans []domain.Span) error {
+	if len(spans) == 0 {
+		return nil
+	}
+	return db.tx(ctx, func(tx txQ) error { return insertSpans(ctx, tx, spans) })
+}
+
+// SaveSpans implements ports.SessionWriter.
+func (s sessionQ) SaveSpans(ctx context.Context, spans []domain.Span) error {
+	return insertSpans(ctx, s.q, spans)
+}
+
+func insertSpans(ctx context.Context, tx querier, spans []domain.Span) error {
+	for _, s := range spans {
+		if err := insertSpan(ctx, tx, s); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// insertSpan writes a span's row and its payload, if any.
+func insertSpan(ctx context.Context, tx querier, s domain.Span) error {
 	meta, err := json.Marshal(s.Meta)
 	if err != nil || s.Meta == nil {
 		meta = []byte("{}")
 	}
-	return db.tx(ctx, func(tx txQ) error {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO trace_spans (id, session_id, run_id, parent_id, kind, name, started_at,
-			ended_at, error, meta, data_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			s.ID, s.SessionID, s.RunID, s.ParentID, s.Kind, s.Name, ms(s.StartedAt), ms(s.EndedAt), s.Error, string(meta), len(s.Data)); err != nil {
-			return translate(err)
-		}
-		if len(s.Data) == 0 {
-			return nil
-		}
-		return savePayload(ctx, tx, s.SessionID, s.ID, s.Data)
-	})
+	if _, err := tx.ExecContext(ctx, `INSERT INTO trace_spans (id, session_id, run_id, parent_id, kind, name, started_at,
+		ended_at, error, meta, data_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.SessionID, s.RunID, s.ParentID, s.Kind, s.Name, ms(s.StartedAt), ms(s.EndedAt), s.Error, string(meta), len(s.Data)); err != nil {
+		return translate(err)
+	}
+	if len(s.Data) == 0 {
+		return nil
+	}
+	return savePayload(ctx, tx, s.SessionID, s.ID, s.Data)
 }
 
 // ListSpans implements ports.TraceStore. With data, the blobs the listed

@@ -90,6 +90,11 @@ func (s *Service) build(ctx context.Context, agentID string) (*builtAgent, error
 	if err != nil {
 		return nil, err
 	}
+	return s.buildFrom(ctx, a)
+}
+
+// buildFrom is build for an agent already read (the one Start checked).
+func (s *Service) buildFrom(ctx context.Context, a domain.Agent) (*builtAgent, error) {
 	ep, err := s.endpoint(ctx, a.ProviderID, a.Name)
 	if err != nil {
 		return nil, err

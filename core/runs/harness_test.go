@@ -70,7 +70,7 @@ func newHarness(t *testing.T) *harness {
 	}
 	h := &harness{t: t, llm: &porttest.LLM{}, clock: porttest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)), ids: &porttest.IDs{},
 		runStore: &porttest.RunStore{}, config: &porttest.ConfigStore{}, traces: &porttest.TraceStore{}}
-	h.sessStore = &porttest.SessionStore{Runs: h.runStore}
+	h.sessStore = &porttest.SessionStore{Runs: h.runStore, Traces: h.traces}
 	h.settings = settings.New(&porttest.SettingStore{}, box, h.clock)
 	if h.providers, err = providers.New(providers.Deps{Store: h.config, Box: box, IDs: h.ids, Clock: h.clock}); err != nil {
 		t.Fatal(err)

@@ -29,6 +29,10 @@ type outcome struct {
 	// cutOff records the turn a cancel stopped among its tool calls: the
 	// model's items and every call's outcome, known or not.
 	cutOff []domain.Entry
+	// profile is the context profile no turn filed yet: the end files it.
+	profile heldProfile
+	// spans are the loop's last spans: the end stores them.
+	spans spanBatch
 }
 
 // runCtx is one run's loop state.
@@ -48,6 +52,7 @@ type runCtx struct {
 	images     *attachments.Inliner    // reads each image once per run
 	approved   map[string]bool         // the resumed turn's calls a person approved
 	dropNoted  bool                    // a settings_dropped diagnostic went out
+	profile    heldProfile             // the context profile, until a session write files it
 }
 
 // onCleanUp has cleanUp run f when the run's loop ends.
@@ -91,6 +96,16 @@ func (s *Service) execute(lr *liveRun) {
 	delete(s.live, lr.run.ID)
 	s.mu.Unlock()
 	if out.paused {
+		out.spans.alone()
+	}
+	if out.paused && out.profile.profile != nil {
+		// No turn was recorded before the pause: the profile on its own.
+		if err := s.d.Sessions.SaveContextProfile(context.WithoutCancel(lr.ctx), lr.run.SessionID, lr.run.ID,
+			out.profile.profile); err != nil {
+			s.d.Log.Warn("storing a run's context profile failed", "run_id", lr.run.ID, "err", err)
+		}
+	}
+	if out.paused {
 		// The pause is recorded; the session is free for new work (which
 		// would supersede it), the stream stays open for the decision.
 		// A task's status says it waits before anyone can decide (a
@@ -106,7 +121,9 @@ func (s *Service) execute(lr *liveRun) {
 	run.Status, run.UpdatedAt, run.EndedAt = out.status, now, &now
 	run.ErrorCode, run.ErrorMessage, run.FinalOutput = out.code, out.msg, out.output
 	if info, ok := s.d.Hub.Info(run.ID); ok {
-		run.LastSeq = info.LastSeq + 1 // the final event below
+		// The end's spans are announced once stored, one event each, then
+		// the final event.
+		run.LastSeq = info.LastSeq + int64(len(out.spans.spans)) + 1
 	}
 	// The row and the session must say how the run ended even if the root
 	// context is gone.
@@ -121,7 +138,11 @@ func (s *Service) execute(lr *liveRun) {
 	}
 	// A deleted session took the run row with it: nothing is left to record.
 	also := listeners(s.d.Listeners).ending(context.WithoutCancel(lr.ctx), run)
-	if err := s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes, also); err != nil && !errs.Is(err, errs.NotFound) {
+	also = out.profile.with(context.WithoutCancel(lr.ctx), run.ID, also)
+	endRun := func(also func(ports.SessionTx) error) error {
+		return s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes, also)
+	}
+	if err := out.spans.in(endRun, also); err != nil && !errs.Is(err, errs.NotFound) {
 		s.d.Log.Error("recording a run's end failed", "run_id", run.ID, "err", err)
 	}
 	s.d.Hub.Publish(run.ID, out.event)
@@ -188,8 +209,11 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 
 // loop drives the agent: model call, tool calls, turn recorded, again —
 // until a final output, a limit, a cancellation or an error.
-func (s *Service) loop(lr *liveRun) outcome {
+func (s *Service) loop(lr *liveRun) (out outcome) {
 	rc := &runCtx{lr: lr, tr: s.newTracer(lr.ctx, lr), planning: lr.planning, raceInput: lr.run.Input}
+	// After the cleanups (which finish the agent's span): what the end
+	// writes in its transaction, before execute publishes the final event.
+	defer func() { out.profile, out.spans = rc.profile, rc.tr.handOver() }()
 	defer rc.cleanUp()
 	first, err := s.setUp(rc)
 	if err != nil {
@@ -208,7 +232,8 @@ func (s *Service) loop(lr *liveRun) outcome {
 }
 
 // setUp readies a run for its first turn: the agent built and equipped
-// with its project's workspace, its context profile saved, its span
+// with its project's workspace, its context profile made (held for the
+// run's next session write), its span
 // opened, the blocking input guardrails passed, the title started. It
 // returns the turn to start at (a resumed run goes on from its pause).
 // What it opens is closed by rc.cleanUp.
@@ -235,7 +260,13 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 		rc.planning = false
 	}
 	var err error
-	if rc.agent, err = s.build(ctx, agentID); err != nil {
+	if a := lr.agent; a != nil && a.ID == agentID {
+		// Start read the agent moments ago: it is not read again.
+		rc.agent, err = s.buildFrom(ctx, *a)
+	} else {
+		rc.agent, err = s.build(ctx, agentID)
+	}
+	if err != nil {
 		return 0, err
 	}
 	if lr.run.ProjectID != "" && s.d.Sandboxes != nil {
@@ -249,9 +280,7 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 	if lr.resume != nil {
 		rc.toolChoice = lr.resume.state.ToolChoice
 	}
-	if err := s.d.Sessions.SaveContextProfile(ctx, lr.run.SessionID, lr.run.ID, rc.agent.profile()); err != nil {
-		return 0, err
-	}
+	rc.profile = heldProfile{profile: rc.agent.profile(), at: s.d.Clock.Now()}
 	s.startAgent(rc)
 	rc.onCleanUp(func() { rc.agentSpan.finish(nil) })
 	// Blocking input guardrails gate every model call — the title's too: a
@@ -317,6 +346,8 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		}
 		calls = s.announce(rc, resp.Output)
 		if gated := s.gates(rc, calls); anyTrue(gated) {
+			// The turn's spans are stored before its pause is announced.
+			rc.tr.flush()
 			return s.pause(ctx, rc, t.turn, resp, calls, gated), true
 		}
 		t.input = append(t.input, resp.Output...)
@@ -371,9 +402,17 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []toolResult) error {
 	lr := rc.lr
 	entries := turnRecord(lr.run.ID, modelTurn, resp, results)
-	if _, err := s.d.Sessions.Append(context.WithoutCancel(lr.ctx), lr.run.SessionID, entries); err != nil {
+	ctx := context.WithoutCancel(lr.ctx)
+	appendTurn := func(also func(ports.SessionTx) error) error {
+		_, err := s.d.Sessions.AppendWith(ctx, lr.run.SessionID, entries, also)
 		return err
 	}
+	// The turn's spans, and the profile if no turn filed it yet, go in the
+	// turn's transaction.
+	if err := rc.tr.take().in(appendTurn, rc.profile.with(ctx, lr.run.ID, nil)); err != nil {
+		return err
+	}
+	rc.profile = heldProfile{}
 	if len(results) > 0 {
 		// The calls are recorded: nothing is in flight. Should this write
 		// fail, a restart finds their outputs in the conversation and

@@ -92,6 +92,7 @@ type liveRun struct {
 	task     *domain.TaskLink    // a task's attempt: run.started carries it
 	source   string              // the input's source: "" a person, task_notification a wake-up
 	images   []domain.Attachment // the images the user's message carries
+	agent    *domain.Agent       // the agent as Start read it (nil: set-up reads it)
 	// taskSession says whether the run's session is a task's, as its
 	// launch read the session (nil: read at set-up, as a resumed run does).
 	taskSession *bool
@@ -233,7 +234,7 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 		return domain.Run{}, err
 	}
 	s.launch(&liveRun{run: run, planning: planning, bound: bound, images: images, taskSession: ptr(sess.IsTaskSession()),
-		titleIt: sess.Name == "" && strings.TrimSpace(run.Input) != ""})
+		titleIt: sess.Name == "" && strings.TrimSpace(run.Input) != "", agent: &a})
 	return run, nil
 }
 

@@ -70,9 +70,9 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{t: t, llm: &porttest.LLM{}, clock: porttest.NewClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)), ids: &porttest.IDs{},
 		runStore: &porttest.RunStore{}, config: &porttest.ConfigStore{}}
 	h.taskStore = &porttest.TaskStore{Runs: h.runStore}
-	h.sessStore = &porttest.SessionStore{Runs: h.runStore, Tasks: h.taskStore}
-	h.taskStore.Sessions = h.sessStore
 	traces := &porttest.TraceStore{}
+	h.sessStore = &porttest.SessionStore{Runs: h.runStore, Tasks: h.taskStore, Traces: traces}
+	h.taskStore.Sessions = h.sessStore
 	h.settings = settings.New(&porttest.SettingStore{}, box, h.clock)
 	provs, err := providers.New(providers.Deps{Store: h.config, Box: box, IDs: h.ids, Clock: h.clock})
 	if err != nil {

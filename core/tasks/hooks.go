@@ -46,7 +46,9 @@ func summarize(s string) string {
 func (m *Manager) Ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error {
 	t, err := m.d.Store.FindTaskByRun(ctx, run.ID)
 	if err != nil || t.Status.Terminal() {
-		if !errs.Is(err, errs.NotFound) {
+		if errs.Is(err, errs.NotFound) {
+			m.noTask.note(run.ID)
+		} else {
 			m.logErr("reading a run's task failed", err, "run_id", run.ID)
 		}
 		return nil
@@ -66,6 +68,11 @@ func (m *Manager) Ending(ctx context.Context, run domain.Run) func(tx ports.Sess
 // parent may be told; any run's end pays its session's debts.
 func (m *Manager) Ended(run domain.Run) {
 	ctx := context.Background()
+	if m.noTask.take(run.ID) {
+		// A chat run (Ending found no task): its session is all there is.
+		m.drain(ctx, run.SessionID)
+		return
+	}
 	t, err := m.d.Store.FindTaskByRun(ctx, run.ID)
 	if id, ok := m.takeStepped(run.ID); ok && errs.Is(err, errs.NotFound) {
 		// A workflow's step run that advanced it: the task names its next

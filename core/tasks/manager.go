@@ -50,6 +50,7 @@ type Manager struct {
 	watchMu sync.Mutex
 	watch   map[string]chan struct{} // task id → closed at its next change
 	stepped map[string]string        // a step run that advanced its workflow → the task
+	noTask  noTaskRuns               // runs Ending found no task for, until their Ended
 }
 
 var _ runs.Background = (*Manager)(nil)

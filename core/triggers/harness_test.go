@@ -79,9 +79,9 @@ func newHarness(t *testing.T) *harness {
 		users: &porttest.UserStore{}, config: &porttest.ConfigStore{}}
 	runStore := &porttest.RunStore{}
 	taskStore := &porttest.TaskStore{Runs: runStore}
-	h.sessStore = &porttest.SessionStore{Runs: runStore, Tasks: taskStore}
-	taskStore.Sessions = h.sessStore
 	traces := &porttest.TraceStore{}
+	h.sessStore = &porttest.SessionStore{Runs: runStore, Tasks: taskStore, Traces: traces}
+	taskStore.Sessions = h.sessStore
 	h.settings = settings.New(&porttest.SettingStore{}, box, h.clock)
 	provs, err := providers.New(providers.Deps{Store: h.config, Box: box, IDs: h.ids, Clock: h.clock})
 	if err != nil {

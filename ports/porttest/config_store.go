@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -24,6 +25,8 @@ type ConfigStore struct {
 	write sync.Mutex // one transaction at a time
 	mu    sync.Mutex // guards rows
 	rows  *configRows
+
+	agentReads atomic.Int64 // FindAgent calls outside a transaction
 }
 
 // configRows is one state of the configuration. A committed state is never
@@ -115,8 +118,13 @@ func (s *ConfigStore) ListProviders(ctx context.Context) ([]domain.Provider, err
 	return s.committed().ListProviders(ctx)
 }
 
+// AgentReads is how many times FindAgent was asked (outside a
+// transaction): a query each on a real store.
+func (s *ConfigStore) AgentReads() int { return int(s.agentReads.Load()) }
+
 // FindAgent returns not_found when absent.
 func (s *ConfigStore) FindAgent(ctx context.Context, id string) (domain.Agent, error) {
+	s.agentReads.Add(1)
 	return s.committed().FindAgent(ctx, id)
 }
 

@@ -38,6 +38,7 @@ type SessionStore struct {
 	mu     sync.Mutex // guards sessions (the committed state)
 
 	sessions map[string]*sessionState
+	commits  int // the writes that stored a session's state
 }
 
 // sessionState is one session's committed state; never changed in place
@@ -87,6 +88,15 @@ func (s *SessionStore) commit(id string, st *sessionState) {
 		s.sessions = map[string]*sessionState{}
 	}
 	s.sessions[id] = st
+	s.commits++
+}
+
+// Commits is how many writes stored a session's state (a transaction
+// each on a real store); a deletion is not counted.
+func (s *SessionStore) Commits() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commits
 }
 
 // rowTaken reports whether any session holds an entry with that row id

@@ -312,6 +312,40 @@ func (t *sessionTx) SetRunContext(_ context.Context, agentID string, planning bo
 	return nil
 }
 
+// SaveContextProfile implements ports.SessionWriter: one profile per run,
+// the last saved kept.
+func (t *sessionTx) SaveContextProfile(_ context.Context, runID string, profile json.RawMessage, at time.Time) error {
+	if err := t.checkWritable(); err != nil {
+		return err
+	}
+	if t.state.profiles == nil {
+		t.state.profiles = map[string]storedProfile{}
+	}
+	t.state.profiles[runID] = storedProfile{profile: slices.Clone(profile), at: storedTime(at)}
+	return nil
+}
+
+// SaveSpans implements ports.SessionWriter through the store's
+// TraceStore; a rollback takes the spans out again. Internal when the
+// store has no TraceStore.
+func (t *sessionTx) SaveSpans(ctx context.Context, spans []domain.Span) error {
+	if err := t.checkWritable(); err != nil {
+		return err
+	}
+	if t.store.Traces == nil {
+		return errs.E(errs.Internal, "porttest: SessionStore.Traces is not set")
+	}
+	if err := t.store.Traces.insert(ctx, spans); err != nil {
+		return err
+	}
+	ids := make([]string, len(spans))
+	for i, sp := range spans {
+		ids[i] = sp.ID
+	}
+	t.undo = append(t.undo, func() { t.store.Traces.forget(ids) })
+	return nil
+}
+
 // tasks is the store's TaskStore, keeping the tasks of taskIDs and the
 // debts of wakeupIDs for a rollback; internal when it is not set.
 func (t *sessionTx) tasks(taskIDs, wakeupIDs []string) (*TaskStore, error) {

@@ -31,6 +31,7 @@ type TaskStore struct {
 	mu      sync.Mutex
 	tasks   map[string]domain.Task
 	wakeups map[string]domain.TaskWakeup
+	byRun   int // FindTaskByRun calls
 }
 
 var _ ports.TaskStore = (*TaskStore)(nil)
@@ -130,6 +131,7 @@ func (s *TaskStore) FindTaskByRun(ctx context.Context, runID string) (domain.Tas
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.byRun++
 	found := s.whereLocked(func(t domain.Task) bool { return t.RunID == runID })
 	if len(found) == 0 {
 		return domain.Task{}, errs.E(errs.NotFound, "task not found")
@@ -623,4 +625,12 @@ func (s *TaskStore) Wakeups() []domain.TaskWakeup {
 		return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 	})
 	return out
+}
+
+// RunLookups is how many times FindTaskByRun was asked: a query each on a
+// real store.
+func (s *TaskStore) RunLookups() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.byRun
 }

@@ -17,35 +17,69 @@ import (
 // JSON, as it does on disk (numbers come back as float64), and its times
 // are kept to the millisecond. The zero value is empty and ready.
 type TraceStore struct {
-	mu    sync.Mutex
-	spans []domain.Span // whole, in insertion order
+	mu      sync.Mutex
+	spans   []domain.Span // whole, in insertion order
+	commits int           // the writes that stored spans
 }
 
 var _ ports.TraceStore = (*TraceStore)(nil)
 
 // SaveSpan inserts a span with its payload; conflict when its id is taken.
 func (s *TraceStore) SaveSpan(ctx context.Context, sp domain.Span) error {
+	return s.SaveSpans(ctx, []domain.Span{sp})
+}
+
+// SaveSpans inserts spans with their payloads, all or none; conflict when
+// an id is taken (by a stored span or an earlier one of spans).
+func (s *TraceStore) SaveSpans(ctx context.Context, spans []domain.Span) error {
+	if err := s.insert(ctx, spans); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	s.commits++
+	s.mu.Unlock()
+	return nil
+}
+
+// insert is SaveSpans without counting a commit: a session transaction's.
+func (s *TraceStore) insert(ctx context.Context, spans []domain.Span) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	meta, err := json.Marshal(sp.Meta)
-	if err != nil || sp.Meta == nil {
-		meta = []byte("{}")
+	stored := make([]domain.Span, 0, len(spans))
+	for _, sp := range spans {
+		meta, err := json.Marshal(sp.Meta)
+		if err != nil || sp.Meta == nil {
+			meta = []byte("{}")
+		}
+		sp.Meta = nil
+		if err := json.Unmarshal(meta, &sp.Meta); err != nil {
+			return errs.Wrap(errs.Internal, err, "span %s has malformed meta", sp.ID)
+		}
+		sp.StartedAt, sp.EndedAt = storedTime(sp.StartedAt), storedTime(sp.EndedAt)
+		sp.Data = slices.Clone(sp.Data)
+		sp.DataBytes, sp.PayloadOmitted = len(sp.Data), false
+		stored = append(stored, sp)
 	}
-	sp.Meta = nil
-	if err := json.Unmarshal(meta, &sp.Meta); err != nil {
-		return errs.Wrap(errs.Internal, err, "span %s has malformed meta", sp.ID)
-	}
-	sp.StartedAt, sp.EndedAt = storedTime(sp.StartedAt), storedTime(sp.EndedAt)
-	sp.Data = slices.Clone(sp.Data)
-	sp.DataBytes, sp.PayloadOmitted = len(sp.Data), false
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if slices.ContainsFunc(s.spans, func(x domain.Span) bool { return x.ID == sp.ID }) {
-		return errs.E(errs.Conflict, "span %s already exists", sp.ID)
+	for i, sp := range stored {
+		taken := func(x domain.Span) bool { return x.ID == sp.ID }
+		if slices.ContainsFunc(s.spans, taken) || slices.ContainsFunc(stored[:i], taken) {
+			return errs.E(errs.Conflict, "span %s already exists", sp.ID)
+		}
 	}
-	s.spans = append(s.spans, sp)
+	s.spans = append(s.spans, stored...)
 	return nil
+}
+
+// Commits is how many writes of its own (SaveSpan or SaveSpans calls)
+// stored spans — what a real store pays a transaction for each — leaving
+// out those stored in a session's transaction.
+func (s *TraceStore) Commits() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.commits
 }
 
 // ListSpans returns a session's spans by start, then id — every one, or
@@ -152,6 +186,13 @@ func (s *TraceStore) ForgetSession(sessionID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.spans = slices.DeleteFunc(s.spans, func(sp domain.Span) bool { return sp.SessionID == sessionID })
+}
+
+// forget removes the spans of ids (a rolled back transaction's).
+func (s *TraceStore) forget(ids []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.spans = slices.DeleteFunc(s.spans, func(sp domain.Span) bool { return slices.Contains(ids, sp.ID) })
 }
 
 // Spans returns every stored span, whole, by start then id: what a test

@@ -184,6 +184,34 @@ func sessionsProfiles(t *testing.T, s Stores) {
 	if got := latest(sess.ID); got != `{"n":3}` {
 		t.Fatalf("latest of two at one time = %s, want the greater run id", got)
 	}
+	// In a session's write transaction: kept with it, or gone with it.
+	inTx := func(run, profile string, fail error) error {
+		return s.Sessions.WriteSession(ctx, sess.ID, func(tx ports.SessionTx) error {
+			if err := tx.SaveContextProfile(ctx, run, json.RawMessage(profile), sessionEpoch.Add(time.Hour)); err != nil {
+				return err
+			}
+			return fail
+		})
+	}
+	boom := errs.E(errs.Conflict, "rolled back")
+	if err := inTx("r5", `{"n":5}`, boom); err != boom {
+		t.Fatalf("a failing transaction: %v", err)
+	}
+	if got := latest(sess.ID); got != `{"n":3}` {
+		t.Fatalf("a rolled back profile was kept: latest = %s", got)
+	}
+	if err := inTx("r5", `{"n":6}`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := latest(sess.ID); got != `{"n":6}` {
+		t.Fatalf("latest after a profile saved in a transaction = %s", got)
+	}
+	if err := inTx("r5", `{"n":7}`, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := latest(sess.ID); got != `{"n":7}` {
+		t.Fatalf("latest after the same run's profile saved again in a transaction = %s", got)
+	}
 }
 
 func sessionsDelete(t *testing.T, s Stores) {

@@ -27,6 +27,7 @@ var traceEpoch = time.Date(2026, 7, 8, 9, 10, 11, 700000, time.UTC)
 // what the contract uses.
 func Traces(t *testing.T, open func(t *testing.T) Stores) {
 	t.Run("spans are stored whole", func(t *testing.T) { tracesWhole(t, open(t)) })
+	t.Run("a batch is stored whole, all or none, alone or in a session's transaction", func(t *testing.T) { tracesBatch(t, open(t)) })
 	t.Run("listed by start then id, with or without payloads", func(t *testing.T) { tracesListing(t, open(t)) })
 	t.Run("pages walk back from the newest", func(t *testing.T) { tracesPages(t, open(t)) })
 	t.Run("a fork copies the runs' spans under new ids", func(t *testing.T) { tracesCopy(t, open(t)) })
@@ -73,6 +74,62 @@ func spanAsStored(t *testing.T, sp domain.Span) domain.Span {
 	}
 	sp.StartedAt, sp.EndedAt, sp.DataBytes, sp.PayloadOmitted = kept(sp.StartedAt), kept(sp.EndedAt), len(sp.Data), false
 	return sp
+}
+
+// tracesBatch: SaveSpans stores every span of a batch as SaveSpan would
+// (sharing payload content among them), or none when one id is taken.
+func tracesBatch(t *testing.T, s Stores) {
+	ctx := context.Background()
+	sess := s.NewSession(t, "s")
+	batch := []domain.Span{
+		{ID: "b1", SessionID: sess.ID, RunID: "r1", Kind: domain.SpanGeneration, Name: "call", StartedAt: traceEpoch,
+			EndedAt: traceEpoch.Add(time.Second), Meta: map[string]any{"model": "m"}, Data: modelCall(3)},
+		{ID: "b2", SessionID: sess.ID, RunID: "r1", ParentID: "b3", Kind: domain.SpanGeneration, Name: "call",
+			StartedAt: traceEpoch.Add(time.Second), EndedAt: traceEpoch.Add(2 * time.Second), Data: modelCall(4)},
+		{ID: "b3", SessionID: sess.ID, RunID: "r1", Kind: domain.SpanAgent, Name: "a", StartedAt: traceEpoch, EndedAt: traceEpoch.Add(3 * time.Second)},
+	}
+	if err := s.Traces.SaveSpans(ctx, nil); err != nil {
+		t.Fatalf("an empty batch: %v", err)
+	}
+	if err := s.Traces.SaveSpans(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range batch {
+		if got, err := s.Traces.FindSpan(ctx, sess.ID, sp.ID); err != nil || !reflect.DeepEqual(got, spanAsStored(t, sp)) {
+			t.Fatalf("a batch's span:\n%+v, %v\nwant\n%+v", got, err, spanAsStored(t, sp))
+		}
+	}
+	fresh := domain.Span{ID: "b4", SessionID: sess.ID, RunID: "r2", Kind: domain.SpanAgent, StartedAt: traceEpoch, EndedAt: traceEpoch}
+	if err := s.Traces.SaveSpans(ctx, []domain.Span{fresh, batch[0]}); errs.CodeOf(err) != errs.Conflict {
+		t.Fatalf("a batch with a taken span id: %v, want conflict", err)
+	}
+	if _, err := s.Traces.FindSpan(ctx, sess.ID, fresh.ID); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("a refused batch kept a span: %v, want not_found", err)
+	}
+	// In a session's write transaction: kept with it, or gone with it.
+	inTx := func(sp domain.Span, fail error) error {
+		return s.Sessions.WriteSession(ctx, sess.ID, func(tx ports.SessionTx) error {
+			if err := tx.SaveSpans(ctx, []domain.Span{sp}); err != nil {
+				return err
+			}
+			return fail
+		})
+	}
+	boom := errs.E(errs.Conflict, "rolled back")
+	if err := inTx(fresh, boom); err != boom {
+		t.Fatalf("a failing transaction: %v", err)
+	}
+	if _, err := s.Traces.FindSpan(ctx, sess.ID, fresh.ID); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("a rolled back transaction kept its span: %v, want not_found", err)
+	}
+	withData := fresh
+	withData.Data = modelCall(5)
+	if err := inTx(withData, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.Traces.FindSpan(ctx, sess.ID, fresh.ID); err != nil || !reflect.DeepEqual(got, spanAsStored(t, withData)) {
+		t.Fatalf("a span saved in a transaction:\n%+v, %v\nwant\n%+v", got, err, spanAsStored(t, withData))
+	}
 }
 
 func tracesWhole(t *testing.T, s Stores) {
