@@ -247,9 +247,10 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 			sandboxtools.NewToolset(s.sandboxes), s.skills.Toolset()},
 		Attachments: s.attachments, LLM: llm, IDs: idGen, Clock: clock, Log: log, Replica: w.replica,
 		Peers: s.peers.runPeers(), Observer: s.watch.observer(),
-		// Who hears of runs' lives, in order: a task's status follows its
-		// run; the watchers count and export how runs end.
-		Listeners: []runs.Listener{s.tasks, runs.ObserveEnds(s.watch.observer())},
+		// Who hears of runs' lives, in order: the watchers count and export
+		// how runs end (first: a client that saw a run end reads it
+		// counted); a task's status follows its run.
+		Listeners: []runs.Listener{runs.ObserveEnds(s.watch.observer()), s.tasks},
 	})
 	s.tasks.Attach(s.runs)
 	s.peers.start(s.runs)

@@ -45,8 +45,13 @@ func TestMetricsCountWhatRunsDid(t *testing.T) {
 		t.Fatalf("run = %+v", v)
 	}
 	h.call("GET", "/metrics", ann, nil).wantErr(t, 403, "forbidden")
-	rep := h.call("GET", "/metrics", h.admin, nil).want(t, 200)
-	text := string(rep.Body)
+	// The watchers hear a run's end just after its final event went out:
+	// the count may trail the answer by a moment.
+	var text string
+	pollUntil(t, 10*time.Second, 10*time.Millisecond, func() bool {
+		text = string(h.call("GET", "/metrics", h.admin, nil).want(t, 200).Body)
+		return strings.Contains(text, `agents_runs_ended_total{code="",status="completed"} 1`+"\n")
+	})
 	for _, want := range []string{
 		`agents_runs_ended_total{code="",status="completed"} 1`,
 		`agents_model_call_duration_seconds_count{outcome="ok",provider="openai"} 1`,
