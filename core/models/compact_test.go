@@ -24,10 +24,7 @@ func TestFoldSummarizesThePrefixUnderACheckpoint(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := t.Context()
-	ep, err := f.svc.Endpoint(ctx, f.provider.ID, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ep := f.endpoint(t)
 	for _, c := range []struct {
 		name                   string
 		compaction             domain.AgentCompaction
@@ -92,10 +89,7 @@ func TestFoldFoldsNothingUnlessDueAndReportsTheSummarysFailure(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := t.Context()
-	ep, err := f.svc.Endpoint(ctx, f.provider.ID, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ep := f.endpoint(t)
 	fold := func(a domain.Agent, s domain.Session, force bool) (models.Folded, progress, error) {
 		var p progress
 		got, err := f.svc.Fold(ctx, models.FoldRequest{SessionID: s.ID, Agent: a, Endpoint: ep, Force: force, Progress: p.report})
@@ -153,10 +147,7 @@ func TestFoldLosingToAnotherPassFoldsNothing(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := t.Context()
-	ep, err := f.svc.Endpoint(ctx, f.provider.ID, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ep := f.endpoint(t)
 	a := f.agent(t, domain.AgentSpec{Compaction: domain.AgentCompaction{Window: 2}})
 	s := f.session(t, a.ID, exchange(3)...)
 	hold := make(chan struct{})

@@ -19,10 +19,7 @@ func TestEndpointResolvesAProviderOrNamesTheConfigFault(t *testing.T) {
 	if _, err := f.settings.Put(ctx, f.admin, settings.KeyProxyURL, "http://proxy.example:3128"); err != nil {
 		t.Fatal(err)
 	}
-	ep, err := f.svc.Endpoint(ctx, f.provider.ID, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ep := f.endpoint(t)
 	// The key opened, the proxy setting and the owner's outbound policy.
 	want := ports.ProviderEndpoint{ProviderID: f.provider.ID, AuthMode: domain.AuthAPIKey, Name: "p", Type: "openai", API: f.provider.API,
 		BaseURL: f.provider.BaseURL, APIKey: "sk-p", ProxyURL: "http://proxy.example:3128", Outbound: domain.OutboundPolicy{Open: true}}
@@ -40,7 +37,7 @@ func TestEndpointResolvesAProviderOrNamesTheConfigFault(t *testing.T) {
 	if ok, err := (&porttest.ChatGPTStore{Config: f.config}).SwapChatGPTToken(ctx, signedIn.ID, "", "sealed"); !ok || err != nil {
 		t.Fatalf("sign in: %v, %v", ok, err)
 	}
-	ep, err = f.svc.Endpoint(ctx, signedIn.ID, "a")
+	ep, err := f.svc.Endpoint(ctx, signedIn.ID, "a")
 	if err != nil || ep.ProviderID != signedIn.ID || ep.APIKey != "" || ep.ProxyURL != "http://proxy.example:3128" ||
 		models.ProviderType(ep) != "chatgpt" {
 		t.Fatalf("signed-in chatgpt endpoint = %+v, %v", ep, err)

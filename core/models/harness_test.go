@@ -87,26 +87,22 @@ func (f *fixture) insertProvider(t *testing.T, pr domain.Provider) domain.Provid
 	return pr
 }
 
+// endpoint resolves the fixture's provider as an agent named "a" would.
+func (f *fixture) endpoint(t *testing.T) ports.ProviderEndpoint {
+	t.Helper()
+	ep, err := f.svc.Endpoint(t.Context(), f.provider.ID, "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ep
+}
+
 // agent stores an agent of the user's on the fixture's provider unless
 // spec names another ("none": no provider), with model "m" unless set.
 func (f *fixture) agent(t *testing.T, spec domain.AgentSpec) domain.Agent {
 	t.Helper()
-	id := f.ids.NewID()
-	if spec.Name == "" {
-		spec.Name = "agent-" + id[len(id)-4:]
-	}
-	if spec.Model == "" {
-		spec.Model = "m"
-	}
-	switch spec.ProviderID {
-	case "":
-		spec.ProviderID = f.provider.ID
-	case "none":
-		spec.ProviderID = ""
-	}
-	a := domain.Agent{ID: id, Ownership: domain.Ownership{Scope: domain.ScopePrivate, OwnerID: f.user.User.ID}, AgentSpec: spec,
-		CreatedAt: f.clock.Now(), UpdatedAt: f.clock.Now()}
-	if err := f.config.InConfigTx(t.Context(), func(tx ports.ConfigTx) error { return tx.InsertAgent(t.Context(), a) }); err != nil {
+	a, err := f.config.SeedAgent(t.Context(), f.ids.NewID(), f.user.User.ID, f.provider.ID, spec, f.clock.Now())
+	if err != nil {
 		t.Fatal(err)
 	}
 	return a

@@ -31,10 +31,7 @@ func TestTitleNamesAConversationFromItsFirstMessage(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	ctx := t.Context()
-	ep, err := f.svc.Endpoint(ctx, f.provider.ID, "a")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ep := f.endpoint(t)
 	const msg = "how do I parse a TOML file in Go without any dependency at all"
 	for _, c := range []struct {
 		name, want, fails string

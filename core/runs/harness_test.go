@@ -173,22 +173,8 @@ func (h *harness) newProvider(name string) domain.Provider {
 // harness's provider unless it says otherwise (provider "none": none).
 func (h *harness) agent(spec domain.AgentSpec) domain.Agent {
 	h.t.Helper()
-	id := h.ids.NewID()
-	if spec.Name == "" {
-		spec.Name = "agent-" + id[len(id)-4:]
-	}
-	if spec.Model == "" {
-		spec.Model = "m"
-	}
-	switch spec.ProviderID {
-	case "":
-		spec.ProviderID = h.provider.ID
-	case "none":
-		spec.ProviderID = ""
-	}
-	a := domain.Agent{ID: id, Ownership: domain.Ownership{Scope: domain.ScopePrivate, OwnerID: h.user.User.ID}, AgentSpec: spec,
-		CreatedAt: h.clock.Now(), UpdatedAt: h.clock.Now()}
-	if err := h.config.InConfigTx(h.t.Context(), func(tx ports.ConfigTx) error { return tx.InsertAgent(h.t.Context(), a) }); err != nil {
+	a, err := h.config.SeedAgent(h.t.Context(), h.ids.NewID(), h.user.User.ID, h.provider.ID, spec, h.clock.Now())
+	if err != nil {
 		h.t.Fatal(err)
 	}
 	return a
