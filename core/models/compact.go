@@ -48,8 +48,9 @@ type Folded struct {
 	Before, After int64
 }
 
-// errNoSummary fails a compaction whose model answered without text.
-var errNoSummary = errors.New("the compaction model returned no summary")
+// errNoSummary fails a compaction whose model answered without text: the
+// model's fault, said in words like any model failure.
+var errNoSummary = errs.E(errs.Unavailable, "the compaction model returned no summary")
 
 // Fold runs one compaction pass: past the threshold (or always, forced),
 // the prefix older than the kept window is summarized by the compaction
@@ -95,9 +96,6 @@ func (s *Service) Fold(ctx context.Context, r FoldRequest) (Folded, error) {
 		// list and the playground say them: "internal server error" told
 		// nobody why a compaction failed.
 		msg, _ := vendorError(err)
-		if errors.Is(err, errNoSummary) {
-			msg = err.Error()
-		}
 		r.Progress("finished", "failed: "+msg)
 		return Folded{}, err
 	}
