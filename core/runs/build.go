@@ -217,11 +217,11 @@ func (s *Service) reportUnavailable(rc *runCtx, o tools.Offer) {
 	}
 	for server, names := range byServer {
 		slices.Sort(names)
-		rc.tr.span(domain.SpanMCPTools, server, rc.parentSpan()).meta("server", server).meta("tools", names).zero(nil)
+		rc.tr.Span(domain.SpanMCPTools, server, rc.parentSpan()).Meta("server", server).Meta("tools", names).Zero(nil)
 	}
 	for _, u := range o.Unavailable {
-		rc.tr.span(domain.SpanMCPTools, u.Server, rc.parentSpan()).meta("server", u.Server).meta("tools", u.Tools).
-			zero(errors.New(u.Reason))
+		rc.tr.Span(domain.SpanMCPTools, u.Server, rc.parentSpan()).Meta("server", u.Server).Meta("tools", u.Tools).
+			Zero(errors.New(u.Reason))
 		s.diagnostic(rc, "mcp_unavailable", "upstream", fmt.Sprintf("The MCP server %s is unavailable: %s", u.Server, u.Reason),
 			map[string]string{"server": u.Server, "tools": strings.Join(u.Tools, ", ")})
 	}

@@ -22,10 +22,10 @@ func (s *Service) compactTurn(rc *runCtx, t *turnState, force bool) (models.Fold
 	f, err := s.d.Models.Fold(lr.ctx, models.FoldRequest{SessionID: lr.run.SessionID, RunID: lr.run.ID, Agent: a,
 		Endpoint: rc.agent.endpoint, Force: force,
 		Trace: func(model string, entries int) func(string, error) {
-			sp := rc.tr.span(domain.SpanCompaction, "compaction", parent).meta("model", model).meta("entries", entries)
+			sp := rc.tr.Span(domain.SpanCompaction, "compaction", parent).Meta("model", model).Meta("entries", entries)
 			return func(summary string, err error) {
-				sp.set("summary", summary, true)
-				sp.finish(err)
+				sp.Set("summary", summary, true)
+				sp.Finish(err)
 			}
 		},
 		Progress: func(phase, detail string) {

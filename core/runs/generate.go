@@ -11,6 +11,7 @@ import (
 	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/models"
+	"github.com/agents-server/agents-server/core/traces"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -47,7 +48,7 @@ func (s *Service) generate(ctx context.Context, rc *runCtx, req ports.ModelReque
 		try = attempt{endpoint: ep, model: fb.Model, index: i + 1}
 		s.diagnostic(rc, "model_fallback", string(me.Kind), "falling back to "+fb.Model+" on "+ep.Name,
 			map[string]string{"model": fb.Model, "provider": ep.Name, "fallback_index": strconv.Itoa(i + 1)})
-		rc.tr.span(domain.SpanRetry, "fallback "+fb.Model, rc.parentSpan()).meta("reason", me.Error()).meta("model", fb.Model).zero(nil)
+		rc.tr.Span(domain.SpanRetry, "fallback "+fb.Model, rc.parentSpan()).Meta("reason", me.Error()).Meta("model", fb.Model).Zero(nil)
 	}
 }
 
@@ -63,7 +64,7 @@ func (s *Service) withRetries(ctx context.Context, rc *runCtx, req ports.ModelRe
 			return resp, err
 		}
 		s.diagnostic(rc, "model_retry", string(me.Kind), me.Error(), map[string]string{"attempt": strconv.Itoa(n + 1), "model": try.model})
-		rc.tr.span(domain.SpanRetry, "retry "+try.model, rc.parentSpan()).meta("attempt", n+1).meta("reason", me.Error()).zero(nil)
+		rc.tr.Span(domain.SpanRetry, "retry "+try.model, rc.parentSpan()).Meta("attempt", n+1).Meta("reason", me.Error()).Zero(nil)
 		select {
 		case <-ctx.Done():
 			return resp, ctx.Err()
@@ -75,11 +76,11 @@ func (s *Service) withRetries(ctx context.Context, rc *runCtx, req ports.ModelRe
 // call is one model call, recorded as a generation span. Non-blocking
 // input guardrails race it: a trip cancels the call.
 func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, try attempt) (ports.ModelResponse, error) {
-	sp := rc.tr.span(domain.SpanGeneration, req.Model, rc.parentSpan()).meta("model", req.Model).meta("provider", try.endpoint.Name).
-		meta("provider_type", models.ProviderType(try.endpoint)).meta("fallback_index", try.index).meta("provider_id", rc.providerFor(try)).
-		set("model", req.Model, false).set("system_instructions", req.Instructions, true).set("input", req.Input, true).
-		set("tools", req.Tools, false).set("model_settings", req.Settings, false).set("handoffs", handoffNames(rc.agent), false).
-		set("output_schema", req.OutputSchema, false)
+	sp := rc.tr.Span(domain.SpanGeneration, req.Model, rc.parentSpan()).Meta("model", req.Model).Meta("provider", try.endpoint.Name).
+		Meta("provider_type", models.ProviderType(try.endpoint)).Meta("fallback_index", try.index).Meta("provider_id", rc.providerFor(try)).
+		Set("model", req.Model, false).Set("system_instructions", req.Instructions, true).Set("input", req.Input, true).
+		Set("tools", req.Tools, false).Set("model_settings", req.Settings, false).Set("handoffs", handoffNames(rc.agent), false).
+		Set("output_schema", req.OutputSchema, false)
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var trip error
@@ -117,25 +118,25 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 	<-raced
 	rc.raceInput = "" // the racing check applies to the first call only
 	if trip != nil {
-		sp.finish(trip)
+		sp.Finish(trip)
 		return resp, trip
 	}
 	if err == nil {
-		sp.meta("usage", resp.Usage).meta("response_id", resp.ResponseID).meta("model_used", resp.Model).
-			set("output", json.RawMessage(mustItems(resp.Output)), true).set("usage", resp.Usage, false)
+		sp.Meta("usage", resp.Usage).Meta("response_id", resp.ResponseID).Meta("model_used", resp.Model).
+			Set("output", json.RawMessage(mustItems(resp.Output)), true).Set("usage", resp.Usage, false)
 	}
-	sp.finish(err)
+	sp.Finish(err)
 	return resp, err
 }
 
 // noteDropped records the settings the provider left out of a call on its
 // span, and tells the run's watchers the first time only: the agent's
 // next turns drop the same ones, and one notice says it.
-func (s *Service) noteDropped(rc *runCtx, sp *openSpan, try attempt, dropped []string) {
+func (s *Service) noteDropped(rc *runCtx, sp *traces.OpenSpan, try attempt, dropped []string) {
 	if len(dropped) == 0 {
 		return
 	}
-	sp.meta("dropped_settings", dropped)
+	sp.Meta("dropped_settings", dropped)
 	if rc.dropNoted {
 		return
 	}

@@ -29,15 +29,15 @@ func (s *Service) checkStage(rc *runCtx, stage domain.GuardrailStage, text strin
 		if !c.Applies(stage) || (stage == domain.StageInput && g.Blocking != gate) {
 			continue
 		}
-		sp := rc.tr.span(domain.SpanGuardrail, g.Name, rc.parentSpan()).meta("guardrail", g.Name).meta("stage", string(stage))
+		sp := rc.tr.Span(domain.SpanGuardrail, g.Name, rc.parentSpan()).Meta("guardrail", g.Name).Meta("stage", string(stage))
 		v := c.Evaluate(stage, text)
-		sp.meta("tripped", v.Tripped).set("reason", v.Reason, true)
+		sp.Meta("tripped", v.Tripped).Set("reason", v.Reason, true)
 		if v.Tripped {
 			trip := &guardTrip{name: g.Name, stage: string(stage), reason: v.Reason}
-			sp.finish(trip)
+			sp.Finish(trip)
 			return trip
 		}
-		sp.finish(nil)
+		sp.Finish(nil)
 	}
 	return nil
 }

@@ -43,7 +43,7 @@ func (s *Service) recordFlight(rc *runCtx, modelTurn bool, resp ports.ModelRespo
 		f.Turn, f.Usage = resp.Output, &u
 	}
 	if sp := rc.agentSpan; sp != nil {
-		f.Agent = flights.Span{ID: sp.s.ID, Name: sp.s.Name, AgentConfigID: rc.agent.agent.ID, StartedAt: sp.s.StartedAt}
+		f.Agent = flights.Span{ID: sp.Started().ID, Name: sp.Started().Name, AgentConfigID: rc.agent.agent.ID, StartedAt: sp.Started().StartedAt}
 	}
 	for _, c := range calls {
 		fc := flights.Call{Call: c}

@@ -13,6 +13,7 @@ import (
 	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/sandboxtools"
 	"github.com/agents-server/agents-server/core/sessions"
+	"github.com/agents-server/agents-server/core/traces"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -32,15 +33,15 @@ type outcome struct {
 	// profile is the context profile no turn filed yet: the end files it.
 	profile heldProfile
 	// spans are the loop's last spans: the end stores them.
-	spans spanBatch
+	spans traces.Batch
 }
 
 // runCtx is one run's loop state.
 type runCtx struct {
 	lr         *liveRun
-	tr         *tracer
+	tr         *traces.Recorder
 	agent      *builtAgent
-	agentSpan  *openSpan
+	agentSpan  *traces.OpenSpan
 	planning   bool
 	background bool   // a task's run: nobody reads it live, and it cannot spawn
 	raceInput  string // what the non-blocking input guardrails check during the first call
@@ -96,7 +97,7 @@ func (s *Service) execute(lr *liveRun) {
 	delete(s.live, lr.run.ID)
 	s.mu.Unlock()
 	if out.paused {
-		out.spans.alone()
+		out.spans.Alone()
 	}
 	if out.paused && out.profile.profile != nil {
 		// No turn was recorded before the pause: the profile on its own.
@@ -123,7 +124,7 @@ func (s *Service) execute(lr *liveRun) {
 	if info, ok := s.d.Hub.Info(run.ID); ok {
 		// The end's spans are announced once stored, one event each, then
 		// the final event.
-		run.LastSeq = info.LastSeq + int64(len(out.spans.spans)) + 1
+		run.LastSeq = info.LastSeq + int64(out.spans.Len()) + 1
 	}
 	// The row and the session must say how the run ended even if the root
 	// context is gone.
@@ -142,7 +143,7 @@ func (s *Service) execute(lr *liveRun) {
 	endRun := func(also func(ports.SessionTx) error) error {
 		return s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes, also)
 	}
-	if err := out.spans.in(endRun, also); err != nil && !errs.Is(err, errs.NotFound) {
+	if err := out.spans.In(endRun, also); err != nil && !errs.Is(err, errs.NotFound) {
 		s.d.Log.Error("recording a run's end failed", "run_id", run.ID, "err", err)
 	}
 	s.d.Hub.Publish(run.ID, out.event)
@@ -210,10 +211,10 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 // loop drives the agent: model call, tool calls, turn recorded, again —
 // until a final output, a limit, a cancellation or an error.
 func (s *Service) loop(lr *liveRun) (out outcome) {
-	rc := &runCtx{lr: lr, tr: s.newTracer(lr.ctx, lr), planning: lr.planning, raceInput: lr.run.Input}
+	rc := &runCtx{lr: lr, tr: s.newRecorder(lr), planning: lr.planning, raceInput: lr.run.Input}
 	// After the cleanups (which finish the agent's span): what the end
 	// writes in its transaction, before execute publishes the final event.
-	defer func() { out.profile, out.spans = rc.profile, rc.tr.handOver() }()
+	defer func() { out.profile, out.spans = rc.profile, rc.tr.HandOver() }()
 	defer rc.cleanUp()
 	first, err := s.setUp(rc)
 	if err != nil {
@@ -282,7 +283,7 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 	}
 	rc.profile = heldProfile{profile: rc.agent.profile(), at: s.d.Clock.Now()}
 	s.startAgent(rc)
-	rc.onCleanUp(func() { rc.agentSpan.finish(nil) })
+	rc.onCleanUp(func() { rc.agentSpan.Finish(nil) })
 	// Blocking input guardrails gate every model call — the title's too: a
 	// trip costs no tokens. The others race the first call. A resumed run's
 	// input passed them before its pause.
@@ -347,7 +348,7 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		calls = s.announce(rc, resp.Output)
 		if gated := s.gates(rc, calls); anyTrue(gated) {
 			// The turn's spans are stored before its pause is announced.
-			rc.tr.flush()
+			rc.tr.Flush()
 			return s.pause(ctx, rc, t.turn, resp, calls, gated), true
 		}
 		t.input = append(t.input, resp.Output...)
@@ -409,7 +410,7 @@ func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelRespons
 	}
 	// The turn's spans, and the profile if no turn filed it yet, go in the
 	// turn's transaction.
-	if err := rc.tr.take().in(appendTurn, rc.profile.with(ctx, lr.run.ID, nil)); err != nil {
+	if err := rc.tr.Take().In(appendTurn, rc.profile.with(ctx, lr.run.ID, nil)); err != nil {
 		return err
 	}
 	rc.profile = heldProfile{}
@@ -448,14 +449,14 @@ func waitTitle(lr *liveRun, done <-chan struct{}) {
 // startAgent opens the span of an agent's stretch and announces it.
 func (s *Service) startAgent(rc *runCtx) {
 	a := rc.agent.agent
-	rc.agentSpan = rc.tr.span(domain.SpanAgent, a.Name, "").meta("agent_config_id", a.ID).meta("model", a.Model)
+	rc.agentSpan = rc.tr.Span(domain.SpanAgent, a.Name, "").Meta("agent_config_id", a.ID).Meta("model", a.Model)
 	s.publish(rc.lr, domain.EventAgentStart, domain.AgentStartPayload{RunID: rc.lr.run.ID, AgentName: a.Name, AgentConfigID: a.ID})
 }
 
 // handOff passes the run to another agent.
 func (s *Service) handOff(rc *runCtx, to domain.Agent) error {
 	from := rc.agent.agent
-	rc.tr.span(domain.SpanHandoff, from.Name+" → "+to.Name, rc.parentSpan()).meta("from", from.Name).meta("to", to.Name).zero(nil)
+	rc.tr.Span(domain.SpanHandoff, from.Name+" → "+to.Name, rc.parentSpan()).Meta("from", from.Name).Meta("to", to.Name).Zero(nil)
 	s.publish(rc.lr, domain.EventHandoff, domain.HandoffPayload{RunID: rc.lr.run.ID, From: from.Name, To: to.Name, FromID: from.ID, ToID: to.ID})
 	next, err := s.build(rc.lr.ctx, to.ID)
 	if err != nil {
@@ -464,7 +465,7 @@ func (s *Service) handOff(rc *runCtx, to domain.Agent) error {
 	if err := s.equip(rc.lr.ctx, rc, next); err != nil {
 		return err
 	}
-	rc.agentSpan.finish(nil)
+	rc.agentSpan.Finish(nil)
 	rc.agent, rc.toolChoice = next, next.agent.ModelSettings.ToolChoice
 	s.startAgent(rc)
 	return nil
@@ -632,4 +633,12 @@ func resultDisplay(r toolResult) *domain.Display {
 		d.IsError = true
 	}
 	return d
+}
+
+// newRecorder is the recorder of lr's spans, publishing each stored span
+// on the run's stream.
+func (s *Service) newRecorder(lr *liveRun) *traces.Recorder {
+	return traces.NewRecorder(lr.ctx, s.d.Settings, traces.RecorderDeps{Store: s.d.Traces, Observer: s.d.Observer,
+		Publish: func(p traces.SpanPayload) { s.publish(lr, domain.EventTraceSpan, p) }, IDs: s.d.IDs, Clock: s.d.Clock, Log: s.d.Log},
+		lr.run.SessionID, lr.run.ID)
 }

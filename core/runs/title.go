@@ -31,10 +31,10 @@ func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 		ctx, cancel := context.WithTimeout(rc.lr.gone, titleBudget)
 		defer cancel()
 		defer context.AfterFunc(s.root, cancel)()
-		sp := rc.tr.span(domain.SpanTitle, "title", "").meta("model", model)
+		sp := rc.tr.Span(domain.SpanTitle, "title", "").Meta("model", model)
 		title, err := s.d.Models.Title(ctx, endpoint, model, rc.lr.run.Input, rc.lr.run.SessionID)
-		sp.set("title", title, true)
-		sp.finish(err)
+		sp.Set("title", title, true)
+		sp.Finish(err)
 		if err != nil {
 			s.d.Log.Debug("titling a session failed", "session_id", rc.lr.run.SessionID, "err", err)
 			return

@@ -134,8 +134,8 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 	if !known {
 		spec.Origin = tools.OriginUnknown
 	}
-	sp := rc.tr.span(domain.SpanFunction, call.Name, rc.parentSpan()).meta("tool", call.Name).meta("call_id", call.CallID).
-		meta("origin", spec.Origin).set("arguments", call.Arguments, true)
+	sp := rc.tr.Span(domain.SpanFunction, call.Name, rc.parentSpan()).Meta("tool", call.Name).Meta("call_id", call.CallID).
+		Meta("origin", spec.Origin).Set("arguments", call.Arguments, true)
 	r := toolResult{callID: call.CallID, name: call.Name}
 	switch {
 	case !known:
@@ -144,7 +144,7 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 	case call.Name == tools.SubmitPlan.Name:
 		var err error
 		if r, err = s.submitPlan(ctx, rc, call); err != nil {
-			sp.finish(err)
+			sp.Finish(err)
 			return r, err
 		}
 	case rc.planning && !spec.ReadOnly:
@@ -154,15 +154,15 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 		r.display = &domain.Display{Kind: "refused", Title: call.Name + " refused while planning"}
 	default:
 		if spec.Server != "" {
-			sp.meta("mcp_server", spec.Server)
+			sp.Meta("mcp_server", spec.Server)
 		}
 		r = s.callToolset(ctx, rc, spec, call)
 	}
-	sp.meta("is_error", r.isError).set("output", r.output, true)
+	sp.Meta("is_error", r.isError).Set("output", r.output, true)
 	if !known {
-		sp.finish(errUnknownTool)
+		sp.Finish(errUnknownTool)
 	} else {
-		sp.finish(nil)
+		sp.Finish(nil)
 	}
 	return r, ctx.Err()
 }
