@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -14,15 +13,10 @@ import (
 
 // ConfigError is a call that cannot be made because of configuration (no
 // provider, one that is gone, a ChatGPT sign-in missing): a run ends with
-// code config_error and Msg, a person's request is refused with it.
-type ConfigError struct{ Msg string }
+// code config_error and its message, a person's request is refused with it.
+type ConfigError = domain.ConfigError
 
-// Error is the message naming what to fix.
-func (e *ConfigError) Error() string { return e.Msg }
-
-func configErr(format string, args ...any) error {
-	return &ConfigError{Msg: fmt.Sprintf(format, args...)}
-}
+var configErr = domain.ConfigErr
 
 // Endpoint resolves a provider to a call endpoint: its protocol, address,
 // opened key and the proxy setting. agentName names what the provider is

@@ -20,12 +20,12 @@ import (
 func (s *Service) gates(rc *runCtx, calls []domain.Item) []bool {
 	out := make([]bool, len(calls))
 	for i, c := range calls {
-		if spec, ok := offered(rc, c.Name); ok && spec.AlwaysAsks {
+		if spec, ok := rc.agent.Offered(c.Name); ok && spec.AlwaysAsks {
 			out[i] = !s.refuses(rc, c)
 			continue
 		}
 		out[i] = (rc.planning && c.Name == tools.SubmitPlan.Name) ||
-			domain.Gated(rc.agent.agent.Approval.ApproveTools, c.Name) && !s.trust.Covers(rc.lr.run.SessionID, rc.lr.run.ID, c)
+			domain.Gated(rc.agent.Agent.Approval.ApproveTools, c.Name) && !s.trust.Covers(rc.lr.run.SessionID, rc.lr.run.ID, c)
 	}
 	return out
 }
@@ -33,7 +33,7 @@ func (s *Service) gates(rc *runCtx, calls []domain.Item) []bool {
 // refuses asks the toolset of an always-asking tool whether it would
 // refuse the call anyway.
 func (s *Service) refuses(rc *runCtx, c domain.Item) bool {
-	i, ok := rc.agent.owner[c.Name]
+	i, ok := rc.agent.Owner[c.Name]
 	if !ok {
 		return false
 	}
@@ -69,10 +69,10 @@ func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.Mo
 	}
 	lr.queue = nil
 	lr.mu.Unlock()
-	state := domain.PauseState{Turn: turn, AgentConfigID: rc.agent.agent.ID, ToolChoice: rc.toolChoice, Planning: rc.planning,
+	state := domain.PauseState{Turn: turn, AgentConfigID: rc.agent.Agent.ID, ToolChoice: rc.toolChoice, Planning: rc.planning,
 		Injected: lr.injected, Calls: calls, Gated: gated, Queued: queued}
 	run := lr.run
-	run.AgentConfigID, run.UpdatedAt = rc.agent.agent.ID, now
+	run.AgentConfigID, run.UpdatedAt = rc.agent.Agent.ID, now
 	if info, ok := s.d.Hub.Info(run.ID); ok {
 		run.LastSeq = info.LastSeq + 1 // run.interrupted, below
 	}

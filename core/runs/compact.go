@@ -13,14 +13,14 @@ import (
 // overflow) and, when it folded, rebuilds the turn's input from the
 // shrunk history.
 func (s *Service) compactTurn(rc *runCtx, t *turnState, force bool) (models.Folded, error) {
-	a := rc.agent.agent
+	a := rc.agent.Agent
 	if !a.Compaction.Enabled {
 		return models.Folded{}, nil
 	}
 	lr := rc.lr
 	parent := rc.parentSpan()
 	f, err := s.d.Models.Fold(lr.ctx, models.FoldRequest{SessionID: lr.run.SessionID, RunID: lr.run.ID, Agent: a,
-		Endpoint: rc.agent.endpoint, Force: force,
+		Endpoint: rc.agent.Endpoint, Force: force,
 		Trace: func(model string, entries int) func(string, error) {
 			sp := rc.tr.Span(domain.SpanCompaction, "compaction", parent).Meta("model", model).Meta("entries", entries)
 			return func(summary string, err error) {
@@ -49,7 +49,7 @@ func (s *Service) compactTurn(rc *runCtx, t *turnState, force bool) (models.Fold
 func (s *Service) generateFitting(rc *runCtx, t *turnState) (ports.ModelResponse, error) {
 	resp, err := s.generate(rc.lr.ctx, rc, s.request(rc, t.input))
 	var me *ports.ModelError
-	if err == nil || !errors.As(err, &me) || me.Kind != ports.ModelOverflow || !rc.agent.agent.Compaction.Enabled {
+	if err == nil || !errors.As(err, &me) || me.Kind != ports.ModelOverflow || !rc.agent.Agent.Compaction.Enabled {
 		return resp, err
 	}
 	s.diagnostic(rc, "context_overflow", "upstream", "The model's context window overflowed: compacting the conversation and trying the turn again.", nil)

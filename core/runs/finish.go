@@ -73,12 +73,12 @@ func (s *Service) completed(rc *runCtx, text string) outcome {
 // that does not match output_schema goes to its error handler (or fails the
 // run), and the output guardrails get the last word.
 func (s *Service) finalize(ctx context.Context, rc *runCtx, text, refusal string) outcome {
-	h := rc.agent.agent.ErrorHandlers
+	h := rc.agent.Agent.ErrorHandlers
 	if refusal != "" {
 		return s.handled(ctx, rc, h.ModelRefusal, "the model refused: "+refusal)
 	}
-	if rc.agent.schema != nil {
-		if err := rc.agent.schema.Check(text); err != nil {
+	if rc.agent.Schema != nil {
+		if err := rc.agent.Schema.Check(text); err != nil {
 			return s.handled(ctx, rc, h.InvalidFinalOutput, "the final output "+err.Error())
 		}
 	}
@@ -114,8 +114,8 @@ func (s *Service) handled(ctx context.Context, rc *runCtx, h *domain.ErrorHandle
 // maxTurns ends a run that used every turn: its handler's output, or an
 // error.
 func (s *Service) maxTurns(ctx context.Context, rc *runCtx) outcome {
-	why := fmt.Sprintf("the agent used all %d turns without a final answer", rc.agent.maxTurns())
-	if h := rc.agent.agent.ErrorHandlers.MaxTurns; h != nil {
+	why := fmt.Sprintf("the agent used all %d turns without a final answer", rc.agent.MaxTurns())
+	if h := rc.agent.Agent.ErrorHandlers.MaxTurns; h != nil {
 		return s.handled(ctx, rc, h, why)
 	}
 	return s.failed(rc.lr, domain.CodeMaxTurnsExceeded, why)

@@ -26,7 +26,7 @@ type attempt struct {
 // policy, then each fallback in order. Every retry and fallback is a
 // run.diagnostic and a zero-duration span; every call is a generation span.
 func (s *Service) generate(ctx context.Context, rc *runCtx, req ports.ModelRequest) (ports.ModelResponse, error) {
-	a := rc.agent.agent
+	a := rc.agent.Agent
 	try := attempt{endpoint: req.Endpoint, model: req.Model}
 	fallbacks := a.Resilience.FallbackModels
 	var last error
@@ -41,7 +41,7 @@ func (s *Service) generate(ctx context.Context, rc *runCtx, req ports.ModelReque
 			return resp, last
 		}
 		fb := fallbacks[i]
-		ep, epErr := s.endpoint(ctx, fb.ProviderID, a.Name)
+		ep, epErr := s.d.Models.Endpoint(ctx, fb.ProviderID, a.Name)
 		if epErr != nil {
 			return resp, last
 		}
@@ -55,7 +55,7 @@ func (s *Service) generate(ctx context.Context, rc *runCtx, req ports.ModelReque
 // withRetries calls one model, retrying retryable failures when the agent
 // asks for it, with jittered exponential backoff.
 func (s *Service) withRetries(ctx context.Context, rc *runCtx, req ports.ModelRequest, try attempt) (ports.ModelResponse, error) {
-	backoff := models.BackoffOf(rc.agent.agent.Resilience)
+	backoff := models.BackoffOf(rc.agent.Agent.Resilience)
 	req.Endpoint, req.Model = try.endpoint, try.model
 	for n := 0; ; n++ {
 		resp, err := s.call(ctx, rc, req, try)
@@ -79,7 +79,7 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 	sp := rc.tr.Span(domain.SpanGeneration, req.Model, rc.parentSpan()).Meta("model", req.Model).Meta("provider", try.endpoint.Name).
 		Meta("provider_type", models.ProviderType(try.endpoint)).Meta("fallback_index", try.index).Meta("provider_id", rc.providerFor(try)).
 		Set("model", req.Model, false).Set("system_instructions", req.Instructions, true).Set("input", req.Input, true).
-		Set("tools", req.Tools, false).Set("model_settings", req.Settings, false).Set("handoffs", handoffNames(rc.agent), false).
+		Set("tools", req.Tools, false).Set("model_settings", req.Settings, false).Set("handoffs", rc.agent.HandoffNames(), false).
 		Set("output_schema", req.OutputSchema, false)
 	callCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -149,14 +149,6 @@ func (s *Service) noteDropped(rc *runCtx, sp *traces.OpenSpan, try attempt, drop
 func mustItems(items []json.RawMessage) []byte {
 	b, _ := json.Marshal(items)
 	return b
-}
-
-func handoffNames(b *builtAgent) []string {
-	out := []string{}
-	for name := range b.handoffs {
-		out = append(out, name)
-	}
-	return out
 }
 
 func (s *Service) diagnostic(rc *runCtx, typ, code, msg string, details map[string]string) {

@@ -24,7 +24,7 @@ func (s *Service) checkStage(rc *runCtx, stage domain.GuardrailStage, text strin
 	if text == "" {
 		return nil
 	}
-	for _, c := range rc.agent.checks {
+	for _, c := range rc.agent.Checks {
 		g := c.Guardrail()
 		if !c.Applies(stage) || (stage == domain.StageInput && g.Blocking != gate) {
 			continue

@@ -43,11 +43,11 @@ func (s *Service) recordFlight(rc *runCtx, modelTurn bool, resp ports.ModelRespo
 		f.Turn, f.Usage = resp.Output, &u
 	}
 	if sp := rc.agentSpan; sp != nil {
-		f.Agent = flights.Span{ID: sp.Started().ID, Name: sp.Started().Name, AgentConfigID: rc.agent.agent.ID, StartedAt: sp.Started().StartedAt}
+		f.Agent = flights.Span{ID: sp.Started().ID, Name: sp.Started().Name, AgentConfigID: rc.agent.Agent.ID, StartedAt: sp.Started().StartedAt}
 	}
 	for _, c := range calls {
 		fc := flights.Call{Call: c}
-		if spec, ok := offered(rc, c.Name); ok {
+		if spec, ok := rc.agent.Offered(c.Name); ok {
 			fc.Origin = spec.Origin
 		}
 		if reason, no := rejected[c.CallID]; no {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -40,7 +41,7 @@ type outcome struct {
 type runCtx struct {
 	lr         *liveRun
 	tr         *traces.Recorder
-	agent      *builtAgent
+	agent      *agents.Built
 	agentSpan  *traces.OpenSpan
 	planning   bool
 	background bool   // a task's run: nobody reads it live, and it cannot spawn
@@ -76,9 +77,9 @@ func (rc *runCtx) parentSpan() string {
 // providerFor names the provider row an attempt calls.
 func (rc *runCtx) providerFor(try attempt) string {
 	if try.index == 0 {
-		return rc.agent.agent.ProviderID
+		return rc.agent.Agent.ProviderID
 	}
-	return rc.agent.agent.Resilience.FallbackModels[try.index-1].ProviderID
+	return rc.agent.Agent.Resilience.FallbackModels[try.index-1].ProviderID
 }
 
 func (s *Service) publish(lr *liveRun, typ string, payload any) {
@@ -178,7 +179,7 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 		out.partial = rc.partial.String()
 		return out
 	}
-	var ce *configError
+	var ce *domain.ConfigError
 	var me *ports.ModelError
 	var trip *guardTrip
 	var be *behaviorError
@@ -190,14 +191,14 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 	case errors.As(err, &be):
 		return s.failed(lr, domain.CodeModelBehavior, be.msg)
 	case errors.As(err, &ce):
-		return s.failed(lr, domain.CodeConfigError, ce.msg)
+		return s.failed(lr, domain.CodeConfigError, ce.Msg)
 	case errors.As(err, &me):
 		switch me.Kind {
 		case ports.ModelAuth:
 			return s.failed(lr, domain.CodeConfigError, me.Error())
 		case ports.ModelOverflow:
 			why := "turn compaction on in the agent's settings to fold old history"
-			if rc.agent != nil && rc.agent.agent.Compaction.Enabled {
+			if rc.agent != nil && rc.agent.Agent.Compaction.Enabled {
 				why = "compaction could not make it lighter; start a new conversation or branch from an earlier message"
 			}
 			return s.failed(lr, domain.CodeContextOverflow, "the conversation no longer fits the model's context window ("+me.Error()+"): "+why)
@@ -263,9 +264,9 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 	var err error
 	if a := lr.agent; a != nil && a.ID == agentID {
 		// Start read the agent moments ago: it is not read again.
-		rc.agent, err = s.buildFrom(ctx, *a)
+		rc.agent, err = s.builder.BuildFrom(ctx, *a)
 	} else {
-		rc.agent, err = s.build(ctx, agentID)
+		rc.agent, err = s.builder.Build(ctx, agentID)
 	}
 	if err != nil {
 		return 0, err
@@ -277,11 +278,11 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 	if err := s.equip(ctx, rc, rc.agent); err != nil {
 		return 0, err
 	}
-	rc.toolChoice = rc.agent.agent.ModelSettings.ToolChoice
+	rc.toolChoice = rc.agent.Agent.ModelSettings.ToolChoice
 	if lr.resume != nil {
 		rc.toolChoice = lr.resume.state.ToolChoice
 	}
-	rc.profile = heldProfile{profile: rc.agent.profile(), at: s.d.Clock.Now()}
+	rc.profile = heldProfile{profile: rc.agent.Profile(), at: s.d.Clock.Now()}
 	s.startAgent(rc)
 	rc.onCleanUp(func() { rc.agentSpan.Finish(nil) })
 	// Blocking input guardrails gate every model call — the title's too: a
@@ -328,16 +329,16 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 			return s.fail(rc, err), true
 		}
 		t.input = append(t.input, more...)
-		if t.turn > rc.agent.maxTurns() {
+		if t.turn > rc.agent.MaxTurns() {
 			return s.maxTurns(ctx, rc), true
 		}
 		// The turn boundary: a history past the threshold folds first (and
 		// a workflow step that asks for it folds before its first turn).
 		first := t.turn == 1 && lr.compactFirst
 		lr.compactFirst = false
-		if first && !rc.agent.agent.Compaction.Enabled {
+		if first && !rc.agent.Agent.Compaction.Enabled {
 			s.d.Log.Info("a workflow step asked to compact first, but its agent has compaction off", "run_id", lr.run.ID,
-				"agent", rc.agent.agent.Name)
+				"agent", rc.agent.Agent.Name)
 		}
 		if _, err := s.compactTurn(rc, t, first); err != nil {
 			return s.fail(rc, err), true
@@ -374,7 +375,7 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		if err := s.handOff(rc, *handoff); err != nil {
 			return s.fail(rc, err), true
 		}
-		if rc.agent.agent.Behavior.HandoffInputFilter == domain.HandoffRemoveAllTools {
+		if rc.agent.Agent.Behavior.HandoffInputFilter == domain.HandoffRemoveAllTools {
 			t.input = sessions.WithoutTools(t.input)
 		}
 		return outcome{}, false
@@ -448,17 +449,17 @@ func waitTitle(lr *liveRun, done <-chan struct{}) {
 
 // startAgent opens the span of an agent's stretch and announces it.
 func (s *Service) startAgent(rc *runCtx) {
-	a := rc.agent.agent
+	a := rc.agent.Agent
 	rc.agentSpan = rc.tr.Span(domain.SpanAgent, a.Name, "").Meta("agent_config_id", a.ID).Meta("model", a.Model)
 	s.publish(rc.lr, domain.EventAgentStart, domain.AgentStartPayload{RunID: rc.lr.run.ID, AgentName: a.Name, AgentConfigID: a.ID})
 }
 
 // handOff passes the run to another agent.
 func (s *Service) handOff(rc *runCtx, to domain.Agent) error {
-	from := rc.agent.agent
+	from := rc.agent.Agent
 	rc.tr.Span(domain.SpanHandoff, from.Name+" → "+to.Name, rc.parentSpan()).Meta("from", from.Name).Meta("to", to.Name).Zero(nil)
 	s.publish(rc.lr, domain.EventHandoff, domain.HandoffPayload{RunID: rc.lr.run.ID, From: from.Name, To: to.Name, FromID: from.ID, ToID: to.ID})
-	next, err := s.build(rc.lr.ctx, to.ID)
+	next, err := s.builder.Build(rc.lr.ctx, to.ID)
 	if err != nil {
 		return err
 	}
@@ -466,7 +467,7 @@ func (s *Service) handOff(rc *runCtx, to domain.Agent) error {
 		return err
 	}
 	rc.agentSpan.Finish(nil)
-	rc.agent, rc.toolChoice = next, next.agent.ModelSettings.ToolChoice
+	rc.agent, rc.toolChoice = next, next.Agent.ModelSettings.ToolChoice
 	s.startAgent(rc)
 	return nil
 }
@@ -474,7 +475,7 @@ func (s *Service) handOff(rc *runCtx, to domain.Agent) error {
 // stopTool is the first result of a stop_at_tools tool: it ends the run with
 // its output as the final output.
 func (s *Service) stopTool(rc *runCtx, results []toolResult) *toolResult {
-	stops := rc.agent.agent.Behavior.StopAtTools
+	stops := rc.agent.Agent.Behavior.StopAtTools
 	if stops == "" {
 		return nil
 	}
@@ -492,7 +493,7 @@ func (s *Service) stopTool(rc *runCtx, results []toolResult) *toolResult {
 // used tools — otherwise a model forced to call tools never answers —
 // unless the agent disables the reset.
 func (s *Service) resetToolChoice(rc *runCtx) {
-	if rc.toolChoice != "" && rc.toolChoice != "auto" && rc.toolChoice != "none" && !rc.agent.agent.Behavior.DisableToolChoiceReset {
+	if rc.toolChoice != "" && rc.toolChoice != "auto" && rc.toolChoice != "none" && !rc.agent.Agent.Behavior.DisableToolChoiceReset {
 		rc.toolChoice = "auto"
 	}
 }
@@ -500,15 +501,15 @@ func (s *Service) resetToolChoice(rc *runCtx) {
 // request builds a model call from the conversation: the history limit,
 // the reasoning id policy and the tool choice applied.
 func (s *Service) request(rc *runCtx, input []json.RawMessage) ports.ModelRequest {
-	a := rc.agent.agent
+	a := rc.agent.Agent
 	input = sessions.LimitHistory(input, a.Session.HistoryLimit)
 	if a.Behavior.ReasoningItemIDPolicy == "omit" {
 		input = sessions.WithoutReasoningIDs(input)
 	}
 	settings := a.ModelSettings
 	settings.ToolChoice = rc.toolChoice
-	return ports.ModelRequest{Endpoint: rc.agent.endpoint, Model: a.Model, Instructions: rc.agent.instructions, Input: input,
-		Tools: rc.agent.toolDefs(rc.planning), ToolChoice: rc.toolChoice, Settings: settings,
+	return ports.ModelRequest{Endpoint: rc.agent.Endpoint, Model: a.Model, Instructions: rc.agent.Instructions, Input: input,
+		Tools: rc.agent.ToolDefs(rc.planning), ToolChoice: rc.toolChoice, Settings: settings,
 		OutputSchema: a.Guardrails.OutputSchema, PromptID: a.Session.PromptID, PromptVersion: a.Session.PromptVersion,
 		ConversationID: rc.lr.run.SessionID}
 }

@@ -3,6 +3,7 @@ package runs
 import (
 	"testing"
 
+	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/domain"
 )
 
@@ -13,7 +14,7 @@ func TestToolChoiceResetsAfterToolsUnlessDisabled(t *testing.T) {
 		disable bool
 		want    string
 	}{{"required", false, "auto"}, {"required", true, "required"}, {"read_file", false, "auto"}, {"none", false, "none"}, {"", false, ""}} {
-		rc := &runCtx{toolChoice: c.choice, agent: &builtAgent{agent: domain.Agent{AgentSpec: domain.AgentSpec{
+		rc := &runCtx{toolChoice: c.choice, agent: &agents.Built{Agent: domain.Agent{AgentSpec: domain.AgentSpec{
 			Behavior: domain.AgentBehavior{DisableToolChoiceReset: c.disable}}}}}
 		s.resetToolChoice(rc)
 		if rc.toolChoice != c.want {

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/approvals"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -72,14 +73,16 @@ type Deps struct {
 
 // Service starts, steers and stops runs.
 type Service struct {
-	d     Deps
-	gate  *approvals.Service
-	trust *approvals.TrustStore // the gate's
-	root  context.Context
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
-	mu    sync.Mutex
-	live  map[string]*liveRun
+	d    Deps
+	gate *approvals.Service
+	// builder readies a run's agent: endpoint, instructions, tools.
+	builder *agents.Builder
+	trust   *approvals.TrustStore // the gate's
+	root    context.Context
+	stop    context.CancelFunc
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	live    map[string]*liveRun
 }
 
 // liveRun is a run executing now.
@@ -128,7 +131,9 @@ func New(d Deps) *Service {
 	}
 	gate := approvals.New(approvals.Deps{Store: d.Approvals, Sessions: d.Sessions, Settings: d.Settings, Toolsets: d.Toolsets,
 		Clock: d.Clock, Log: d.Log})
-	return &Service{d: d, gate: gate, trust: gate.Trust(), root: root, stop: stop, live: map[string]*liveRun{}}
+	builder := agents.NewBuilder(agents.BuildDeps{Config: d.Config, Endpoints: d.Models, Settings: d.Settings, Guardrails: d.Guardrails,
+		Toolsets: d.Toolsets})
+	return &Service{d: d, gate: gate, trust: gate.Trust(), builder: builder, root: root, stop: stop, live: map[string]*liveRun{}}
 }
 
 // Hub is the service's event hub.

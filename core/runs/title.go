@@ -18,7 +18,7 @@ const titleBudget = 15 * time.Second
 func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 	done := make(chan struct{})
 	// Read the agent now: a handoff replaces rc.agent while this runs.
-	endpoint, model := rc.agent.endpoint, s.d.Models.TitleModel(rc.lr.ctx, rc.agent.agent.Model)
+	endpoint, model := rc.agent.Endpoint, s.d.Models.TitleModel(rc.lr.ctx, rc.agent.Agent.Model)
 	// A cancelled run does not wait for its title, so the call is counted
 	// with the runs: Shutdown waits for it, and a forced stop ends it,
 	// before the store it writes to closes.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -28,7 +27,7 @@ type toolResult struct {
 func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item, rejected map[string]string) ([]toolResult, *domain.Agent, error) {
 	results := make([]toolResult, len(calls))
 	var handoff *domain.Agent
-	limit := rc.agent.agent.Behavior.MaxToolConcurrency
+	limit := rc.agent.Agent.Behavior.MaxToolConcurrency
 	if limit <= 0 {
 		limit = 4
 	}
@@ -54,7 +53,7 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 			leavePlanning = leavePlanning || (rc.planning && !results[i].isError)
 			continue
 		}
-		if target, ok := rc.agent.handoffs[call.Name]; ok && !rc.planning {
+		if target, ok := rc.agent.Handoffs[call.Name]; ok && !rc.planning {
 			if handoff == nil {
 				t := target
 				handoff = &t
@@ -65,7 +64,7 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 			}
 			continue
 		}
-		if !s.knows(rc, call.Name) && rc.agent.agent.Behavior.ToolNotFoundBehavior == "error" {
+		if !s.knows(rc, call.Name) && rc.agent.Agent.Behavior.ToolNotFoundBehavior == "error" {
 			return nil, nil, &behaviorError{fmt.Sprintf("the model called %q, a tool this agent does not have", call.Name)}
 		}
 		wg.Add(1)
@@ -108,17 +107,8 @@ type behaviorError struct{ msg string }
 func (e *behaviorError) Error() string { return e.msg }
 
 func (s *Service) knows(rc *runCtx, name string) bool {
-	_, ok := offered(rc, name)
+	_, ok := rc.agent.Offered(name)
 	return ok
-}
-
-// offered is the spec of the tool called name that the run offers.
-func offered(rc *runCtx, name string) (tools.Spec, bool) {
-	i := slices.IndexFunc(rc.agent.specs, func(sp tools.Spec) bool { return sp.Name == name })
-	if i < 0 {
-		return tools.Spec{}, false
-	}
-	return rc.agent.specs[i], true
 }
 
 // errUnknownTool fails the span of a call of a tool the run did not offer:
@@ -130,7 +120,7 @@ var errUnknownTool = errors.New("the model called a tool this run does not offer
 // tool that is not read-only, with a message the model can act on, rather
 // than hiding it.
 func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (toolResult, error) {
-	spec, known := offered(rc, call.Name)
+	spec, known := rc.agent.Offered(call.Name)
 	if !known {
 		spec.Origin = tools.OriginUnknown
 	}
@@ -172,7 +162,7 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 // program's Go tool, say — fails the call, not the process.
 func (s *Service) callToolset(ctx context.Context, rc *runCtx, spec tools.Spec, call domain.Item) (r toolResult) {
 	r = toolResult{callID: call.CallID, name: call.Name}
-	i, ok := rc.agent.owner[call.Name]
+	i, ok := rc.agent.Owner[call.Name]
 	if !ok {
 		return r
 	}
@@ -196,6 +186,6 @@ func (s *Service) callToolset(ctx context.Context, rc *runCtx, spec tools.Spec, 
 
 // runCall is the run a call of toolset i's is made on.
 func (s *Service) runCall(rc *runCtx, i int, call domain.Item) tools.RunCall {
-	return tools.RunCall{Run: rc.lr.run, Agent: rc.agent.agent, Approved: rc.approved[call.CallID],
-		Triggered: s.trust.IsTriggered(rc.lr.run.ID), State: rc.agent.states[i]}
+	return tools.RunCall{Run: rc.lr.run, Agent: rc.agent.Agent, Approved: rc.approved[call.CallID],
+		Triggered: s.trust.IsTriggered(rc.lr.run.ID), State: rc.agent.States[i]}
 }

@@ -116,7 +116,5 @@ type Previewer interface {
 }
 
 // ConfigError is an Offer failure caused by configuration: the run ends
-// with code config_error and this message.
-type ConfigError struct{ Msg string }
-
-func (e *ConfigError) Error() string { return e.Msg }
+// with code config_error and its message.
+type ConfigError = domain.ConfigError
