@@ -1,10 +1,12 @@
-// Package flights keeps the record of a turn's tool calls in flight: what
+// Package flights keeps what a turn's tool calls leave in the
+// conversation: each call's answer (Result) and the entries a turn
+// records (Record), and the record of the calls in flight: what
 // a run writes before its calls run, so that a restart after a crash keeps
 // them in the conversation — with an unknown outcome — instead of letting
 // them vanish. A call may reach the world (an MCP server, a sandbox) and
 // then the process dies: without this record the model may make it again.
-// core/runs writes the record and lands it; this package holds its shape
-// and the rules of landing it that need no live run.
+// core/runs writes the records and lands them; this package holds their
+// shape and the rules that need no live run.
 package flights
 
 import (

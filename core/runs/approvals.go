@@ -8,6 +8,7 @@ import (
 	"github.com/agents-server/agents-server/core/approvals"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/flights"
 	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -76,7 +77,7 @@ func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.Mo
 	if info, ok := s.d.Hub.Info(run.ID); ok {
 		run.LastSeq = info.LastSeq + 1 // run.interrupted, below
 	}
-	_, err := s.d.Sessions.AppendWith(context.WithoutCancel(ctx), run.SessionID, turnEntries(run.ID, resp, nil),
+	_, err := s.d.Sessions.AppendWith(context.WithoutCancel(ctx), run.SessionID, flights.TurnEntries(run.ID, resp, nil),
 		func(tx ports.SessionTx) error { return tx.FileApprovals(ctx, rows, run, state) })
 	if err != nil {
 		s.d.Log.Error("recording a pause failed", "run_id", run.ID, "err", err)

@@ -16,18 +16,18 @@ import (
 // calls do not vanish from the conversation and the model's next turn
 // finds every call answered. A finished call's output still passes the
 // tool_output guardrails: one that trips is withheld.
-func (s *Service) stoppedTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []toolResult) []domain.Entry {
+func (s *Service) stoppedTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []flights.Result) []domain.Entry {
 	for i, r := range results {
-		if r.cutOff {
+		if r.CutOff {
 			continue
 		}
 		var trip *guardTrip
-		if errors.As(s.checkStage(rc, domain.StageToolOutput, r.output, false), &trip) {
-			results[i].output, results[i].isError = "Withheld: the "+trip.name+" guardrail tripped on this call's output.", true
-			results[i].display = &domain.Display{Kind: "error", Title: r.name + " withheld", Summary: "Guardrail " + trip.name}
+		if errors.As(s.checkStage(rc, domain.StageToolOutput, r.Output, false), &trip) {
+			results[i].Output, results[i].IsError = "Withheld: the "+trip.name+" guardrail tripped on this call's output.", true
+			results[i].Display = &domain.Display{Kind: "error", Title: r.Name + " withheld", Summary: "Guardrail " + trip.name}
 		}
 	}
-	return turnRecord(rc.lr.run.ID, modelTurn, resp, results)
+	return flights.Record(rc.lr.run.ID, modelTurn, resp, results)
 }
 
 // recordFlight writes the turn's calls before they run. A turn without
@@ -80,16 +80,7 @@ func (s *Service) landFlight(ctx context.Context, r domain.Run) []domain.Entry {
 	if history, err := s.d.Sessions.History(ctx, r.SessionID); err == nil && flights.Answered(history, f.Calls[0].Call.CallID) {
 		return nil
 	}
-	results := make([]toolResult, 0, len(f.Calls))
-	for _, fc := range f.Calls {
-		c := fc.Call
-		if fc.Rejected != nil {
-			results = append(results, rejectedResult(c, *fc.Rejected))
-			continue
-		}
-		results = append(results, toolResult{callID: c.CallID, name: c.Name, output: flights.UnknownOutcome, isError: true,
-			display: &domain.Display{Kind: "interrupted", Title: c.Name + " cut off by a restart", Summary: "Result unknown"}})
-	}
+	results := f.Landing()
 	for _, sp := range f.Spans(r, s.d.Clock.Now(), s.d.IDs.NewID) {
 		s.saveLandedSpan(ctx, sp)
 	}
@@ -97,7 +88,7 @@ func (s *Service) landFlight(ctx context.Context, r domain.Run) []domain.Entry {
 	if f.Usage != nil {
 		resp.Usage = *f.Usage
 	}
-	return turnRecord(r.ID, f.Turn != nil, resp, results)
+	return flights.Record(r.ID, f.Turn != nil, resp, results)
 }
 
 // saveLandedSpan stores a span a restart records; a failure is logged.

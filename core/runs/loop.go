@@ -11,6 +11,7 @@ import (
 	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/flights"
 	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/sandboxtools"
 	"github.com/agents-server/agents-server/core/sessions"
@@ -369,7 +370,7 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		return s.fail(rc, err), true
 	}
 	for _, r := range results {
-		t.input = append(t.input, domain.FunctionCallOutput(r.callID, r.output))
+		t.input = append(t.input, domain.FunctionCallOutput(r.CallID, r.Output))
 	}
 	if handoff != nil {
 		if err := s.handOff(rc, *handoff); err != nil {
@@ -381,7 +382,7 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		return outcome{}, false
 	}
 	if stop := s.stopTool(rc, results); stop != nil {
-		return s.finalize(ctx, rc, stop.output, ""), true
+		return s.finalize(ctx, rc, stop.Output, ""), true
 	}
 	if len(calls) > 0 {
 		s.resetToolChoice(rc)
@@ -401,9 +402,9 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 // recordTurn appends a turn's entries and announces its tool results. A
 // turn the model completed is recorded even if a cancel arrives now (a
 // resumed turn's model items were recorded at its pause).
-func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []toolResult) error {
+func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []flights.Result) error {
 	lr := rc.lr
-	entries := turnRecord(lr.run.ID, modelTurn, resp, results)
+	entries := flights.Record(lr.run.ID, modelTurn, resp, results)
 	ctx := context.WithoutCancel(lr.ctx)
 	appendTurn := func(also func(ports.SessionTx) error) error {
 		_, err := s.d.Sessions.AppendWith(ctx, lr.run.SessionID, entries, also)
@@ -424,9 +425,9 @@ func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelRespons
 		}
 	}
 	for _, r := range results {
-		p := domain.ToolResultPayload{RunID: lr.run.ID, ToolCallID: r.callID, Output: r.output, IsError: r.isError}
-		if r.display != nil {
-			p.Title, p.Summary, p.Renderer, p.Extra = r.display.Title, r.display.Summary, r.display.Renderer, r.display.Extra
+		p := domain.ToolResultPayload{RunID: lr.run.ID, ToolCallID: r.CallID, Output: r.Output, IsError: r.IsError}
+		if r.Display != nil {
+			p.Title, p.Summary, p.Renderer, p.Extra = r.Display.Title, r.Display.Summary, r.Display.Renderer, r.Display.Extra
 		}
 		s.publish(lr, domain.EventToolResult, p)
 	}
@@ -474,14 +475,14 @@ func (s *Service) handOff(rc *runCtx, to domain.Agent) error {
 
 // stopTool is the first result of a stop_at_tools tool: it ends the run with
 // its output as the final output.
-func (s *Service) stopTool(rc *runCtx, results []toolResult) *toolResult {
+func (s *Service) stopTool(rc *runCtx, results []flights.Result) *flights.Result {
 	stops := rc.agent.Agent.Behavior.StopAtTools
 	if stops == "" {
 		return nil
 	}
 	for _, r := range results {
 		for _, name := range strings.Split(stops, ",") {
-			if strings.TrimSpace(name) == r.name {
+			if strings.TrimSpace(name) == r.Name {
 				return &r
 			}
 		}
@@ -580,60 +581,6 @@ func (s *Service) consume(rc *runCtx, queues ...domain.QueueMode) ([]json.RawMes
 		lr.injected++
 	}
 	return out, nil
-}
-
-// turnRecord is what a turn records: its model items and tool outputs, or
-// (modelTurn false: a resumed turn, whose items its pause recorded) the
-// outputs alone.
-func turnRecord(runID string, modelTurn bool, resp ports.ModelResponse, results []toolResult) []domain.Entry {
-	if modelTurn {
-		return turnEntries(runID, resp, results)
-	}
-	return outputEntries(runID, results)
-}
-
-// turnEntries are the entries a turn appends in one transaction: the model's
-// output items (the call's usage on the last of them), then the tool outputs.
-func turnEntries(runID string, resp ports.ModelResponse, results []toolResult) []domain.Entry {
-	var out []domain.Entry
-	for i, raw := range resp.Output {
-		e := domain.Entry{Kind: domain.KindItem, Source: domain.SourceModel, RunID: runID, Item: raw}
-		if i == len(resp.Output)-1 {
-			u := resp.Usage
-			e.Usage = &u
-		}
-		out = append(out, e)
-	}
-	if len(resp.Output) == 0 {
-		// A call that produced nothing still cost something: keep its usage.
-		u := resp.Usage
-		out = append(out, domain.Entry{Kind: domain.KindAnnotation, RunID: runID, Usage: &u, Text: "The model returned no output."})
-	}
-	return append(out, outputEntries(runID, results)...)
-}
-
-// outputEntries record a turn's tool outputs.
-func outputEntries(runID string, results []toolResult) []domain.Entry {
-	out := make([]domain.Entry, 0, len(results))
-	for _, r := range results {
-		out = append(out, domain.Entry{Kind: domain.KindItem, Source: domain.SourceTool, RunID: runID,
-			Item: domain.FunctionCallOutput(r.callID, r.output), Display: resultDisplay(r)})
-	}
-	return out
-}
-
-func resultDisplay(r toolResult) *domain.Display {
-	d := r.display
-	if r.isError {
-		if d == nil {
-			d = &domain.Display{}
-		}
-		if d.Kind == "" {
-			d.Kind = "error"
-		}
-		d.IsError = true
-	}
-	return d
 }
 
 // newRecorder is the recorder of lr's spans, publishing each stored span

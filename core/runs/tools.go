@@ -11,21 +11,13 @@ import (
 	"github.com/agents-server/agents-server/core/tools"
 )
 
-// toolResult is one answered call.
-type toolResult struct {
-	callID, name, output string
-	isError              bool
-	display              *domain.Display
-	cutOff               bool // a cancel decided it: the call did not finish
-}
-
 // runTools answers a turn's calls, at most max_tool_concurrency at once. A
 // transfer tool hands the run to its target (the first one wins). Each call
 // passes the tool_input guardrails before it runs and the tool_output ones
 // before the model reads its result; a trip ends the run. A cancel returns
 // ctx's error with what became of each call (see stoppedTurn).
-func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item, rejected map[string]string) ([]toolResult, *domain.Agent, error) {
-	results := make([]toolResult, len(calls))
+func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item, rejected map[string]string) ([]flights.Result, *domain.Agent, error) {
+	results := make([]flights.Result, len(calls))
 	var handoff *domain.Agent
 	limit := rc.agent.Agent.Behavior.MaxToolConcurrency
 	if limit <= 0 {
@@ -37,7 +29,7 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 	leavePlanning := false
 	for i, call := range calls {
 		if reason, no := rejected[call.CallID]; no {
-			results[i] = rejectedResult(call, reason)
+			results[i] = flights.Rejected(call, reason)
 			continue
 		}
 		if err := s.checkStage(rc, domain.StageToolInput, call.Arguments, false); err != nil {
@@ -50,17 +42,17 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 			if results[i], err = s.runTool(ctx, rc, call); err != nil {
 				return nil, nil, err
 			}
-			leavePlanning = leavePlanning || (rc.planning && !results[i].isError)
+			leavePlanning = leavePlanning || (rc.planning && !results[i].IsError)
 			continue
 		}
 		if target, ok := rc.agent.Handoffs[call.Name]; ok && !rc.planning {
 			if handoff == nil {
 				t := target
 				handoff = &t
-				results[i] = toolResult{callID: call.CallID, name: call.Name, output: fmt.Sprintf(`{"assistant": %q}`, target.Name),
-					display: &domain.Display{Kind: "handoff", Title: "Handed off to " + target.Name}}
+				results[i] = flights.Result{CallID: call.CallID, Name: call.Name, Output: fmt.Sprintf(`{"assistant": %q}`, target.Name),
+					Display: &domain.Display{Kind: "handoff", Title: "Handed off to " + target.Name}}
 			} else {
-				results[i] = toolResult{callID: call.CallID, name: call.Name, isError: true, output: "Only one handoff per turn: this one was not taken."}
+				results[i] = flights.Result{CallID: call.CallID, Name: call.Name, IsError: true, Output: "Only one handoff per turn: this one was not taken."}
 			}
 			continue
 		}
@@ -73,13 +65,13 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if ctx.Err() != nil {
-				results[i] = toolResult{callID: call.CallID, name: call.Name, output: "The run was stopped before this call ran.",
-					isError: true, cutOff: true, display: &domain.Display{Kind: "stopped", Title: call.Name + " not run", Summary: "Stopped before it ran"}}
+				results[i] = flights.Result{CallID: call.CallID, Name: call.Name, Output: "The run was stopped before this call ran.",
+					IsError: true, CutOff: true, Display: &domain.Display{Kind: "stopped", Title: call.Name + " not run", Summary: "Stopped before it ran"}}
 				return
 			}
 			if results[i], errs[i] = s.runTool(ctx, rc, call); errs[i] != nil && ctx.Err() != nil {
-				results[i] = toolResult{callID: call.CallID, name: call.Name, output: flights.StoppedOutcome, isError: true, cutOff: true,
-					display: &domain.Display{Kind: "interrupted", Title: call.Name + " stopped", Summary: "Result unknown"}}
+				results[i] = flights.Result{CallID: call.CallID, Name: call.Name, Output: flights.StoppedOutcome, IsError: true, CutOff: true,
+					Display: &domain.Display{Kind: "interrupted", Title: call.Name + " stopped", Summary: "Result unknown"}}
 			}
 		}()
 	}
@@ -94,7 +86,7 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 		if errs[i] != nil {
 			return nil, nil, errs[i]
 		}
-		if err := s.checkStage(rc, domain.StageToolOutput, r.output, false); err != nil {
+		if err := s.checkStage(rc, domain.StageToolOutput, r.Output, false); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -119,18 +111,18 @@ var errUnknownTool = errors.New("the model called a tool this run does not offer
 // origin (unknown for a name the run did not offer). Planning refuses every
 // tool that is not read-only, with a message the model can act on, rather
 // than hiding it.
-func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (toolResult, error) {
+func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (flights.Result, error) {
 	spec, known := rc.agent.Offered(call.Name)
 	if !known {
 		spec.Origin = tools.OriginUnknown
 	}
 	sp := rc.tr.Span(domain.SpanFunction, call.Name, rc.parentSpan()).Meta("tool", call.Name).Meta("call_id", call.CallID).
 		Meta("origin", spec.Origin).Set("arguments", call.Arguments, true)
-	r := toolResult{callID: call.CallID, name: call.Name}
+	r := flights.Result{CallID: call.CallID, Name: call.Name}
 	switch {
 	case !known:
-		r.isError = true
-		r.output = fmt.Sprintf("Error: there is no tool named %q. Call only the tools you were given.", call.Name)
+		r.IsError = true
+		r.Output = fmt.Sprintf("Error: there is no tool named %q. Call only the tools you were given.", call.Name)
 	case call.Name == tools.SubmitPlan.Name:
 		var err error
 		if r, err = s.submitPlan(ctx, rc, call); err != nil {
@@ -138,17 +130,17 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 			return r, err
 		}
 	case rc.planning && !spec.ReadOnly:
-		r.isError = true
-		r.output = fmt.Sprintf("Refused: this session is in planning mode, where %s is not available. Work out the plan, "+
+		r.IsError = true
+		r.Output = fmt.Sprintf("Refused: this session is in planning mode, where %s is not available. Work out the plan, "+
 			"then present it with submit_plan; the person's approval ends planning mode.", call.Name)
-		r.display = &domain.Display{Kind: "refused", Title: call.Name + " refused while planning"}
+		r.Display = &domain.Display{Kind: "refused", Title: call.Name + " refused while planning"}
 	default:
 		if spec.Server != "" {
 			sp.Meta("mcp_server", spec.Server)
 		}
 		r = s.callToolset(ctx, rc, spec, call)
 	}
-	sp.Meta("is_error", r.isError).Set("output", r.output, true)
+	sp.Meta("is_error", r.IsError).Set("output", r.Output, true)
 	if !known {
 		sp.Finish(errUnknownTool)
 	} else {
@@ -160,8 +152,8 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (to
 // callToolset hands a call to the toolset that offered the tool (a
 // handoff, answered by runTools, has none). A panic in a toolset — in a
 // program's Go tool, say — fails the call, not the process.
-func (s *Service) callToolset(ctx context.Context, rc *runCtx, spec tools.Spec, call domain.Item) (r toolResult) {
-	r = toolResult{callID: call.CallID, name: call.Name}
+func (s *Service) callToolset(ctx context.Context, rc *runCtx, spec tools.Spec, call domain.Item) (r flights.Result) {
+	r = flights.Result{CallID: call.CallID, Name: call.Name}
 	i, ok := rc.agent.Owner[call.Name]
 	if !ok {
 		return r
@@ -169,7 +161,7 @@ func (s *Service) callToolset(ctx context.Context, rc *runCtx, spec tools.Spec, 
 	defer func() {
 		if p := recover(); p != nil {
 			s.d.Log.Error("a tool panicked", "tool", call.Name, "origin", spec.Origin, "panic", p)
-			r.isError, r.output = true, fmt.Sprintf("Error: the tool %s failed: %v", call.Name, p)
+			r.IsError, r.Output = true, fmt.Sprintf("Error: the tool %s failed: %v", call.Name, p)
 		}
 	}()
 	on := s.runCall(rc, i, call)
@@ -180,7 +172,7 @@ func (s *Service) callToolset(ctx context.Context, rc *runCtx, spec tools.Spec, 
 		}
 	}
 	a := s.d.Toolsets[i].Call(ctx, on, call)
-	r.output, r.isError, r.display = a.Output, a.IsError, a.Display
+	r.Output, r.IsError, r.Display = a.Output, a.IsError, a.Display
 	return r
 }
 
