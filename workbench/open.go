@@ -20,6 +20,7 @@ import (
 	"github.com/agents-server/agents-server/adapters/webfetch"
 	"github.com/agents-server/agents-server/adapters/ws"
 	"github.com/agents-server/agents-server/core/agents"
+	"github.com/agents-server/agents-server/core/ask"
 	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/errs"
@@ -349,8 +350,8 @@ func (w *Workbench) buildEdges() (err error) {
 	}
 	w.bus = ws.New(ws.Deps{Auth: s.auth, Runs: s.runs, Budget: w.api, Streams: s.streams, Log: w.log})
 	w.terminal = ws.NewTerminal(s.auth, s.sandboxes, w.api, s.streams, w.log)
-	w.mcpServer = mcpserver.New(mcpserver.Deps{Auth: s.auth, Agents: s.agents, Sessions: s.sessions, Runs: s.runs,
-		Settings: s.settings, Budget: w.api, SessionIdle: o.MCPSessionIdle, Version: o.Version, Log: w.log})
+	w.mcpServer = mcpserver.New(mcpserver.Deps{Auth: s.auth, Agents: s.agents, Sessions: s.sessions,
+		Ask: ask.New(s.runs, s.sessions), Settings: s.settings, Budget: w.api, SessionIdle: o.MCPSessionIdle, Version: o.Version, Log: w.log})
 	return nil
 }
 

@@ -20,10 +20,10 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agents-server/agents-server/core/agents"
+	"github.com/agents-server/agents-server/core/ask"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 )
@@ -36,7 +36,8 @@ type Deps struct {
 	Auth     *auth.Service
 	Agents   *agents.Service
 	Sessions *sessions.Service
-	Runs     *runs.Service
+	// Ask asks an agent and waits for its answer.
+	Ask      *ask.Service
 	Settings *settings.Service
 	// Budget is the API's per-address rate budgets, which /mcp spends as
 	// REST and the WebSockets do; nil: none (an embedder's choice).
@@ -178,7 +179,7 @@ func (s *server) ask(ctx context.Context, req *sdk.CallToolRequest, agentID, age
 	if utf8.RuneCountInString(title) > 80 {
 		title = string([]rune(title)[:79]) + "…"
 	}
-	a, err := s.d.Runs.Ask(ctx, p, agentID, strings.Join(strings.Fields(title), " "), in.Prompt)
+	a, err := s.d.Ask.Ask(ctx, p, agentID, strings.Join(strings.Fields(title), " "), in.Prompt)
 	if err != nil {
 		if ctx.Err() != nil {
 			return errorResult(fmt.Sprintf("stopped waiting; the run %s goes on in the workbench (session %s)", a.RunID, a.SessionID)), nil, nil
