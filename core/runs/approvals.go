@@ -8,8 +8,8 @@ import (
 	"github.com/agents-server/agents-server/core/approvals"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/core/flights"
 	"github.com/agents-server/agents-server/core/tools"
+	"github.com/agents-server/agents-server/core/transcript"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -77,7 +77,7 @@ func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.Mo
 	if info, ok := s.d.Hub.Info(run.ID); ok {
 		run.LastSeq = info.LastSeq + 1 // run.interrupted, below
 	}
-	_, err := s.d.Sessions.AppendWith(context.WithoutCancel(ctx), run.SessionID, flights.TurnEntries(run.ID, resp, nil),
+	_, err := s.d.Sessions.AppendWith(context.WithoutCancel(ctx), run.SessionID, transcript.TurnEntries(run.ID, resp, nil),
 		func(tx ports.SessionTx) error { return tx.FileApprovals(ctx, rows, run, state) })
 	if err != nil {
 		s.d.Log.Error("recording a pause failed", "run_id", run.ID, "err", err)
@@ -194,9 +194,9 @@ func (s *Service) endPause(ctx context.Context, run domain.Run, reason, note str
 		title = "Approval expired"
 	}
 	if note == "" {
-		note = cancelReasons[reason]
+		note = transcript.CancelReason(reason)
 	}
-	entries = append(entries, endingNote(run.ID, domain.RunCancelled, reason, title, note, nil))
+	entries = append(entries, transcript.EndingNote(run.ID, domain.RunCancelled, reason, title, note, nil))
 	now := s.d.Clock.Now()
 	run.Status, run.ErrorCode, run.UpdatedAt, run.EndedAt = domain.RunCancelled, reason, now, &now
 	also := listeners(s.d.Listeners).ending(ctx, run)

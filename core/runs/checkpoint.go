@@ -3,8 +3,6 @@ package runs
 import (
 	"context"
 	"time"
-
-	"github.com/agents-server/agents-server/core/domain"
 )
 
 // DefaultCheckpointEvery is how often a streaming answer is recorded: at
@@ -38,12 +36,4 @@ func (s *Service) saveProgress(rc *runCtx, force bool) {
 	if err := s.d.Runs.CheckpointRun(context.WithoutCancel(rc.lr.ctx), rc.lr.run.ID, info.LastSeq, text); err != nil {
 		s.d.Log.Warn("recording a run's progress failed", "run_id", rc.lr.run.ID, "err", err)
 	}
-}
-
-// cutShort is the entry that keeps an answer a run did not finish: for the
-// person and for the model's next turn, marked as cut short.
-func cutShort(runID, text, why string) domain.Entry {
-	return domain.Entry{Kind: domain.KindItem, Source: domain.SourceModel, RunID: runID,
-		Item:    domain.AssistantMessage("", text),
-		Display: &domain.Display{Kind: displayStopped, Title: "Stopped", Summary: why}}
 }

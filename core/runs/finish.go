@@ -6,41 +6,8 @@ import (
 	"fmt"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/transcript"
 )
-
-// Display kinds of the notes that record how a run ended without completing.
-const (
-	displayRunError     = "run_error"
-	displayRunCancelled = "run_cancelled"
-	displayStopped      = "stopped" // a partial answer a cancel cut short
-)
-
-// endingNote records how a run that did not complete ended — the error or
-// the cancellation the live stream announced — so a reload shows it too.
-// The model never sees it. title "" gives the usual one.
-func endingNote(runID string, status domain.RunStatus, code, title, text string, extra map[string]string) domain.Entry {
-	d := &domain.Display{Kind: displayRunCancelled, Title: "Cancelled", Extra: map[string]string{"code": code}}
-	if status == domain.RunError {
-		d.Kind, d.Title, d.IsError = displayRunError, "The run failed", true
-	}
-	if title != "" {
-		d.Title = title
-	}
-	for k, v := range extra {
-		d.Extra[k] = v
-	}
-	return domain.Entry{Kind: domain.KindAnnotation, RunID: runID, Text: text, Display: d}
-}
-
-// cancelReasons say in words why a run was cancelled.
-var cancelReasons = map[string]string{
-	"stopped":                   "Stopped before it finished.",
-	domain.CancelServerShutdown: "The server shut down during this run.",
-	"superseded":                "A new message arrived before a decision on its approvals.",
-	"expired":                   "Its approval waited too long without a decision.",
-	"session_deleted":           "Its conversation was deleted.",
-	"account_deleted":           "Its owner's account was deleted.",
-}
 
 // noteFor is the ending note of a loop's outcome; ok is false for one that
 // needs none (a completion, a pause).
@@ -52,13 +19,13 @@ func noteFor(runID string, out outcome) (domain.Entry, bool) {
 		if json.Unmarshal(out.event.Payload, &p) == nil && p.Guardrail != "" {
 			extra["guardrail"], extra["stage"] = p.Guardrail, p.Stage
 		}
-		return endingNote(runID, out.status, out.code, "", out.msg, extra), true
+		return transcript.EndingNote(runID, out.status, out.code, "", out.msg, extra), true
 	case domain.RunCancelled:
-		text := cancelReasons[out.code]
+		text := transcript.CancelReason(out.code)
 		if text == "" {
 			text = "Cancelled (" + out.code + ")."
 		}
-		return endingNote(runID, out.status, out.code, "", text, nil), true
+		return transcript.EndingNote(runID, out.status, out.code, "", text, nil), true
 	}
 	return domain.Entry{}, false
 }

@@ -6,7 +6,7 @@ import (
 	"errors"
 
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/flights"
+	"github.com/agents-server/agents-server/core/transcript"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -16,7 +16,7 @@ import (
 // calls do not vanish from the conversation and the model's next turn
 // finds every call answered. A finished call's output still passes the
 // tool_output guardrails: one that trips is withheld.
-func (s *Service) stoppedTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []flights.Result) []domain.Entry {
+func (s *Service) stoppedTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []transcript.Result) []domain.Entry {
 	for i, r := range results {
 		if r.CutOff {
 			continue
@@ -27,7 +27,7 @@ func (s *Service) stoppedTurn(rc *runCtx, modelTurn bool, resp ports.ModelRespon
 			results[i].Display = &domain.Display{Kind: "error", Title: r.Name + " withheld", Summary: "Guardrail " + trip.name}
 		}
 	}
-	return flights.Record(rc.lr.run.ID, modelTurn, resp, results)
+	return transcript.Record(rc.lr.run.ID, modelTurn, resp, results)
 }
 
 // recordFlight writes the turn's calls before they run. A turn without
@@ -37,16 +37,16 @@ func (s *Service) recordFlight(rc *runCtx, modelTurn bool, resp ports.ModelRespo
 	if len(calls) == 0 {
 		return nil
 	}
-	f := flights.Flight{At: s.d.Clock.Now()}
+	f := transcript.Flight{At: s.d.Clock.Now()}
 	if modelTurn {
 		u := resp.Usage
 		f.Turn, f.Usage = resp.Output, &u
 	}
 	if sp := rc.agentSpan; sp != nil {
-		f.Agent = flights.Span{ID: sp.Started().ID, Name: sp.Started().Name, AgentConfigID: rc.agent.Agent.ID, StartedAt: sp.Started().StartedAt}
+		f.Agent = transcript.Span{ID: sp.Started().ID, Name: sp.Started().Name, AgentConfigID: rc.agent.Agent.ID, StartedAt: sp.Started().StartedAt}
 	}
 	for _, c := range calls {
-		fc := flights.Call{Call: c}
+		fc := transcript.Call{Call: c}
 		if spec, ok := rc.agent.Offered(c.Name); ok {
 			fc.Origin = spec.Origin
 		}
@@ -72,12 +72,12 @@ func (s *Service) landFlight(ctx context.Context, r domain.Run) []domain.Entry {
 	if r.CallsInFlight == "" {
 		return nil
 	}
-	f, err := flights.Decode(r.CallsInFlight)
+	f, err := transcript.Decode(r.CallsInFlight)
 	if err != nil || len(f.Calls) == 0 {
 		s.d.Log.Warn("a run's calls in flight are unreadable", "run_id", r.ID, "err", err)
 		return nil
 	}
-	if history, err := s.d.Sessions.History(ctx, r.SessionID); err == nil && flights.Answered(history, f.Calls[0].Call.CallID) {
+	if history, err := s.d.Sessions.History(ctx, r.SessionID); err == nil && transcript.Answered(history, f.Calls[0].Call.CallID) {
 		return nil
 	}
 	results := f.Landing()
@@ -88,7 +88,7 @@ func (s *Service) landFlight(ctx context.Context, r domain.Run) []domain.Entry {
 	if f.Usage != nil {
 		resp.Usage = *f.Usage
 	}
-	return flights.Record(r.ID, f.Turn != nil, resp, results)
+	return transcript.Record(r.ID, f.Turn != nil, resp, results)
 }
 
 // saveLandedSpan stores a span a restart records; a failure is logged.

@@ -11,11 +11,11 @@ import (
 	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/core/flights"
 	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/sandboxtools"
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/traces"
+	"github.com/agents-server/agents-server/core/transcript"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -134,7 +134,7 @@ func (s *Service) execute(lr *liveRun) {
 	if out.partial != "" {
 		// What the person saw stream stays, for them and for the model's
 		// next turn, marked as cut short.
-		notes = append(notes, cutShort(run.ID, out.partial, "The answer was cut short."))
+		notes = append(notes, transcript.CutShort(run.ID, out.partial, "The answer was cut short."))
 	}
 	if note, ok := noteFor(run.ID, out); ok {
 		notes = append(notes, note)
@@ -402,9 +402,9 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 // recordTurn appends a turn's entries and announces its tool results. A
 // turn the model completed is recorded even if a cancel arrives now (a
 // resumed turn's model items were recorded at its pause).
-func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []flights.Result) error {
+func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelResponse, results []transcript.Result) error {
 	lr := rc.lr
-	entries := flights.Record(lr.run.ID, modelTurn, resp, results)
+	entries := transcript.Record(lr.run.ID, modelTurn, resp, results)
 	ctx := context.WithoutCancel(lr.ctx)
 	appendTurn := func(also func(ports.SessionTx) error) error {
 		_, err := s.d.Sessions.AppendWith(ctx, lr.run.SessionID, entries, also)
@@ -475,7 +475,7 @@ func (s *Service) handOff(rc *runCtx, to domain.Agent) error {
 
 // stopTool is the first result of a stop_at_tools tool: it ends the run with
 // its output as the final output.
-func (s *Service) stopTool(rc *runCtx, results []flights.Result) *flights.Result {
+func (s *Service) stopTool(rc *runCtx, results []transcript.Result) *transcript.Result {
 	stops := rc.agent.Agent.Behavior.StopAtTools
 	if stops == "" {
 		return nil

@@ -6,15 +6,15 @@ import (
 	"strings"
 
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/flights"
+	"github.com/agents-server/agents-server/core/transcript"
 )
 
 // submitPlan answers an approved submit_plan (it is always gated while
 // planning): the session leaves its planning phase, for this run and the
 // next, and the model is told to carry the plan out. Outside planning there
 // is nothing to submit.
-func (s *Service) submitPlan(ctx context.Context, rc *runCtx, call domain.Item) (flights.Result, error) {
-	r := flights.Result{CallID: call.CallID, Name: call.Name}
+func (s *Service) submitPlan(ctx context.Context, rc *runCtx, call domain.Item) (transcript.Result, error) {
+	r := transcript.Result{CallID: call.CallID, Name: call.Name}
 	var args struct {
 		Plan string `json:"plan"`
 	}

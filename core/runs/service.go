@@ -20,6 +20,7 @@ import (
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
+	"github.com/agents-server/agents-server/core/transcript"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -417,9 +418,9 @@ func (s *Service) RecoverOrphans(ctx context.Context, aliveSince time.Time, rest
 	for _, r := range orphans {
 		notes := s.landFlight(ctx, r)
 		if r.PartialOutput != "" {
-			notes = append(notes, cutShort(r.ID, r.PartialOutput, "The answer was cut short by a restart."))
+			notes = append(notes, transcript.CutShort(r.ID, r.PartialOutput, "The answer was cut short by a restart."))
 		}
-		notes = append(notes, endingNote(r.ID, domain.RunError, domain.CodeServerRestarted, "Run interrupted by a restart",
+		notes = append(notes, transcript.EndingNote(r.ID, domain.RunError, domain.CodeServerRestarted, "Run interrupted by a restart",
 			"The server restarted during this run; it ended with an error.", nil))
 		if _, err := s.d.Sessions.Append(ctx, r.SessionID, notes); err != nil && !errs.Is(err, errs.NotFound) {
 			return orphans, err

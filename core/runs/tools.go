@@ -7,8 +7,8 @@ import (
 	"sync"
 
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/flights"
 	"github.com/agents-server/agents-server/core/tools"
+	"github.com/agents-server/agents-server/core/transcript"
 )
 
 // runTools answers a turn's calls, at most max_tool_concurrency at once. A
@@ -16,8 +16,8 @@ import (
 // passes the tool_input guardrails before it runs and the tool_output ones
 // before the model reads its result; a trip ends the run. A cancel returns
 // ctx's error with what became of each call (see stoppedTurn).
-func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item, rejected map[string]string) ([]flights.Result, *domain.Agent, error) {
-	results := make([]flights.Result, len(calls))
+func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item, rejected map[string]string) ([]transcript.Result, *domain.Agent, error) {
+	results := make([]transcript.Result, len(calls))
 	var handoff *domain.Agent
 	limit := rc.agent.Agent.Behavior.MaxToolConcurrency
 	if limit <= 0 {
@@ -29,7 +29,7 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 	leavePlanning := false
 	for i, call := range calls {
 		if reason, no := rejected[call.CallID]; no {
-			results[i] = flights.Rejected(call, reason)
+			results[i] = transcript.Rejected(call, reason)
 			continue
 		}
 		if err := s.checkStage(rc, domain.StageToolInput, call.Arguments, false); err != nil {
@@ -49,10 +49,10 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 			if handoff == nil {
 				t := target
 				handoff = &t
-				results[i] = flights.Result{CallID: call.CallID, Name: call.Name, Output: fmt.Sprintf(`{"assistant": %q}`, target.Name),
+				results[i] = transcript.Result{CallID: call.CallID, Name: call.Name, Output: fmt.Sprintf(`{"assistant": %q}`, target.Name),
 					Display: &domain.Display{Kind: "handoff", Title: "Handed off to " + target.Name}}
 			} else {
-				results[i] = flights.Result{CallID: call.CallID, Name: call.Name, IsError: true, Output: "Only one handoff per turn: this one was not taken."}
+				results[i] = transcript.Result{CallID: call.CallID, Name: call.Name, IsError: true, Output: "Only one handoff per turn: this one was not taken."}
 			}
 			continue
 		}
@@ -65,12 +65,12 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 			sem <- struct{}{}
 			defer func() { <-sem }()
 			if ctx.Err() != nil {
-				results[i] = flights.Result{CallID: call.CallID, Name: call.Name, Output: "The run was stopped before this call ran.",
+				results[i] = transcript.Result{CallID: call.CallID, Name: call.Name, Output: "The run was stopped before this call ran.",
 					IsError: true, CutOff: true, Display: &domain.Display{Kind: "stopped", Title: call.Name + " not run", Summary: "Stopped before it ran"}}
 				return
 			}
 			if results[i], errs[i] = s.runTool(ctx, rc, call); errs[i] != nil && ctx.Err() != nil {
-				results[i] = flights.Result{CallID: call.CallID, Name: call.Name, Output: flights.StoppedOutcome, IsError: true, CutOff: true,
+				results[i] = transcript.Result{CallID: call.CallID, Name: call.Name, Output: transcript.StoppedOutcome, IsError: true, CutOff: true,
 					Display: &domain.Display{Kind: "interrupted", Title: call.Name + " stopped", Summary: "Result unknown"}}
 			}
 		}()
@@ -111,14 +111,14 @@ var errUnknownTool = errors.New("the model called a tool this run does not offer
 // origin (unknown for a name the run did not offer). Planning refuses every
 // tool that is not read-only, with a message the model can act on, rather
 // than hiding it.
-func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (flights.Result, error) {
+func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (transcript.Result, error) {
 	spec, known := rc.agent.Offered(call.Name)
 	if !known {
 		spec.Origin = tools.OriginUnknown
 	}
 	sp := rc.tr.Span(domain.SpanFunction, call.Name, rc.parentSpan()).Meta("tool", call.Name).Meta("call_id", call.CallID).
 		Meta("origin", spec.Origin).Set("arguments", call.Arguments, true)
-	r := flights.Result{CallID: call.CallID, Name: call.Name}
+	r := transcript.Result{CallID: call.CallID, Name: call.Name}
 	switch {
 	case !known:
 		r.IsError = true
@@ -152,8 +152,8 @@ func (s *Service) runTool(ctx context.Context, rc *runCtx, call domain.Item) (fl
 // callToolset hands a call to the toolset that offered the tool (a
 // handoff, answered by runTools, has none). A panic in a toolset — in a
 // program's Go tool, say — fails the call, not the process.
-func (s *Service) callToolset(ctx context.Context, rc *runCtx, spec tools.Spec, call domain.Item) (r flights.Result) {
-	r = flights.Result{CallID: call.CallID, Name: call.Name}
+func (s *Service) callToolset(ctx context.Context, rc *runCtx, spec tools.Spec, call domain.Item) (r transcript.Result) {
+	r = transcript.Result{CallID: call.CallID, Name: call.Name}
 	i, ok := rc.agent.Owner[call.Name]
 	if !ok {
 		return r

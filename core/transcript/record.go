@@ -1,4 +1,4 @@
-package flights
+package transcript
 
 import (
 	"github.com/agents-server/agents-server/core/domain"

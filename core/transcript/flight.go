@@ -1,13 +1,14 @@
-// Package flights keeps what a turn's tool calls leave in the
-// conversation: each call's answer (Result) and the entries a turn
-// records (Record), and the record of the calls in flight: what
-// a run writes before its calls run, so that a restart after a crash keeps
-// them in the conversation — with an unknown outcome — instead of letting
-// them vanish. A call may reach the world (an MCP server, a sandbox) and
-// then the process dies: without this record the model may make it again.
-// core/runs writes the records and lands them; this package holds their
-// shape and the rules that need no live run.
-package flights
+// Package transcript shapes what a run leaves in its conversation: each
+// tool call's answer (Result) and the entries a turn records (Record), the
+// note saying how a run that did not complete ended, an answer cut short,
+// and the record of a turn's calls in flight — written before the calls
+// run, so that a restart after a crash keeps them in the conversation,
+// with an unknown outcome, instead of letting them vanish (a call may
+// reach the world, an MCP server or a sandbox, and then the process dies:
+// without the record the model may make it again). core/runs writes these
+// records and lands them; this package holds their shape and the rules
+// that need no live run.
+package transcript
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package flights
+package transcript
 
 import (
 	"encoding/json"
