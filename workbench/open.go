@@ -32,6 +32,7 @@ import (
 	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/outbound"
 	"github.com/agents-server/agents-server/core/providers"
+	"github.com/agents-server/agents-server/core/recovery"
 	"github.com/agents-server/agents-server/core/replicas"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
@@ -86,6 +87,7 @@ type services struct {
 	agents      *agents.Service
 	sessions    *sessions.Service
 	runs        *runs.Service
+	sweep       *recovery.Sweep // ends the runs a crash left running
 	models      *models.Service
 	tasks       *tasks.Manager
 	workflows   *workflows.Service
@@ -239,6 +241,10 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	llm := newModelRouter(codex, o.Models)
 	s.models = models.New(models.Deps{Config: db, Providers: s.providers, Settings: s.settings, Outbound: s.policies, Traces: db,
 		Sessions: s.sessions, Slots: eventHub, LLM: llm, Clock: clock})
+	// Who hears of runs' lives, in order: the watchers count and export
+	// how runs end (first: a client that saw a run end reads it counted);
+	// a task's status follows its run.
+	lifecycle := []runs.Listener{runs.ObserveEnds(s.watch.observer()), s.tasks}
 	s.runs = runs.New(runs.Deps{
 		Hub: eventHub, Sessions: s.sessions, Runs: db, Config: db, Models: s.models,
 		Settings: s.settings, Guardrails: s.guardrails, Traces: db, Approvals: db, Sandboxes: s.sandboxes, Tasks: s.tasks,
@@ -248,11 +254,12 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 			sandboxtools.NewToolset(s.sandboxes), s.skills.Toolset()},
 		Attachments: s.attachments, LLM: llm, IDs: idGen, Clock: clock, Log: log, Replica: w.replica,
 		Peers: s.peers.runPeers(), Observer: s.watch.observer(),
-		// Who hears of runs' lives, in order: the watchers count and export
-		// how runs end (first: a client that saw a run end reads it
-		// counted); a task's status follows its run.
-		Listeners: []runs.Listener{runs.ObserveEnds(s.watch.observer()), s.tasks},
+		Listeners: lifecycle,
 	})
+	// The restart's sweep ends what a crash left running, telling the
+	// same listeners.
+	s.sweep = recovery.New(recovery.Deps{Runs: db, Sessions: s.sessions, Traces: db, Observer: s.watch.observer(), Hub: eventHub,
+		Listeners: lifecycle, Replica: w.replica, Clock: clock, IDs: idGen, Log: log})
 	s.tasks.Attach(s.runs)
 	s.peers.start(s.runs)
 	// So do a deleted session's; a branch move holds the session's slot.
@@ -361,7 +368,7 @@ func (w *Workbench) buildEdges() (err error) {
 // runs get their streams back; enabled MCP servers connect in the
 // background (their status says how).
 func (w *Workbench) start(ctx context.Context) error {
-	w.roll = replicas.NewRoll(replicas.RollDeps{Store: w.db, Runs: w.runs, Tasks: w.tasks, Clock: w.clock, Log: w.log,
+	w.roll = replicas.NewRoll(replicas.RollDeps{Store: w.db, Runs: w.sweep, Tasks: w.tasks, Clock: w.clock, Log: w.log,
 		Self: w.replica, Shared: w.peers != nil, FailoverAfter: w.opts.FailoverAfter})
 	if err := w.roll.Join(ctx); err != nil {
 		return err

@@ -49,7 +49,7 @@ const (
 	LeaseIdle     = "idle-sandboxes"
 )
 
-// OrphanRuns ends the runs crashed replicas left running (the run engine).
+// OrphanRuns ends the runs crashed replicas left running (core/recovery).
 type OrphanRuns interface {
 	RecoverOrphans(ctx context.Context, aliveSince time.Time, restarted bool) ([]domain.Run, error)
 }

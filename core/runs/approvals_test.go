@@ -284,7 +284,7 @@ func TestARestartKeepsPausesAndEndsRunningRuns(t *testing.T) {
 	}
 
 	h.newService()
-	if ended, err := h.svc.RecoverOrphans(ctx, h.clock.Now(), true); err != nil || len(ended) != 1 || ended[0].ID != orphan.ID {
+	if ended, err := h.sweep(ctx); err != nil || len(ended) != 1 || ended[0].ID != orphan.ID {
 		t.Fatalf("recovered %+v, %v", ended, err)
 	}
 	if err := h.svc.ReopenPaused(ctx); err != nil {

@@ -17,6 +17,7 @@ import (
 	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/providers"
+	"github.com/agents-server/agents-server/core/recovery"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/sandboxtools"
@@ -55,6 +56,7 @@ type harness struct {
 	sandboxes  *sandboxes.Service // nil until withProject
 	toolsets   []tools.Toolset    // registered after the sandbox's, by newService
 	listeners  []runs.Listener    // given to the engine by newService
+	replica    string             // the engine's replica id
 	backend    *porttest.Sandbox  // the docker backend withProject wires
 	user       domain.Principal   // the member who owns everything below
 	other      domain.Principal   // another member
@@ -110,6 +112,7 @@ func (c cascade) DeleteSession(ctx context.Context, id string) error {
 // its own) would.
 func (h *harness) newService() {
 	h.hub = hub.New(hub.Options{}, h.clock, h.runStore)
+	h.replica = h.ids.NewID()
 	h.models = models.New(models.Deps{Config: h.config, Providers: h.providers, Settings: h.settings, Traces: h.traces,
 		Sessions: h.sessions, Slots: h.hub, LLM: h.llm, Clock: h.clock})
 	var toolsets []tools.Toolset
@@ -120,7 +123,7 @@ func (h *harness) newService() {
 	svc := runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Models: h.models,
 		Settings: h.settings, Guardrails: h.guardrails, Traces: h.traces, Approvals: h.runStore, Sandboxes: h.sandboxes,
 		Toolsets: toolsets, Listeners: h.listeners, LLM: h.llm, IDs: h.ids, Clock: h.clock, Log: slog.New(slog.DiscardHandler),
-		Replica: h.ids.NewID()})
+		Replica: h.replica})
 	h.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()
@@ -128,6 +131,13 @@ func (h *harness) newService() {
 	})
 	h.sessions.StopWorkWith(svc) // a delete stops the session's runs first
 	h.svc = svc
+}
+
+// sweep runs the restart's sweep (core/recovery) as the engine's replica,
+// telling the engine's listeners.
+func (h *harness) sweep(ctx context.Context) ([]domain.Run, error) {
+	return recovery.New(recovery.Deps{Runs: h.runStore, Sessions: h.sessions, Traces: h.traces, Hub: h.hub, Listeners: h.listeners,
+		Replica: h.replica, Clock: h.clock, IDs: h.ids, Log: slog.New(slog.DiscardHandler)}).RecoverOrphans(ctx, h.clock.Now(), true)
 }
 
 // withProject wires the sandboxes service — a docker backend whose every

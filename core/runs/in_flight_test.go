@@ -46,7 +46,7 @@ func (h *harness) crash() []domain.Run {
 		dead.Shutdown(ctx)
 	})
 	h.newService()
-	ended, err := h.svc.RecoverOrphans(h.t.Context(), h.clock.Now(), true)
+	ended, err := h.sweep(h.t.Context())
 	if err != nil {
 		h.t.Fatal(err)
 	}

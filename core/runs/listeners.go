@@ -69,12 +69,6 @@ func (ls listeners) ended(run domain.Run) {
 	}
 }
 
-func (ls listeners) recovered(run domain.Run) {
-	for _, l := range ls {
-		l.Recovered(run)
-	}
-}
-
 // ObserveEnds is a listener that tells o how every run ended, here or in a
 // restart's sweep (o's RunEnded); pauses and resumes are not its concern.
 func ObserveEnds(o ports.RunObserver) Listener { return endObserver{o} }

@@ -112,7 +112,7 @@ func TestARestartsSweepTellsTheListeners(t *testing.T) {
 	heard := &hearing{}
 	h.listeners = []runs.Listener{heard, runs.ObserveEnds(heard)}
 	h.newService()
-	orphans, err := h.svc.RecoverOrphans(t.Context(), h.clock.Now(), true)
+	orphans, err := h.sweep(t.Context())
 	if err != nil || len(orphans) != 1 {
 		t.Fatalf("orphans %d, %v", len(orphans), err)
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
-	"github.com/agents-server/agents-server/core/transcript"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -401,42 +400,4 @@ func (s *Service) Shutdown(ctx context.Context) {
 		<-done
 	}
 	s.d.Hub.Close()
-}
-
-// RecoverOrphans ends the runs a crash left running — those of every
-// replica but this one that has not beaten since aliveSince, and, at
-// start (restarted), this replica's own previous life's: at start (before
-// the server serves anything), and on failover — with a note in each
-// session so the failure is visible. It returns the runs it ended.
-func (s *Service) RecoverOrphans(ctx context.Context, aliveSince time.Time, restarted bool) ([]domain.Run, error) {
-	const msg = "the server restarted during this run"
-	orphans, err := s.d.Runs.FailOrphanedRuns(ctx, ports.Orphans{Self: s.d.Replica, Restarted: restarted, AliveSince: aliveSince,
-		Code: domain.CodeServerRestarted, Message: msg, At: s.d.Clock.Now()})
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range orphans {
-		notes := s.landFlight(ctx, r)
-		if r.PartialOutput != "" {
-			notes = append(notes, transcript.CutShort(r.ID, r.PartialOutput, "The answer was cut short by a restart."))
-		}
-		notes = append(notes, transcript.EndingNote(r.ID, domain.RunError, domain.CodeServerRestarted, "Run interrupted by a restart",
-			"The server restarted during this run; it ended with an error.", nil))
-		if _, err := s.d.Sessions.Append(ctx, r.SessionID, notes); err != nil && !errs.Is(err, errs.NotFound) {
-			return orphans, err
-		}
-		s.d.Log.Warn("run ended by a restart", "run_id", r.ID, "session_id", r.SessionID, "replica", r.Replica)
-		// Every replica's watchers see it end (one that was following it
-		// through the replica that died, too).
-		ended := r
-		ended.Status, ended.ErrorCode, ended.ErrorMessage = domain.RunError, domain.CodeServerRestarted, msg
-		ended.LastSeq = r.EndingSeq() // as the store numbered it
-		if evs, ok := hub.StoredEnding(ended, 0); ok {
-			s.d.Hub.Conclude(r.ID, r.SessionID, r.OwnerID, evs[len(evs)-1])
-		}
-		at := s.d.Clock.Now()
-		r.Status, r.ErrorCode, r.ErrorMessage, r.EndedAt = domain.RunError, domain.CodeServerRestarted, msg, &at
-		listeners(s.d.Listeners).recovered(r)
-	}
-	return orphans, nil
 }
