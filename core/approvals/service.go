@@ -2,8 +2,10 @@
 // pending decisions of paused runs (listing them with their previews,
 // checking and recording a decision, finding the expired ones), the rows a
 // pause files and what a decided or abandoned pause leaves of its calls,
-// and the shell commands a session trusts. Pausing and resuming the live
-// run stay with core/runs, which uses this package.
+// the shell commands a session trusts, and the desk where decisions land
+// (Desk: the last one resumes the run, through the run engine's callback;
+// a pause superseded, cancelled or expired is ended and recorded). Pausing
+// a live run stays with core/runs, which builds its desk.
 package approvals
 
 import (

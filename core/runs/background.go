@@ -58,6 +58,13 @@ type BackgroundStart struct {
 	// ended (a workflow's next step, a wake-up reading task results), so
 	// max_runs_per_user does not refuse it (see run_cap.go).
 	Continues bool
+	// Note goes before the input in the conversation (a trigger's "asked"
+	// note); Title names an untitled session from the input.
+	Note  *domain.Entry
+	Title bool
+	// NotPaused refuses (conflict) a session that waits on an approval
+	// rather than setting the pause aside, as a person's message would.
+	NotPaused bool
 }
 
 // StartBackground starts a run with no person asking, on the owner's
@@ -81,6 +88,13 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 		}
 		also = capIn(ctx, sess.OwnerID, limit, req.Also)
 	}
+	if req.NotPaused {
+		if _, paused, err := s.d.Approvals.FindPausedRun(ctx, sess.ID); err != nil {
+			return domain.Run{}, err
+		} else if paused {
+			return domain.Run{}, errs.E(errs.Conflict, "the conversation waits on an approval; a trigger does not set it aside")
+		}
+	}
 	id := req.RunID
 	if id == "" {
 		id = s.d.IDs.NewID()
@@ -96,6 +110,9 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 		plan = new(bool) // no plan mode in the background
 	}
 	var entries []domain.Entry
+	if req.Note != nil {
+		entries = append(entries, *req.Note)
+	}
 	if strings.TrimSpace(req.Input) != "" {
 		e := userEntry(req.Input, run.ID)
 		if req.Source != "" {
@@ -113,7 +130,7 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 		s.trust.Triggered(run.ID)
 	}
 	s.launch(&liveRun{run: run, planning: planning, task: req.Task, source: req.Source, compactFirst: req.CompactFirst,
-		taskSession: ptr(sess.IsTaskSession())})
+		titleIt: req.Title && sess.Name == "", taskSession: ptr(sess.IsTaskSession())})
 	return run, nil
 }
 
@@ -133,7 +150,7 @@ func (s *Service) StopRun(ctx context.Context, runID, why string) error {
 	}
 	switch {
 	case run.Status == domain.RunInterrupted:
-		return s.endPause(ctx, run, "stopped", "")
+		return s.desk.EndPause(ctx, run, "stopped", "")
 	case run.Status == domain.RunRunning && s.elsewhere(run):
 		return s.d.Peers.Command(ctx, run.Replica, Command{Op: OpStop, RunID: runID, Why: why})
 	}

@@ -30,8 +30,8 @@ type Listener interface {
 // listeners is the engine's list, told in order.
 type listeners []Listener
 
-// ending joins what each listener writes with a run's end (nil: nothing).
-func (ls listeners) ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error {
+// Ending joins what each listener writes with a run's end (nil: nothing).
+func (ls listeners) Ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error {
 	var writes []func(tx ports.SessionTx) error
 	for _, l := range ls {
 		if w := l.Ending(ctx, run); w != nil {
@@ -57,13 +57,15 @@ func (ls listeners) paused(run domain.Run, pendingCallID string) {
 	}
 }
 
-func (ls listeners) resumed(run domain.Run) {
+// Resumed tells each listener a paused run goes on.
+func (ls listeners) Resumed(run domain.Run) {
 	for _, l := range ls {
 		l.Resumed(run)
 	}
 }
 
-func (ls listeners) ended(run domain.Run) {
+// Ended tells each listener a run ended.
+func (ls listeners) Ended(run domain.Run) {
 	for _, l := range ls {
 		l.Ended(run)
 	}

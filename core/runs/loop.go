@@ -140,7 +140,7 @@ func (s *Service) execute(lr *liveRun) {
 		notes = append(notes, note)
 	}
 	// A deleted session took the run row with it: nothing is left to record.
-	also := listeners(s.d.Listeners).ending(context.WithoutCancel(lr.ctx), run)
+	also := listeners(s.d.Listeners).Ending(context.WithoutCancel(lr.ctx), run)
 	also = out.profile.with(context.WithoutCancel(lr.ctx), run.ID, also)
 	endRun := func(also func(ports.SessionTx) error) error {
 		return s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes, also)
@@ -151,7 +151,7 @@ func (s *Service) execute(lr *liveRun) {
 	s.d.Hub.Publish(run.ID, out.event)
 	s.d.Hub.Release(run.SessionID, run.ID)
 	lr.cancel()
-	listeners(s.d.Listeners).ended(run)
+	listeners(s.d.Listeners).Ended(run)
 }
 
 func (s *Service) failed(lr *liveRun, code, msg string) outcome {

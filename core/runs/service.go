@@ -73,11 +73,11 @@ type Deps struct {
 
 // Service starts, steers and stops runs.
 type Service struct {
-	d    Deps
-	gate *approvals.Service
+	d Deps
 	// builder readies a run's agent: endpoint, instructions, tools.
 	builder *agents.Builder
-	trust   *approvals.TrustStore // the gate's
+	desk    *approvals.Desk       // where paused runs' decisions land
+	trust   *approvals.TrustStore // the decisions' grants
 	root    context.Context
 	stop    context.CancelFunc
 	wg      sync.WaitGroup
@@ -133,7 +133,17 @@ func New(d Deps) *Service {
 		Clock: d.Clock, Log: d.Log})
 	builder := agents.NewBuilder(agents.BuildDeps{Config: d.Config, Endpoints: d.Models, Settings: d.Settings, Guardrails: d.Guardrails,
 		Toolsets: d.Toolsets})
-	return &Service{d: d, gate: gate, trust: gate.Trust(), builder: builder, root: root, stop: stop, live: map[string]*liveRun{}}
+	s := &Service{d: d, trust: gate.Trust(), builder: builder, root: root, stop: stop, live: map[string]*liveRun{}}
+	var steps approvals.Steps
+	if d.Tasks != nil {
+		steps = d.Tasks
+	}
+	s.desk = approvals.NewDesk(approvals.DeskDeps{Gate: gate, Hub: d.Hub, Store: d.Approvals, Runs: d.Runs, Sessions: d.Sessions,
+		Lifecycle: listeners(d.Listeners), Steps: steps, Replica: d.Replica, Clock: d.Clock,
+		Resume: func(run domain.Run, state domain.PauseState, decided approvals.Decided) {
+			s.launchResumed(&liveRun{run: run, planning: state.Planning, resume: &resumeData{state: state, decided: decided}})
+		}})
+	return s
 }
 
 // Hub is the service's event hub.
@@ -212,11 +222,11 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 		lr := s.live[live]
 		s.mu.Unlock()
 		if lr != nil && lr.pausing.Load() {
-			s.awaitPause(ctx, sessionID, live)
+			s.desk.AwaitPause(ctx, sessionID, live)
 		}
 	}
 	if _, busy := s.d.Hub.Busy(sessionID); !busy {
-		if err := s.supersede(ctx, sessionID); err != nil {
+		if err := s.desk.Supersede(ctx, sessionID); err != nil {
 			return domain.Run{}, err
 		}
 	}
@@ -337,7 +347,7 @@ func (s *Service) Cancel(ctx context.Context, p domain.Principal, runID string, 
 		return errs.Field("mode", "must be %s", domain.OrList(mode.Values()))
 	}
 	if run, err := s.d.Runs.FindRun(ctx, runID); err == nil && run.OwnerID == p.User.ID && run.Status == domain.RunInterrupted {
-		return s.endPause(ctx, run, "stopped", "")
+		return s.desk.EndPause(ctx, run, "stopped", "")
 	}
 	lr, err := s.liveRun(p, runID)
 	if err != nil {

@@ -71,7 +71,7 @@ func (s *Service) StopWork(ctx context.Context, sessionID string) (_ sessions.St
 		for _, run := range paused {
 			// The row went with the session; watchers of the paused run's
 			// stream are told it is over.
-			s.pausedRunEnded(run, reasonSessionDeleted)
+			s.desk.PausedRunEnded(run, reasonSessionDeleted)
 		}
 	}}, nil
 }

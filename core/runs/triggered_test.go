@@ -39,7 +39,11 @@ func TestATriggeredTurnNeitherUsesNorGrantsStandingTrust(t *testing.T) {
 	// A trigger's turn in the same conversation still asks.
 	note := domain.Entry{Kind: domain.KindAnnotation, Text: "Trigger asked.", Display: &domain.Display{Kind: "trigger_fired", Title: "cron"}}
 	h.llm.Queue(porttest.Reply{Calls: []porttest.Call{exec("c2")}})
-	tr, err := h.svc.StartTriggered(ctx, h.user, run.SessionID, runs.TriggeredTurn{AgentConfigID: run.AgentConfigID, Input: "Report.", Note: note})
+	trigger := func(input string) (domain.Run, error) {
+		return h.svc.StartBackground(ctx, runs.BackgroundStart{SessionID: run.SessionID, OwnerID: h.user.User.ID,
+			AgentConfigID: run.AgentConfigID, Input: input, Note: &note, Title: true, NotPaused: true, Triggered: true})
+	}
+	tr, err := trigger("Report.")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,8 +53,7 @@ func TestATriggeredTurnNeitherUsesNorGrantsStandingTrust(t *testing.T) {
 	}
 	// While its pause stands, another trigger turn is refused, not
 	// set aside as a person's message would.
-	if _, err := h.svc.StartTriggered(ctx, h.user, run.SessionID, runs.TriggeredTurn{AgentConfigID: run.AgentConfigID,
-		Input: "Again.", Note: note}); errs.CodeOf(err) != errs.Conflict {
+	if _, err := trigger("Again."); errs.CodeOf(err) != errs.Conflict {
 		t.Fatalf("a trigger turn over a pause: %v", err)
 	}
 	// Its own "all" grant holds within it and goes no further.

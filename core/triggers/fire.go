@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -121,21 +122,47 @@ func (s *Service) start(ctx context.Context, t domain.Trigger, input string) (do
 		}
 		return domain.Fired{Task: &task}, nil
 	default:
-		agent := t.AgentConfigID
-		if a, err := s.d.Config.FindAgent(ctx, t.AgentConfigID); err == nil {
-			agent = a.Name
-		}
-		note := domain.Entry{Kind: domain.KindAnnotation, Text: fmt.Sprintf("Trigger %q asked %s.", t.Label(), agent),
-			Display: &domain.Display{Kind: "trigger_fired", Title: t.Label(), Summary: agent,
-				Extra: map[string]string{"trigger_id": t.ID, "trigger": t.Label(), "kind": string(t.Kind),
-					"agent_config_id": t.AgentConfigID, "agent": agent}}}
-		run, err := s.d.Starter.StartTriggered(ctx, p, t.SessionID, runs.TriggeredTurn{AgentConfigID: t.AgentConfigID,
-			Input: input, Note: note})
+		run, err := s.askAgent(ctx, p, t, input)
 		if err != nil {
 			return domain.Fired{}, err
 		}
 		return domain.Fired{Run: &run}, nil
 	}
+}
+
+// askAgent sends a trigger's brief as a message of the owner's
+// conversation, answered by the trigger's agent under the conversation's
+// own sandbox binding, after a note saying which trigger asked. Unlike a
+// person's message it abandons nothing: a conversation busy with a run, or
+// waiting on an approval, refuses it. Its run uses only the grants made
+// within it. Returns not_found (session), validation (the agent is gone or
+// no longer the owner's to use), conflict (busy, paused, a task's
+// conversation), rate_limited (max_runs_per_user) or unavailable
+// (draining).
+func (s *Service) askAgent(ctx context.Context, p domain.Principal, t domain.Trigger, input string) (domain.Run, error) {
+	sess, err := s.d.Sessions.Get(ctx, p, t.SessionID)
+	if err != nil {
+		return domain.Run{}, err
+	}
+	if sess.IsTaskSession() {
+		return domain.Run{}, errs.E(errs.Conflict, "this is a background task's conversation: a trigger reports into a conversation of its own")
+	}
+	if strings.TrimSpace(input) == "" {
+		return domain.Run{}, errs.Field("brief", "is required: it is the message the agent answers")
+	}
+	a, err := s.d.Config.FindAgent(ctx, t.AgentConfigID)
+	if errs.Is(err, errs.NotFound) || (err == nil && !a.VisibleTo(p)) {
+		return domain.Run{}, errs.Field("agent_config_id", "the trigger's agent no longer exists (or is no longer shared): point the trigger at another")
+	}
+	if err != nil {
+		return domain.Run{}, err
+	}
+	note := domain.Entry{Kind: domain.KindAnnotation, Text: fmt.Sprintf("Trigger %q asked %s.", t.Label(), a.Name),
+		Display: &domain.Display{Kind: "trigger_fired", Title: t.Label(), Summary: a.Name,
+			Extra: map[string]string{"trigger_id": t.ID, "trigger": t.Label(), "kind": string(t.Kind),
+				"agent_config_id": t.AgentConfigID, "agent": a.Name}}}
+	return s.d.Starter.StartBackground(ctx, runs.BackgroundStart{SessionID: sess.ID, OwnerID: p.User.ID, AgentConfigID: a.ID,
+		Input: input, Note: &note, Title: true, NotPaused: true, Triggered: true})
 }
 
 // startedBy names a trigger in a workflow's start note: "cron @daily",

@@ -44,6 +44,7 @@ type harness struct {
 	users     *porttest.UserStore
 	config    *porttest.ConfigStore
 	sessStore *porttest.SessionStore
+	runStore  *porttest.RunStore
 	sessions  *sessions.Service
 	workflows *workflows.Service
 	settings  *settings.Service
@@ -78,6 +79,7 @@ func newHarness(t *testing.T) *harness {
 	h := &harness{t: t, llm: &porttest.LLM{}, clock: porttest.NewClock(epoch), ids: &porttest.IDs{}, store: &porttest.TriggerStore{},
 		users: &porttest.UserStore{}, config: &porttest.ConfigStore{}}
 	runStore := &porttest.RunStore{}
+	h.runStore = runStore
 	taskStore := &porttest.TaskStore{Runs: runStore}
 	traces := &porttest.TraceStore{}
 	h.sessStore = &porttest.SessionStore{Runs: runStore, Tasks: taskStore, Traces: traces}

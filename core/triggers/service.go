@@ -38,7 +38,7 @@ type Workflows interface {
 // POST /workflows/:id/runs makes) or an agent's turn on the brief.
 type Starter interface {
 	StartWorkflow(ctx context.Context, p domain.Principal, req tasks.WorkflowStart) (domain.Task, error)
-	StartTriggered(ctx context.Context, p domain.Principal, sessionID string, t runs.TriggeredTurn) (domain.Run, error)
+	StartBackground(ctx context.Context, req runs.BackgroundStart) (domain.Run, error)
 }
 
 // Deps are what the service needs.

@@ -10,6 +10,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/triggers"
+	"github.com/agents-server/agents-server/ports"
 )
 
 // A spec is refused with every fault at once, each on its field.
@@ -374,5 +375,43 @@ func TestRotatingAWebhookSecret(t *testing.T) {
 		wantCode(t, err, errs.Validation)
 		_, _, err = h.svc.RotateSecret(ctx, h.other, tr.ID)
 		wantCode(t, err, errs.NotFound)
+	})
+}
+
+// An agent trigger whose agent is gone is refused naming the field, and
+// one that reports into a conversation waiting on an approval is refused
+// rather than setting the pause aside.
+func TestAnAgentTriggerIsRefusedWhereItCannotReport(t *testing.T) {
+	bubble(t, func(t *testing.T, h *harness) {
+		ctx := t.Context()
+		tr, _ := h.create(h.agentSpec(domain.TriggerWebhook, ""))
+		gone := domain.Agent{ID: h.ids.NewID(), Ownership: h.agent.Ownership, AgentSpec: domain.AgentSpec{Name: "gone", Model: "m",
+			ProviderID: h.agent.ProviderID}, CreatedAt: epoch, UpdatedAt: epoch}
+		if err := h.config.InConfigTx(ctx, func(tx ports.ConfigTx) error { return tx.InsertAgent(ctx, gone) }); err != nil {
+			t.Fatal(err)
+		}
+		spec := h.agentSpec(domain.TriggerWebhook, "")
+		spec.AgentConfigID = gone.ID
+		orphan, _ := h.create(spec)
+		if err := h.config.InConfigTx(ctx, func(tx ports.ConfigTx) error { return tx.DeleteAgent(ctx, gone.ID) }); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.svc.Fire(ctx, h.user, orphan.ID); errs.FieldsOf(err)["agent_config_id"] == "" {
+			t.Fatalf("a trigger whose agent is gone: %v", err)
+		}
+		// A conversation paused on an approval refuses the trigger's turn.
+		paused := domain.Run{ID: "paused", SessionID: h.chat.ID, OwnerID: h.user.User.ID, Status: domain.RunRunning,
+			CreatedAt: epoch, UpdatedAt: epoch}
+		if err := h.runStore.CreateRun(ctx, paused); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.runStore.FileApprovals(ctx, []domain.Approval{{ID: h.ids.NewID(), SessionID: h.chat.ID, RunID: paused.ID,
+			OwnerID: h.user.User.ID, ToolCallID: "c1", ToolName: "exec_command", CreatedAt: epoch}}, paused, domain.PauseState{}); err != nil {
+			t.Fatal(err)
+		}
+		_, err := h.svc.Fire(ctx, h.user, tr.ID)
+		if errs.CodeOf(err) != errs.Conflict || !strings.Contains(errs.MessageOf(err), "waits on an approval") {
+			t.Fatalf("a trigger over a pause: %v", err)
+		}
 	})
 }
