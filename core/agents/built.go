@@ -9,6 +9,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
@@ -219,4 +220,52 @@ func (r *Builder) Equip(ctx context.Context, b *Built, req tools.Request, suffix
 	b.addInstructions(suffix)
 	take(false)
 	return nil
+}
+
+// Request is a model call of the agent on input: the history limit, the
+// reasoning id policy and the tool choice applied; planning picks the
+// tools (ToolDefs), conversationID names the conversation for the
+// provider's prompt cache.
+func (b *Built) Request(input []json.RawMessage, planning bool, toolChoice, conversationID string) ports.ModelRequest {
+	a := b.Agent
+	input = sessions.LimitHistory(input, a.Session.HistoryLimit)
+	if a.Behavior.ReasoningItemIDPolicy == "omit" {
+		input = sessions.WithoutReasoningIDs(input)
+	}
+	set := a.ModelSettings
+	set.ToolChoice = toolChoice
+	return ports.ModelRequest{Endpoint: b.Endpoint, Model: a.Model, Instructions: b.Instructions, Input: input,
+		Tools: b.ToolDefs(planning), ToolChoice: toolChoice, Settings: set,
+		OutputSchema: a.Guardrails.OutputSchema, PromptID: a.Session.PromptID, PromptVersion: a.Session.PromptVersion,
+		ConversationID: conversationID}
+}
+
+// StopsAt says whether a call of the tool named name ends the run with its
+// output as the final output (the agent's stop_at_tools).
+func (b *Built) StopsAt(name string) bool {
+	for _, stop := range strings.Split(b.Agent.Behavior.StopAtTools, ",") {
+		if s := strings.TrimSpace(stop); s != "" && s == name {
+			return true
+		}
+	}
+	return false
+}
+
+// ChoiceAfterTools is the tool choice after a turn that used tools: a
+// forcing choice returns to auto — otherwise a model forced to call tools
+// never answers — unless the agent disables the reset.
+func (b *Built) ChoiceAfterTools(choice string) string {
+	if choice != "" && choice != "auto" && choice != "none" && !b.Agent.Behavior.DisableToolChoiceReset {
+		return "auto"
+	}
+	return choice
+}
+
+// ProviderOf names the provider row of the agent's model (index 0) or of
+// its index-th fallback.
+func (b *Built) ProviderOf(index int) string {
+	if index == 0 {
+		return b.Agent.ProviderID
+	}
+	return b.Agent.Resilience.FallbackModels[index-1].ProviderID
 }

@@ -2,6 +2,7 @@ package agents
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -130,5 +131,36 @@ func TestAnAgentIsEquippedInTheOrderItsRunsSeeTools(t *testing.T) {
 	var ce *domain.ConfigError
 	if err := failing.Equip(ctx, built, tools.Request{Agent: a}, "", func(tools.Offer) {}); !errors.As(err, &ce) || ce.Msg != "the project is gone" {
 		t.Fatalf("a toolset's config error came back as %v", err)
+	}
+}
+
+func TestToolChoiceResetsAfterToolsUnlessDisabled(t *testing.T) {
+	for _, c := range []struct {
+		choice  string
+		disable bool
+		want    string
+	}{{"required", false, "auto"}, {"required", true, "required"}, {"read_file", false, "auto"}, {"none", false, "none"}, {"", false, ""}} {
+		b := &Built{Agent: domain.Agent{AgentSpec: domain.AgentSpec{Behavior: domain.AgentBehavior{DisableToolChoiceReset: c.disable}}}}
+		if got := b.ChoiceAfterTools(c.choice); got != c.want {
+			t.Errorf("%q (disable %v) → %q, want %q", c.choice, c.disable, got, c.want)
+		}
+	}
+}
+
+func TestAnAgentsRulesShapeItsCalls(t *testing.T) {
+	b := &Built{Agent: domain.Agent{AgentSpec: domain.AgentSpec{Model: "m", ProviderID: "p0",
+		Behavior:   domain.AgentBehavior{StopAtTools: " report , done", ReasoningItemIDPolicy: "omit"},
+		Resilience: domain.AgentResilience{FallbackModels: []domain.FallbackModel{{ProviderID: "p1", Model: "m1"}}}}},
+		Instructions: "Be brief.", Specs: []tools.Spec{{Name: "report"}}}
+	if !b.StopsAt("report") || !b.StopsAt("done") || b.StopsAt("other") || b.StopsAt("") {
+		t.Fatal("stop_at_tools is not read as a list of names")
+	}
+	if b.ProviderOf(0) != "p0" || b.ProviderOf(1) != "p1" {
+		t.Fatalf("providers %s, %s", b.ProviderOf(0), b.ProviderOf(1))
+	}
+	req := b.Request([]json.RawMessage{json.RawMessage(`{"type":"reasoning","id":"rs_1"}`)}, false, "required", "s1")
+	if req.Model != "m" || req.Instructions != "Be brief." || req.ToolChoice != "required" || req.Settings.ToolChoice != "required" ||
+		len(req.Tools) != 1 || req.ConversationID != "s1" || strings.Contains(string(req.Input[0]), "rs_1") {
+		t.Fatalf("request %+v", req)
 	}
 }

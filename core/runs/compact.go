@@ -47,7 +47,7 @@ func (s *Service) compactTurn(rc *runCtx, t *turnState, force bool) (models.Fold
 // is tried once more — only if the history got strictly lighter (no turn
 // budget spent). Otherwise the overflow ends the run.
 func (s *Service) generateFitting(rc *runCtx, t *turnState) (ports.ModelResponse, error) {
-	resp, err := s.generate(rc.lr.ctx, rc, s.request(rc, t.input))
+	resp, err := s.generate(rc.lr.ctx, rc, rc.agent.Request(t.input, rc.planning, rc.toolChoice, rc.lr.run.SessionID))
 	var me *ports.ModelError
 	if err == nil || !errors.As(err, &me) || me.Kind != ports.ModelOverflow || !rc.agent.Agent.Compaction.Enabled {
 		return resp, err
@@ -60,5 +60,5 @@ func (s *Service) generateFitting(rc *runCtx, t *turnState) (ports.ModelResponse
 	if !f.Done || f.After >= f.Before {
 		return resp, err
 	}
-	return s.generate(rc.lr.ctx, rc, s.request(rc, t.input))
+	return s.generate(rc.lr.ctx, rc, rc.agent.Request(t.input, rc.planning, rc.toolChoice, rc.lr.run.SessionID))
 }

@@ -77,7 +77,7 @@ func (s *Service) withRetries(ctx context.Context, rc *runCtx, req ports.ModelRe
 // input guardrails race it: a trip cancels the call.
 func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, try attempt) (ports.ModelResponse, error) {
 	sp := rc.tr.Span(domain.SpanGeneration, req.Model, rc.parentSpan()).Meta("model", req.Model).Meta("provider", try.endpoint.Name).
-		Meta("provider_type", models.ProviderType(try.endpoint)).Meta("fallback_index", try.index).Meta("provider_id", rc.providerFor(try)).
+		Meta("provider_type", models.ProviderType(try.endpoint)).Meta("fallback_index", try.index).Meta("provider_id", rc.agent.ProviderOf(try.index)).
 		Set("model", req.Model, false).Set("system_instructions", req.Instructions, true).Set("input", req.Input, true).
 		Set("tools", req.Tools, false).Set("model_settings", req.Settings, false).Set("handoffs", rc.agent.HandoffNames(), false).
 		Set("output_schema", req.OutputSchema, false)

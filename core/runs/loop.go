@@ -75,14 +75,6 @@ func (rc *runCtx) parentSpan() string {
 	return rc.agentSpan.ID()
 }
 
-// providerFor names the provider row an attempt calls.
-func (rc *runCtx) providerFor(try attempt) string {
-	if try.index == 0 {
-		return rc.agent.Agent.ProviderID
-	}
-	return rc.agent.Agent.Resilience.FallbackModels[try.index-1].ProviderID
-}
-
 func (s *Service) publish(lr *liveRun, typ string, payload any) {
 	s.d.Hub.Publish(lr.run.ID, domain.NewEvent(typ, payload))
 }
@@ -381,11 +373,13 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		}
 		return outcome{}, false
 	}
-	if stop := s.stopTool(rc, results); stop != nil {
-		return s.finalize(ctx, rc, stop.Output, ""), true
+	for _, r := range results {
+		if rc.agent.StopsAt(r.Name) {
+			return s.finalize(ctx, rc, r.Output, ""), true
+		}
 	}
 	if len(calls) > 0 {
-		s.resetToolChoice(rc)
+		rc.toolChoice = rc.agent.ChoiceAfterTools(rc.toolChoice)
 		return outcome{}, false
 	}
 	// A final answer. Follow-up input opens a new exchange in this run.
@@ -471,48 +465,6 @@ func (s *Service) handOff(rc *runCtx, to domain.Agent) error {
 	rc.agent, rc.toolChoice = next, next.Agent.ModelSettings.ToolChoice
 	s.startAgent(rc)
 	return nil
-}
-
-// stopTool is the first result of a stop_at_tools tool: it ends the run with
-// its output as the final output.
-func (s *Service) stopTool(rc *runCtx, results []transcript.Result) *transcript.Result {
-	stops := rc.agent.Agent.Behavior.StopAtTools
-	if stops == "" {
-		return nil
-	}
-	for _, r := range results {
-		for _, name := range strings.Split(stops, ",") {
-			if strings.TrimSpace(name) == r.Name {
-				return &r
-			}
-		}
-	}
-	return nil
-}
-
-// resetToolChoice returns a forcing tool_choice to auto after a turn that
-// used tools — otherwise a model forced to call tools never answers —
-// unless the agent disables the reset.
-func (s *Service) resetToolChoice(rc *runCtx) {
-	if rc.toolChoice != "" && rc.toolChoice != "auto" && rc.toolChoice != "none" && !rc.agent.Agent.Behavior.DisableToolChoiceReset {
-		rc.toolChoice = "auto"
-	}
-}
-
-// request builds a model call from the conversation: the history limit,
-// the reasoning id policy and the tool choice applied.
-func (s *Service) request(rc *runCtx, input []json.RawMessage) ports.ModelRequest {
-	a := rc.agent.Agent
-	input = sessions.LimitHistory(input, a.Session.HistoryLimit)
-	if a.Behavior.ReasoningItemIDPolicy == "omit" {
-		input = sessions.WithoutReasoningIDs(input)
-	}
-	settings := a.ModelSettings
-	settings.ToolChoice = rc.toolChoice
-	return ports.ModelRequest{Endpoint: rc.agent.Endpoint, Model: a.Model, Instructions: rc.agent.Instructions, Input: input,
-		Tools: rc.agent.ToolDefs(rc.planning), ToolChoice: rc.toolChoice, Settings: settings,
-		OutputSchema: a.Guardrails.OutputSchema, PromptID: a.Session.PromptID, PromptVersion: a.Session.PromptVersion,
-		ConversationID: rc.lr.run.SessionID}
 }
 
 // delta streams a fragment to watchers; deltas are never stored one by one.

@@ -16,6 +16,7 @@ import (
 	"github.com/agents-server/agents-server/core/approvals"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/follow"
 	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/settings"
@@ -77,6 +78,7 @@ type Service struct {
 	// builder readies a run's agent: endpoint, instructions, tools.
 	builder *agents.Builder
 	desk    *approvals.Desk       // where paused runs' decisions land
+	follow  *follow.Runs          // reads runs and follows their events
 	trust   *approvals.TrustStore // the decisions' grants
 	root    context.Context
 	stop    context.CancelFunc
@@ -133,7 +135,7 @@ func New(d Deps) *Service {
 		Clock: d.Clock, Log: d.Log})
 	builder := agents.NewBuilder(agents.BuildDeps{Config: d.Config, Endpoints: d.Models, Settings: d.Settings, Guardrails: d.Guardrails,
 		Toolsets: d.Toolsets})
-	s := &Service{d: d, trust: gate.Trust(), builder: builder, root: root, stop: stop, live: map[string]*liveRun{}}
+	s := &Service{d: d, trust: gate.Trust(), builder: builder, follow: follow.New(d.Hub, d.Runs, d.Peers != nil), root: root, stop: stop, live: map[string]*liveRun{}}
 	var steps approvals.Steps
 	if d.Tasks != nil {
 		steps = d.Tasks
@@ -306,23 +308,16 @@ func (s *Service) track(lr *liveRun) {
 	s.mu.Unlock()
 }
 
-// Get returns a run the caller owns: its stream's head while the hub holds
-// it, else the runs table's record — the hub lets a finished run go after
-// its retention and starts empty after a restart, and the run still
-// exists. Returns not_found.
+// Get returns a run the caller owns, with its stream's head while the hub
+// holds it (follow.Runs.Get). Returns not_found.
 func (s *Service) Get(ctx context.Context, p domain.Principal, runID string) (domain.Run, error) {
-	info, live := s.d.Hub.Info(runID)
-	if live && info.OwnerID != p.User.ID {
-		return domain.Run{}, errs.E(errs.NotFound, "run not found")
-	}
-	run, err := s.storedRun(ctx, p, runID)
-	if err != nil {
-		return run, err
-	}
-	if live {
-		run.LastSeq = info.LastSeq
-	}
-	return run, nil
+	return s.follow.Get(ctx, p, runID)
+}
+
+// Subscribe attaches the caller to a run's events after fromSeq, from the
+// hub or the run's stored record (follow.Runs.Subscribe).
+func (s *Service) Subscribe(ctx context.Context, p domain.Principal, runID string, fromSeq int64) (*hub.Subscription, error) {
+	return s.follow.Subscribe(ctx, p, runID, fromSeq)
 }
 
 func (s *Service) liveRun(p domain.Principal, runID string) (*liveRun, error) {
