@@ -310,39 +310,3 @@ func TestTokens(t *testing.T) {
 		t.Fatal("a deleted user's token survived")
 	}
 }
-
-func TestSettingsAndMeta(t *testing.T) {
-	db := openTemp(t)
-	ctx := context.Background()
-	at := time.UnixMilli(1_700_000_000_000).UTC()
-	if _, ok, err := db.GetSetting(ctx, "k"); ok || err != nil {
-		t.Fatalf("absent: %v %v", ok, err)
-	}
-	db.PutSetting(ctx, ports.StoredSetting{Key: "k", Value: "v1", UpdatedAt: at})
-	db.PutSetting(ctx, ports.StoredSetting{Key: "k", Value: "v2", UpdatedAt: at})
-	db.PutSetting(ctx, ports.StoredSetting{Key: "a", Value: "x", UpdatedAt: at})
-	if s, ok, _ := db.GetSetting(ctx, "k"); !ok || s.Value != "v2" || !s.UpdatedAt.Equal(at) {
-		t.Fatalf("get = %+v", s)
-	}
-	if list, _ := db.ListSettings(ctx); len(list) != 2 || list[0].Key != "a" {
-		t.Fatalf("list = %+v", list)
-	}
-	if existed, _ := db.DeleteSetting(ctx, "k"); !existed {
-		t.Fatal("delete reported nothing")
-	}
-	if existed, _ := db.DeleteSetting(ctx, "k"); existed {
-		t.Fatal("second delete reported a row")
-	}
-	if _, ok, _ := db.GetMeta(ctx, "m"); ok {
-		t.Fatal("meta present")
-	}
-	if v, err := db.InitMeta(ctx, "m", "1"); err != nil || v != "1" {
-		t.Fatalf("first InitMeta = %q, %v", v, err)
-	}
-	if v, err := db.InitMeta(ctx, "m", "2"); err != nil || v != "1" {
-		t.Fatalf("second InitMeta = %q, %v: the first fact stands", v, err)
-	}
-	if v, ok, _ := db.GetMeta(ctx, "m"); !ok || v != "1" {
-		t.Fatalf("meta = %q", v)
-	}
-}
