@@ -2,77 +2,21 @@ package porttest_test
 
 import (
 	"context"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/ports/porttest"
+	"github.com/agents-server/agents-server/ports/storetest"
 )
 
 // epoch is when the stored rows of these tests happen.
 var epoch = time.Date(2026, 2, 3, 4, 5, 6, 0, time.UTC)
 
-// The trigger fake's promises the trigger service leans on: the per-owner
-// cap, due cron triggers in tick order, one winner per tick, an update
-// that keeps the record of the last fire.
-func TestTriggerStoreClaimsATickOnce(t *testing.T) {
-	ctx := context.Background()
-	s := &porttest.TriggerStore{}
-	at := epoch.Add(time.Hour)
-	cron := func(id string, next time.Time, enabled bool) domain.Trigger {
-		return domain.Trigger{ID: id, OwnerID: "u", TriggerSpec: domain.TriggerSpec{Kind: domain.TriggerCron, Enabled: enabled}, NextFireAt: &next}
-	}
-	for _, tr := range []domain.Trigger{cron("t1", at, true), cron("t2", epoch, true), cron("t3", epoch, false), cron("t4", at.Add(time.Hour), true)} {
-		if err := s.InsertTrigger(ctx, tr, 4); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := s.InsertTrigger(ctx, cron("t5", at, true), 4); errs.CodeOf(err) != errs.Conflict {
-		t.Fatalf("past the cap: %v", err)
-	}
-	due, _ := s.CronTriggers(ctx, &at)
-	if len(due) != 2 || due[0].ID != "t2" || due[1].ID != "t1" {
-		t.Fatalf("due = %+v", due)
-	}
-	if all, _ := s.CronTriggers(ctx, nil); len(all) != 3 {
-		t.Fatalf("every enabled cron trigger = %d", len(all))
-	}
-	var wins atomic.Int32
-	var wg sync.WaitGroup
-	for range 8 {
-		wg.Go(func() {
-			if won, err := s.ClaimTick(ctx, "t1", at, at.Add(time.Hour)); err == nil && won {
-				wins.Add(1)
-			}
-		})
-	}
-	wg.Wait()
-	if wins.Load() != 1 {
-		t.Fatalf("%d claims won one tick", wins.Load())
-	}
-	if err := s.RecordFire(ctx, "t1", at, "refused", ""); err != nil {
-		t.Fatal(err)
-	}
-	tr, _ := s.FindTrigger(ctx, "t1")
-	tr.Name, tr.LastError = "renamed", ""
-	if err := s.UpdateTrigger(ctx, tr); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := s.FindTrigger(ctx, "t1"); got.Name != "renamed" || got.LastError != "refused" || got.LastFiredAt == nil {
-		t.Fatalf("updated = %+v", got)
-	}
-	if list, _ := s.ListTriggers(ctx, "u"); len(list) != 4 || list[0].ID != "t4" {
-		t.Fatalf("list = %+v", list)
-	}
-	if err := s.DeleteTrigger(ctx, "t1"); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.DeleteTrigger(ctx, "t1"); errs.CodeOf(err) != errs.NotFound {
-		t.Fatalf("a second delete: %v", err)
-	}
+// The trigger fake keeps the trigger contract the SQL store keeps.
+func TestTriggerStoreKeepsTheTriggerContract(t *testing.T) {
+	storetest.Triggers(t, &porttest.TriggerStore{}, "s1")
 }
 
 // The user fake folds usernames as the real store does and counts the
