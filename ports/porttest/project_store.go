@@ -368,7 +368,8 @@ func (q *projectQ) InsertProject(_ context.Context, p domain.Project) error {
 }
 
 // UpdateProject implements ports.ProjectWriter: a compare-and-set on
-// p.Revision-1 (conflict otherwise, a missing row included).
+// p.Revision-1 (conflict otherwise, a missing row included) that never
+// writes the owner, creation time or instance ref.
 func (q *projectQ) UpdateProject(_ context.Context, p domain.Project) error {
 	if err := q.checkWritable(); err != nil {
 		return err
@@ -380,7 +381,7 @@ func (q *projectQ) UpdateProject(_ context.Context, p domain.Project) error {
 	if err := q.checkProject(p); err != nil {
 		return err
 	}
-	p.OwnerID, p.CreatedAt = old.OwnerID, old.CreatedAt
+	p.OwnerID, p.CreatedAt, p.InstanceRef = old.OwnerID, old.CreatedAt, old.InstanceRef
 	q.state.projects[p.ID] = storedProject(p)
 	return nil
 }
