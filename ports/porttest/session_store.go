@@ -335,16 +335,17 @@ func (s *SessionStore) countByProject(projectIDs []string) map[string]int {
 }
 
 // pruneTaskSessionsLocked deletes the hidden task sessions gone accepts
-// and returns how many went (TaskStore.PruneTasks); s.writer is held.
-func (s *SessionStore) pruneTaskSessionsLocked(gone func(domain.Session) bool) int {
+// and returns their ids (TaskStore.PruneTasks, which forgets what they
+// cascade to); s.writer is held.
+func (s *SessionStore) pruneTaskSessionsLocked(gone func(domain.Session) bool) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
+	var ids []string
 	for id, st := range s.sessions {
 		if st.row.IsTaskSession() && gone(st.row) {
 			delete(s.sessions, id)
-			n++
+			ids = append(ids, id)
 		}
 	}
-	return n
+	return ids
 }
