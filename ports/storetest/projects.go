@@ -17,9 +17,7 @@ import (
 type ProjectStores struct {
 	Projects ports.ProjectStore
 	HostKeys ports.SSHHostKeyStore
-	// Refs is the same database's instance refs; nil for a fake without
-	// them (those cases are then skipped).
-	Refs ports.InstanceRefStore
+	Refs     ports.InstanceRefStore
 	// NewOwner stores a user who may own projects and sessions and
 	// returns their id.
 	NewOwner func(t *testing.T, name string) string
@@ -49,13 +47,7 @@ func Projects(t *testing.T, open func(t *testing.T) ProjectStores) {
 	t.Run("a transaction", func(t *testing.T) { projectsTx(t, open(t)) })
 	t.Run("binding sessions", func(t *testing.T) { projectsBind(t, open(t)) })
 	t.Run("host keys", func(t *testing.T) { projectsHostKeys(t, open(t)) })
-	t.Run("instance refs", func(t *testing.T) {
-		s := open(t)
-		if s.Refs == nil {
-			t.Skip("this store keeps no instance refs")
-		}
-		projectsRefs(t, s)
-	})
+	t.Run("instance refs", func(t *testing.T) { projectsRefs(t, open(t)) })
 }
 
 func dockerSandbox(id, name, host string) domain.Sandbox {
