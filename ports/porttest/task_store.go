@@ -545,7 +545,8 @@ func (s *TaskStore) PruneTasks(ctx context.Context, settledBefore, orphanBefore 
 		n += len(gone)
 	}
 	// What deleting a session row cascades to in the SQL store goes with
-	// it: the tasks it spawned, the debts owed to it, its runs and spans.
+	// it: the tasks it spawned, the debts owed to it, its runs, spans and
+	// triggers.
 	for _, id := range gone {
 		s.forgetSessionLocked(id)
 	}
@@ -556,6 +557,9 @@ func (s *TaskStore) PruneTasks(ctx context.Context, settledBefore, orphanBefore 
 		}
 		if s.Sessions.Traces != nil {
 			s.Sessions.Traces.ForgetSession(id)
+		}
+		if s.Sessions.Triggers != nil {
+			s.Sessions.Triggers.ForgetSession(id)
 		}
 	}
 	return n, nil

@@ -3,6 +3,7 @@ package porttest
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -179,4 +180,13 @@ func (s *TriggerStore) RecordFire(ctx context.Context, id string, at time.Time, 
 		s.triggers[id] = storedTrigger(t)
 	}
 	return nil
+}
+
+// ForgetSession drops the triggers targeting a session: what deleting the
+// session cascades to in the real store (SessionStore.DeleteSession calls
+// it when this fake is its Triggers).
+func (s *TriggerStore) ForgetSession(sessionID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	maps.DeleteFunc(s.triggers, func(_ string, t domain.Trigger) bool { return t.SessionID == sessionID })
 }

@@ -7,7 +7,11 @@ import (
 	"github.com/agents-server/agents-server/ports/storetest"
 )
 
-// The trigger fake keeps the trigger contract the SQL store keeps.
+// The trigger fake keeps the trigger contract the SQL store keeps, with
+// the session fake standing in for the sessions table.
 func TestTriggerStoreKeepsTheTriggerContract(t *testing.T) {
-	storetest.Triggers(t, &porttest.TriggerStore{}, "s1")
+	f := newFakeDatabase()
+	triggers := &porttest.TriggerStore{}
+	f.sessions.Triggers = triggers
+	storetest.Triggers(t, storetest.TriggerStores{Triggers: triggers, Sessions: f.sessions, NewSession: f.newSession})
 }

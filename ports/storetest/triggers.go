@@ -11,14 +11,25 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
+// TriggerStores is one database as the trigger contract uses it: its
+// triggers and the sessions they target.
+type TriggerStores struct {
+	Triggers ports.TriggerStore
+	Sessions ports.SessionStore
+	// NewSession stores a visible session with that id, of an owner of
+	// its own, and returns it.
+	NewSession func(t *testing.T, id string) domain.Session
+}
+
 // Triggers is the contract of ports.TriggerStore: the per-owner cap
 // counted at the insert, a taken id is conflict, listings newest (largest
 // id) first, due cron triggers by next fire time then id, one claim per
 // tick among Racers, an update that keeps the owner, creation time and
-// record of the last fire, and times kept as UTC milliseconds. s must
-// hold no triggers; sessionID names a session the triggers may target.
-func Triggers(t *testing.T, s ports.TriggerStore, sessionID string) {
+// record of the last fire, triggers that go with the session they target,
+// and times kept as UTC milliseconds. s must hold no triggers.
+func Triggers(t *testing.T, stores TriggerStores) {
 	ctx := context.Background()
+	s, sessionID := stores.Triggers, stores.NewSession(t, "triggered").ID
 	// Times with a sub-millisecond part in another zone, as clocks hand
 	// them out: the store keeps UTC milliseconds.
 	zone := time.FixedZone("CET", 3600)
@@ -203,5 +214,22 @@ func Triggers(t *testing.T, s ports.TriggerStore, sessionID string) {
 	}
 	if err := insert(trigger("t7", "ann", domain.TriggerWebhook, nil, true), 3); err != nil {
 		t.Fatalf("an insert under the cap again: %v", err)
+	}
+
+	// Deleting a session deletes the triggers targeting it, and only them.
+	other := stores.NewSession(t, "other").ID
+	moved := trigger("t8", "cy", domain.TriggerCron, ptr(at), true)
+	moved.SessionID = other
+	if err := insert(moved, 3); err != nil {
+		t.Fatal(err)
+	}
+	if err := stores.Sessions.DeleteSession(ctx, other); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.FindTrigger(ctx, "t8"); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("the trigger of a deleted session: %v, want not_found", err)
+	}
+	if got := ids(s.ListTriggers(ctx, "")); !reflect.DeepEqual(got, []string{"t7", "t6", "t5", "t4", "t3", "t2"}) {
+		t.Fatalf("the triggers of the sessions left = %v", got)
 	}
 }
