@@ -11,7 +11,7 @@ import (
 func TestTaskStoreKeepsTheTaskContract(t *testing.T) {
 	storetest.Tasks(t, func(t *testing.T) storetest.TaskStores {
 		db := openTemp(t)
-		return storetest.TaskStores{Tasks: db, Sessions: db, Approvals: db,
+		return storetest.TaskStores{Tasks: db, Sessions: db, Approvals: db, Runs: db,
 			NewSession: func(t *testing.T, id string) domain.Session { return newSession(t, db, id) }}
 	})
 }

@@ -111,31 +111,22 @@ func TestValuesThatLookSealedStayText(t *testing.T) {
 	}
 }
 
-type memMeta map[string]string
-
-func (m memMeta) GetMeta(_ context.Context, k string) (string, bool, error) {
-	v, ok := m[k]
-	return v, ok, nil
-}
-
-func (m memMeta) InitMeta(_ context.Context, k, v string) (string, error) {
-	if had, ok := m[k]; ok {
-		return had, nil
-	}
-	m[k] = v
-	return v, nil
-}
-
 func TestCheckKeyCanary(t *testing.T) {
 	ctx := context.Background()
-	meta := memMeta{}
-	if err := CheckKey(ctx, box(t, nil), meta); err != nil || len(meta) != 0 {
-		t.Fatalf("plaintext start: %v %v", err, meta)
+	meta := &porttest.SettingStore{}
+	if err := CheckKey(ctx, box(t, nil), meta); err != nil {
+		t.Fatalf("plaintext start: %v", err)
+	}
+	if canary, ok, _ := meta.GetMeta(ctx, CanaryKey); ok {
+		t.Fatalf("a plaintext start recorded a canary %q", canary)
 	}
 	k := key(t)
 	b := box(t, k)
-	if err := CheckKey(ctx, b, meta); err != nil || meta[CanaryKey] == "" {
+	if err := CheckKey(ctx, b, meta); err != nil {
 		t.Fatalf("first keyed start: %v", err)
+	}
+	if canary, _, _ := meta.GetMeta(ctx, CanaryKey); canary == "" {
+		t.Fatal("a keyed start recorded no canary")
 	}
 	if err := CheckKey(ctx, box(t, k), meta); err != nil {
 		t.Fatalf("same key refused: %v", err)

@@ -3,7 +3,6 @@ package settings
 import (
 	"context"
 	"crypto/rand"
-	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -12,34 +11,8 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/secrets"
 	"github.com/agents-server/agents-server/ports"
+	"github.com/agents-server/agents-server/ports/porttest"
 )
-
-type memStore map[string]ports.StoredSetting
-
-func (m memStore) ListSettings(context.Context) ([]ports.StoredSetting, error) {
-	out := []ports.StoredSetting{}
-	for _, s := range m {
-		out = append(out, s)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
-	return out, nil
-}
-
-func (m memStore) GetSetting(_ context.Context, k string) (ports.StoredSetting, bool, error) {
-	s, ok := m[k]
-	return s, ok, nil
-}
-
-func (m memStore) PutSetting(_ context.Context, s ports.StoredSetting) error {
-	m[s.Key] = s
-	return nil
-}
-
-func (m memStore) DeleteSetting(_ context.Context, k string) (bool, error) {
-	_, ok := m[k]
-	delete(m, k)
-	return ok, nil
-}
 
 var (
 	admin  = domain.Principal{User: domain.User{Role: domain.RoleAdmin}}
@@ -47,12 +20,14 @@ var (
 	clock  = ports.ClockFunc(func() time.Time { return time.Unix(1_700_000_000, 0) })
 )
 
-func newService(t *testing.T) (*Service, memStore) {
+// newService is a service over an empty in-memory store (the fake that
+// keeps the SQL store's settings contract).
+func newService(t *testing.T) (*Service, *porttest.SettingStore) {
 	t.Helper()
 	k := make([]byte, 32)
 	rand.Read(k)
 	box, _ := secrets.NewBox(k)
-	store := memStore{}
+	store := &porttest.SettingStore{}
 	return New(store, box, clock), store
 }
 
@@ -78,8 +53,8 @@ func TestSecretSettingsSealMaskAndKeep(t *testing.T) {
 	if err != nil || v.Value != secrets.Mask || !v.Set {
 		t.Fatalf("put = %+v %v", v, err)
 	}
-	if raw := store[KeyProxyURL].Value; !strings.HasPrefix(raw, "enc:v2:") || strings.Contains(raw, "pw@") {
-		t.Fatalf("stored %q", raw)
+	if stored, _, _ := store.GetSetting(ctx, KeyProxyURL); !strings.HasPrefix(stored.Value, "enc:v2:") || strings.Contains(stored.Value, "pw@") {
+		t.Fatalf("stored %q", stored.Value)
 	}
 	if _, err := s.Put(ctx, admin, KeyProxyURL, secrets.Mask); err != nil {
 		t.Fatal(err)
@@ -100,14 +75,14 @@ func TestReadersFallBackToDefaults(t *testing.T) {
 	}
 	// A value an older build stored that no longer parses reads as default.
 	s, store := newService(t)
-	store[KeyMaxTasksPerSession] = ports.StoredSetting{Key: KeyMaxTasksPerSession, Value: "many"}
+	store.PutSetting(ctx, ports.StoredSetting{Key: KeyMaxTasksPerSession, Value: "many"})
 	if n, _ := s.Int(ctx, KeyMaxTasksPerSession); n != 6 {
 		t.Fatalf("stale value read as %d", n)
 	}
 	if _, err := s.String(ctx, "not_registered"); errs.CodeOf(err) != errs.Internal {
 		t.Fatalf("unregistered read: %v", err)
 	}
-	store["gone"] = ports.StoredSetting{Key: "gone", Value: "v"}
+	store.PutSetting(ctx, ports.StoredSetting{Key: "gone", Value: "v"})
 	list, _ := s.List(ctx)
 	last := list[len(list)-1]
 	if len(list) != len(Registry)+1 || last.Key != "gone" || !last.Unknown || last.Value != secrets.Mask {
@@ -117,20 +92,20 @@ func TestReadersFallBackToDefaults(t *testing.T) {
 
 // countingStore counts the reads that reach the store.
 type countingStore struct {
-	memStore
+	porttest.SettingStore
 	reads int
 }
 
 func (c *countingStore) GetSetting(ctx context.Context, k string) (ports.StoredSetting, bool, error) {
 	c.reads++
-	return c.memStore.GetSetting(ctx, k)
+	return c.SettingStore.GetSetting(ctx, k)
 }
 
 func TestReadsAreKeptUntilAWrite(t *testing.T) {
 	k := make([]byte, 32)
 	rand.Read(k)
 	box, _ := secrets.NewBox(k)
-	store := &countingStore{memStore: memStore{}}
+	store := &countingStore{}
 	s := New(store, box, clock)
 	ctx := context.Background()
 	read := func(want int) {

@@ -82,7 +82,7 @@ func newHarness(t *testing.T) *harness {
 	h.runStore = runStore
 	taskStore := &porttest.TaskStore{Runs: runStore}
 	traces := &porttest.TraceStore{}
-	h.sessStore = &porttest.SessionStore{Runs: runStore, Tasks: taskStore, Traces: traces}
+	h.sessStore = &porttest.SessionStore{Runs: runStore, Tasks: taskStore, Traces: traces, Triggers: h.store}
 	taskStore.Sessions = h.sessStore
 	h.settings = settings.New(&porttest.SettingStore{}, box, h.clock)
 	provs, err := providers.New(providers.Deps{Store: h.config, Box: box, IDs: h.ids, Clock: h.clock})

@@ -14,8 +14,8 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// ProjectStore is an in-memory ports.ProjectStore and
-// ports.SSHHostKeyStore. Transactions are serialised and copy-on-write;
+// ProjectStore is an in-memory ports.ProjectStore, ports.SSHHostKeyStore
+// and ports.InstanceRefStore. Transactions are serialised and copy-on-write;
 // rows go through the same encoding as on disk (configs as JSON, times in
 // UTC milliseconds), so a caller never shares memory with a stored row.
 // The zero value is empty and ready.
@@ -31,8 +31,9 @@ type ProjectStore struct {
 }
 
 var (
-	_ ports.ProjectStore    = (*ProjectStore)(nil)
-	_ ports.SSHHostKeyStore = (*ProjectStore)(nil)
+	_ ports.ProjectStore     = (*ProjectStore)(nil)
+	_ ports.SSHHostKeyStore  = (*ProjectStore)(nil)
+	_ ports.InstanceRefStore = (*ProjectStore)(nil)
 )
 
 // projectState is the committed rows; its maps are never changed once
@@ -127,6 +128,25 @@ func (s *ProjectStore) PinSSHHostKey(ctx context.Context, sandboxID, host string
 		return nil
 	})
 	return pinned, err
+}
+
+// SwapInstanceRef implements ports.InstanceRefStore: a compare-and-swap
+// in one write transaction; not_found for a missing project.
+func (s *ProjectStore) SwapInstanceRef(ctx context.Context, projectID, old, next string) (bool, error) {
+	swapped := false
+	err := s.InProjectTx(ctx, func(tx ports.ProjectTx) error {
+		q := tx.(*projectQ)
+		p, ok := q.state.projects[projectID]
+		if !ok {
+			return errs.E(errs.NotFound, "project not found")
+		}
+		if p.InstanceRef == old {
+			p.InstanceRef, swapped = next, true
+			q.state.projects[projectID] = p
+		}
+		return nil
+	})
+	return swapped, err
 }
 
 // projectQ implements ports.ProjectTx over one state: the committed one for
@@ -368,7 +388,8 @@ func (q *projectQ) InsertProject(_ context.Context, p domain.Project) error {
 }
 
 // UpdateProject implements ports.ProjectWriter: a compare-and-set on
-// p.Revision-1 (conflict otherwise, a missing row included).
+// p.Revision-1 (conflict otherwise, a missing row included) that never
+// writes the owner, creation time or instance ref.
 func (q *projectQ) UpdateProject(_ context.Context, p domain.Project) error {
 	if err := q.checkWritable(); err != nil {
 		return err
@@ -380,7 +401,7 @@ func (q *projectQ) UpdateProject(_ context.Context, p domain.Project) error {
 	if err := q.checkProject(p); err != nil {
 		return err
 	}
-	p.OwnerID, p.CreatedAt = old.OwnerID, old.CreatedAt
+	p.OwnerID, p.CreatedAt, p.InstanceRef = old.OwnerID, old.CreatedAt, old.InstanceRef
 	q.state.projects[p.ID] = storedProject(p)
 	return nil
 }

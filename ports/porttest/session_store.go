@@ -18,8 +18,8 @@ import (
 // (as SQLite's single writer is) and copy-on-write, so a failing
 // transaction leaves nothing behind and a reader keeps the snapshot it
 // started with. Deleting a session takes its hidden task sessions, and
-// what the sessions hold in Runs, Tasks and Traces, with it (the store's
-// foreign keys). The zero value is empty and ready.
+// what the sessions hold in Runs, Tasks, Traces and Triggers, with it (the
+// store's foreign keys). The zero value is empty and ready.
 type SessionStore struct {
 	// Runs receives the run methods of SessionTx (FileApprovals,
 	// EndPause, CreateRun, CountLiveRuns, EndRun); without it they fail
@@ -33,6 +33,9 @@ type SessionStore struct {
 	// Traces loses a session's spans when the session is deleted; without
 	// it they stay.
 	Traces *TraceStore
+	// Triggers loses the triggers targeting a session when the session is
+	// deleted; without it they stay.
+	Triggers *TriggerStore
 
 	writer sync.Mutex // held by every write, for its whole transaction
 	mu     sync.Mutex // guards sessions (the committed state)
@@ -197,6 +200,9 @@ func (s *SessionStore) DeleteSession(_ context.Context, id string) error {
 		if s.Traces != nil {
 			s.Traces.ForgetSession(g)
 		}
+		if s.Triggers != nil {
+			s.Triggers.ForgetSession(g)
+		}
 	}
 	return nil
 }
@@ -335,16 +341,17 @@ func (s *SessionStore) countByProject(projectIDs []string) map[string]int {
 }
 
 // pruneTaskSessionsLocked deletes the hidden task sessions gone accepts
-// and returns how many went (TaskStore.PruneTasks); s.writer is held.
-func (s *SessionStore) pruneTaskSessionsLocked(gone func(domain.Session) bool) int {
+// and returns their ids (TaskStore.PruneTasks, which forgets what they
+// cascade to); s.writer is held.
+func (s *SessionStore) pruneTaskSessionsLocked(gone func(domain.Session) bool) []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n := 0
+	var ids []string
 	for id, st := range s.sessions {
 		if st.row.IsTaskSession() && gone(st.row) {
 			delete(s.sessions, id)
-			n++
+			ids = append(ids, id)
 		}
 	}
-	return n
+	return ids
 }

@@ -36,13 +36,15 @@ func (s *SettingStore) GetSetting(ctx context.Context, key string) (ports.Stored
 	return v, ok, nil
 }
 
-// PutSetting inserts or replaces a key's row.
+// PutSetting inserts or replaces a key's row, its update time as the store
+// keeps it (UTC, whole milliseconds).
 func (s *SettingStore) PutSetting(ctx context.Context, v ports.StoredSetting) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.settings == nil {
 		s.settings = map[string]ports.StoredSetting{}
 	}
+	v.UpdatedAt = storedTime(v.UpdatedAt)
 	s.settings[v.Key] = v
 	return nil
 }

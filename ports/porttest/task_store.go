@@ -526,7 +526,6 @@ func (s *TaskStore) PruneTasks(ctx context.Context, settledBefore, orphanBefore 
 		defer s.Sessions.writer.Unlock()
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	n := 0
 	for id, w := range s.wakeups {
 		if w.SettledAt != nil && w.SettledAt.Before(settledBefore) {
@@ -534,14 +533,34 @@ func (s *TaskStore) PruneTasks(ctx context.Context, settledBefore, orphanBefore 
 			n++
 		}
 	}
+	var gone []string
 	if s.Sessions != nil {
 		named := map[string]bool{}
 		for _, t := range s.tasks {
 			named[t.ChildSessionID] = true
 		}
-		n += s.Sessions.pruneTaskSessionsLocked(func(sess domain.Session) bool {
+		gone = s.Sessions.pruneTaskSessionsLocked(func(sess domain.Session) bool {
 			return !named[sess.ID] && sess.CreatedAt.Before(orphanBefore)
 		})
+		n += len(gone)
+	}
+	// What deleting a session row cascades to in the SQL store goes with
+	// it: the tasks it spawned, the debts owed to it, its runs, spans and
+	// triggers.
+	for _, id := range gone {
+		s.forgetSessionLocked(id)
+	}
+	s.mu.Unlock()
+	for _, id := range gone {
+		if s.Sessions.Runs != nil {
+			s.Sessions.Runs.ForgetSession(id)
+		}
+		if s.Sessions.Traces != nil {
+			s.Sessions.Traces.ForgetSession(id)
+		}
+		if s.Sessions.Triggers != nil {
+			s.Sessions.Triggers.ForgetSession(id)
+		}
 	}
 	return n, nil
 }
@@ -608,6 +627,11 @@ func (s *TaskStore) taskOfRun(runID string) string {
 func (s *TaskStore) ForgetSession(sessionID string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.forgetSessionLocked(sessionID)
+}
+
+// forgetSessionLocked is ForgetSession with s.mu held.
+func (s *TaskStore) forgetSessionLocked(sessionID string) {
 	maps.DeleteFunc(s.tasks, func(_ string, t domain.Task) bool { return t.ParentSessionID == sessionID })
 	maps.DeleteFunc(s.wakeups, func(_ string, w domain.TaskWakeup) bool {
 		_, kept := s.tasks[w.TaskID]

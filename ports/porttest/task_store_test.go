@@ -11,6 +11,6 @@ import (
 func TestTaskStoreKeepsTheTaskContract(t *testing.T) {
 	storetest.Tasks(t, func(t *testing.T) storetest.TaskStores {
 		f := newFakeDatabase()
-		return storetest.TaskStores{Tasks: f.tasks, Sessions: f.sessions, Approvals: f.runs, NewSession: f.newSession}
+		return storetest.TaskStores{Tasks: f.tasks, Sessions: f.sessions, Approvals: f.runs, Runs: f.runs, NewSession: f.newSession}
 	})
 }

@@ -3,6 +3,7 @@ package porttest
 import (
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"sync"
 	"time"
@@ -23,6 +24,8 @@ type TriggerStore struct {
 
 var _ ports.TriggerStore = (*TriggerStore)(nil)
 
+// storedTrigger is t as a read gives it back: times in UTC milliseconds,
+// behind pointers of its own, so a caller never shares memory with a row.
 func storedTrigger(t domain.Trigger) domain.Trigger {
 	t.CreatedAt, t.UpdatedAt = storedTime(t.CreatedAt), storedTime(t.UpdatedAt)
 	t.NextFireAt, t.LastFiredAt = storedTimePtr(t.NextFireAt), storedTimePtr(t.LastFiredAt)
@@ -66,7 +69,7 @@ func (s *TriggerStore) FindTrigger(ctx context.Context, id string) (domain.Trigg
 	if !ok {
 		return domain.Trigger{}, errs.E(errs.NotFound, "trigger not found")
 	}
-	return t, nil
+	return storedTrigger(t), nil
 }
 
 // ListTriggers implements ports.TriggerStore: newest (largest id) first.
@@ -86,7 +89,7 @@ func (s *TriggerStore) where(ctx context.Context, keep func(domain.Trigger) bool
 	out := []domain.Trigger{}
 	for _, t := range s.triggers {
 		if keep(t) {
-			out = append(out, t)
+			out = append(out, storedTrigger(t))
 		}
 	}
 	slices.SortFunc(out, func(a, b domain.Trigger) int { return cmp.Compare(a.ID, b.ID) })
@@ -177,4 +180,13 @@ func (s *TriggerStore) RecordFire(ctx context.Context, id string, at time.Time, 
 		s.triggers[id] = storedTrigger(t)
 	}
 	return nil
+}
+
+// ForgetSession drops the triggers targeting a session: what deleting the
+// session cascades to in the real store (SessionStore.DeleteSession calls
+// it when this fake is its Triggers).
+func (s *TriggerStore) ForgetSession(sessionID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	maps.DeleteFunc(s.triggers, func(_ string, t domain.Trigger) bool { return t.SessionID == sessionID })
 }

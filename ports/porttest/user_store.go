@@ -12,16 +12,21 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// UserStore is an in-memory ports.UserStore. It keeps users only: a
-// disabling update has no tokens to revoke, and a delete no configuration
-// to hand over (the SQL store does both). Every method is atomic under
-// one lock. The zero value is empty and ready.
+// UserStore is an in-memory ports.UserStore and ports.TokenStore: a
+// disabling update revokes the user's tokens and a delete takes them
+// along, as in the SQL store; a delete has no configuration to hand over
+// (the SQL store's other tables). Every method is atomic under one lock.
+// The zero value is empty and ready.
 type UserStore struct {
-	mu    sync.Mutex
-	users map[string]domain.User
+	mu     sync.Mutex
+	users  map[string]domain.User
+	tokens map[string]domain.Token // by id
 }
 
-var _ ports.UserStore = (*UserStore)(nil)
+var (
+	_ ports.UserStore  = (*UserStore)(nil)
+	_ ports.TokenStore = (*UserStore)(nil)
+)
 
 func storedUser(u domain.User) domain.User {
 	u.CreatedAt, u.UpdatedAt = storedTime(u.CreatedAt), storedTime(u.UpdatedAt)
@@ -29,7 +34,7 @@ func storedUser(u domain.User) domain.User {
 }
 
 // CreateUser implements ports.UserStore: conflict when the id or the
-// username's key is taken.
+// username's key is taken, or for a second bootstrap user.
 func (s *UserStore) CreateUser(ctx context.Context, u domain.User) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -39,6 +44,9 @@ func (s *UserStore) CreateUser(ctx context.Context, u domain.User) error {
 	for _, x := range s.users {
 		if x.ID == u.ID || domain.UsernameKey(x.Username) == domain.UsernameKey(u.Username) {
 			return errs.E(errs.Conflict, "the username %q is taken", u.Username)
+		}
+		if x.Bootstrap && u.Bootstrap {
+			return errs.E(errs.Conflict, "a bootstrap admin exists already")
 		}
 	}
 	if s.users == nil {
@@ -78,15 +86,16 @@ func (s *UserStore) findWhere(ctx context.Context, match func(domain.User) bool)
 	return domain.User{}, errs.E(errs.NotFound, "user not found")
 }
 
-// ListUsers implements ports.UserStore: oldest first.
+// ListUsers implements ports.UserStore: by id (ids are minted in time
+// order), as the SQL store lists them.
 func (s *UserStore) ListUsers(ctx context.Context) ([]domain.User, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := slices.Collect(maps.Values(s.users))
-	slices.SortFunc(out, func(a, b domain.User) int { return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID)) })
+	out := slices.AppendSeq([]domain.User{}, maps.Values(s.users))
+	slices.SortFunc(out, func(a, b domain.User) int { return cmp.Compare(a.ID, b.ID) })
 	return out, nil
 }
 
@@ -101,7 +110,9 @@ func (s *UserStore) otherActiveAdminsLocked(id string) int {
 	return n
 }
 
-// UpdateUser implements ports.UserStore.
+// UpdateUser implements ports.UserStore: it stores the password, role,
+// disabled flag and update time the change leaves (no other column, as the
+// SQL store) and returns the user as the change left it.
 func (s *UserStore) UpdateUser(ctx context.Context, id string, change func(u *domain.User, otherActiveAdmins int) error) (domain.User, error) {
 	if err := ctx.Err(); err != nil {
 		return domain.User{}, err
@@ -112,16 +123,20 @@ func (s *UserStore) UpdateUser(ctx context.Context, id string, change func(u *do
 	if !ok {
 		return domain.User{}, errs.E(errs.NotFound, "user not found")
 	}
-	if err := change(&u, s.otherActiveAdminsLocked(id)); err != nil {
+	after := u
+	if err := change(&after, s.otherActiveAdminsLocked(id)); err != nil {
 		return domain.User{}, err
 	}
-	u.ID = id
+	u.PasswordHash, u.Role, u.Disabled, u.UpdatedAt = after.PasswordHash, after.Role, after.Disabled, after.UpdatedAt
+	if domain.RevokesTokens(s.users[id], u) {
+		s.dropTokensLocked(id)
+	}
 	s.users[id] = storedUser(u)
-	return s.users[id], nil
+	return after, nil
 }
 
-// DeleteUser implements ports.UserStore (the user goes; there is no
-// configuration here to hand to heirID).
+// DeleteUser implements ports.UserStore (the user goes with their tokens;
+// there is no configuration here to hand to heirID).
 func (s *UserStore) DeleteUser(ctx context.Context, id, _ string, check func(u domain.User, otherActiveAdmins int) error) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -136,5 +151,6 @@ func (s *UserStore) DeleteUser(ctx context.Context, id, _ string, check func(u d
 		return err
 	}
 	delete(s.users, id)
+	s.dropTokensLocked(id)
 	return nil
 }

@@ -17,6 +17,8 @@ type TaskStores struct {
 	Tasks     ports.TaskStore
 	Sessions  ports.SessionStore
 	Approvals ports.ApprovalStore
+	// Runs is the same database's runs, which go with a pruned session.
+	Runs ports.RunStore
 	// NewSession stores a visible session with that id, of an owner of
 	// its own, and returns it.
 	NewSession func(t *testing.T, id string) domain.Session
@@ -379,6 +381,22 @@ func tasksPrune(t *testing.T, s TaskStores) {
 	if err := s.Tasks.SettleWakeups(ctx, []string{"t:1"}, taskEpoch); err != nil {
 		t.Fatal(err)
 	}
+	// The orphan spawned a task of its own, which ended owing it a debt:
+	// both go with the orphan (the cascade of deleting its session row).
+	nested := domain.Task{ID: "nested", RunID: "run-nested", OwnerID: p.OwnerID, ParentSessionID: "orphan", Kind: domain.TaskAgent,
+		Attempt: 1, Status: domain.TaskWorking, LaunchedAt: &taskEpoch, CreatedAt: taskEpoch, UpdatedAt: taskEpoch}
+	if err := s.Tasks.CreateTask(ctx, nested, nil); err != nil {
+		t.Fatal(err)
+	}
+	finalTask(t, s, "nested", "run-nested", domain.TaskCompleted)
+	if due, _ := s.Tasks.DueWakeups(ctx, "orphan"); len(due) != 1 {
+		t.Fatalf("the orphan's debts before the prune = %+v", due)
+	}
+	orphanRun := domain.Run{ID: "run-orphan", SessionID: "orphan", OwnerID: p.OwnerID, AgentConfigID: "agent", Status: domain.RunCompleted,
+		CreatedAt: taskEpoch, UpdatedAt: taskEpoch, EndedAt: &taskEpoch}
+	if err := s.Runs.CreateRun(ctx, orphanRun); err != nil {
+		t.Fatal(err)
+	}
 	if n, err := s.Tasks.PruneTasks(ctx, taskEpoch.Add(-time.Hour), taskEpoch.Add(-time.Hour)); err != nil || n != 0 {
 		t.Fatalf("an early prune = %d, %v", n, err)
 	}
@@ -392,5 +410,20 @@ func tasksPrune(t *testing.T, s TaskStores) {
 		if _, err := s.Sessions.FindSession(ctx, id); err != nil {
 			t.Fatalf("session %s went: %v", id, err)
 		}
+	}
+	if _, err := s.Tasks.FindTask(ctx, "nested"); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("the pruned orphan's task: %v, want not_found", err)
+	}
+	if due, err := s.Tasks.DueWakeups(ctx, "orphan"); err != nil || len(due) != 0 {
+		t.Fatalf("the pruned orphan is still owed %+v, %v", due, err)
+	}
+	if owed, err := s.Tasks.SessionsWithDueWakeups(ctx); err != nil || len(owed) != 0 {
+		t.Fatalf("sessions owed a notification after the prune = %v, %v", owed, err)
+	}
+	if _, err := s.Runs.FindRun(ctx, "run-orphan"); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("the pruned orphan's run: %v, want not_found", err)
+	}
+	if got := findTask(t, s, "t"); got.ChildSessionID != "named" {
+		t.Fatalf("the named session's task after the prune = %+v", got)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,39 +15,49 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/internal/sshdtest"
 	"github.com/agents-server/agents-server/ports"
+	"github.com/agents-server/agents-server/ports/porttest"
 )
 
-// pinStore stands in for the server's store: a map that outlives the
-// Runtimes made over it, as the database outlives a process.
-type pinStore struct {
-	mu    sync.Mutex
-	pins  map[string]domain.SSHHostKey // sandbox id → pin
-	hosts map[string]string            // sandbox id → its host
-}
+// pinStore stands in for the server's store (the fake that keeps the SQL
+// store's project contract, pins included): it outlives the Runtimes made
+// over it, as the database outlives a process.
+type pinStore struct{ *porttest.ProjectStore }
 
-func (p *pinStore) PinSSHHostKey(_ context.Context, sandboxID, host string, presented domain.SSHHostKey) (domain.SSHHostKey, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.hosts[sandboxID] != host {
-		return domain.SSHHostKey{}, errs.E(errs.Conflict, "moved")
+// newPinStore stores a docker sandbox per id, on its host.
+func newPinStore(t *testing.T, hosts map[string]string) pinStore {
+	t.Helper()
+	p := pinStore{&porttest.ProjectStore{}}
+	ctx := context.Background()
+	err := p.InProjectTx(ctx, func(tx ports.ProjectTx) error {
+		for id, host := range hosts {
+			sb := domain.Sandbox{ID: id, Name: id, Type: domain.SandboxDocker, Revision: 1, Docker: &domain.DockerConfig{Host: host}}
+			if err := tx.InsertSandbox(ctx, sb); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	if pinned, ok := p.pins[sandboxID]; ok {
-		return pinned, nil
+	return p
+}
+
+func (p pinStore) pinned(t *testing.T, sandboxID string) domain.SSHHostKey {
+	t.Helper()
+	sb, err := p.FindSandbox(context.Background(), sandboxID)
+	if err != nil {
+		t.Fatal(err)
 	}
-	p.pins[sandboxID] = presented
-	return presented, nil
+	return sb.SSHHostKey
 }
 
-func (p *pinStore) pinned(sandboxID string) domain.SSHHostKey {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.pins[sandboxID]
-}
-
-func (p *pinStore) reset(sandboxID string) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	delete(p.pins, sandboxID)
+func (p pinStore) reset(t *testing.T, sandboxID string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := p.InProjectTx(ctx, func(tx ports.ProjectTx) error { return tx.ClearSSHHostKey(ctx, sandboxID) }); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // startFakeDockerAPI serves the two calls Containers makes (the version
@@ -84,7 +93,7 @@ func TestSSHHostKeyPinOutlivesTheRuntimeAndResets(t *testing.T) {
 	firstKey := sshd.HostKey()
 	host := "ssh://tester@" + sshd.Addr
 	target := ports.SandboxTarget{SandboxID: "sb-1", Type: domain.SandboxDocker, Config: &domain.DockerConfig{Host: host, SSHPassword: "s3cret-pw"}}
-	store := &pinStore{pins: map[string]domain.SSHHostKey{}, hosts: map[string]string{"sb-1": host}}
+	store := newPinStore(t, map[string]string{"sb-1": host, "sb-2": "ssh://tester@elsewhere:22"})
 	met := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	runtime := func() *Runtime {
 		rt := New(Options{HostKeys: store, Clock: ports.ClockFunc(func() time.Time { return met })})
@@ -97,7 +106,7 @@ func TestSSHHostKeyPinOutlivesTheRuntimeAndResets(t *testing.T) {
 	if _, err := runtime().Containers(ctx, target); err != nil {
 		t.Fatalf("first connection: %v", err)
 	}
-	pin := store.pinned("sb-1")
+	pin := store.pinned(t, "sb-1")
 	if pin.Key != authorizedKey(firstKey) || pin.PinnedAt != met || pin.Type() != "ssh-ed25519" ||
 		pin.Fingerprint() != ssh.FingerprintSHA256(firstKey) {
 		t.Fatalf("pinned %+v (%s), want %s met at %s", pin, pin.Fingerprint(), ssh.FingerprintSHA256(firstKey), met)
@@ -119,25 +128,24 @@ func TestSSHHostKeyPinOutlivesTheRuntimeAndResets(t *testing.T) {
 	if sshd.LoginAttempts() != logins {
 		t.Error("the password was offered to a host whose key was refused")
 	}
-	if store.pinned("sb-1") != pin {
-		t.Fatalf("the refusal moved the pin: %+v", store.pinned("sb-1"))
+	if store.pinned(t, "sb-1") != pin {
+		t.Fatalf("the refusal moved the pin: %+v", store.pinned(t, "sb-1"))
 	}
 
 	// After a reset the next connection pins the key it meets.
-	store.reset("sb-1")
+	store.reset(t, "sb-1")
 	if _, err := restarted.Containers(ctx, target); err != nil {
 		t.Fatalf("after a reset: %v", err)
 	}
-	if got := store.pinned("sb-1"); got.Key != authorizedKey(secondKey) {
+	if got := store.pinned(t, "sb-1"); got.Key != authorizedKey(secondKey) {
 		t.Fatalf("after a reset pinned %s, want the key met (%s)", got.Fingerprint(), ssh.FingerprintSHA256(secondKey))
 	}
 
 	// A sandbox whose host changed while connecting pins nothing.
 	moved := target
 	moved.SandboxID = "sb-2"
-	store.hosts["sb-2"] = "ssh://tester@elsewhere:22"
-	if _, err := restarted.Containers(ctx, moved); !errs.Is(err, errs.Conflict) || !store.pinned("sb-2").IsZero() {
-		t.Fatalf("a stale target: %v, pin %+v", err, store.pinned("sb-2"))
+	if _, err := restarted.Containers(ctx, moved); !errs.Is(err, errs.Conflict) || !store.pinned(t, "sb-2").IsZero() {
+		t.Fatalf("a stale target: %v, pin %+v", err, store.pinned(t, "sb-2"))
 	}
 }
 

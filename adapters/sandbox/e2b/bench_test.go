@@ -20,9 +20,10 @@ func benchInstance(b *testing.B) (*Runtime, ports.ProjectInstance) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { d.Close() })
-	f := &fixture{double: d, refs: &refs{m: map[string]string{}}}
+	f := &fixture{double: d, refs: newRefs(b)}
 	f.rt = New(Options{Refs: f.refs, HTTP: d.Client()})
 	in := ports.ProjectInstance{ProjectID: "bench", Target: f.target()}
+	f.refs.add(b, in.ProjectID)
 	if err := f.rt.Ensure(context.Background(), in); err != nil {
 		b.Fatal(err)
 	}

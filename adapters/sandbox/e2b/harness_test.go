@@ -5,7 +5,6 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/agents-server/agents-server/adapters/sandbox/e2b/e2bdouble"
@@ -13,6 +12,7 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/internal/testenv"
 	"github.com/agents-server/agents-server/ports"
+	"github.com/agents-server/agents-server/ports/porttest"
 )
 
 func TestMain(m *testing.M) {
@@ -22,29 +22,40 @@ func TestMain(m *testing.M) {
 
 const testKey = "e2b_0123456789abcdef"
 
-// refs is an in-memory ports.InstanceRefStore.
-type refs struct {
-	mu sync.Mutex
-	m  map[string]string
-}
+// refs records the instances the backend creates: the project fake
+// (which keeps the SQL store's project contract, instance refs included)
+// holding the test's sandbox and the projects it names.
+type refs struct{ *porttest.ProjectStore }
 
-func (r *refs) SwapInstanceRef(_ context.Context, projectID, old, next string) (bool, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.m[projectID] != old {
-		return false, nil
+func newRefs(t testing.TB) *refs {
+	t.Helper()
+	r := &refs{&porttest.ProjectStore{}}
+	ctx := context.Background()
+	sb := domain.Sandbox{ID: "sb-test", Name: "sb-test", Type: domain.SandboxE2B, Revision: 1, E2B: &domain.E2BConfig{}}
+	if err := r.InProjectTx(ctx, func(tx ports.ProjectTx) error { return tx.InsertSandbox(ctx, sb) }); err != nil {
+		t.Fatal(err)
 	}
-	r.m[projectID] = next
-	return true, nil
+	return r
 }
 
+// add stores a project on the test's sandbox, with no instance yet.
+func (r *refs) add(t testing.TB, projectID string) {
+	t.Helper()
+	ctx := context.Background()
+	p := domain.Project{ID: projectID, OwnerID: "tester", Name: projectID, SandboxID: "sb-test", Revision: 1, Generation: 1}
+	if err := r.InProjectTx(ctx, func(tx ports.ProjectTx) error { return tx.InsertProject(ctx, p) }); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// get is the instance ref recorded for a project.
 func (r *refs) get(projectID string) string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.m[projectID]
+	p, err := r.FindProject(context.Background(), projectID)
+	if err != nil {
+		return "<" + err.Error() + ">"
+	}
+	return p.InstanceRef
 }
-
-var _ ports.InstanceRefStore = (*refs)(nil)
 
 // fixture is a double, a backend talking to it and the refs it records.
 type fixture struct {
@@ -68,7 +79,7 @@ func newFixture(t *testing.T, o e2bdouble.Options) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	rf := &refs{m: map[string]string{}}
+	rf := newRefs(t)
 	return &fixture{double: d, refs: rf, rt: New(Options{Refs: rf, HTTP: d.Client(), Now: o.Now})}
 }
 
@@ -87,6 +98,7 @@ func (f *fixture) instance(t *testing.T, target ports.SandboxTarget) ports.Proje
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	in := ports.ProjectInstance{ProjectID: "p" + hex.EncodeToString(b), Env: map[string]string{"PROJECT_VAR": "from the project"}, Target: target}
+	f.refs.add(t, in.ProjectID)
 	t.Cleanup(func() {
 		if err := f.rt.Destroy(context.Background(), in); err != nil && !errs.Is(err, errs.NotFound) {
 			t.Errorf("Destroy: %v", err)
