@@ -49,7 +49,7 @@ func (s *Service) finalize(ctx context.Context, rc *runCtx, text, refusal string
 			return s.handled(ctx, rc, h.InvalidFinalOutput, "the final output "+err.Error())
 		}
 	}
-	if err := s.checkStage(rc, domain.StageOutput, text, false); err != nil {
+	if err := rc.agent.Guard(domain.StageOutput, text, false, rc.tr, rc.parentSpan()); err != nil {
 		return s.fail(rc, err)
 	}
 	return s.completed(rc, text)

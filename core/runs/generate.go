@@ -87,7 +87,7 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 	raced := make(chan struct{})
 	go func() {
 		defer close(raced)
-		if err := s.checkStage(rc, domain.StageInput, rc.raceInput, false); err != nil {
+		if err := rc.agent.Guard(domain.StageInput, rc.raceInput, false, rc.tr, rc.parentSpan()); err != nil {
 			trip = err
 			cancel()
 		}

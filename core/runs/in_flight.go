@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 
+	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/transcript"
 	"github.com/agents-server/agents-server/ports"
@@ -21,10 +22,10 @@ func (s *Service) stoppedTurn(rc *runCtx, modelTurn bool, resp ports.ModelRespon
 		if r.CutOff {
 			continue
 		}
-		var trip *guardTrip
-		if errors.As(s.checkStage(rc, domain.StageToolOutput, r.Output, false), &trip) {
-			results[i].Output, results[i].IsError = "Withheld: the "+trip.name+" guardrail tripped on this call's output.", true
-			results[i].Display = &domain.Display{Kind: "error", Title: r.Name + " withheld", Summary: "Guardrail " + trip.name}
+		var trip *agents.GuardTrip
+		if errors.As(rc.agent.Guard(domain.StageToolOutput, r.Output, false, rc.tr, rc.parentSpan()), &trip) {
+			results[i].Output, results[i].IsError = "Withheld: the "+trip.Name+" guardrail tripped on this call's output.", true
+			results[i].Display = &domain.Display{Kind: "error", Title: r.Name + " withheld", Summary: "Guardrail " + trip.Name}
 		}
 	}
 	return transcript.Record(rc.lr.run.ID, modelTurn, resp, results)

@@ -174,13 +174,13 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 	}
 	var ce *domain.ConfigError
 	var me *ports.ModelError
-	var trip *guardTrip
+	var trip *agents.GuardTrip
 	var be *behaviorError
 	switch {
 	case errors.As(err, &trip):
 		return outcome{status: domain.RunError, code: domain.CodeGuardrail, msg: trip.Error(),
 			event: domain.NewEvent(domain.EventError, domain.ErrorPayload{RunID: lr.run.ID, Code: domain.CodeGuardrail,
-				Message: trip.Error(), Guardrail: trip.name, Stage: trip.stage})}
+				Message: trip.Error(), Guardrail: trip.Name, Stage: trip.Stage})}
 	case errors.As(err, &be):
 		return s.failed(lr, domain.CodeModelBehavior, be.msg)
 	case errors.As(err, &ce):
@@ -282,7 +282,7 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 	// trip costs no tokens. The others race the first call. A resumed run's
 	// input passed them before its pause.
 	if lr.resume == nil {
-		if err := s.checkStage(rc, domain.StageInput, lr.run.Input, true); err != nil {
+		if err := rc.agent.Guard(domain.StageInput, lr.run.Input, true, rc.tr, rc.parentSpan()); err != nil {
 			return 0, err
 		}
 	}
@@ -521,7 +521,7 @@ func (s *Service) consume(rc *runCtx, queues ...domain.QueueMode) ([]json.RawMes
 	lr.mu.Unlock()
 	var out []json.RawMessage
 	for _, in := range take {
-		if err := s.checkStage(rc, domain.StageInput, in.input, true); err != nil {
+		if err := rc.agent.Guard(domain.StageInput, in.input, true, rc.tr, rc.parentSpan()); err != nil {
 			return nil, err
 		}
 		e := userEntry(in.input, lr.run.ID)

@@ -32,7 +32,7 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 			results[i] = transcript.Rejected(call, reason)
 			continue
 		}
-		if err := s.checkStage(rc, domain.StageToolInput, call.Arguments, false); err != nil {
+		if err := rc.agent.Guard(domain.StageToolInput, call.Arguments, false, rc.tr, rc.parentSpan()); err != nil {
 			return nil, nil, err
 		}
 		if call.Name == tools.SubmitPlan.Name {
@@ -86,7 +86,7 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 		if errs[i] != nil {
 			return nil, nil, errs[i]
 		}
-		if err := s.checkStage(rc, domain.StageToolOutput, r.Output, false); err != nil {
+		if err := rc.agent.Guard(domain.StageToolOutput, r.Output, false, rc.tr, rc.parentSpan()); err != nil {
 			return nil, nil, err
 		}
 	}
