@@ -1,6 +1,10 @@
 package openai
 
 import (
+	"encoding/json"
+	"errors"
+	"reflect"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/openai/openai-go/v3/responses"
@@ -17,8 +21,19 @@ import (
 type streamEvent struct{ raw []byte }
 
 // UnmarshalJSON keeps the event; encoding/json has checked it is valid
-// JSON before calling it, as it did for the SDK's type.
+// JSON before calling it, as it did for the SDK's type. An event that is
+// neither an object nor null is refused with the error the SDK's decoder
+// gives (which ends the stream, as there).
 func (e *streamEvent) UnmarshalJSON(data []byte) error {
+	if v := gjson.ParseBytes(data); !v.IsObject() && v.Type != gjson.Null {
+		var object struct{}
+		err := json.Unmarshal(data, &object)
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			typeErr.Type = reflect.TypeFor[responses.ResponseStreamEventUnion]()
+			return typeErr
+		}
+	}
 	e.raw = append(e.raw[:0], data...)
 	return nil
 }
