@@ -138,7 +138,7 @@ func affected(r sql.Result, err error, what string) error {
 
 // collect runs a query and scans every row with scan.
 func collect[T any](ctx context.Context, q querier, scan func(rowScanner) (T, error), query string, args ...any) ([]T, error) {
-	rows, err := q.QueryContext(ctx, query, args...)
+	rows, err := queryToEnd(ctx, q, query, args...)
 	if err != nil {
 		return nil, translate(err)
 	}

@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 
@@ -86,5 +87,32 @@ func TestLiveRunCountHoldsACapAcrossHandles(t *testing.T) {
 	}
 	if live, err := db.CountLiveRuns(ctx, sessions[0].OwnerID); in != limit || live != limit || err != nil {
 		t.Fatalf("%d starts got in, %d runs live (%v); the cap is %d", in, live, err, limit)
+	}
+}
+
+// Counting a user's live runs — twice in every start — reads the live
+// runs alone, through the partial index that holds just them: its cost
+// must not grow with the history of finished runs.
+func TestLiveRunCountSearchesOnlyLiveRuns(t *testing.T) {
+	db := openSQLite(t)
+	rows, err := db.read.QueryContext(context.Background(), "EXPLAIN QUERY PLAN "+liveRuns, "owner")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		if err := rows.Scan(&id, &parent, &unused, &detail); err != nil {
+			t.Fatal(err)
+		}
+		plan = append(plan, detail)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(plan) == 0 || !strings.Contains(plan[0], "SEARCH r USING INDEX runs_status") {
+		t.Fatalf("the live-run count does not search runs by runs_status: %q", plan)
 	}
 }

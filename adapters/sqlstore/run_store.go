@@ -121,9 +121,12 @@ func (db *DB) FailOrphanedRuns(ctx context.Context, o ports.Orphans) ([]domain.R
 
 // liveRuns counts an owner's live runs (the argument): running, or paused
 // with no call left pending — its last decision is resuming it. The
-// runs_status index holds only running and paused runs.
-const liveRuns = `SELECT COUNT(*) FROM runs r WHERE r.owner_id = ? AND (r.status = 'running' OR
-	(r.status = 'interrupted' AND NOT EXISTS (SELECT 1 FROM approvals a WHERE a.run_id = r.id AND a.status = 'pending')))`
+// runs_status index holds only running and paused runs; the first term
+// repeats its WHERE word for word, the form SQLite needs to see the
+// partial index serves the query (without it every start and its
+// commit scanned the whole history of runs, twice).
+const liveRuns = `SELECT COUNT(*) FROM runs r WHERE r.status IN ('running', 'interrupted') AND r.owner_id = ? AND
+	(r.status = 'running' OR NOT EXISTS (SELECT 1 FROM approvals a WHERE a.run_id = r.id AND a.status = 'pending'))`
 
 // CountLiveRuns implements ports.RunStore.
 func (db *DB) CountLiveRuns(ctx context.Context, ownerID string) (int, error) {

@@ -121,8 +121,10 @@ func (p pool) QueryRowContext(ctx context.Context, query string, args ...any) *s
 
 // txQ is a transaction whose statements reuse the pool's prepared ones
 // (bound to the transaction's connection). A query returning rows runs
-// unprepared: a cursor still open on a shared statement would be reset if
-// the transaction ran the same statement again before closing it.
+// unprepared (QueryContext): a cursor still open on a shared statement
+// would be reset if the transaction ran the same statement again before
+// closing it. One read to its end and closed before anything else runs
+// (queryToEnd's, collect's) shares the prepared statement.
 type txQ struct {
 	*sql.Tx
 	stmts  *stmtCache
@@ -162,4 +164,26 @@ func (t txQ) QueryRowContext(ctx context.Context, query string, args ...any) *sq
 // QueryContext runs a query in the transaction, unprepared (see txQ).
 func (t txQ) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	return t.Tx.QueryContext(ctx, t.d.sql(query), t.d.args(args)...)
+}
+
+// queryToEnd runs a query whose rows the caller reads to the end and
+// closes before the transaction runs any other statement, prepared once
+// (see txQ).
+func (t txQ) queryToEnd(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	query, args = t.d.sql(query), t.d.args(args)
+	if st := t.stmt(ctx, query); st != nil {
+		return st.QueryContext(ctx, args...)
+	}
+	return t.Tx.QueryContext(ctx, query, args...)
+}
+
+// queryToEnd is q.QueryContext for a query whose rows are read to the end
+// and closed before anything else runs on q: prepared once in a
+// transaction too (see txQ); outside one, a pool's open rows hold their
+// own connection, so sharing is always safe there.
+func queryToEnd(ctx context.Context, q querier, query string, args ...any) (*sql.Rows, error) {
+	if t, ok := q.(txQ); ok {
+		return t.queryToEnd(ctx, query, args...)
+	}
+	return q.QueryContext(ctx, query, args...)
 }

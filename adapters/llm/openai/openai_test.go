@@ -159,3 +159,34 @@ func TestRequestsCarryNothingFromTheServersEnvironment(t *testing.T) {
 		})
 	}
 }
+
+// A streamed answer's deltas are read, not decoded whole: the SDK's event
+// type is a union of every event's fields its reflective decoder fills in
+// full for each one. Allocations count the work (the scripted server's
+// share included, the same for both answers): the cost of a delta, the
+// difference between a long answer and a short one per extra delta, was
+// ~68 decoding the SDK's type and is ~35 reading the fields.
+func TestResponsesDeltasAreReadCheaply(t *testing.T) {
+	f := start(t, scripted.Options{})
+	const long, short = 600, 6
+	f.srv.SetScript("long", oneStep(scripted.Step{Text: strings.Repeat("ab", long), ChunkSize: 2}))
+	f.srv.SetScript("short", oneStep(scripted.Step{Text: strings.Repeat("ab", short), ChunkSize: 2}))
+	llm := openai.New(openai.Options{})
+	allocs := func(model string) float64 {
+		return testing.AllocsPerRun(5, func() {
+			resp, err := llm.Generate(context.Background(), f.request(scripted.APIResponses, model, llmtest.User("go")), nil)
+			if err != nil || len(resp.Output) != 1 {
+				t.Fatalf("%v %v", resp, err)
+			}
+		})
+	}
+	perDelta := (allocs("long") - allocs("short")) / (long - short)
+	t.Logf("%.1f allocations per delta", perDelta)
+	if perDelta > 50 {
+		t.Errorf("a delta costs %.1f allocations, want at most 50", perDelta)
+	}
+}
+
+func oneStep(st scripted.Step) scripted.Script {
+	return scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{st}}}}
+}

@@ -3,9 +3,12 @@ package openai
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 
+	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
 
@@ -15,8 +18,13 @@ import (
 
 // generateResponses makes one streamed Responses call: deltas go to sink as
 // they arrive, and the completed response's output items are returned.
+// The SDK makes the request and frames the stream (its errors, [DONE],
+// error events); the events are read as streamEvent, not decoded whole.
 func generateResponses(ctx context.Context, svc *responses.ResponseService, provider string, params responses.ResponseNewParams, sink func(ports.ModelDelta)) (ports.ModelResponse, error) {
-	stream := svc.NewStreaming(ctx, params)
+	var raw *http.Response
+	sdk := svc.NewStreaming(ctx, params, option.WithResponseInto(&raw))
+	defer sdk.Close()
+	stream := ssestream.NewStream[streamEvent](ssestream.NewDecoder(raw), sdk.Err())
 	defer stream.Close()
 	// arguments deltas name only their item; the call's identity arrives
 	// with output_item.added
@@ -25,26 +33,27 @@ func generateResponses(ctx context.Context, svc *responses.ResponseService, prov
 	var failure error
 	for stream.Next() {
 		ev := stream.Current()
-		switch ev.Type {
+		switch ev.field("type") {
 		case "response.output_text.delta":
-			sink(ports.ModelDelta{Kind: ports.DeltaText, Text: ev.Delta})
+			sink(ports.ModelDelta{Kind: ports.DeltaText, Text: ev.field("delta")})
 		case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
-			sink(ports.ModelDelta{Kind: ports.DeltaReasoning, Text: ev.Delta})
+			sink(ports.ModelDelta{Kind: ports.DeltaReasoning, Text: ev.field("delta")})
 		case "response.output_item.added":
-			if ev.Item.Type == domain.ItemFunctionCall {
-				calls[ev.Item.ID] = ports.ModelDelta{CallID: ev.Item.CallID, Name: ev.Item.Name}
+			if ev.field("item.type") == domain.ItemFunctionCall {
+				calls[ev.field("item.id")] = ports.ModelDelta{CallID: ev.field("item.call_id"), Name: ev.field("item.name")}
 			}
 		case "response.function_call_arguments.delta":
-			d := calls[ev.ItemID]
-			d.Kind, d.Text = ports.DeltaArguments, ev.Delta
+			d := calls[ev.field("item_id")]
+			d.Kind, d.Text = ports.DeltaArguments, ev.field("delta")
 			sink(d)
 		case "response.completed", "response.incomplete":
-			r := ev.Response
+			r := ev.response()
 			final = &r
 		case "response.failed":
-			failure = streamFailure(provider, string(ev.Response.Error.Code), ev.Response.Error.Message, nil)
+			r := ev.response()
+			failure = streamFailure(provider, string(r.Error.Code), r.Error.Message, nil)
 		case "error":
-			failure = streamFailure(provider, ev.Code, ev.Message, nil)
+			failure = streamFailure(provider, ev.field("code"), ev.field("message"), nil)
 		}
 	}
 	if err := stream.Err(); err != nil {
