@@ -211,10 +211,10 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	// Replicas sharing the store (Postgres) are joined over its bus: each
 	// hub relays what it numbers, run commands reach the replica running
 	// the run, and a credential's streams close on every replica.
-	eventHub := hub.New(o.Hub, clock, seqMarks{db: db, log: log})
-	if s.peers, err = joinPeers(db, w.replica, eventHub, idGen, log); err != nil {
+	if s.peers, err = joinPeers(db, w.replica, idGen, log); err != nil {
 		return err
 	}
+	eventHub := hub.New(o.Hub, clock, seqMarks{db: db, log: log}, s.peers.relay())
 	if s.providers, err = buildProviders(o, db, box, idGen, clock); err != nil {
 		return err
 	}
@@ -253,7 +253,6 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 		Listeners: []runs.Listener{runs.ObserveEnds(s.watch.observer()), s.tasks},
 	})
 	s.tasks.Attach(s.runs)
-	s.peers.start(s.runs)
 	// So do a deleted session's; a branch move holds the session's slot.
 	s.sessions.StopWorkWith(s.runs)
 	// A deleted account's runs stop first.
@@ -265,7 +264,9 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	// so the auth service's changes reach the streams they invalidate (on
 	// every replica).
 	s.streams = livestreams.New(s.auth, s.settings, clock)
-	s.auth.CloseStreamsWith(s.peers.streams(s.streams, s.auth))
+	s.auth.CloseStreamsWith(s.peers.streams(s.streams))
+	// What the other replicas send is filed once all it reaches is built.
+	s.peers.listen(replicas.Deliveries{Hub: eventHub, Runs: s.runs, Streams: s.streams, Credentials: s.auth})
 	if s.token, err = s.auth.Bootstrap(ctx, o.AdminToken); err != nil {
 		return err
 	}

@@ -59,7 +59,7 @@ func newFixture(t *testing.T) *fixture {
 	}
 	f.sessions = sessions.New(sessions.Deps{Store: &porttest.SessionStore{Runs: runStore}, Agents: f.config, Traces: f.traces,
 		Runs: runStore, IDs: f.ids, Clock: f.clock})
-	f.hub = hub.New(hub.Options{}, f.clock, runStore)
+	f.hub = hub.New(hub.Options{}, f.clock, runStore, nil)
 	f.user = domain.Principal{User: domain.User{ID: f.ids.NewID(), Username: "ada", Role: domain.RoleMember}}
 	f.other = domain.Principal{User: domain.User{ID: f.ids.NewID(), Username: "bob", Role: domain.RoleMember}}
 	f.admin = domain.Principal{User: domain.User{ID: f.ids.NewID(), Username: "root", Role: domain.RoleAdmin}}

@@ -109,7 +109,7 @@ func (c cascade) DeleteSession(ctx context.Context, id string) error {
 // newService starts the run engine afresh, as a new process (a replica of
 // its own) would.
 func (h *harness) newService() {
-	h.hub = hub.New(hub.Options{}, h.clock, h.runStore)
+	h.hub = hub.New(hub.Options{}, h.clock, h.runStore, nil)
 	h.models = models.New(models.Deps{Config: h.config, Providers: h.providers, Settings: h.settings, Traces: h.traces,
 		Sessions: h.sessions, Slots: h.hub, LLM: h.llm, Clock: h.clock})
 	var toolsets []tools.Toolset

@@ -81,7 +81,7 @@ func newHarness(t *testing.T) *harness {
 	h.sessions = sessions.New(sessions.Deps{Store: cascade{h.sessStore, h.runStore, h.taskStore}, Agents: h.config, Traces: traces, Runs: h.runStore,
 		IDs: h.ids, Clock: h.clock})
 	h.workflows = workflows.NewService(h.config, h.ids, h.clock)
-	h.hub = hub.New(hub.Options{}, h.clock, h.runStore)
+	h.hub = hub.New(hub.Options{}, h.clock, h.runStore, nil)
 	log := slog.New(slog.DiscardHandler)
 	h.mgr = tasks.New(tasks.Deps{Store: h.taskStore, Approvals: h.runStore, Sessions: h.sessions, Config: h.config, Settings: h.settings,
 		Workflows: h.workflows, Hub: h.hub, IDs: h.ids, Clock: h.clock, Log: log})

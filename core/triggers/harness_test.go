@@ -89,7 +89,7 @@ func newHarness(t *testing.T) *harness {
 	}
 	h.sessions = sessions.New(sessions.Deps{Store: h.sessStore, Agents: h.config, Traces: traces, Runs: runStore, IDs: h.ids, Clock: h.clock})
 	h.workflows = workflows.NewService(h.config, h.ids, h.clock)
-	events := hub.New(hub.Options{}, h.clock, runStore)
+	events := hub.New(hub.Options{}, h.clock, runStore, nil)
 	log := slog.New(slog.DiscardHandler)
 	mgr := tasks.New(tasks.Deps{Store: taskStore, Approvals: runStore, Sessions: h.sessions, Config: h.config, Settings: h.settings,
 		Workflows: h.workflows, Hub: events, IDs: h.ids, Clock: h.clock, Log: log})
