@@ -253,18 +253,18 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 		Listeners: []runs.Listener{runs.ObserveEnds(s.watch.observer()), s.tasks},
 	})
 	s.tasks.Attach(s.runs)
-	// So do a deleted session's; a branch move holds the session's slot.
+	// A deleted session's work stops first; a branch move holds the
+	// session's slot.
 	s.sessions.StopWorkWith(s.runs)
-	// A deleted account's runs stop first.
+	// Every open event stream and socket is registered by user and token;
+	// the registry re-reads a credential's standing from the store, and
+	// the auth service's changes reach the streams they invalidate (on
+	// every replica). A deleted account's runs stop first.
+	s.streams = livestreams.New(auth.NewStanding(db, db, clock), s.settings, clock)
 	if s.auth, err = auth.New(auth.Deps{Users: db, Tokens: db, IDs: idGen, Clock: clock, Log: log, Params: o.PasswordParams,
-		Work: s.runs}); err != nil {
+		Work: s.runs, Streams: s.peers.streams(s.streams)}); err != nil {
 		return err
 	}
-	// Every open event stream and socket is registered by user and token,
-	// so the auth service's changes reach the streams they invalidate (on
-	// every replica).
-	s.streams = livestreams.New(s.auth, s.settings, clock)
-	s.auth.CloseStreamsWith(s.peers.streams(s.streams))
 	// What the other replicas send is filed once all it reaches is built.
 	s.peers.listen(replicas.Deliveries{Hub: eventHub, Runs: s.runs, Streams: s.streams, Credentials: s.auth})
 	if s.token, err = s.auth.Bootstrap(ctx, o.AdminToken); err != nil {
