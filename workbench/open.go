@@ -222,13 +222,16 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	s.docker, s.sandboxes = buildSandboxes(o, db, box, s.settings, idGen, clock)
 	s.mcp = mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, Settings: s.settings,
 		Outbound: s.policies, IDs: idGen, Clock: clock, Log: log})
-	// The context report asks live MCP servers.
-	s.sessions = sessions.New(sessions.Deps{Store: db, Agents: db, Traces: db, Runs: db, MCP: s.mcp, IDs: idGen, Clock: clock})
+	// The sessions' journal is what runs, compaction and tasks write
+	// through; the service that deletes and branches sessions (stopping
+	// their live work) is built after the run engine. The context report
+	// asks live MCP servers.
+	journal := sessions.NewJournal(sessions.Deps{Store: db, Agents: db, Traces: db, Runs: db, MCP: s.mcp, IDs: idGen, Clock: clock})
 	// The task manager drives the run engine, and the engine tells it of
 	// every run's end: the two are wired both ways here.
 	s.workflows = workflows.NewService(db, idGen, clock)
 	s.skills = skills.NewService(db, idGen, clock)
-	s.tasks = tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: s.sessions, Config: db, Settings: s.settings, Hub: eventHub,
+	s.tasks = tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: journal, Config: db, Settings: s.settings, Hub: eventHub,
 		Workflows: s.workflows, Projects: s.sandboxes, IDs: idGen, Clock: clock, Log: log})
 	s.attachments = attachments.New(db, idGen, clock, o.Images)
 	if s.watch, err = newWatchers(ctx, o, eventHub, db, log); err != nil {
@@ -237,9 +240,9 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	codex := openai.NewCodex(openai.CodexOptions{BaseURL: o.ChatGPTBackendURL, Credentials: s.providers, HTTPClient: o.ChatGPTHTTP})
 	llm := newModelRouter(codex, o.Models)
 	s.models = models.New(models.Deps{Config: db, Providers: s.providers, Settings: s.settings, Outbound: s.policies, Traces: db,
-		Sessions: s.sessions, Slots: eventHub, LLM: llm, Clock: clock})
+		Sessions: journal, Slots: eventHub, LLM: llm, Clock: clock})
 	s.runs = runs.New(runs.Deps{
-		Hub: eventHub, Sessions: s.sessions, Runs: db, Config: db, Models: s.models,
+		Hub: eventHub, Sessions: journal, Runs: db, Config: db, Models: s.models,
 		Settings: s.settings, Guardrails: s.guardrails, Traces: db, Approvals: db, Sandboxes: s.sandboxes, Tasks: s.tasks,
 		// Where tools come from, in the order they are offered (after the
 		// built-ins): a new origin is one more toolset here.
@@ -255,7 +258,7 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	s.tasks.Attach(s.runs)
 	// A deleted session's work stops first; a branch move holds the
 	// session's slot.
-	s.sessions.StopWorkWith(s.runs)
+	s.sessions = sessions.New(journal, s.runs)
 	// Every open event stream and socket is registered by user and token;
 	// the registry re-reads a credential's standing from the store, and
 	// the auth service's changes reach the streams they invalidate (on

@@ -25,7 +25,7 @@ import (
 type Deps struct {
 	Store     ports.TaskStore
 	Approvals ports.ApprovalStore
-	Sessions  *sessions.Service
+	Sessions  *sessions.Journal
 	Config    ports.ConfigReader
 	Settings  *settings.Service
 	Workflows *workflows.Service
