@@ -227,10 +227,11 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	// their live work) is built after the run engine. The context report
 	// asks live MCP servers.
 	journal := sessions.NewJournal(sessions.Deps{Store: db, Agents: db, Traces: db, Runs: db, MCP: s.mcp, IDs: idGen, Clock: clock})
-	// The task manager drives the run engine, and the engine tells it of
-	// every run's end: the two are wired both ways here.
 	s.workflows = workflows.NewService(db, idGen, clock)
 	s.skills = skills.NewService(db, idGen, clock)
+	// The task manager drives the run engine, and the engine tells it of
+	// every run's pause and end: a cycle, closed by the one link made
+	// after construction (AttachEngine, below).
 	s.tasks = tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: journal, Config: db, Settings: s.settings, Hub: eventHub,
 		Workflows: s.workflows, Projects: s.sandboxes, IDs: idGen, Clock: clock, Log: log})
 	s.attachments = attachments.New(db, idGen, clock, o.Images)
@@ -255,7 +256,8 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 		// counted); a task's status follows its run.
 		Listeners: []runs.Listener{runs.ObserveEnds(s.watch.observer()), s.tasks},
 	})
-	s.tasks.Attach(s.runs)
+	// The one late link: see tasks.Manager.AttachEngine.
+	s.tasks.AttachEngine(s.runs)
 	// A deleted session's work stops first; a branch move holds the
 	// session's slot.
 	s.sessions = sessions.New(journal, s.runs)

@@ -13,8 +13,9 @@ import (
 // Background is the task manager as the run engine asks it: a deleted
 // session's tasks stop, and a workflow step's approval is its to decide.
 // (Its task verbs are a toolset and it hears runs' lives as a Listener,
-// like any other.) The manager starts runs through this package, so this
-// side is an interface wired at the composition root.
+// like any other.) The manager is built first and given to New here; it
+// gets the engine it starts runs on once both exist
+// (tasks.Manager.AttachEngine, the one link made after construction).
 type Background interface {
 	// StopTasks cancels a session's live tasks before the session is
 	// deleted and returns their sessions, whose runs the caller stops.

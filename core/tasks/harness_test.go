@@ -91,7 +91,7 @@ func newHarness(t *testing.T) *harness {
 		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: h.runStore, Tasks: h.mgr, Listeners: []runs.Listener{h.mgr},
 		Toolsets: []tools.Toolset{h.mgr.Verbs()}, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
-	h.mgr.Attach(h.runs)
+	h.mgr.AttachEngine(h.runs)
 	h.sessions = sessions.New(journal, h.runs)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -99,7 +99,7 @@ func newHarness(t *testing.T) *harness {
 		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: runStore, Tasks: mgr, Listeners: []runs.Listener{mgr},
 		Toolsets: []tools.Toolset{mgr.Verbs()}, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
-	mgr.Attach(h.runs)
+	mgr.AttachEngine(h.runs)
 	h.sessions = sessions.New(journal, h.runs)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
