@@ -258,9 +258,10 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	})
 	// The one late link: see tasks.Manager.AttachEngine.
 	s.tasks.AttachEngine(s.runs)
-	// A deleted session's work stops first; a branch move holds the
+	// A deleted session's work stops first — its run, its tasks and their
+	// runs (the task manager, over the run engine); a branch move holds the
 	// session's slot.
-	s.sessions = sessions.New(journal, s.runs)
+	s.sessions = sessions.New(journal, s.tasks)
 	// Every open event stream and socket is registered by user and token;
 	// the registry re-reads a credential's standing from the store, and
 	// the auth service's changes reach the streams they invalidate (on

@@ -92,7 +92,7 @@ func newHarness(t *testing.T) *harness {
 		Toolsets: []tools.Toolset{h.mgr.Verbs()}, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
 	h.mgr.AttachEngine(h.runs)
-	h.sessions = sessions.New(journal, h.runs)
+	h.sessions = sessions.New(journal, h.mgr)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

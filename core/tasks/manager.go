@@ -53,10 +53,16 @@ type Manager struct {
 	noTask  noTaskRuns               // runs Ending found no task for, until their Ended
 }
 
-var _ runs.Background = (*Manager)(nil)
+// The manager is the engine's Background and the sessions' Work.
+var (
+	_ runs.Background = (*Manager)(nil)
+	_ sessions.Work   = (*Manager)(nil)
+)
 
 // Engine is the run engine as the manager drives it (*runs.Service).
 type Engine interface {
+	// Work stops and holds a session's own run (see StopWork).
+	sessions.Work
 	// StartBackground starts a run nobody typed: a task's attempt, a
 	// workflow's step, a wake-up.
 	StartBackground(ctx context.Context, req runs.BackgroundStart) (domain.Run, error)
@@ -76,9 +82,8 @@ func New(d Deps) *Manager {
 // anything is served. It is the one link the composition root makes after
 // construction, for a real cycle: the manager starts runs (spawns,
 // workflow steps, wake-ups) and the engine, built after it, tells it of
-// every run's pause and end (runs.Deps.Listeners) and asks it to stop a
-// deleted session's tasks and to decide a workflow step
-// (runs.Deps.Tasks) — and a run's end is what starts the next step or
+// every run's pause and end (runs.Deps.Listeners) and asks it to decide a
+// workflow step (runs.Deps.Tasks) — and a run's end is what starts the next step or
 // wake-up. One of the two has to be given the other once both exist.
 func (m *Manager) AttachEngine(e Engine) { m.runs = e }
 
