@@ -224,8 +224,8 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 		Outbound: s.policies, IDs: idGen, Clock: clock, Log: log})
 	// The sessions' journal is what runs, compaction and tasks write
 	// through; the service that deletes and branches sessions (stopping
-	// their live work) is built after the run engine. The context report
-	// asks live MCP servers.
+	// their live work) is built after the run engine and the task manager.
+	// The context report asks live MCP servers.
 	journal := sessions.NewJournal(sessions.Deps{Store: db, Agents: db, Traces: db, Runs: db, MCP: s.mcp, IDs: idGen, Clock: clock})
 	s.workflows = workflows.NewService(db, idGen, clock)
 	s.skills = skills.NewService(db, idGen, clock)
