@@ -214,10 +214,10 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	// Replicas sharing the store (Postgres) are joined over its bus: each
 	// hub relays what it numbers, run commands reach the replica running
 	// the run, and a credential's streams close on every replica.
-	eventHub := hub.New(o.Hub, clock, seqMarks{db: db, log: log})
-	if s.peers, err = joinPeers(db, w.replica, eventHub, idGen, log); err != nil {
+	if s.peers, err = joinPeers(db, w.replica, idGen, log); err != nil {
 		return err
 	}
+	eventHub := hub.New(o.Hub, clock, seqMarks{db: db, log: log}, s.peers.relay())
 	if s.providers, err = buildProviders(o, db, box, idGen, clock); err != nil {
 		return err
 	}
@@ -225,13 +225,17 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	s.docker, s.sandboxes = buildSandboxes(o, db, box, s.settings, idGen, clock)
 	s.mcp = mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, Settings: s.settings,
 		Outbound: s.policies, IDs: idGen, Clock: clock, Log: log})
+	// The sessions' journal is what runs, compaction and tasks write
+	// through; the service that deletes and branches sessions (stopping
+	// their live work) is built after the run engine and the task manager.
 	// The context report asks live MCP servers.
-	s.sessions = sessions.New(sessions.Deps{Store: db, Agents: db, Traces: db, Runs: db, MCP: s.mcp, IDs: idGen, Clock: clock})
-	// The task manager drives the run engine, and the engine tells it of
-	// every run's end: the two are wired both ways here.
+	journal := sessions.NewJournal(sessions.Deps{Store: db, Agents: db, Traces: db, Runs: db, MCP: s.mcp, IDs: idGen, Clock: clock})
 	s.workflows = workflows.NewService(db, idGen, clock)
 	s.skills = skills.NewService(db, idGen, clock)
-	s.tasks = tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: s.sessions, Config: db, Settings: s.settings, Hub: eventHub,
+	// The task manager drives the run engine, and the engine tells it of
+	// every run's pause and end: a cycle, closed by the one link made
+	// after construction (AttachEngine, below).
+	s.tasks = tasks.New(tasks.Deps{Store: db, Approvals: db, Sessions: journal, Config: db, Settings: s.settings, Hub: eventHub,
 		Workflows: s.workflows, Projects: s.sandboxes, IDs: idGen, Clock: clock, Log: log})
 	s.attachments = attachments.New(db, idGen, clock, o.Images)
 	if s.watch, err = newWatchers(ctx, o, eventHub, db, log); err != nil {
@@ -240,13 +244,13 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	codex := openai.NewCodex(openai.CodexOptions{BaseURL: o.ChatGPTBackendURL, Credentials: s.providers, HTTPClient: o.ChatGPTHTTP})
 	llm := newModelRouter(codex, o.Models)
 	s.models = models.New(models.Deps{Config: db, Providers: s.providers, Settings: s.settings, Outbound: s.policies, Traces: db,
-		Sessions: s.sessions, Slots: eventHub, LLM: llm, Clock: clock})
+		Sessions: journal, Slots: eventHub, LLM: llm, Clock: clock})
 	// Who hears of runs' lives, in order: the watchers count and export
 	// how runs end (first: a client that saw a run end reads it counted);
 	// a task's status follows its run.
 	lifecycle := []runs.Listener{runs.ObserveEnds(s.watch.observer()), s.tasks}
 	s.runs = runs.New(runs.Deps{
-		Hub: eventHub, Sessions: s.sessions, Runs: db, Config: db, Models: s.models,
+		Hub: eventHub, Sessions: journal, Runs: db, Config: db, Models: s.models,
 		Settings: s.settings, Guardrails: s.guardrails, Traces: db, Approvals: db, Sandboxes: s.sandboxes, Tasks: s.tasks,
 		// Where tools come from, in the order they are offered (after the
 		// built-ins): a new origin is one more toolset here.
@@ -258,22 +262,25 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	})
 	// The restart's sweep ends what a crash left running, telling the
 	// same listeners.
-	s.sweep = recovery.New(recovery.Deps{Runs: db, Sessions: s.sessions, Traces: db, Observer: s.watch.observer(), Hub: eventHub,
+	s.sweep = recovery.New(recovery.Deps{Runs: db, Sessions: journal, Traces: db, Observer: s.watch.observer(), Hub: eventHub,
 		Listeners: lifecycle, Replica: w.replica, Clock: clock, IDs: idGen, Log: log})
-	s.tasks.Attach(s.runs)
-	s.peers.start(s.runs)
-	// So do a deleted session's; a branch move holds the session's slot.
-	s.sessions.StopWorkWith(s.runs)
-	// A deleted account's runs stop first.
+	// The one late link: see tasks.Manager.AttachEngine.
+	s.tasks.AttachEngine(s.runs)
+	// A deleted session's work stops first — its run, its tasks and their
+	// runs (the task manager, over the run engine); a branch move holds the
+	// session's slot.
+	s.sessions = sessions.New(journal, s.tasks)
+	// Every open event stream and socket is registered by user and token;
+	// the registry re-reads a credential's standing from the store, and
+	// the auth service's changes reach the streams they invalidate (on
+	// every replica). A deleted account's runs stop first.
+	s.streams = livestreams.New(auth.NewStanding(db, db, clock), s.settings, clock)
 	if s.auth, err = auth.New(auth.Deps{Users: db, Tokens: db, IDs: idGen, Clock: clock, Log: log, Params: o.PasswordParams,
-		Work: s.runs}); err != nil {
+		Work: s.runs, Streams: s.peers.streams(s.streams)}); err != nil {
 		return err
 	}
-	// Every open event stream and socket is registered by user and token,
-	// so the auth service's changes reach the streams they invalidate (on
-	// every replica).
-	s.streams = livestreams.New(s.auth, s.settings, clock)
-	s.auth.CloseStreamsWith(s.peers.streams(s.streams, s.auth))
+	// What the other replicas send is filed once all it reaches is built.
+	s.peers.listen(replicas.Deliveries{Hub: eventHub, Runs: s.runs, Streams: s.streams, Credentials: s.auth})
 	if s.token, err = s.auth.Bootstrap(ctx, o.AdminToken); err != nil {
 		return err
 	}

@@ -37,9 +37,10 @@ type peering struct {
 	cancel    context.CancelFunc // ends the listening
 }
 
-// joinPeers makes h relay what it numbers over the store's backplane; nil on
-// SQLite.
-func joinPeers(db *sqlstore.DB, replica string, h *hub.Hub, ids ports.IDs, log *slog.Logger) (*peering, error) {
+// joinPeers builds this replica's end of the store's backplane; nil on
+// SQLite. It is built before the hub, whose relay it is; it files what the
+// other replicas send once it listens (listen).
+func joinPeers(db *sqlstore.DB, replica string, ids ports.IDs, log *slog.Logger) (*peering, error) {
 	if db.Dialect() != "postgres" {
 		return nil, nil
 	}
@@ -47,18 +48,24 @@ func joinPeers(db *sqlstore.DB, replica string, h *hub.Hub, ids ports.IDs, log *
 	if err != nil {
 		return nil, err
 	}
-	link := replicas.New(replica, backplane, h, ids, log)
-	h.SetRelay(link)
-	return &peering{link: link, backplane: backplane}, nil
+	return &peering{link: replicas.New(replica, backplane, ids, log), backplane: backplane}, nil
+}
+
+// relay is the hub's way to the other replicas (nil: none).
+func (p *peering) relay() hub.Relay {
+	if p == nil {
+		return nil
+	}
+	return p.link
 }
 
 // streams is the closer the auth service uses: local, and, with peers,
 // every closing relayed (their caches forget, their streams close).
-func (p *peering) streams(local auth.StreamCloser, forget replicas.Forgetter) auth.StreamCloser {
+func (p *peering) streams(local auth.StreamCloser) auth.StreamCloser {
 	if p == nil {
 		return local
 	}
-	return p.link.Streams(local, forget)
+	return p.link.Streams(local)
 }
 
 // runPeers is the run engine's way to the other replicas (nil: none).
@@ -69,15 +76,14 @@ func (p *peering) runPeers() runs.Peers {
 	return p.link
 }
 
-// start has exec carry out the commands sent here, and listens.
-func (p *peering) start(exec replicas.Executor) {
+// listen files what the other replicas send in to, until close.
+func (p *peering) listen(to replicas.Deliveries) {
 	if p == nil {
 		return
 	}
-	p.link.Attach(exec)
 	var ctx context.Context
 	ctx, p.cancel = context.WithCancel(context.Background())
-	go p.link.Listen(ctx)
+	go p.link.Listen(ctx, to)
 }
 
 // close stops listening, and sending once what is queued is sent.

@@ -49,9 +49,9 @@ type desk struct {
 func newDesk(t *testing.T) desk {
 	t.Helper()
 	g := newGate(t)
-	d := desk{gate: g, hub: hub.New(hub.Options{}, g.clock, nil), lives: &lives{}}
+	d := desk{gate: g, hub: hub.New(hub.Options{}, g.clock, nil, nil), lives: &lives{}}
 	d.Desk = approvals.NewDesk(approvals.DeskDeps{Gate: g.Service, Hub: d.hub, Store: g.runs, Runs: g.runs,
-		Sessions: sessions.New(sessions.Deps{Store: g.sessions, Runs: g.runs, IDs: &porttest.IDs{}, Clock: g.clock}), Lifecycle: d.lives, Steps: d.lives,
+		Sessions: sessions.NewJournal(sessions.Deps{Store: g.sessions, Runs: g.runs, IDs: &porttest.IDs{}, Clock: g.clock}), Lifecycle: d.lives, Steps: d.lives,
 		Replica: "me", Clock: g.clock, Resume: func(run domain.Run, state domain.PauseState, decided approvals.Decided) {
 			d.lives.add("launched " + run.ID)
 			d.lives.resumed = append(d.lives.resumed, decided)

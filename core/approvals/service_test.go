@@ -61,7 +61,7 @@ func newGate(t *testing.T) gate {
 	st := settings.New(&porttest.SettingStore{}, nil, clock)
 	g := gate{runs: runs, sessions: sess, settings: st, clock: clock}
 	g.Service = approvals.New(approvals.Deps{Store: runs, Settings: st, Clock: clock,
-		Sessions: sessions.New(sessions.Deps{Store: sess, Runs: runs, Clock: clock}),
+		Sessions: sessions.NewJournal(sessions.Deps{Store: sess, Runs: runs, Clock: clock}),
 		Toolsets: []tools.Toolset{tools.Builtins{}, previewer{}}, Log: slog.New(slog.DiscardHandler)})
 	for _, s := range []domain.Session{{ID: "sa", OwnerID: "alice"}, {ID: "sa2", OwnerID: "alice"}, {ID: "sb", OwnerID: "bob"}} {
 		if err := sess.CreateSession(context.Background(), s); err != nil {

@@ -47,7 +47,7 @@ func (e *engine) Create(_ context.Context, _ domain.Principal, name, agentID str
 }
 
 func newEngine(events ...domain.Event) *engine {
-	return &engine{hub: hub.New(hub.Options{}, porttest.NewClock(time.Unix(0, 0)), nil), events: events}
+	return &engine{hub: hub.New(hub.Options{}, porttest.NewClock(time.Unix(0, 0)), nil, nil), events: events}
 }
 
 func TestAskWaitsForTheRunsEnding(t *testing.T) {

@@ -24,6 +24,7 @@ type Service struct {
 	log       *slog.Logger
 	params    PasswordParams
 	dummyHash string // verified against for unknown users, so timing names no one
+	standing  Standing
 	streams   StreamCloser
 	work      UserWork
 	cache     *tokenCache
@@ -41,6 +42,9 @@ type Deps struct {
 	// Work stops a user's live work before their account is deleted; nil:
 	// nothing runs (a program without a run engine).
 	Work UserWork
+	// Streams ends the live streams a credential change invalidates, once
+	// the change has committed; nil: nothing is streamed.
+	Streams StreamCloser
 }
 
 // New returns a Service.
@@ -49,12 +53,17 @@ func New(d Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	work := d.Work
-	if work == nil {
-		work = noWork{}
+	var work UserWork = noWork{}
+	if d.Work != nil {
+		work = d.Work
+	}
+	var streams StreamCloser = noStreams{}
+	if d.Streams != nil {
+		streams = d.Streams
 	}
 	return &Service{users: d.Users, tokens: d.Tokens, ids: d.IDs, clock: d.Clock, log: d.Log, params: d.Params, dummyHash: dummy,
-		streams: noStreams{}, work: work, cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize)}, nil
+		standing: NewStanding(d.Users, d.Tokens, d.Clock), streams: streams, work: work,
+		cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize)}, nil
 }
 
 var errBadToken = errs.E(errs.Unauthorized, "invalid or expired token")

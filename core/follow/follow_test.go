@@ -26,7 +26,7 @@ type world struct {
 func setup(t *testing.T) world {
 	t.Helper()
 	clock := porttest.NewClock(time.Unix(1e9, 0))
-	return world{hub: hub.New(hub.Options{}, clock, nil), store: &porttest.RunStore{}, clock: clock}
+	return world{hub: hub.New(hub.Options{}, clock, nil, nil), store: &porttest.RunStore{}, clock: clock}
 }
 
 // run stores a run of ann's in status st.

@@ -49,7 +49,7 @@ type Hub struct {
 	gaps   atomic.Int64 // run.gap events handed to watchers since the start
 
 	// relay carries what this hub numbers to the other replicas (nil:
-	// this one serves alone); see SetRelay.
+	// this one serves alone).
 	relay Relay
 	// marks keeps each numbering run's seq mark durable (nil: none).
 	marks Marks
@@ -107,8 +107,9 @@ type stream struct {
 }
 
 // New returns an empty hub; marks (nil: none) keeps the runs it numbers
-// durably marked.
-func New(opts Options, clock ports.Clock, marks Marks) *Hub {
+// durably marked, and relay (nil: none, this replica serves alone)
+// carries them to the other replicas.
+func New(opts Options, clock ports.Clock, marks Marks, relay Relay) *Hub {
 	if opts.RingSize <= 0 {
 		opts.RingSize = DefaultRingSize
 	}
@@ -118,7 +119,7 @@ func New(opts Options, clock ports.Clock, marks Marks) *Hub {
 	if opts.Retention <= 0 {
 		opts.Retention = DefaultRetention
 	}
-	return &Hub{opts: opts, clock: clock, marks: marks, runs: map[string]*stream{}, bySession: map[string]slot{},
+	return &Hub{opts: opts, clock: clock, marks: marks, relay: relay, runs: map[string]*stream{}, bySession: map[string]slot{},
 		watchers: map[*Watcher]struct{}{}}
 }
 

@@ -31,7 +31,7 @@ func BenchmarkHubFanOut(b *testing.B) {
 func fanOut(b *testing.B, pace time.Duration) {
 	const runs, subs, deltas = 100, 10, 1000
 	for b.Loop() {
-		h := New(Options{}, ports.SystemClock, nil)
+		h := New(Options{}, ports.SystemClock, nil, nil)
 		published := make([][]atomic.Int64, runs) // per run, publish time by seq
 		for i := range published {
 			published[i] = make([]atomic.Int64, deltas+3)
@@ -113,7 +113,7 @@ func BenchmarkRetainedRun(b *testing.B) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		h := New(Options{}, ports.SystemClock, nil)
+		h := New(Options{}, ports.SystemClock, nil, nil)
 		for r := 0; r < runs; r++ {
 			id := fmt.Sprint("run-", r)
 			h.Claim("session-"+id, id, "owner")

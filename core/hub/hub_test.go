@@ -29,8 +29,13 @@ func (c *fakeClock) Add(d time.Duration) {
 }
 
 func newTestHub(opts Options) (*Hub, *fakeClock) {
+	return newRelayedHub(opts, nil)
+}
+
+// newRelayedHub is newTestHub relaying through relay.
+func newRelayedHub(opts Options, relay Relay) (*Hub, *fakeClock) {
 	c := &fakeClock{now: time.Unix(1_700_000_000, 0)}
-	return New(opts, c, nil), c
+	return New(opts, c, nil, relay), c
 }
 
 func step(n int) domain.Event {

@@ -39,7 +39,7 @@ func (m *recordedMarks) last() int64 {
 // crash's ending numbered past the mark repeats no id.
 func TestEveryEventIsNumberedWithinADurableMark(t *testing.T) {
 	marks := &recordedMarks{}
-	h := New(Options{}, &fakeClock{now: time.Unix(1_700_000_000, 0)}, marks)
+	h := New(Options{}, &fakeClock{now: time.Unix(1_700_000_000, 0)}, marks, nil)
 	if err := h.Claim("s", "r", "u"); err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +68,7 @@ func TestEveryEventIsNumberedWithinADurableMark(t *testing.T) {
 // event tries again.
 func TestAFailedMarkIsTriedAgainAndHoldsNothingBack(t *testing.T) {
 	marks := &recordedMarks{fail: true}
-	h := New(Options{}, &fakeClock{now: time.Unix(1_700_000_000, 0)}, marks)
+	h := New(Options{}, &fakeClock{now: time.Unix(1_700_000_000, 0)}, marks, nil)
 	h.Claim("s", "r", "u")
 	if seq := h.Publish("r", step(0)); seq != 1 {
 		t.Fatalf("with the store down the event got seq %d", seq)
@@ -86,7 +86,7 @@ func TestAFailedMarkIsTriedAgainAndHoldsNothingBack(t *testing.T) {
 // first event.
 func TestAReopenedStreamMarksPastItsLastSeq(t *testing.T) {
 	marks := &recordedMarks{}
-	h := New(Options{}, &fakeClock{now: time.Unix(1_700_000_000, 0)}, marks)
+	h := New(Options{}, &fakeClock{now: time.Unix(1_700_000_000, 0)}, marks, nil)
 	h.Reopen("r", "s", "u", 500)
 	if seq := h.Publish("r", step(0)); seq != 501 || marks.last() != 501+MarkAhead {
 		t.Fatalf("seq %d, marks %v", seq, marks.writes)
@@ -97,7 +97,7 @@ func TestAReopenedStreamMarksPastItsLastSeq(t *testing.T) {
 // events without a write, and marks once they pass it.
 func TestAPremarkedRunWritesNoMarkUntilItsEventsPassIt(t *testing.T) {
 	marks := &recordedMarks{}
-	h := New(Options{}, &fakeClock{now: time.Unix(1_700_000_000, 0)}, marks)
+	h := New(Options{}, &fakeClock{now: time.Unix(1_700_000_000, 0)}, marks, nil)
 	h.Claim("s", "r", "u")
 	h.Premark("r", MarkAhead)
 	for i := range MarkAhead {

@@ -14,16 +14,13 @@ import (
 // (wherever it paused) continues the same sequence.
 
 // Relay hears of what this hub numbers and notices, to carry it to the
-// other replicas.
+// other replicas; a hub is given its relay in Options.
 type Relay interface {
 	// RunEvent is a run's event as numbered here.
 	RunEvent(runID, sessionID, ownerID string, ev domain.Event)
 	// Notice is an owner's notice (see Notify).
 	Notice(ownerID string, ev domain.Event)
 }
-
-// SetRelay sets the relay; call it before the hub is used.
-func (h *Hub) SetRelay(r Relay) { h.relay = r }
 
 // Mirror files an event another replica numbered for one of its runs.
 // The run's stream is made on first sight, continuing from the event

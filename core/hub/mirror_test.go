@@ -38,9 +38,8 @@ func seqs(evs []domain.Event) []int64 {
 // watcher on B with every event once, in order, from its start; repeats are
 // dropped; B's owner watchers hear it start.
 func TestAMirroredRunStreamsOnTheOtherReplica(t *testing.T) {
-	a, _ := newTestHub(Options{})
 	b, _ := newTestHub(Options{})
-	a.SetRelay(&pipe{to: b})
+	a, _ := newRelayedHub(Options{}, &pipe{to: b})
 	watch := b.Watch("u")
 	defer watch.Close()
 
@@ -108,10 +107,9 @@ func TestAMirrorSeenLateStartsWithAGap(t *testing.T) {
 // owner's watchers hear it is back; a final event from a failover is
 // relayed and ends it on both.
 func TestAnEndedMirrorReopensForAResumedRun(t *testing.T) {
-	a, _ := newTestHub(Options{})
 	b, _ := newTestHub(Options{})
 	relay := &pipe{to: b}
-	a.SetRelay(relay)
+	a, _ := newRelayedHub(Options{}, relay)
 	a.Reopen("r", "s", "u", 4) // a paused run, as every replica reopens it at start
 	b.Reopen("r", "s", "u", 4)
 	watch := b.Watch("u")

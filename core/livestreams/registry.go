@@ -38,7 +38,9 @@ const (
 	ReasonTokenExpired = "token expired"
 )
 
-// Credentials re-reads a token's standing from the store.
+// Credentials re-reads a token's standing from the store (auth.Standing:
+// built apart from the auth service, which closes this registry's
+// streams, so the registry is built first).
 type Credentials interface {
 	// Revalidate returns whom p's token authenticates now and when it
 	// expires (nil: never), without counting as a use of the token; for a

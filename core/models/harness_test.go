@@ -27,7 +27,7 @@ type fixture struct {
 	config    *porttest.ConfigStore
 	traces    *porttest.TraceStore
 	settings  *settings.Service
-	sessions  *sessions.Service
+	sessions  *sessions.Journal
 	providers *providers.Service
 	hub       *hub.Hub
 	user      domain.Principal // owns the provider and the agents below
@@ -57,9 +57,9 @@ func newFixture(t *testing.T) *fixture {
 	if f.providers, err = providers.New(providers.Deps{Store: f.config, Box: box, IDs: f.ids, Clock: f.clock}); err != nil {
 		t.Fatal(err)
 	}
-	f.sessions = sessions.New(sessions.Deps{Store: &porttest.SessionStore{Runs: runStore}, Agents: f.config, Traces: f.traces,
+	f.sessions = sessions.NewJournal(sessions.Deps{Store: &porttest.SessionStore{Runs: runStore}, Agents: f.config, Traces: f.traces,
 		Runs: runStore, IDs: f.ids, Clock: f.clock})
-	f.hub = hub.New(hub.Options{}, f.clock, runStore)
+	f.hub = hub.New(hub.Options{}, f.clock, runStore, nil)
 	f.user = domain.Principal{User: domain.User{ID: f.ids.NewID(), Username: "ada", Role: domain.RoleMember}}
 	f.other = domain.Principal{User: domain.User{ID: f.ids.NewID(), Username: "bob", Role: domain.RoleMember}}
 	f.admin = domain.Principal{User: domain.User{ID: f.ids.NewID(), Username: "root", Role: domain.RoleAdmin}}

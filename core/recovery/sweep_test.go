@@ -37,7 +37,7 @@ func (h *heard) SpanSaved(s domain.Span)                                        
 type world struct {
 	runs     *porttest.RunStore
 	traces   *porttest.TraceStore
-	sessions *sessions.Service
+	sessions *sessions.Journal
 	store    *porttest.SessionStore
 	hub      *hub.Hub
 	heard    *heard
@@ -49,9 +49,9 @@ func setup(t *testing.T) *world {
 	t.Helper()
 	w := &world{runs: &porttest.RunStore{}, traces: &porttest.TraceStore{}, store: &porttest.SessionStore{}, heard: &heard{}, clock: porttest.NewClock(time.Unix(1e9, 0))}
 	ids := &porttest.IDs{}
-	w.sessions = sessions.New(sessions.Deps{Store: w.store, Agents: &porttest.ConfigStore{}, Traces: w.traces,
+	w.sessions = sessions.NewJournal(sessions.Deps{Store: w.store, Agents: &porttest.ConfigStore{}, Traces: w.traces,
 		Runs: w.runs, IDs: ids, Clock: w.clock})
-	w.hub = hub.New(hub.Options{}, w.clock, nil)
+	w.hub = hub.New(hub.Options{}, w.clock, nil, nil)
 	w.sweep = recovery.New(recovery.Deps{Runs: w.runs, Sessions: w.sessions, Traces: w.traces, Observer: w.heard, Hub: w.hub,
 		Listeners: []runs.Listener{w.heard}, Replica: "me", Clock: w.clock, IDs: ids, Log: slog.New(slog.DiscardHandler)})
 	return w

@@ -54,38 +54,45 @@ type Executor interface {
 	Execute(ctx context.Context, cmd runs.Command) error
 }
 
+// Deliveries are where a link files what the other replicas send it. They
+// are handed to Listen, once they are all built: the hub relays through
+// the link, so the link is built first, before what it delivers to.
+type Deliveries struct {
+	// Hub files the other replicas' run events and owners' notices.
+	Hub *hub.Hub
+	// Runs carries out the commands for runs running here (nil: each is
+	// answered unavailable).
+	Runs Executor
+	// Streams closes this replica's streams of a credential closed
+	// elsewhere, after Credentials forgets its cached copy (nil: closings
+	// are not heard).
+	Streams     auth.StreamCloser
+	Credentials Forgetter
+}
+
 // Link is one replica's end of the backplane. It is the hub's relay and the run
 // engine's peers.
 type Link struct {
 	self      string
 	backplane ports.Backplane
-	hub       *hub.Hub
 	ids       ports.IDs
 	log       *slog.Logger
 
-	mu         sync.Mutex
-	exec       Executor
-	waiting    map[string]chan error // command id → its answer
-	closeLocal auth.StreamCloser     // see Streams
-	forget     Forgetter
+	mu      sync.Mutex
+	waiting map[string]chan error // command id → its answer
 }
 
-// New returns the link of replica self over backplane, filing what other
-// replicas relay in h. Call Attach, then Listen.
-func New(self string, backplane ports.Backplane, h *hub.Hub, ids ports.IDs, log *slog.Logger) *Link {
-	return &Link{self: self, backplane: backplane, hub: h, ids: ids, log: log, waiting: map[string]chan error{}}
+// New returns the link of replica self over backplane: a hub's relay and
+// the run engine's peers. What other replicas send is filed once it
+// listens (Listen).
+func New(self string, backplane ports.Backplane, ids ports.IDs, log *slog.Logger) *Link {
+	return &Link{self: self, backplane: backplane, ids: ids, log: log, waiting: map[string]chan error{}}
 }
 
-// Attach sets who carries out the commands sent here.
-func (l *Link) Attach(exec Executor) {
-	l.mu.Lock()
-	l.exec = exec
-	l.mu.Unlock()
-}
-
-// Listen receives from the backplane until ctx ends.
-func (l *Link) Listen(ctx context.Context) {
-	l.backplane.Listen(ctx, func(b []byte) { l.receive(ctx, b) })
+// Listen receives from the backplane until ctx ends, filing what other
+// replicas send in to.
+func (l *Link) Listen(ctx context.Context, to Deliveries) {
+	l.backplane.Listen(ctx, func(b []byte) { l.receive(ctx, to, b) })
 }
 
 // send publishes m as "<sender> <JSON>": every replica hears its own
@@ -137,7 +144,7 @@ func (l *Link) Command(ctx context.Context, replica string, cmd runs.Command) er
 }
 
 // receive files one message from the backplane.
-func (l *Link) receive(ctx context.Context, b []byte) {
+func (l *Link) receive(ctx context.Context, to Deliveries, b []byte) {
 	from, body, ok := bytes.Cut(b, []byte(" "))
 	if !ok || string(from) == l.self {
 		return // malformed, or our own
@@ -153,18 +160,18 @@ func (l *Link) receive(ctx context.Context, b []byte) {
 	switch m.Kind {
 	case kindEvent:
 		if m.Event != nil {
-			l.hub.Mirror(m.Run, m.Session, m.Owner, *m.Event)
+			to.Hub.Mirror(m.Run, m.Session, m.Owner, *m.Event)
 		}
 	case kindNotice:
 		if m.Event != nil {
-			l.hub.MirrorNotice(m.Owner, *m.Event)
+			to.Hub.MirrorNotice(m.Owner, *m.Event)
 		}
 	case kindCommand:
 		if m.Command != nil {
-			go l.execute(ctx, m)
+			go l.execute(ctx, to.Runs, m)
 		}
 	case kindClose:
-		l.closeHere(m)
+		closeHere(to, m)
 	case kindReply:
 		l.mu.Lock()
 		answer := l.waiting[m.ID]
@@ -180,10 +187,7 @@ func (l *Link) receive(ctx context.Context, b []byte) {
 }
 
 // execute carries out a command sent here and answers it.
-func (l *Link) execute(ctx context.Context, m message) {
-	l.mu.Lock()
-	exec := l.exec
-	l.mu.Unlock()
+func (l *Link) execute(ctx context.Context, exec Executor, m message) {
 	var err error
 	if exec == nil {
 		err = errs.E(errs.Unavailable, "the server is starting; retry shortly")

@@ -93,14 +93,17 @@ func (e *executor) commands() []runs.Command {
 	return slices.Clone(e.got)
 }
 
-// replica is one server process: its hub, its link, its log.
+// replica is one server process: its hub, its link, its log, its run
+// engine, its open streams and its credential cache.
 type replica struct {
-	name string
-	net  *network
-	hub  *hub.Hub
-	link *replicas.Link
-	log  *porttest.Buffer
-	exec *executor
+	name    string
+	net     *network
+	hub     *hub.Hub
+	link    *replicas.Link
+	log     *porttest.Buffer
+	exec    *executor
+	streams *streams
+	cache   *cache
 }
 
 // cluster starts replicas named names on one network, listening until
@@ -111,11 +114,10 @@ func cluster(t *testing.T, ctx context.Context, names ...string) map[string]*rep
 	clock := porttest.NewClock(time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC))
 	out := map[string]*replica{}
 	for _, name := range names {
-		r := &replica{name: name, net: net, hub: hub.New(hub.Options{}, clock, nil), log: &porttest.Buffer{}, exec: &executor{}}
-		r.link = replicas.New(name, port{net}, r.hub, &porttest.IDs{}, slog.New(slog.NewTextHandler(r.log, nil)))
-		r.hub.SetRelay(r.link)
-		r.link.Attach(r.exec)
-		go r.link.Listen(ctx)
+		r := &replica{name: name, net: net, log: &porttest.Buffer{}, exec: &executor{}, streams: &streams{}, cache: &cache{}}
+		r.link = replicas.New(name, port{net}, &porttest.IDs{}, slog.New(slog.NewTextHandler(r.log, nil)))
+		r.hub = hub.New(hub.Options{}, clock, nil, r.link)
+		go r.link.Listen(ctx, replicas.Deliveries{Hub: r.hub, Runs: r.exec, Streams: r.streams, Credentials: r.cache})
 		out[name] = r
 	}
 	synctest.Wait() // every replica is listening
@@ -257,7 +259,7 @@ func TestACommandNobodyAnswersIsUnavailable(t *testing.T) {
 }
 
 // TestAReplicaStillStartingRefusesCommands holds that a command reaching
-// a replica with no run engine attached yet is answered unavailable.
+// a replica listening with no run engine is answered unavailable.
 func TestAReplicaStillStartingRefusesCommands(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -265,10 +267,10 @@ func TestAReplicaStillStartingRefusesCommands(t *testing.T) {
 		net := &network{}
 		clock := porttest.NewClock(time.Now())
 		quiet := slog.New(slog.DiscardHandler)
-		a := replicas.New("a", port{net}, hub.New(hub.Options{}, clock, nil), &porttest.IDs{}, quiet)
-		b := replicas.New("b", port{net}, hub.New(hub.Options{}, clock, nil), &porttest.IDs{}, quiet) // never attached
-		go a.Listen(ctx)
-		go b.Listen(ctx)
+		a := replicas.New("a", port{net}, &porttest.IDs{}, quiet)
+		b := replicas.New("b", port{net}, &porttest.IDs{}, quiet)
+		go a.Listen(ctx, replicas.Deliveries{Hub: hub.New(hub.Options{}, clock, nil, a)})
+		go b.Listen(ctx, replicas.Deliveries{Hub: hub.New(hub.Options{}, clock, nil, b)}) // no run engine
 		synctest.Wait()
 		err := a.Command(ctx, "b", runs.Command{Op: "stop", RunID: "run-1"})
 		if errs.CodeOf(err) != errs.Unavailable || !strings.Contains(err.Error(), "starting") {

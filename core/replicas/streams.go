@@ -24,12 +24,9 @@ type closer struct {
 
 // Streams returns the stream closer the auth service uses: local closes
 // this replica's streams; every closing is relayed, and on the others
-// forget drops the cached credential before their streams close. Call it
-// once, before serving.
-func (l *Link) Streams(local auth.StreamCloser, forget Forgetter) auth.StreamCloser {
-	l.mu.Lock()
-	l.closeLocal, l.forget = local, forget
-	l.mu.Unlock()
+// their Deliveries' Credentials forget the cached credential before their
+// Streams close.
+func (l *Link) Streams(local auth.StreamCloser) auth.StreamCloser {
 	return closer{link: l, local: local}
 }
 
@@ -46,14 +43,14 @@ func (c closer) CloseUser(userID, reason string) int {
 }
 
 // closeHere files a closing another replica relayed.
-func (l *Link) closeHere(m message) {
-	l.mu.Lock()
-	local, forget := l.closeLocal, l.forget
-	l.mu.Unlock()
+func closeHere(to Deliveries, m message) {
+	local := to.Streams
 	if local == nil {
 		return
 	}
-	forget.Forget(m.Owner, m.Token)
+	if to.Credentials != nil {
+		to.Credentials.Forget(m.Owner, m.Token)
+	}
 	if m.Token != "" {
 		local.CloseToken(m.Owner, m.Token, m.Reason)
 		return

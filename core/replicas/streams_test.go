@@ -6,8 +6,6 @@ import (
 	"sync"
 	"testing"
 	"testing/synctest"
-
-	"github.com/agents-server/agents-server/core/auth"
 )
 
 // streams is a replica's open streams as the auth service sees them: it
@@ -64,32 +62,27 @@ func TestAClosedCredentialStopsWorkingOnEveryReplica(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		rs := cluster(t, ctx, "a", "b", "c")
-		local := map[string]*streams{}
-		forgot := map[string]*cache{}
-		closers := map[string]auth.StreamCloser{}
-		for _, name := range []string{"a", "b"} {
-			local[name], forgot[name] = &streams{}, &cache{}
-			closers[name] = rs[name].link.Streams(local[name], forgot[name])
-		}
-		// c never set its streams up: a closing it hears is nothing to it.
+		closer := rs["a"].link.Streams(rs["a"].streams)
 
-		if n := closers["a"].CloseToken("ann", "tok-1", "revoked"); n != 2 {
+		if n := closer.CloseToken("ann", "tok-1", "revoked"); n != 2 {
 			t.Fatalf("a's closing answered %d, want a's own count", n)
 		}
-		if n := closers["a"].CloseUser("bob", "disabled"); n != 3 {
+		if n := closer.CloseUser("bob", "disabled"); n != 3 {
 			t.Fatalf("a's closing answered %d, want a's own count", n)
 		}
 		synctest.Wait()
 		want := []string{"token ann/tok-1: revoked", "user bob: disabled"}
-		for _, name := range []string{"a", "b"} {
-			if got := local[name].log(); !slices.Equal(got, want) {
+		for _, name := range []string{"a", "b", "c"} {
+			if got := rs[name].streams.log(); !slices.Equal(got, want) {
 				t.Errorf("%s closed %v, want %v", name, got, want)
 			}
 		}
-		if got := forgot["b"].log(); !slices.Equal(got, []string{"ann/tok-1", "bob/"}) {
-			t.Errorf("b forgot %v", got)
+		for _, name := range []string{"b", "c"} {
+			if got := rs[name].cache.log(); !slices.Equal(got, []string{"ann/tok-1", "bob/"}) {
+				t.Errorf("%s forgot %v", name, got)
+			}
 		}
-		if got := forgot["a"].log(); len(got) != 0 {
+		if got := rs["a"].cache.log(); len(got) != 0 {
 			t.Errorf("a forgot %v on its own closing; its auth service did that", got)
 		}
 	})

@@ -10,15 +10,13 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// Background is the task manager as the run engine asks it: a deleted
-// session's tasks stop, and a workflow step's approval is its to decide.
-// (Its task verbs are a toolset and it hears runs' lives as a Listener,
-// like any other.) The manager starts runs through this package, so this
-// side is an interface wired at the composition root.
+// Background is the task manager as the run engine asks it: a workflow
+// step's approval is its to decide. (Its task verbs are a toolset, it
+// hears runs' lives as a Listener, like any other, and it stops a deleted
+// session's tasks as the sessions' Work.) The manager is built first and given to New here; it
+// gets the engine it starts runs on once both exist
+// (tasks.Manager.AttachEngine, the one link made after construction).
 type Background interface {
-	// StopTasks cancels a session's live tasks before the session is
-	// deleted and returns their sessions, whose runs the caller stops.
-	StopTasks(ctx context.Context, sessionID string) ([]string, error)
 	// DecideStep decides a workflow's pause_before approval (it holds no
 	// run): approving launches the step, rejecting cancels the execution.
 	DecideStep(ctx context.Context, a domain.Approval, approve bool, reason string) (domain.Run, error)

@@ -50,6 +50,7 @@ type harness struct {
 	config     *porttest.ConfigStore
 	traces     *porttest.TraceStore
 	settings   *settings.Service
+	journal    *sessions.Journal
 	sessions   *sessions.Service
 	providers  *providers.Service
 	guardrails *guardrails.Service
@@ -77,7 +78,7 @@ func newHarness(t *testing.T) *harness {
 	if h.providers, err = providers.New(providers.Deps{Store: h.config, Box: box, IDs: h.ids, Clock: h.clock}); err != nil {
 		t.Fatal(err)
 	}
-	h.sessions = sessions.New(sessions.Deps{Store: cascade{h.sessStore, h.runStore, h.traces}, Agents: h.config, Traces: h.traces,
+	h.journal = sessions.NewJournal(sessions.Deps{Store: cascade{h.sessStore, h.runStore, h.traces}, Agents: h.config, Traces: h.traces,
 		Runs: h.runStore, IDs: h.ids, Clock: h.clock})
 	h.guardrails = guardrails.New(h.config, h.ids, h.clock)
 	h.newService()
@@ -111,16 +112,16 @@ func (c cascade) DeleteSession(ctx context.Context, id string) error {
 // newService starts the run engine afresh, as a new process (a replica of
 // its own) would.
 func (h *harness) newService() {
-	h.hub = hub.New(hub.Options{}, h.clock, h.runStore)
+	h.hub = hub.New(hub.Options{}, h.clock, h.runStore, nil)
 	h.replica = h.ids.NewID()
 	h.models = models.New(models.Deps{Config: h.config, Providers: h.providers, Settings: h.settings, Traces: h.traces,
-		Sessions: h.sessions, Slots: h.hub, LLM: h.llm, Clock: h.clock})
+		Sessions: h.journal, Slots: h.hub, LLM: h.llm, Clock: h.clock})
 	var toolsets []tools.Toolset
 	if h.sandboxes != nil {
 		toolsets = append(toolsets, sandboxtools.NewToolset(h.sandboxes))
 	}
 	toolsets = append(toolsets, h.toolsets...)
-	svc := runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Models: h.models,
+	svc := runs.New(runs.Deps{Hub: h.hub, Sessions: h.journal, Runs: h.runStore, Config: h.config, Models: h.models,
 		Settings: h.settings, Guardrails: h.guardrails, Traces: h.traces, Approvals: h.runStore, Sandboxes: h.sandboxes,
 		Toolsets: toolsets, Listeners: h.listeners, LLM: h.llm, IDs: h.ids, Clock: h.clock, Log: slog.New(slog.DiscardHandler),
 		Replica: h.replica})
@@ -129,7 +130,7 @@ func (h *harness) newService() {
 		defer cancel()
 		svc.Shutdown(ctx)
 	})
-	h.sessions.StopWorkWith(svc) // a delete stops the session's runs first
+	h.sessions = sessions.New(h.journal, svc) // a delete stops the session's runs first
 	h.svc = svc
 }
 

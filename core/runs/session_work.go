@@ -17,58 +17,25 @@ const (
 )
 
 // StopWork implements sessions.Work for a session about to be deleted: a
-// live run is cancelled and waited for until its loop has ended, the
-// session's tasks stop — their rows, then their runs, each session held —
-// so no task keeps working once its conversation is gone, and the paused
-// runs among them are found, to be ended once the rows are gone. Returns
-// unavailable when ctx ends while a run is still stopping.
+// live run is cancelled and waited for until its loop has ended, and a
+// paused one is found, to be ended once its row is gone; the session is
+// held until Release. (A session's tasks are the task manager's to stop:
+// with tasks, it is the sessions' Work and calls this for the session and
+// each of its tasks' sessions.) Returns unavailable when ctx ends while a
+// run is still stopping.
 func (s *Service) StopWork(ctx context.Context, sessionID string) (_ sessions.Stopped, err error) {
-	var held []func()
-	release := func() {
-		for i := len(held) - 1; i >= 0; i-- {
-			held[i]()
-		}
-	}
-	defer func() {
-		if err != nil {
-			release()
-		}
-	}()
-	r, err := s.stopAndHold(ctx, sessionID, reasonSessionDeleted)
+	release, err := s.stopAndHold(ctx, sessionID, reasonSessionDeleted)
 	if err != nil {
 		return sessions.Stopped{}, err
 	}
-	held = append(held, r)
-	ids := []string{sessionID}
-	if s.d.Tasks != nil {
-		children, err := s.d.Tasks.StopTasks(ctx, sessionID)
-		if err != nil {
-			return sessions.Stopped{}, err
-		}
-		for _, child := range children {
-			r, err := s.stopAndHold(ctx, child, reasonSessionDeleted)
-			if err != nil {
-				return sessions.Stopped{}, err
-			}
-			held = append(held, r)
-		}
-		ids = append(ids, children...)
-	}
-	var paused []domain.Run
-	for _, id := range ids {
-		run, isPaused, err := s.d.Approvals.FindPausedRun(ctx, id)
-		if err != nil {
-			return sessions.Stopped{}, err
-		}
-		if isPaused {
-			paused = append(paused, run)
-		}
+	run, paused, err := s.d.Approvals.FindPausedRun(ctx, sessionID)
+	if err != nil {
+		release()
+		return sessions.Stopped{}, err
 	}
 	return sessions.Stopped{Release: release, Deleted: func() {
-		for _, id := range ids {
-			s.trust.Forget(id)
-		}
-		for _, run := range paused {
+		s.trust.Forget(sessionID)
+		if paused {
 			// The row went with the session; watchers of the paused run's
 			// stream are told it is over.
 			s.desk.PausedRunEnded(run, reasonSessionDeleted)

@@ -8,7 +8,7 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// Sessions is the sessions service as the runner uses it (core/sessions):
+// Sessions is the sessions' journal as the runner uses it (sessions.Journal):
 // the session a run works on, its history, and the transactions that
 // record a run's start, turns and end.
 type Sessions interface {

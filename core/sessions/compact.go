@@ -33,7 +33,7 @@ func (f Fold) Empty() bool { return len(f.Entries) == 0 }
 // threshold tokens: the newest usage plus the estimate after it, read off
 // the session row — what every turn boundary costs, however long the
 // session.
-func (s *Service) CompactionDue(ctx context.Context, sessionID string, threshold int64) (bool, error) {
+func (s *Journal) CompactionDue(ctx context.Context, sessionID string, threshold int64) (bool, error) {
 	sess, err := s.store.FindSession(ctx, sessionID)
 	if err != nil {
 		return false, err
@@ -44,7 +44,7 @@ func (s *Service) CompactionDue(ctx context.Context, sessionID string, threshold
 // PlanFold picks what a pass over the session folds, keeping the newest
 // window entries (see domain.FoldPrefix). It reads the lifted columns of
 // every entry and the bodies of the folded ones only.
-func (s *Service) PlanFold(ctx context.Context, sessionID string, window int) (Fold, error) {
+func (s *Journal) PlanFold(ctx context.Context, sessionID string, window int) (Fold, error) {
 	var f Fold
 	err := s.store.ReadSession(ctx, sessionID, func(r ports.SessionReader) error {
 		sess, err := r.Session(ctx)
@@ -88,7 +88,7 @@ func (s *Service) PlanFold(ctx context.Context, sessionID string, window int) (F
 // their characters), then the checkpoint is appended (which resets the
 // usage anchor). Returns the stored checkpoint, or conflict when another
 // pass folded one of the entries first.
-func (s *Service) ApplyFold(ctx context.Context, sessionID string, f Fold, checkpoint domain.Entry) (domain.Entry, error) {
+func (s *Journal) ApplyFold(ctx context.Context, sessionID string, f Fold, checkpoint domain.Entry) (domain.Entry, error) {
 	ids := make([]string, len(f.Entries))
 	for i, e := range f.Entries {
 		ids[i] = e.ID

@@ -24,7 +24,7 @@ type ForkRequest struct {
 // left out). Ids, parent links and update targets are rewritten into the
 // fork's namespace. The fork keeps the source's agent and project — the same
 // conversation over the same files. Returns not_found or validation.
-func (s *Service) Fork(ctx context.Context, p domain.Principal, id string, req ForkRequest) (domain.Session, error) {
+func (s *Journal) Fork(ctx context.Context, p domain.Principal, id string, req ForkRequest) (domain.Session, error) {
 	label := strings.TrimSpace(req.Label)
 	if err := domain.ValidateSessionName(label); err != nil {
 		return domain.Session{}, errs.Field("label", "%s", errs.FieldsOf(err)["name"])

@@ -35,7 +35,8 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{store: &porttest.SessionStore{}, config: &porttest.ConfigStore{}, traces: &porttest.TraceStore{},
 		runs: &porttest.RunStore{}, clock: porttest.NewClock(t0)}
 	f.store.Runs = f.runs
-	f.svc = sessions.New(sessions.Deps{Store: f.store, Agents: f.config, Traces: f.traces, Runs: f.runs, IDs: &porttest.IDs{}, Clock: f.clock})
+	f.svc = sessions.New(sessions.NewJournal(sessions.Deps{Store: f.store, Agents: f.config, Traces: f.traces, Runs: f.runs, IDs: &porttest.IDs{},
+		Clock: f.clock}), nil)
 	return f
 }
 

@@ -12,7 +12,7 @@ import (
 // History returns what the model sees of a session: the active branch's
 // model-visible, uncompacted entries, oldest first. The run engine reads it
 // once per run and keeps it up to date itself.
-func (s *Service) History(ctx context.Context, sessionID string) ([]domain.Entry, error) {
+func (s *Journal) History(ctx context.Context, sessionID string) ([]domain.Entry, error) {
 	var out []domain.Entry
 	err := s.store.ReadSession(ctx, sessionID, func(r ports.SessionReader) error {
 		active, err := activeMetas(ctx, r)
@@ -73,13 +73,13 @@ func ModelInput(entries []domain.Entry) []json.RawMessage {
 // and, when plan is set, its planning phase; entries (the user's message);
 // the run row. A crash keeps all of it or none of it. It returns the
 // planning phase the run works in. Returns not_found.
-func (s *Service) BeginRun(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry) (planning bool, err error) {
+func (s *Journal) BeginRun(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry) (planning bool, err error) {
 	return s.BeginRunWith(ctx, run, plan, entries, nil)
 }
 
 // BeginRunWith is BeginRun that also runs also (if not nil) in the
 // transaction: a wake-up run settles the debts its input pays.
-func (s *Service) BeginRunWith(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry, also func(tx ports.SessionTx) error) (planning bool, err error) {
+func (s *Journal) BeginRunWith(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry, also func(tx ports.SessionTx) error) (planning bool, err error) {
 	if run.AgentConfigID == "" {
 		return false, errs.E(errs.Internal, "a run without an agent")
 	}
@@ -106,7 +106,7 @@ func (s *Service) BeginRunWith(ctx context.Context, run domain.Run, plan *bool, 
 // EndRun files how a run ended in one transaction: entries (a note of the
 // ending, if any), the run row's status, and also (if not nil: a task
 // attempt's end). Returns not_found.
-func (s *Service) EndRun(ctx context.Context, run domain.Run, entries []domain.Entry, also func(tx ports.SessionTx) error) error {
+func (s *Journal) EndRun(ctx context.Context, run domain.Run, entries []domain.Entry, also func(tx ports.SessionTx) error) error {
 	_, err := s.AppendWith(ctx, run.SessionID, entries, func(tx ports.SessionTx) error {
 		if err := tx.EndRun(ctx, run); err != nil || also == nil {
 			return err
@@ -118,7 +118,7 @@ func (s *Service) EndRun(ctx context.Context, run domain.Run, entries []domain.E
 
 // LeavePlanning ends a session's planning phase: its plan was approved.
 // Returns not_found.
-func (s *Service) LeavePlanning(ctx context.Context, sessionID string) error {
+func (s *Journal) LeavePlanning(ctx context.Context, sessionID string) error {
 	_, err := s.store.UpdateSession(ctx, sessionID, func(sess *domain.Session) error {
 		sess.Planning = false
 		sess.UpdatedAt = s.clock.Now()
@@ -129,7 +129,7 @@ func (s *Service) LeavePlanning(ctx context.Context, sessionID string) error {
 
 // SetTitle names a session that has no name yet, and reports whether it did:
 // a name the person gave meanwhile is never overwritten. Returns not_found.
-func (s *Service) SetTitle(ctx context.Context, sessionID, title string) (bool, error) {
+func (s *Journal) SetTitle(ctx context.Context, sessionID, title string) (bool, error) {
 	set := false
 	_, err := s.store.UpdateSession(ctx, sessionID, func(sess *domain.Session) error {
 		if sess.Name == "" {
@@ -142,6 +142,6 @@ func (s *Service) SetTitle(ctx context.Context, sessionID, title string) (bool, 
 
 // SaveContextProfile records what a run's build put in front of the
 // conversation, for the context report's prompt section.
-func (s *Service) SaveContextProfile(ctx context.Context, sessionID, runID string, profile json.RawMessage) error {
+func (s *Journal) SaveContextProfile(ctx context.Context, sessionID, runID string, profile json.RawMessage) error {
 	return s.store.SaveContextProfile(ctx, sessionID, runID, profile, s.clock.Now())
 }

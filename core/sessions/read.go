@@ -39,7 +39,7 @@ type Listed struct {
 // Messages lists a session's content entries (see Page), read from one
 // snapshot. A page is never short because of folded rows: update entries are
 // not counted. Returns not_found, or validation for a foreign cursor.
-func (s *Service) Messages(ctx context.Context, p domain.Principal, id string, page Page) ([]Listed, error) {
+func (s *Journal) Messages(ctx context.Context, p domain.Principal, id string, page Page) ([]Listed, error) {
 	if page.Limit < 0 || page.Limit > MaxPageLimit {
 		return nil, errs.Field("limit", "must be a whole number from 1 to %d", MaxPageLimit)
 	}
@@ -87,7 +87,7 @@ func (s *Service) Messages(ctx context.Context, p domain.Principal, id string, p
 
 // fold applies the update entries aimed at the page's entries; only the
 // entries an update names are parsed and re-encoded.
-func (s *Service) fold(ctx context.Context, r ports.SessionReader, page []domain.RawEntry, metas map[string]domain.EntryMeta) error {
+func (s *Journal) fold(ctx context.Context, r ports.SessionReader, page []domain.RawEntry, metas map[string]domain.EntryMeta) error {
 	targets := make([]string, 0, len(page))
 	for _, e := range page {
 		targets = append(targets, e.Meta.ID)
@@ -130,7 +130,7 @@ func (s *Service) fold(ctx context.Context, r ports.SessionReader, page []domain
 // Siblings are younger than their branch parent, so when the parent is among
 // the metas already read (everything from the page's oldest entry on), so are
 // they; only parents older than the page need a query.
-func (s *Service) attachSiblings(ctx context.Context, r ports.SessionReader, sess domain.Session, listed []Listed,
+func (s *Journal) attachSiblings(ctx context.Context, r ports.SessionReader, sess domain.Session, listed []Listed,
 	metas []domain.EntryMeta, index map[string]domain.EntryMeta, path map[string]bool) error {
 	older := []string{}
 	for _, l := range listed {
@@ -185,7 +185,7 @@ func (s *Service) attachSiblings(ctx context.Context, r ports.SessionReader, ses
 }
 
 // contentTip is the newest content entry on the active branch.
-func (s *Service) contentTip(ctx context.Context, r ports.SessionReader, tipID string) (string, error) {
+func (s *Journal) contentTip(ctx context.Context, r ports.SessionReader, tipID string) (string, error) {
 	m, err := s.metaOf(ctx, r, tipID)
 	if err != nil || m == nil {
 		return "", err
@@ -214,7 +214,7 @@ type ContextReport struct {
 // Context reports the session's context occupancy. It reads the session
 // row's running totals, so it costs the same for ten entries or a million.
 // Returns not_found.
-func (s *Service) Context(ctx context.Context, p domain.Principal, id string) (ContextReport, error) {
+func (s *Journal) Context(ctx context.Context, p domain.Principal, id string) (ContextReport, error) {
 	var rep ContextReport
 	var agent domain.Agent
 	err := s.store.ReadSession(ctx, id, func(r ports.SessionReader) error {
@@ -254,7 +254,7 @@ func (s *Service) Context(ctx context.Context, p domain.Principal, id string) (C
 // they are now, per server ("mcp": [{server, chars, unavailable}]), in
 // place of the build's one bucket: their definitions live on the servers,
 // and a server that cannot answer is reported as such, not as zero.
-func (s *Service) liveMCP(ctx context.Context, agent domain.Agent, profile json.RawMessage) (json.RawMessage, error) {
+func (s *Journal) liveMCP(ctx context.Context, agent domain.Agent, profile json.RawMessage) (json.RawMessage, error) {
 	if s.mcp == nil || !slices.ContainsFunc(agent.Tools, func(n string) bool { _, _, ok := domain.SplitMCPToolName(n); return ok }) {
 		return profile, nil
 	}

@@ -34,7 +34,7 @@ type RunSummary struct {
 // regenerate that failed at once) is listed too. A run started with an empty
 // input (a regenerate) answers the user message its first entry descends
 // from. Returns not_found.
-func (s *Service) Runs(ctx context.Context, p domain.Principal, id string) ([]RunSummary, error) {
+func (s *Journal) Runs(ctx context.Context, p domain.Principal, id string) ([]RunSummary, error) {
 	out := []RunSummary{}
 	err := s.store.ReadSession(ctx, id, func(r ports.SessionReader) error {
 		sess, err := r.Session(ctx)
@@ -114,7 +114,7 @@ func (s *Service) Runs(ctx context.Context, p domain.Principal, id string) ([]Ru
 
 // joinRuns adds each run row's status to the walk's summaries, and the rows
 // the walk did not meet, keeping the list in start order.
-func (s *Service) joinRuns(ctx context.Context, sessionID string, out []RunSummary) ([]RunSummary, error) {
+func (s *Journal) joinRuns(ctx context.Context, sessionID string, out []RunSummary) ([]RunSummary, error) {
 	rows, err := s.runs.ListSessionRuns(ctx, sessionID)
 	if err != nil {
 		return nil, err

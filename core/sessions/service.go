@@ -13,8 +13,12 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// Service manages sessions and their entries.
-type Service struct {
+// Journal keeps sessions and their entries: it creates, reads, lists,
+// patches and forks them, and records what runs write (their starts,
+// turns and ends). It stops no live work, so it is built before the run
+// engine, which writes through it (as do the models, the task manager and
+// the approval gate); Service adds what must stop or hold that work.
+type Journal struct {
 	store  ports.SessionStore
 	agents ports.ConfigReader
 	traces ports.TraceStore
@@ -22,7 +26,6 @@ type Service struct {
 	ids    ports.IDs
 	clock  ports.Clock
 	mcp    MCPProbe
-	work   Work
 }
 
 // MCPProbe sizes the MCP tool definitions an agent selects, per server,
@@ -32,7 +35,7 @@ type MCPProbe interface {
 	ToolChars(ctx context.Context, holder domain.Ownership, names []string) (map[string]int, error)
 }
 
-// Deps are what a Service needs.
+// Deps are what a Journal needs.
 type Deps struct {
 	Store ports.SessionStore
 	// Agents resolves the agent a session is bound to.
@@ -48,15 +51,15 @@ type Deps struct {
 	Clock ports.Clock
 }
 
-// New returns a Service.
-func New(d Deps) *Service {
-	return &Service{store: d.Store, agents: d.Agents, traces: d.Traces, runs: d.Runs, ids: d.IDs, clock: d.Clock, mcp: d.MCP, work: noWork{}}
+// NewJournal returns a Journal.
+func NewJournal(d Deps) *Journal {
+	return &Journal{store: d.Store, agents: d.Agents, traces: d.Traces, runs: d.Runs, ids: d.IDs, clock: d.Clock, mcp: d.MCP}
 }
 
 // Create starts an empty session owned by the caller, optionally bound to
 // an agent the caller can see (another person's private agent reads as
 // absent: a 400 on the field). Returns validation.
-func (s *Service) Create(ctx context.Context, p domain.Principal, name, agentID string) (domain.Session, error) {
+func (s *Journal) Create(ctx context.Context, p domain.Principal, name, agentID string) (domain.Session, error) {
 	name = strings.TrimSpace(name)
 	if err := domain.ValidateSessionName(name); err != nil {
 		return domain.Session{}, err
@@ -74,7 +77,7 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, name, agentID 
 // CreateChild starts a background task's session: hidden, owned by the
 // parent's owner, on the parent's project (the task works in the same
 // tree), running agentID.
-func (s *Service) CreateChild(ctx context.Context, parent domain.Session, name, agentID string) (domain.Session, error) {
+func (s *Journal) CreateChild(ctx context.Context, parent domain.Session, name, agentID string) (domain.Session, error) {
 	now := s.clock.Now()
 	sess := domain.Session{ID: s.ids.NewID(), OwnerID: parent.OwnerID, Name: name, AgentConfigID: agentID, ProjectID: parent.ProjectID,
 		Hidden: true, ParentSessionID: parent.ID, CreatedAt: now, UpdatedAt: now}
@@ -83,11 +86,11 @@ func (s *Service) CreateChild(ctx context.Context, parent domain.Session, name, 
 
 // Find returns a session whoever owns it, for the engine's own use (a
 // caller's request goes through Get). Returns not_found.
-func (s *Service) Find(ctx context.Context, id string) (domain.Session, error) {
+func (s *Journal) Find(ctx context.Context, id string) (domain.Session, error) {
 	return s.store.FindSession(ctx, id)
 }
 
-func (s *Service) checkAgent(ctx context.Context, p domain.Principal, agentID string) error {
+func (s *Journal) checkAgent(ctx context.Context, p domain.Principal, agentID string) error {
 	a, err := s.agents.FindAgent(ctx, agentID)
 	if errs.Is(err, errs.NotFound) || (err == nil && !a.VisibleTo(p)) {
 		return errs.Field("agent_config_id", "no such agent")
@@ -97,7 +100,7 @@ func (s *Service) checkAgent(ctx context.Context, p domain.Principal, agentID st
 
 // List returns the caller's sessions, pinned first then by latest activity;
 // all (admins only) lists everyone's. Returns forbidden for a member's all.
-func (s *Service) List(ctx context.Context, p domain.Principal, all bool) ([]domain.Session, error) {
+func (s *Journal) List(ctx context.Context, p domain.Principal, all bool) ([]domain.Session, error) {
 	if all {
 		if err := p.RequireAdmin(); err != nil {
 			return nil, err
@@ -108,7 +111,7 @@ func (s *Service) List(ctx context.Context, p domain.Principal, all bool) ([]dom
 }
 
 // Get returns one of the caller's sessions; anyone else's is not_found.
-func (s *Service) Get(ctx context.Context, p domain.Principal, id string) (domain.Session, error) {
+func (s *Journal) Get(ctx context.Context, p domain.Principal, id string) (domain.Session, error) {
 	sess, err := s.store.FindSession(ctx, id)
 	if err != nil {
 		return sess, err
@@ -118,7 +121,7 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, id string) (domai
 
 // Patch renames and/or pins a session; nil leaves a field. Returns
 // not_found or validation.
-func (s *Service) Patch(ctx context.Context, p domain.Principal, id string, name *string, pinned *bool) (domain.Session, error) {
+func (s *Journal) Patch(ctx context.Context, p domain.Principal, id string, name *string, pinned *bool) (domain.Session, error) {
 	// Whose session it is comes first: a stranger learns nothing from
 	// which of their fields would have been refused.
 	return s.store.UpdateSession(ctx, id, func(sess *domain.Session) error {
@@ -142,7 +145,7 @@ func (s *Service) Patch(ctx context.Context, p domain.Principal, id string, name
 
 // CheckDelete reports whether the caller may delete the session: its owner
 // or an admin may. Returns not_found.
-func (s *Service) CheckDelete(ctx context.Context, p domain.Principal, id string) error {
+func (s *Journal) CheckDelete(ctx context.Context, p domain.Principal, id string) error {
 	sess, err := s.store.FindSession(ctx, id)
 	if err != nil {
 		return err
@@ -154,14 +157,14 @@ func (s *Service) CheckDelete(ctx context.Context, p domain.Principal, id string
 // entry id (unless it has one), a row id, the next seq and the previous
 // entry as parent, and the context totals move with them. It is how the run
 // engine records a turn; a crash loses the whole append or nothing.
-func (s *Service) Append(ctx context.Context, sessionID string, entries []domain.Entry) ([]domain.Entry, error) {
+func (s *Journal) Append(ctx context.Context, sessionID string, entries []domain.Entry) ([]domain.Entry, error) {
 	return s.AppendWith(ctx, sessionID, entries, nil)
 }
 
 // AppendWith is Append plus also, run in the same transaction after the
 // entries are written: what must hold together with them (a pause filing
 // its approvals, the end of a pause) does, or nothing does.
-func (s *Service) AppendWith(ctx context.Context, sessionID string, entries []domain.Entry, also func(tx ports.SessionTx) error) ([]domain.Entry, error) {
+func (s *Journal) AppendWith(ctx context.Context, sessionID string, entries []domain.Entry, also func(tx ports.SessionTx) error) ([]domain.Entry, error) {
 	var out []domain.Entry
 	err := s.store.WriteSession(ctx, sessionID, func(tx ports.SessionTx) error {
 		var err error
@@ -174,7 +177,7 @@ func (s *Service) AppendWith(ctx context.Context, sessionID string, entries []do
 }
 
 // appendIn is Append inside a write transaction.
-func (s *Service) appendIn(ctx context.Context, tx ports.SessionTx, entries []domain.Entry) ([]domain.Entry, error) {
+func (s *Journal) appendIn(ctx context.Context, tx ports.SessionTx, entries []domain.Entry) ([]domain.Entry, error) {
 	if len(entries) == 0 {
 		return nil, nil
 	}
@@ -218,7 +221,7 @@ func (s *Service) appendIn(ctx context.Context, tx ports.SessionTx, entries []do
 }
 
 // metaOf returns the meta of an entry id, or nil for "" (an empty session).
-func (s *Service) metaOf(ctx context.Context, r ports.SessionReader, id string) (*domain.EntryMeta, error) {
+func (s *Journal) metaOf(ctx context.Context, r ports.SessionReader, id string) (*domain.EntryMeta, error) {
 	if id == "" {
 		return nil, nil
 	}
@@ -234,7 +237,7 @@ func (s *Service) metaOf(ctx context.Context, r ports.SessionReader, id string) 
 // readable with on_path false. The next run continues from the entry.
 // Returns not_found, or validation for an entry that is not the session's
 // content. domain.BranchRoot continues from before the first message.
-func (s *Service) moveBranch(ctx context.Context, p domain.Principal, id, entryID string) (domain.Session, error) {
+func (s *Journal) moveBranch(ctx context.Context, p domain.Principal, id, entryID string) (domain.Session, error) {
 	var out domain.Session
 	err := s.store.WriteSession(ctx, id, func(tx ports.SessionTx) error {
 		sess, err := tx.Session(ctx)

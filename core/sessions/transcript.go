@@ -16,7 +16,7 @@ type Line struct {
 // Transcript is the active branch of a session as plain text lines — the
 // messages, the tool calls and their outputs — newest last, at most limit
 // entries (the newest ones). Returns not_found.
-func (s *Service) Transcript(ctx context.Context, p domain.Principal, id string, limit int) ([]Line, error) {
+func (s *Journal) Transcript(ctx context.Context, p domain.Principal, id string, limit int) ([]Line, error) {
 	listed, err := s.Messages(ctx, p, id, Page{Limit: limit})
 	if err != nil {
 		return nil, err

@@ -29,11 +29,25 @@ type Stopped struct {
 	Deleted func()
 }
 
-// StopWorkWith sets the work a delete stops and a branch move holds off;
-// until then nothing runs on sessions.
-func (s *Service) StopWorkWith(w Work) { s.work = w }
+// Service manages sessions and their entries: the Journal's reading and
+// writing, and the two changes that must first stop or hold the live work
+// on a session (Delete, Branch). It is built after the run engine, which
+// is its Work.
+type Service struct {
+	*Journal
+	work Work
+}
 
-// noWork is the Work until one is set: nothing runs.
+// New returns the Service over j, stopping and holding work through work
+// (nil: nothing runs on sessions).
+func New(j *Journal, work Work) *Service {
+	if work == nil {
+		work = noWork{}
+	}
+	return &Service{Journal: j, work: work}
+}
+
+// noWork is the Work of a service given none: nothing runs.
 type noWork struct{}
 
 func (noWork) Hold(string) (func(), error) { return func() {}, nil }

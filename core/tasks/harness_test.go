@@ -78,21 +78,21 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.sessions = sessions.New(sessions.Deps{Store: cascade{h.sessStore, h.runStore, h.taskStore}, Agents: h.config, Traces: traces, Runs: h.runStore,
+	journal := sessions.NewJournal(sessions.Deps{Store: cascade{h.sessStore, h.runStore, h.taskStore}, Agents: h.config, Traces: traces, Runs: h.runStore,
 		IDs: h.ids, Clock: h.clock})
 	h.workflows = workflows.NewService(h.config, h.ids, h.clock)
-	h.hub = hub.New(hub.Options{}, h.clock, h.runStore)
+	h.hub = hub.New(hub.Options{}, h.clock, h.runStore, nil)
 	log := slog.New(slog.DiscardHandler)
-	h.mgr = tasks.New(tasks.Deps{Store: h.taskStore, Approvals: h.runStore, Sessions: h.sessions, Config: h.config, Settings: h.settings,
+	h.mgr = tasks.New(tasks.Deps{Store: h.taskStore, Approvals: h.runStore, Sessions: journal, Config: h.config, Settings: h.settings,
 		Workflows: h.workflows, Hub: h.hub, IDs: h.ids, Clock: h.clock, Log: log})
-	h.runs = runs.New(runs.Deps{Hub: h.hub, Sessions: h.sessions, Runs: h.runStore, Config: h.config, Settings: h.settings,
-		Models: models.New(models.Deps{Config: h.config, Providers: provs, Settings: h.settings, Traces: traces, Sessions: h.sessions,
+	h.runs = runs.New(runs.Deps{Hub: h.hub, Sessions: journal, Runs: h.runStore, Config: h.config, Settings: h.settings,
+		Models: models.New(models.Deps{Config: h.config, Providers: provs, Settings: h.settings, Traces: traces, Sessions: journal,
 			Slots: h.hub, LLM: h.llm, Clock: h.clock}),
 		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: h.runStore, Tasks: h.mgr, Listeners: []runs.Listener{h.mgr},
 		Toolsets: []tools.Toolset{h.mgr.Verbs()}, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
-	h.mgr.Attach(h.runs)
-	h.sessions.StopWorkWith(h.runs)
+	h.mgr.AttachEngine(h.runs)
+	h.sessions = sessions.New(journal, h.mgr)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()

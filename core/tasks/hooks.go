@@ -135,10 +135,10 @@ func (m *Manager) pause(run domain.Run, status domain.TaskStatus, callID string)
 	}
 }
 
-// StopTasks implements runs.Background: a session about to be deleted has
-// its live tasks cancelled (so nothing launches them again) and returns
-// their sessions, whose runs the engine stops.
-func (m *Manager) StopTasks(ctx context.Context, sessionID string) ([]string, error) {
+// stopTasks cancels the live tasks of a session about to be deleted (so
+// nothing launches them again) and returns their sessions, whose runs
+// StopWork stops.
+func (m *Manager) stopTasks(ctx context.Context, sessionID string) ([]string, error) {
 	list, err := m.d.Store.ListSessionTasks(ctx, sessionID)
 	if err != nil {
 		return nil, err

@@ -2,8 +2,8 @@
 // started from a chat by spawn_task, working on its own hidden session and
 // reporting back by a debt the parent session is paid once — one
 // [task-notification] turn carrying every due result. It drives the run
-// engine (core/runs) and is told of every run's pause and end through
-// runs.Background.
+// engine (core/runs, its Engine) and is told of every run's pause and end
+// as a runs.Listener.
 package tasks
 
 import (
@@ -25,7 +25,7 @@ import (
 type Deps struct {
 	Store     ports.TaskStore
 	Approvals ports.ApprovalStore
-	Sessions  *sessions.Service
+	Sessions  *sessions.Journal
 	Config    ports.ConfigReader
 	Settings  *settings.Service
 	Workflows *workflows.Service
@@ -42,7 +42,7 @@ type Deps struct {
 // queue, stop, retry, dismiss, the restart sweep and the wake-ups.
 type Manager struct {
 	d    Deps
-	runs *runs.Service
+	runs Engine // see AttachEngine
 
 	launchMu sync.Mutex // one launch decision at a time, so the cap holds
 	drainMu  sync.Mutex // one wake-up decision at a time, so a debt is paid once
@@ -53,17 +53,39 @@ type Manager struct {
 	noTask  noTaskRuns               // runs Ending found no task for, until their Ended
 }
 
-var _ runs.Background = (*Manager)(nil)
+// The manager is the engine's Background and the sessions' Work.
+var (
+	_ runs.Background = (*Manager)(nil)
+	_ sessions.Work   = (*Manager)(nil)
+)
 
-// New returns a manager; Attach gives it the run engine it drives.
+// Engine is the run engine as the manager drives it (*runs.Service).
+type Engine interface {
+	// Work stops and holds a session's own run (see StopWork).
+	sessions.Work
+	// StartBackground starts a run nobody typed: a task's attempt, a
+	// workflow's step, a wake-up.
+	StartBackground(ctx context.Context, req runs.BackgroundStart) (domain.Run, error)
+	// StopRun ends a task's run, live, paused or running elsewhere.
+	StopRun(ctx context.Context, runID, why string) error
+	// CheckRunCap refuses (rate_limited) work that would pass the
+	// owner's max_runs_per_user.
+	CheckRunCap(ctx context.Context, ownerID string) error
+}
+
+// New returns a manager; AttachEngine gives it the run engine it drives.
 func New(d Deps) *Manager {
 	return &Manager{d: d, watch: map[string]chan struct{}{}, stepped: map[string]string{}}
 }
 
-// Attach gives the manager the run engine (which in turn holds the
-// manager as its runs.Background): the two are wired both ways at the
-// composition root.
-func (m *Manager) Attach(r *runs.Service) { m.runs = r }
+// AttachEngine gives the manager the run engine it drives, before
+// anything is served. It is the one link the composition root makes after
+// construction, for a real cycle: the manager starts runs (spawns,
+// workflow steps, wake-ups) and the engine, built after it, tells it of
+// every run's pause and end (runs.Deps.Listeners) and asks it to decide a
+// workflow step (runs.Deps.Tasks) — and a run's end is what starts the next step or
+// wake-up. One of the two has to be given the other once both exist.
+func (m *Manager) AttachEngine(e Engine) { m.runs = e }
 
 // changed tells whoever follows a task that it moved: the task.updated
 // event (on its run's stream while that is live, else to each of the

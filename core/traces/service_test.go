@@ -38,8 +38,8 @@ func setup(t *testing.T) *world {
 	w := &world{store: &porttest.TraceStore{}, clock: porttest.NewClock(start)}
 	box, _ := secrets.NewBox(nil)
 	w.settings = settings.New(&porttest.SettingStore{}, box, w.clock)
-	sess := sessions.New(sessions.Deps{Store: &porttest.SessionStore{}, Agents: &porttest.ConfigStore{}, Traces: w.store, Runs: &porttest.RunStore{},
-		IDs: &porttest.IDs{}, Clock: w.clock})
+	sess := sessions.New(sessions.NewJournal(sessions.Deps{Store: &porttest.SessionStore{}, Agents: &porttest.ConfigStore{}, Traces: w.store,
+		Runs: &porttest.RunStore{}, IDs: &porttest.IDs{}, Clock: w.clock}), nil)
 	w.svc = traces.New(w.store, sess, w.settings, w.clock)
 	var err error
 	if w.session, err = sess.Create(ctx, ann, "traced", ""); err != nil {

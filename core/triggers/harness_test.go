@@ -89,20 +89,20 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h.sessions = sessions.New(sessions.Deps{Store: h.sessStore, Agents: h.config, Traces: traces, Runs: runStore, IDs: h.ids, Clock: h.clock})
+	journal := sessions.NewJournal(sessions.Deps{Store: h.sessStore, Agents: h.config, Traces: traces, Runs: runStore, IDs: h.ids, Clock: h.clock})
 	h.workflows = workflows.NewService(h.config, h.ids, h.clock)
-	events := hub.New(hub.Options{}, h.clock, runStore)
+	events := hub.New(hub.Options{}, h.clock, runStore, nil)
 	log := slog.New(slog.DiscardHandler)
-	mgr := tasks.New(tasks.Deps{Store: taskStore, Approvals: runStore, Sessions: h.sessions, Config: h.config, Settings: h.settings,
+	mgr := tasks.New(tasks.Deps{Store: taskStore, Approvals: runStore, Sessions: journal, Config: h.config, Settings: h.settings,
 		Workflows: h.workflows, Hub: events, IDs: h.ids, Clock: h.clock, Log: log})
-	h.runs = runs.New(runs.Deps{Hub: events, Sessions: h.sessions, Runs: runStore, Config: h.config, Settings: h.settings,
-		Models: models.New(models.Deps{Config: h.config, Providers: provs, Settings: h.settings, Traces: traces, Sessions: h.sessions,
+	h.runs = runs.New(runs.Deps{Hub: events, Sessions: journal, Runs: runStore, Config: h.config, Settings: h.settings,
+		Models: models.New(models.Deps{Config: h.config, Providers: provs, Settings: h.settings, Traces: traces, Sessions: journal,
 			Slots: events, LLM: h.llm, Clock: h.clock}),
 		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: runStore, Tasks: mgr, Listeners: []runs.Listener{mgr},
 		Toolsets: []tools.Toolset{mgr.Verbs()}, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
-	mgr.Attach(h.runs)
-	h.sessions.StopWorkWith(h.runs)
+	mgr.AttachEngine(h.runs)
+	h.sessions = sessions.New(journal, mgr)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
