@@ -10,18 +10,6 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// Background is the task manager as the run engine asks it: a workflow
-// step's approval is its to decide. (Its task verbs are a toolset, it
-// hears runs' lives as a Listener, like any other, and it stops a deleted
-// session's tasks as the sessions' Work.) The manager is built first and given to New here; it
-// gets the engine it starts runs on once both exist
-// (tasks.Manager.AttachEngine, the one link made after construction).
-type Background interface {
-	// DecideStep decides a workflow's pause_before approval (it holds no
-	// run): approving launches the step, rejecting cancels the execution.
-	DecideStep(ctx context.Context, a domain.Approval, approve bool, reason string) (domain.Run, error)
-}
-
 // backgroundSuffix ends a task run's instructions: nobody reads it live,
 // so asking is pointless and the final answer is the report.
 const backgroundSuffix = "You are running as a background task: nobody is reading this conversation as it happens, " +

@@ -45,9 +45,11 @@ type Deps struct {
 	// in the order their tools are offered; the built-ins (tools.Builtins)
 	// come first, always.
 	Toolsets []tools.Toolset
-	// Tasks stops a deleted session's tasks and decides workflow steps'
-	// approvals; nil runs no background tasks.
-	Tasks Background
+	// Tasks decides workflow steps' approvals (the task manager, given
+	// here built; it gets the engine it starts runs on once both exist:
+	// tasks.Manager.AttachEngine, the one link made after construction);
+	// nil runs no background tasks.
+	Tasks approvals.Steps
 	// Listeners hear of every run's pause, resume and end, in this order
 	// (the task manager, the watchers): one list, told on every path.
 	Listeners []Listener
@@ -136,12 +138,8 @@ func New(d Deps) *Service {
 	builder := agents.NewBuilder(agents.BuildDeps{Config: d.Config, Endpoints: d.Models, Settings: d.Settings, Guardrails: d.Guardrails,
 		Toolsets: d.Toolsets})
 	s := &Service{d: d, trust: gate.Trust(), builder: builder, follow: follow.New(d.Hub, d.Runs, d.Peers != nil), root: root, stop: stop, live: map[string]*liveRun{}}
-	var steps approvals.Steps
-	if d.Tasks != nil {
-		steps = d.Tasks
-	}
 	s.desk = approvals.NewDesk(approvals.DeskDeps{Gate: gate, Hub: d.Hub, Store: d.Approvals, Runs: d.Runs, Sessions: d.Sessions,
-		Lifecycle: listeners(d.Listeners), Steps: steps, Replica: d.Replica, Clock: d.Clock,
+		Lifecycle: listeners(d.Listeners), Steps: d.Tasks, Replica: d.Replica, Clock: d.Clock,
 		Resume: func(run domain.Run, state domain.PauseState, decided approvals.Decided) {
 			s.launchResumed(&liveRun{run: run, planning: state.Planning, resume: &resumeData{state: state, decided: decided}})
 		}})

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"sync"
 
+	"github.com/agents-server/agents-server/core/approvals"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/hub"
@@ -53,9 +54,9 @@ type Manager struct {
 	noTask  noTaskRuns               // runs Ending found no task for, until their Ended
 }
 
-// The manager is the engine's Background and the sessions' Work.
+// The manager decides the engine's workflow steps and is the sessions' Work.
 var (
-	_ runs.Background = (*Manager)(nil)
+	_ approvals.Steps = (*Manager)(nil)
 	_ sessions.Work   = (*Manager)(nil)
 )
 

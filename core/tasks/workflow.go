@@ -365,7 +365,7 @@ func (m *Manager) pauseStep(ctx context.Context, t domain.Task, st domain.Workfl
 	m.logErr("reading a task failed", err, "task_id", t.ID)
 }
 
-// DecideStep implements runs.Background: a person's decision on a
+// DecideStep implements approvals.Steps: a person's decision on a
 // pause_before approval. Approving launches the step now (the returned run
 // is its reserved id, running once started); rejecting cancels the
 // execution. Only one decision wins; the others find nothing (not_found).
