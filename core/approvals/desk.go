@@ -73,9 +73,10 @@ func (k *Desk) ApprovalByCall(ctx context.Context, p domain.Principal, toolCallI
 	return k.d.Gate.ByCall(ctx, p, toolCallID)
 }
 
-// AwaitPause waits until a run that announced its pause has let go of the
-// session (its teardown releases the slot right after run.interrupted), or
-// until ctx ends. It blocks on the hub's signal rather than polling.
+// AwaitPause waits until a run that is letting go of the session has let
+// go — one that announced its pause (its teardown releases the slot right
+// after run.interrupted), or one whose end is being recorded — or until
+// ctx ends. It blocks on the hub's signal rather than polling.
 func (k *Desk) AwaitPause(ctx context.Context, sessionID, runID string) {
 	select {
 	case <-k.d.Hub.Freed(sessionID, runID):

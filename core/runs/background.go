@@ -88,6 +88,7 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 	now := s.d.Clock.Now()
 	run := domain.Run{ID: id, SessionID: sess.ID, OwnerID: sess.OwnerID, AgentConfigID: req.AgentConfigID, ProjectID: sess.ProjectID, Replica: s.d.Replica, SeqMark: hub.MarkAhead,
 		Input: req.Input, Status: domain.RunRunning, CreatedAt: now, UpdatedAt: now}
+	s.awaitLetGo(ctx, sess.ID)
 	if err := s.d.Hub.Claim(sess.ID, run.ID, sess.OwnerID); err != nil {
 		return domain.Run{}, err
 	}

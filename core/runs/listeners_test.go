@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -117,4 +118,60 @@ func TestARestartsSweepTellsTheListeners(t *testing.T) {
 		t.Fatalf("orphans %d, %v", len(orphans), err)
 	}
 	heard.until(t, fmt.Sprintf("recovered %s", domain.RunError), fmt.Sprintf("observed %s", domain.RunError))
+}
+
+// endGate holds a run's end transaction open until released: the run's
+// outcome is decided and being recorded, its slot not yet let go.
+type endGate struct {
+	hearing
+	once             sync.Once
+	entered, release chan struct{}
+}
+
+func (g *endGate) Ending(context.Context, domain.Run) func(tx ports.SessionTx) error {
+	return func(ports.SessionTx) error {
+		g.once.Do(func() { close(g.entered) })
+		<-g.release // closed once: later runs' ends go through
+		return nil
+	}
+}
+
+// A start on a session whose run is recording its end waits for that end
+// rather than being refused: whoever read the end — a task's failed
+// status is written in the end's transaction — may start the next run at
+// once (a task's retry).
+func TestAStartWaitsForTheEndBeingRecorded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := newHarness(t)
+		gate := &endGate{entered: make(chan struct{}), release: make(chan struct{})}
+		var released sync.Once
+		release := func() { released.Do(func() { close(gate.release) }) }
+		defer release() // a failure still lets the run end
+		h.listeners = []runs.Listener{gate}
+		h.newService()
+		a := h.agent(domain.AgentSpec{})
+		s := h.session(a.ID)
+		h.llm.Queue(porttest.Reply{Text: "first"}, porttest.Reply{Text: "second"})
+		h.start(s.ID, "one")
+		<-gate.entered
+		var next domain.Run
+		var err error
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			next, err = h.svc.StartBackground(t.Context(), runs.BackgroundStart{SessionID: s.ID, OwnerID: h.user.User.ID,
+				AgentConfigID: a.ID, Input: "two", Continues: true})
+		}()
+		synctest.Wait()
+		select {
+		case <-done:
+			t.Fatalf("the start answered while the run's end was being recorded: %v", err)
+		default:
+		}
+		release()
+		<-done
+		if err != nil || next.ID == "" {
+			t.Fatalf("the start after the end: %+v, %v", next, err)
+		}
+	})
 }

@@ -89,7 +89,13 @@ func (s *Service) execute(lr *liveRun) {
 	// the run has ended (or paused), never accepted and then ignored.
 	s.mu.Lock()
 	delete(s.live, lr.run.ID)
+	s.ending[lr.run.ID] = struct{}{}
 	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.ending, lr.run.ID)
+		s.mu.Unlock()
+	}()
 	if out.paused {
 		out.spans.Alone()
 	}

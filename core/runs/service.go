@@ -87,6 +87,9 @@ type Service struct {
 	wg      sync.WaitGroup
 	mu      sync.Mutex
 	live    map[string]*liveRun
+	// ending are the runs here whose outcome is decided and whose slot
+	// is not yet let go: their end is being recorded.
+	ending map[string]struct{}
 }
 
 // liveRun is a run executing now.
@@ -137,7 +140,8 @@ func New(d Deps) *Service {
 		Clock: d.Clock, Log: d.Log})
 	builder := agents.NewBuilder(agents.BuildDeps{Config: d.Config, Endpoints: d.Models, Settings: d.Settings, Guardrails: d.Guardrails,
 		Toolsets: d.Toolsets})
-	s := &Service{d: d, trust: gate.Trust(), builder: builder, follow: follow.New(d.Hub, d.Runs, d.Peers != nil), root: root, stop: stop, live: map[string]*liveRun{}}
+	s := &Service{d: d, trust: gate.Trust(), builder: builder, follow: follow.New(d.Hub, d.Runs, d.Peers != nil), root: root, stop: stop, live: map[string]*liveRun{},
+		ending: map[string]struct{}{}}
 	s.desk = approvals.NewDesk(approvals.DeskDeps{Gate: gate, Hub: d.Hub, Store: d.Approvals, Runs: d.Runs, Sessions: d.Sessions,
 		Lifecycle: listeners(d.Listeners), Steps: d.Tasks, Replica: d.Replica, Clock: d.Clock,
 		Resume: func(run domain.Run, state domain.PauseState, decided approvals.Decided) {
@@ -216,15 +220,7 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 	}
 	// A new message abandons a pause: its waiting calls are recorded as not
 	// run and a late decision finds nothing.
-	// A run that just announced its pause is letting go of the session.
-	if live, busy := s.d.Hub.Busy(sessionID); busy {
-		s.mu.Lock()
-		lr := s.live[live]
-		s.mu.Unlock()
-		if lr != nil && lr.pausing.Load() {
-			s.desk.AwaitPause(ctx, sessionID, live)
-		}
-	}
+	s.awaitLetGo(ctx, sessionID)
 	if _, busy := s.d.Hub.Busy(sessionID); !busy {
 		if err := s.desk.Supersede(ctx, sessionID); err != nil {
 			return domain.Run{}, err
@@ -286,6 +282,25 @@ func (s *Service) launch(lr *liveRun) {
 			domain.ProjectBoundPayload{SessionID: run.SessionID, ProjectID: run.ProjectID}))
 	}
 	go s.execute(lr)
+}
+
+// awaitLetGo waits until a run here that is letting go of the session —
+// it announced its pause, or its outcome is decided and its end is being
+// recorded — has let go, or until ctx ends. Whoever read that end (a
+// task's failed status, a pause's approvals) may start the next run at
+// once rather than be refused. A run still working is not waited for.
+func (s *Service) awaitLetGo(ctx context.Context, sessionID string) {
+	holder, busy := s.d.Hub.Busy(sessionID)
+	if !busy {
+		return
+	}
+	s.mu.Lock()
+	lr := s.live[holder]
+	_, ending := s.ending[holder]
+	s.mu.Unlock()
+	if ending || (lr != nil && lr.pausing.Load()) {
+		s.desk.AwaitPause(ctx, sessionID, holder)
+	}
 }
 
 // launchResumed continues a paused run: no new run.started — the decision's
