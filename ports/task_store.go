@@ -62,9 +62,13 @@ type TaskStore interface {
 	// queued ones included (the process that ran or would launch them is
 	// gone: the only one on the database); else only those whose attempt
 	// is one of runs (the runs a failover just ended; the other replicas'
-	// tasks go on). A task waiting for a decision (input_required) is left
-	// alone: its paused run, or its step approval, survives a restart.
-	FailOrphanTasks(ctx context.Context, runs []string, end func(domain.Task) (result string, state []byte), at time.Time) ([]domain.Task, error)
+	// tasks go on) and, when launchedBefore is not zero, those launched
+	// before it whose attempt's run was never recorded (the replica
+	// launching it died between the launch and the run's start). A task
+	// waiting for a decision (input_required) is left alone: its paused
+	// run, or its step approval, survives a restart.
+	FailOrphanTasks(ctx context.Context, runs []string, launchedBefore time.Time, end func(domain.Task) (result string, state []byte),
+		at time.Time) ([]domain.Task, error)
 	// PauseStep holds a workflow task before its next step: in one
 	// transaction the task (working, on attempt run a.RunID, reserved and
 	// not started) becomes input_required waiting on a.ToolCallID, and the

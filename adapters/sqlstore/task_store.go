@@ -251,15 +251,24 @@ func (db *DB) DismissTask(ctx context.Context, id string, at time.Time) (bool, e
 }
 
 // FailOrphanTasks implements ports.TaskStore.
-func (db *DB) FailOrphanTasks(ctx context.Context, runs []string, end func(domain.Task) (string, []byte), at time.Time) ([]domain.Task, error) {
-	if runs != nil && len(runs) == 0 {
+func (db *DB) FailOrphanTasks(ctx context.Context, runs []string, launchedBefore time.Time, end func(domain.Task) (string, []byte),
+	at time.Time) ([]domain.Task, error) {
+	if runs != nil && len(runs) == 0 && launchedBefore.IsZero() {
 		return nil, nil
 	}
 	var out []domain.Task
 	err := db.tx(ctx, func(tx txQ) error {
 		query, args := `SELECT `+taskColumns+` FROM tasks WHERE status = 'working'`, []any(nil)
 		if runs != nil {
-			query, args = query+` AND run_id IN (`+inList(len(runs))+`)`, withIDs(nil, runs)
+			var which []string
+			if len(runs) > 0 {
+				which, args = append(which, `run_id IN (`+inList(len(runs))+`)`), withIDs(nil, runs)
+			}
+			if !launchedBefore.IsZero() {
+				which = append(which, `(launched_at IS NOT NULL AND launched_at < ? AND NOT EXISTS (SELECT 1 FROM runs r WHERE r.id = tasks.run_id))`)
+				args = append(args, ms(launchedBefore))
+			}
+			query += ` AND (` + strings.Join(which, ` OR `) + `)`
 		}
 		var err error
 		if out, err = collect(ctx, tx, scanTask, query+` ORDER BY created_at, id`, args...); err != nil || len(out) == 0 {

@@ -219,13 +219,13 @@ func TestFailOrphanTasksAfterACrash(t *testing.T) {
 		return "the server restarted during this task", []byte(`{"step_id":"s2"}`)
 	}
 	// A failover's sweep fails only the tasks of the runs it ended.
-	if some, err := db.FailOrphanTasks(ctx, []string{"run-nothing"}, end, when.Add(time.Hour)); err != nil || len(some) != 0 {
+	if some, err := db.FailOrphanTasks(ctx, []string{"run-nothing"}, time.Time{}, end, when.Add(time.Hour)); err != nil || len(some) != 0 {
 		t.Fatalf("a sweep of other runs failed %+v, %v", some, err)
 	}
-	if some, err := db.FailOrphanTasks(ctx, []string{}, end, when.Add(time.Hour)); err != nil || len(some) != 0 {
+	if some, err := db.FailOrphanTasks(ctx, []string{}, time.Time{}, end, when.Add(time.Hour)); err != nil || len(some) != 0 {
 		t.Fatalf("a sweep of no runs failed %+v, %v", some, err)
 	}
-	orphans, err := db.FailOrphanTasks(ctx, []string{"run-working"}, end, when.Add(time.Hour))
+	orphans, err := db.FailOrphanTasks(ctx, []string{"run-working"}, time.Time{}, end, when.Add(time.Hour))
 	if err != nil || len(orphans) != 1 || orphans[0].ID != "working" || orphans[0].Status != domain.TaskFailed {
 		t.Fatalf("orphans = %+v, %v", orphans, err)
 	}
@@ -241,7 +241,7 @@ func TestFailOrphanTasksAfterACrash(t *testing.T) {
 		t.Fatalf("due after the sweep = %+v", due)
 	}
 	// A second start finds nothing left to fail, and owes nothing twice.
-	if again, _ := db.FailOrphanTasks(ctx, nil, end, when.Add(2*time.Hour)); len(again) != 0 {
+	if again, _ := db.FailOrphanTasks(ctx, nil, time.Time{}, end, when.Add(2*time.Hour)); len(again) != 0 {
 		t.Fatalf("second sweep = %+v", again)
 	}
 	if due, _ := db.DueWakeups(ctx, "s1"); len(due) != 2 {

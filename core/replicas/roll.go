@@ -57,7 +57,7 @@ type OrphanRuns interface {
 // OrphanTasks fails the tasks those runs attempted and pays the wake-ups
 // they then owe (the task manager).
 type OrphanTasks interface {
-	Recover(ctx context.Context, runs []string) error
+	Recover(ctx context.Context, runs []string, launchedBefore time.Time) error
 	Drain(ctx context.Context)
 }
 
@@ -121,13 +121,17 @@ func (r *Roll) recover(ctx context.Context, aliveSince time.Time, restarted bool
 		return 0, err
 	}
 	var runIDs []string
+	var launchedBefore time.Time
 	if r.d.Shared {
 		runIDs = make([]string, 0, len(orphans))
 		for _, o := range orphans {
 			runIDs = append(runIDs, o.ID)
 		}
+		// A task launched by a replica gone since, whose run it never
+		// recorded, has no run to end: it fails too.
+		launchedBefore = aliveSince
 	}
-	return len(orphans), r.d.Tasks.Recover(ctx, runIDs)
+	return len(orphans), r.d.Tasks.Recover(ctx, runIDs, launchedBefore)
 }
 
 // Beat keeps this replica on the roll until ctx ends.

@@ -73,6 +73,7 @@ type orphans struct {
 	aliveSince []time.Time
 	restarted  []bool
 	tasks      [][]string
+	launched   []time.Time // the launches before which a task with no run fails
 	drains     int
 }
 
@@ -85,10 +86,10 @@ func (o *orphans) RecoverOrphans(_ context.Context, aliveSince time.Time, restar
 	return ended, nil
 }
 
-func (o *orphans) Recover(_ context.Context, runs []string) error {
+func (o *orphans) Recover(_ context.Context, runs []string, launchedBefore time.Time) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	o.tasks = append(o.tasks, runs)
+	o.tasks, o.launched = append(o.tasks, runs), append(o.launched, launchedBefore)
 	return nil
 }
 
@@ -126,7 +127,7 @@ func TestJoinEndsWhatACrashLeftRunning(t *testing.T) {
 		}
 		// Alone on the store, every run left running is a crash's, and
 		// every task left working too (nil: all of them).
-		if !o.aliveSince[0].Equal(now) || !o.restarted[0] || len(o.tasks) != 1 || o.tasks[0] != nil {
+		if !o.aliveSince[0].Equal(now) || !o.restarted[0] || len(o.tasks) != 1 || o.tasks[0] != nil || !o.launched[0].IsZero() {
 			t.Fatalf("alone: asked since %v restarted %v, tasks %v", o.aliveSince, o.restarted, o.tasks)
 		}
 		if _, on := store.beats["me"]; !on {
@@ -140,7 +141,8 @@ func TestJoinEndsWhatACrashLeftRunning(t *testing.T) {
 		}
 		// Shared, only the runs of replicas gone for good end, and only
 		// the tasks those runs attempted.
-		if want := now.Add(-15 * time.Second); !o.aliveSince[0].Equal(want) || !slices.Equal(o.tasks[0], []string{"r1", "r2"}) {
+		if want := now.Add(-15 * time.Second); !o.aliveSince[0].Equal(want) || !slices.Equal(o.tasks[0], []string{"r1", "r2"}) ||
+			!o.launched[0].Equal(want) {
 			t.Fatalf("shared: asked since %v (want %v), tasks %v", o.aliveSince[0], want, o.tasks)
 		}
 	})

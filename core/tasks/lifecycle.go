@@ -188,11 +188,13 @@ func (m *Manager) Dismiss(ctx context.Context, p domain.Principal, id string) (d
 // Recover fails the tasks a crash left working — after the run engine has
 // failed their runs — writing their debts in the same transaction: with
 // runs nil every working task (at start, the only process on the
-// database), else the tasks attempting those runs (a failover's). Their
-// parents are told by Drain.
-func (m *Manager) Recover(ctx context.Context, runs []string) error {
+// database), else the tasks attempting those runs (a failover's) and
+// those launched before launchedBefore (zero: none) whose run was never
+// recorded — the replica launching them died before their run started.
+// Their parents are told by Drain.
+func (m *Manager) Recover(ctx context.Context, runs []string, launchedBefore time.Time) error {
 	now := m.d.Clock.Now()
-	failed, err := m.d.Store.FailOrphanTasks(ctx, runs, orphanEnding(now), now)
+	failed, err := m.d.Store.FailOrphanTasks(ctx, runs, launchedBefore, orphanEnding(now), now)
 	if err != nil {
 		return err
 	}

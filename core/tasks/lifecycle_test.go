@@ -219,13 +219,13 @@ func TestARestartFailsOrphansAndReportsThem(t *testing.T) {
 		if err := h.taskStore.CreateTask(ctx, crashed, nil); err != nil {
 			t.Fatal(err)
 		}
-		if err := h.mgr.Recover(ctx, []string{"another-run"}); err != nil {
+		if err := h.mgr.Recover(ctx, []string{"another-run"}, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		if got := h.task(crashed.ID); got.Status != domain.TaskWorking {
 			t.Fatalf("a failover's sweep took another replica's task: %s", got.Status)
 		}
-		if err := h.mgr.Recover(ctx, nil); err != nil {
+		if err := h.mgr.Recover(ctx, nil, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		got := h.task(crashed.ID)

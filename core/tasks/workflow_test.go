@@ -433,7 +433,7 @@ func TestAnExecutionCutShortSaysWhere(t *testing.T) {
 		_, cut := h.start(w, "go")
 		// The process dies: the run engine fails its runs (not modelled
 		// here), and the sweep fails the task at its step.
-		if err := h.mgr.Recover(ctx, []string{cut.RunID}); err != nil {
+		if err := h.mgr.Recover(ctx, []string{cut.RunID}, time.Time{}); err != nil {
 			t.Fatal(err)
 		}
 		got := h.task(cut.ID)

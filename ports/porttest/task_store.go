@@ -316,17 +316,36 @@ func (s *TaskStore) DismissTask(ctx context.Context, id string, at time.Time) (b
 }
 
 // FailOrphanTasks implements ports.TaskStore.
-func (s *TaskStore) FailOrphanTasks(ctx context.Context, runs []string, end func(domain.Task) (string, []byte), at time.Time) ([]domain.Task, error) {
+func (s *TaskStore) FailOrphanTasks(ctx context.Context, runs []string, launchedBefore time.Time, end func(domain.Task) (string, []byte),
+	at time.Time) ([]domain.Task, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if runs != nil && len(runs) == 0 {
+	if runs != nil && len(runs) == 0 && launchedBefore.IsZero() {
 		return nil, nil
+	}
+	cutoff := storedTime(launchedBefore)
+	// neverStarted says a launched task's run was never recorded (read
+	// before taking the lock: the run fake has its own).
+	neverStarted := map[string]bool{}
+	if !launchedBefore.IsZero() && s.Runs != nil {
+		s.mu.Lock()
+		runOf := map[string]string{}
+		for id, t := range s.tasks {
+			runOf[id] = t.RunID
+		}
+		s.mu.Unlock()
+		for id, run := range runOf {
+			if _, err := s.Runs.FindRun(ctx, run); errs.Is(err, errs.NotFound) {
+				neverStarted[id] = true
+			}
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := s.whereLocked(func(t domain.Task) bool {
-		return t.Status == domain.TaskWorking && (runs == nil || slices.Contains(runs, t.RunID))
+		lost := !launchedBefore.IsZero() && t.LaunchedAt != nil && t.LaunchedAt.Before(cutoff) && neverStarted[t.ID]
+		return t.Status == domain.TaskWorking && (runs == nil || slices.Contains(runs, t.RunID) || lost)
 	})
 	slices.Reverse(out) // oldest first
 	for i, t := range out {

@@ -341,14 +341,14 @@ func tasksRetry(t *testing.T, s TaskStores) {
 	storeTask(t, s, p, "waiting", taskEpoch, true)
 	s.Tasks.PauseTask(ctx, "waiting", "run-waiting", domain.TaskInputRequired, "c", nil, taskEpoch)
 	end := func(t domain.Task) (string, []byte) { return "restarted: " + t.ID, []byte(`{"swept":true}`) }
-	if some, err := s.Tasks.FailOrphanTasks(ctx, []string{}, end, taskEpoch); err != nil || len(some) != 0 {
+	if some, err := s.Tasks.FailOrphanTasks(ctx, []string{}, time.Time{}, end, taskEpoch); err != nil || len(some) != 0 {
 		t.Fatalf("a sweep of no runs = %v, %v", taskIDs(some), err)
 	}
-	some, err := s.Tasks.FailOrphanTasks(ctx, []string{"run-queued"}, end, taskEpoch)
+	some, err := s.Tasks.FailOrphanTasks(ctx, []string{"run-queued"}, time.Time{}, end, taskEpoch)
 	if err != nil || len(some) != 1 || some[0].ID != "queued" || some[0].Status != domain.TaskFailed {
 		t.Fatalf("a failover's sweep = %v, %v", taskIDs(some), err)
 	}
-	all, err := s.Tasks.FailOrphanTasks(ctx, nil, end, taskEpoch)
+	all, err := s.Tasks.FailOrphanTasks(ctx, nil, time.Time{}, end, taskEpoch)
 	if err != nil || len(all) != 1 || all[0].ID != "working" || all[0].Result != "restarted: working" || string(all[0].State) != `{"swept":true}` {
 		t.Fatalf("a start's sweep = %+v, %v", all, err)
 	}
@@ -358,6 +358,23 @@ func tasksRetry(t *testing.T, s TaskStores) {
 	due, _ := s.Tasks.DueWakeups(ctx, p.ID)
 	if len(due) != 4 { // t:1, t:2, queued:1, working:1
 		t.Fatalf("debts after the sweep = %d", len(due))
+	}
+	// A failover's sweep also fails a task launched before launchedBefore
+	// whose run was never recorded (its replica died in between) — not one
+	// launched since, nor one whose run exists (the runs' sweep's).
+	storeTask(t, s, p, "lost", taskEpoch, true)
+	storeTask(t, s, p, "young", taskEpoch.Add(2*time.Second), true)
+	storeTask(t, s, p, "started", taskEpoch, true)
+	if err := s.Runs.CreateRun(ctx, domain.Run{ID: "run-started", SessionID: p.ID, OwnerID: p.OwnerID, Status: domain.RunRunning,
+		CreatedAt: taskEpoch, UpdatedAt: taskEpoch}); err != nil {
+		t.Fatal(err)
+	}
+	lost, err := s.Tasks.FailOrphanTasks(ctx, []string{}, taskEpoch.Add(time.Second), end, taskEpoch)
+	if err != nil || len(lost) != 1 || lost[0].ID != "lost" || lost[0].Status != domain.TaskFailed {
+		t.Fatalf("a failover's sweep of launches that never started = %v, %v", taskIDs(lost), err)
+	}
+	if due, _ := s.Tasks.DueWakeups(ctx, p.ID); len(due) != 5 {
+		t.Fatalf("debts after the launches' sweep = %d", len(due))
 	}
 }
 
