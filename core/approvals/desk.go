@@ -61,18 +61,6 @@ type Desk struct{ d DeskDeps }
 // NewDesk returns a Desk.
 func NewDesk(d DeskDeps) *Desk { return &Desk{d: d} }
 
-// Approvals lists the caller's pending decisions: of one session, or (""),
-// of all. Returns not_found for a session that is not the caller's.
-func (k *Desk) Approvals(ctx context.Context, p domain.Principal, sessionID string) ([]domain.Approval, error) {
-	return k.d.Gate.List(ctx, p, sessionID)
-}
-
-// ApprovalByCall finds the caller's pending approval of a tool call (the
-// WebSocket names calls, not approvals). Returns not_found.
-func (k *Desk) ApprovalByCall(ctx context.Context, p domain.Principal, toolCallID string) (domain.Approval, error) {
-	return k.d.Gate.ByCall(ctx, p, toolCallID)
-}
-
 // AwaitPause waits until a run that is letting go of the session has let
 // go — one that announced its pause (its teardown releases the slot right
 // after run.interrupted), or one whose end is being recorded — or until

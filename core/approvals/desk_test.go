@@ -180,10 +180,10 @@ func TestApprovalsThatWaitTooLongEndTheirRuns(t *testing.T) {
 		!strings.Contains(d.lives.steps[0], "nobody decided within 1440 minutes") {
 		t.Fatalf("told %q, steps %v", got, d.lives.steps)
 	}
-	if list, _ := d.Approvals(ctx, alice, "sa"); len(list) != 0 {
+	if list, _ := d.List(ctx, alice, "sa"); len(list) != 0 {
 		t.Fatalf("expired approvals still listed: %v", ids(list))
 	}
-	if _, err := d.ApprovalByCall(ctx, alice, "c1"); !errs.Is(err, errs.NotFound) {
+	if _, err := d.ByCall(ctx, alice, "c1"); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("an expired approval found by its call: %v", err)
 	}
 }

@@ -86,15 +86,15 @@ func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.Mo
 }
 
 // Approvals lists the caller's pending decisions: of one session, or (""),
-// of all (approvals.Desk.Approvals).
+// of all, with their previews (approvals.Service.List).
 func (s *Service) Approvals(ctx context.Context, p domain.Principal, sessionID string) ([]domain.Approval, error) {
-	return s.desk.Approvals(ctx, p, sessionID)
+	return s.gate.List(ctx, p, sessionID)
 }
 
 // ApprovalByCall finds the caller's pending approval of a tool call
-// (approvals.Desk.ApprovalByCall).
+// (approvals.Service.ByCall).
 func (s *Service) ApprovalByCall(ctx context.Context, p domain.Principal, toolCallID string) (domain.Approval, error) {
-	return s.desk.ApprovalByCall(ctx, p, toolCallID)
+	return s.gate.ByCall(ctx, p, toolCallID)
 }
 
 // Decide approves or rejects a pending call; the last decision resumes

@@ -76,7 +76,8 @@ type Deps struct {
 
 // Service starts, steers and stops runs.
 type Service struct {
-	d Deps
+	d    Deps
+	gate *approvals.Service // lists the pending decisions
 	// builder readies a run's agent: endpoint, instructions, tools.
 	builder *agents.Builder
 	desk    *approvals.Desk       // where paused runs' decisions land
@@ -140,7 +141,7 @@ func New(d Deps) *Service {
 		Clock: d.Clock, Log: d.Log})
 	builder := agents.NewBuilder(agents.BuildDeps{Config: d.Config, Endpoints: d.Models, Settings: d.Settings, Guardrails: d.Guardrails,
 		Toolsets: d.Toolsets})
-	s := &Service{d: d, trust: gate.Trust(), builder: builder, follow: follow.New(d.Hub, d.Runs, d.Peers != nil), root: root, stop: stop, live: map[string]*liveRun{},
+	s := &Service{d: d, gate: gate, trust: gate.Trust(), builder: builder, follow: follow.New(d.Hub, d.Runs, d.Peers != nil), root: root, stop: stop, live: map[string]*liveRun{},
 		ending: map[string]struct{}{}}
 	s.desk = approvals.NewDesk(approvals.DeskDeps{Gate: gate, Hub: d.Hub, Store: d.Approvals, Runs: d.Runs, Sessions: d.Sessions,
 		Lifecycle: listeners(d.Listeners), Steps: d.Tasks, Replica: d.Replica, Clock: d.Clock,

@@ -84,8 +84,9 @@ func New(d Deps) *Manager {
 // construction, for a real cycle: the manager starts runs (spawns,
 // workflow steps, wake-ups) and the engine, built after it, tells it of
 // every run's pause and end (runs.Deps.Listeners) and asks it to decide a
-// workflow step (runs.Deps.Tasks) — and a run's end is what starts the next step or
-// wake-up. One of the two has to be given the other once both exist.
+// workflow step (runs.Deps.Tasks) — and a run's end is what starts the
+// next step or wake-up. One of the two has to be given the other once
+// both exist.
 func (m *Manager) AttachEngine(e Engine) { m.runs = e }
 
 // changed tells whoever follows a task that it moved: the task.updated
