@@ -104,6 +104,9 @@ type stream struct {
 	hist  history // every older one, compacted
 	subs  map[*Subscription]struct{}
 	ended time.Time // zero while live
+	// held are a mirrored run's events past a hole, in seq order, until
+	// the hole is filled or given up on (Fill, Skip).
+	held []domain.Event
 }
 
 // New returns an empty hub; marks (nil: none) keeps the runs it numbers
