@@ -280,7 +280,7 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 		return err
 	}
 	// What the other replicas send is filed once all it reaches is built.
-	s.peers.listen(replicas.Deliveries{Hub: eventHub, Runs: s.runs, Streams: s.streams, Credentials: s.auth})
+	s.peers.listen(replicas.Deliveries{Hub: eventHub, Runs: s.runs, Streams: s.streams, Credentials: s.auth, Stored: db})
 	if s.token, err = s.auth.Bootstrap(ctx, o.AdminToken); err != nil {
 		return err
 	}

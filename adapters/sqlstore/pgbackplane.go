@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -21,7 +22,11 @@ import (
 // its row in bus_payloads is written in the transaction that notifies
 // "@id", and the listeners read it from there. Each replica sends from one
 // connection, in batches (one transaction each), so its messages arrive in
-// the order it sent them.
+// the order it sent them. A batch that fails is sent again once the
+// database answers (NOTIFY is delivered at commit, so at worst a batch
+// whose commit was not confirmed arrives twice: the listeners drop
+// repeats); only a message the full queue cannot take is dropped, counted
+// in the log, and the listeners ask for what they miss.
 
 // backplaneChannel is the channel every replica listens on.
 const backplaneChannel = "agents_bus" // its name from before the rename: replicas of both versions meet on it
@@ -30,7 +35,8 @@ const backplaneChannel = "agents_bus" // its name from before the rename: replic
 // and more.
 const notifyMax = 7000
 
-// backplaneQueue is how many messages may wait to be sent before Publish waits.
+// backplaneQueue is how many messages may wait to be sent; past it Publish
+// drops (a run never waits for the backplane).
 const backplaneQueue = 1 << 14
 
 // backplaneBatch is the most messages one transaction sends.
@@ -48,6 +54,9 @@ type PGBackplane struct {
 	closeOnce sync.Once
 	closing   chan struct{}
 	done      chan struct{}
+
+	dropped    atomic.Int64 // messages the full queue refused, not yet logged
+	dropLogged atomic.Int64 // unix ms of the last drop warning
 }
 
 // Backplane returns the backplane over this database, sending from a connection of its
@@ -68,6 +77,14 @@ func (b *PGBackplane) Publish(payload []byte) {
 	select {
 	case <-b.closing:
 	case b.queue <- payload:
+	default:
+		n := b.dropped.Add(1)
+		now := time.Now().UnixMilli()
+		if last := b.dropLogged.Load(); now-last > time.Second.Milliseconds() && b.dropLogged.CompareAndSwap(last, now) {
+			b.dropped.Add(-n)
+			b.log.Warn("the backplane's queue is full (the database is slow or away); messages were dropped, the other replicas will ask for them",
+				"count", n)
+		}
 	}
 }
 
@@ -80,8 +97,9 @@ func (b *PGBackplane) Close() {
 	}
 }
 
-// send sends what is queued, a batch per transaction, reconnecting after
-// a failure (what a failed batch held is lost, and logged).
+// send sends what is queued, a batch per transaction; a batch that fails
+// is sent again (on a new connection, after a pause) until it goes or the
+// backplane closes.
 func (b *PGBackplane) send() {
 	defer close(b.done)
 	var conn *pgx.Conn
@@ -113,35 +131,44 @@ func (b *PGBackplane) send() {
 			}
 			break
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		if conn == nil || conn.IsClosed() {
+		for failures := 0; ; failures++ {
 			var err error
-			if conn, err = pgx.Connect(ctx, b.db.url); err != nil {
-				cancel()
-				b.log.Warn("the backplane cannot reach the database; messages were dropped", "count", len(msgs), "err", err)
-				conn = nil
-				b.pause(time.Second)
-				continue
+			if conn, err = b.sendOnce(conn, msgs, &lastSweep); err == nil {
+				break
+			}
+			if failures == 0 || failures%30 == 0 {
+				b.log.Warn("sending on the backplane failed; sending again when the database answers", "count", len(msgs), "err", err)
+			}
+			select {
+			case <-b.closing:
+				b.log.Warn("the backplane closed before the database answered; messages were not sent", "count", len(msgs))
+				return
+			case <-time.After(time.Second):
 			}
 		}
-		sweep := time.Since(lastSweep) > payloadsKept
-		if err := b.sendBatch(ctx, conn, msgs, sweep); err != nil {
-			b.log.Warn("sending on the backplane failed; messages were dropped", "count", len(msgs), "err", err)
-			conn.Close(ctx)
-			conn = nil
-		} else if sweep {
-			lastSweep = time.Now()
-		}
-		cancel()
 	}
 }
 
-// pause waits d, or less when the backplane closes.
-func (b *PGBackplane) pause(d time.Duration) {
-	select {
-	case <-time.After(d):
-	case <-b.closing:
+// sendOnce sends one batch on conn (connecting first when it is closed);
+// it returns the connection to use next, nil after a failure.
+func (b *PGBackplane) sendOnce(conn *pgx.Conn, msgs [][]byte, lastSweep *time.Time) (*pgx.Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if conn == nil || conn.IsClosed() {
+		var err error
+		if conn, err = pgx.Connect(ctx, b.db.url); err != nil {
+			return nil, err
+		}
 	}
+	sweep := time.Since(*lastSweep) > payloadsKept
+	if err := b.sendBatch(ctx, conn, msgs, sweep); err != nil {
+		conn.Close(ctx)
+		return nil, err
+	}
+	if sweep {
+		*lastSweep = time.Now()
+	}
+	return conn, nil
 }
 
 // sendBatch notifies msgs in one transaction, storing the large ones.
@@ -167,11 +194,17 @@ func (b *PGBackplane) sendBatch(ctx context.Context, conn *pgx.Conn, msgs [][]by
 
 // Listen implements ports.Backplane: one connection LISTENs; a payload by
 // reference is read through the store's pool.
-func (b *PGBackplane) Listen(ctx context.Context, deliver func([]byte)) {
+func (b *PGBackplane) Listen(ctx context.Context, deliver func([]byte), listening func(up bool)) {
+	if listening == nil {
+		listening = func(bool) {}
+	}
 	for ctx.Err() == nil {
 		conn, err := pgx.Connect(ctx, b.db.url)
 		if err == nil {
 			_, err = conn.Exec(ctx, "LISTEN "+backplaneChannel)
+		}
+		if err == nil {
+			listening(true)
 		}
 		for err == nil {
 			var n *pgconn.Notification
@@ -185,6 +218,7 @@ func (b *PGBackplane) Listen(ctx context.Context, deliver func([]byte)) {
 		if ctx.Err() != nil {
 			return
 		}
+		listening(false)
 		b.log.Warn("the backplane lost its database connection; listening again", "err", err)
 		select {
 		case <-ctx.Done():

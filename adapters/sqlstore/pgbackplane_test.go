@@ -44,7 +44,7 @@ func TestTheBackplaneCarriesEveryMessageInOrder(t *testing.T) {
 			in.mu.Lock()
 			in.got = append(in.got, string(p))
 			in.mu.Unlock()
-		})
+		}, nil)
 		return in
 	}
 	atA, atB := listen(a), listen(b)

@@ -34,19 +34,21 @@ const (
 
 // message is what the backplane carries, as JSON.
 type message struct {
-	From    string        `json:"from"`
-	Kind    string        `json:"kind"`
-	To      string        `json:"to,omitempty"`
-	Run     string        `json:"run,omitempty"`
-	Session string        `json:"session,omitempty"`
-	Owner   string        `json:"owner,omitempty"`
-	Event   *domain.Event `json:"event,omitempty"`
-	ID      string        `json:"id,omitempty"` // a command's, echoed by its reply
-	Command *runs.Command `json:"command,omitempty"`
-	Code    errs.Code     `json:"code,omitempty"` // a reply's refusal
-	Message string        `json:"message,omitempty"`
-	Token   string        `json:"token,omitempty"` // a closing's token id
-	Reason  string        `json:"reason,omitempty"`
+	From    string         `json:"from"`
+	Kind    string         `json:"kind"`
+	To      string         `json:"to,omitempty"`
+	Run     string         `json:"run,omitempty"`
+	Session string         `json:"session,omitempty"`
+	Owner   string         `json:"owner,omitempty"`
+	Event   *domain.Event  `json:"event,omitempty"`
+	ID      string         `json:"id,omitempty"` // a command's, echoed by its reply
+	Command *runs.Command  `json:"command,omitempty"`
+	Code    errs.Code      `json:"code,omitempty"` // a reply's refusal
+	Message string         `json:"message,omitempty"`
+	Token   string         `json:"token,omitempty"` // a closing's token id
+	Reason  string         `json:"reason,omitempty"`
+	After   int64          `json:"after,omitempty"`  // a fetch's cursor, echoed by its answer
+	Events  []domain.Event `json:"events,omitempty"` // a fetch's answer
 }
 
 // Executor carries out the commands sent to this replica (the run engine).
@@ -68,6 +70,10 @@ type Deliveries struct {
 	// are not heard).
 	Streams     auth.StreamCloser
 	Credentials Forgetter
+	// Stored says how a mirrored run ended when its replica cannot (it
+	// is gone, or no longer holds the run); nil: the hole is a gap and
+	// the stream waits for the failover's ending.
+	Stored RunFinder
 }
 
 // Link is one replica's end of the backplane. It is the hub's relay and the run
@@ -80,19 +86,31 @@ type Link struct {
 
 	mu      sync.Mutex
 	waiting map[string]chan error // command id → its answer
+	done    recentIDs             // commands carried out (a retried send delivers twice)
+
+	mirrors mirrors // the runs mirrored here, for catching up
 }
 
 // New returns the link of replica self over backplane: a hub's relay and
 // the run engine's peers. What other replicas send is filed once it
 // listens (Listen).
 func New(self string, backplane ports.Backplane, ids ports.IDs, log *slog.Logger) *Link {
-	return &Link{self: self, backplane: backplane, ids: ids, log: log, waiting: map[string]chan error{}}
+	return &Link{self: self, backplane: backplane, ids: ids, log: log, waiting: map[string]chan error{},
+		mirrors: mirrors{runs: map[string]*mirrorState{}}}
 }
 
 // Listen receives from the backplane until ctx ends, filing what other
-// replicas send in to.
+// replicas send in to, and catches the mirrored runs up after what the
+// backplane lost (a listener that was down, a hole, a quiet run).
 func (l *Link) Listen(ctx context.Context, to Deliveries) {
-	l.backplane.Listen(ctx, func(b []byte) { l.receive(ctx, to, b) })
+	go l.catchUp(ctx, to)
+	first := true
+	l.backplane.Listen(ctx, func(b []byte) { l.receive(ctx, to, b) }, func(up bool) {
+		if up && !first {
+			l.rejoined(to)
+		}
+		first = first && !up
+	})
 }
 
 // send publishes m as "<sender> <JSON>": every replica hears its own
@@ -160,14 +178,18 @@ func (l *Link) receive(ctx context.Context, to Deliveries, b []byte) {
 	switch m.Kind {
 	case kindEvent:
 		if m.Event != nil {
-			to.Hub.Mirror(m.Run, m.Session, m.Owner, *m.Event)
+			l.mirrorEvent(to, m)
 		}
+	case kindFetch:
+		l.answerFetch(to, m)
+	case kindEvents:
+		l.filed(ctx, to, m)
 	case kindNotice:
 		if m.Event != nil {
 			to.Hub.MirrorNotice(m.Owner, *m.Event)
 		}
 	case kindCommand:
-		if m.Command != nil {
+		if m.Command != nil && l.done.add(m.ID) {
 			go l.execute(ctx, to.Runs, m)
 		}
 	case kindClose:
@@ -206,3 +228,29 @@ var (
 	_ hub.Relay  = (*Link)(nil)
 	_ runs.Peers = (*Link)(nil)
 )
+
+// recentIDs remembers the last ids it was given, so a message delivered
+// twice is acted on once.
+type recentIDs struct {
+	mu   sync.Mutex
+	seen map[string]struct{}
+	ring [1024]string
+	next int
+}
+
+// add notes id and reports whether it is new.
+func (r *recentIDs) add(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.seen == nil {
+		r.seen = map[string]struct{}{}
+	}
+	if _, dup := r.seen[id]; dup {
+		return false
+	}
+	delete(r.seen, r.ring[r.next])
+	r.ring[r.next] = id
+	r.next = (r.next + 1) % len(r.ring)
+	r.seen[id] = struct{}{}
+	return true
+}

@@ -2,6 +2,7 @@ package replicas_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -23,44 +24,79 @@ import (
 )
 
 // network is an in-memory backplane shared by replicas: what one publishes
-// reaches every listener, the publisher too, in the order it was sent.
+// reaches every listener, the publisher too, in the order it was sent —
+// except a listener cut off (cut), which misses everything until it is
+// back (restore).
 type network struct {
 	mu        sync.Mutex
-	listeners map[chan []byte]struct{}
+	listeners map[string]*listener
+}
+
+// listener is one replica's listening end.
+type listener struct {
+	in   chan []byte
+	ctl  chan bool // false: cut off; true: listening again
+	deaf bool
 }
 
 // port is one replica's ports.Backplane on the network.
-type port struct{ net *network }
+type port struct {
+	net  *network
+	name string
+}
 
 func (p port) Publish(payload []byte) {
 	p.net.mu.Lock()
 	defer p.net.mu.Unlock()
-	for l := range p.net.listeners {
-		l <- slices.Clone(payload)
+	for _, l := range p.net.listeners {
+		if !l.deaf {
+			l.in <- slices.Clone(payload)
+		}
 	}
 }
 
-func (p port) Listen(ctx context.Context, deliver func([]byte)) {
-	l := make(chan []byte, 1024)
+func (p port) Listen(ctx context.Context, deliver func([]byte), listening func(up bool)) {
+	l := &listener{in: make(chan []byte, 1024), ctl: make(chan bool, 1)}
 	p.net.mu.Lock()
 	if p.net.listeners == nil {
-		p.net.listeners = map[chan []byte]struct{}{}
+		p.net.listeners = map[string]*listener{}
 	}
-	p.net.listeners[l] = struct{}{}
+	p.net.listeners[p.name] = l
 	p.net.mu.Unlock()
 	defer func() {
 		p.net.mu.Lock()
-		delete(p.net.listeners, l)
+		delete(p.net.listeners, p.name)
 		p.net.mu.Unlock()
 	}()
+	listening(true)
 	for {
 		select {
-		case b := <-l:
+		case b := <-l.in:
 			deliver(b)
+		case up := <-l.ctl:
+			listening(up)
 		case <-ctx.Done():
 			return
 		}
 	}
+}
+
+// cut makes name's listener miss what is sent until restore.
+func (n *network) cut(name string) {
+	n.mu.Lock()
+	l := n.listeners[name]
+	l.deaf = true
+	n.mu.Unlock()
+	l.ctl <- false
+}
+
+// restore has name's listener hear again, and tell its replica so.
+func (n *network) restore(name string) {
+	n.mu.Lock()
+	l := n.listeners[name]
+	l.deaf = false
+	n.mu.Unlock()
+	l.ctl <- true
 }
 
 func (port) Close() {}
@@ -115,7 +151,7 @@ func cluster(t *testing.T, ctx context.Context, names ...string) map[string]*rep
 	out := map[string]*replica{}
 	for _, name := range names {
 		r := &replica{name: name, net: net, log: &porttest.Buffer{}, exec: &executor{}, streams: &streams{}, cache: &cache{}}
-		r.link = replicas.New(name, port{net}, &porttest.IDs{}, slog.New(slog.NewTextHandler(r.log, nil)))
+		r.link = replicas.New(name, port{net: net, name: name}, &porttest.IDs{}, slog.New(slog.NewTextHandler(r.log, nil)))
 		r.hub = hub.New(hub.Options{}, clock, nil, r.link)
 		go r.link.Listen(ctx, replicas.Deliveries{Hub: r.hub, Runs: r.exec, Streams: r.streams, Credentials: r.cache})
 		out[name] = r
@@ -267,8 +303,8 @@ func TestAReplicaStillStartingRefusesCommands(t *testing.T) {
 		net := &network{}
 		clock := porttest.NewClock(time.Now())
 		quiet := slog.New(slog.DiscardHandler)
-		a := replicas.New("a", port{net}, &porttest.IDs{}, quiet)
-		b := replicas.New("b", port{net}, &porttest.IDs{}, quiet)
+		a := replicas.New("a", port{net: net, name: "a"}, &porttest.IDs{}, quiet)
+		b := replicas.New("b", port{net: net, name: "b"}, &porttest.IDs{}, quiet)
 		go a.Listen(ctx, replicas.Deliveries{Hub: hub.New(hub.Options{}, clock, nil, a)})
 		go b.Listen(ctx, replicas.Deliveries{Hub: hub.New(hub.Options{}, clock, nil, b)}) // no run engine
 		synctest.Wait()
@@ -286,7 +322,7 @@ func TestAMalformedBackplaneMessageIsDropped(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		rs := cluster(t, ctx, "a", "b")
-		stray := port{rs["a"].net} // a process that is no replica
+		stray := port{net: rs["a"].net, name: "stray"} // a process that is no replica
 		stray.Publish([]byte("no-space-at-all"))
 		stray.Publish([]byte(`x {"kind":`))
 		synctest.Wait()
@@ -295,6 +331,139 @@ func TestAMalformedBackplaneMessageIsDropped(t *testing.T) {
 		}
 		if err := rs["a"].link.Command(ctx, "b", runs.Command{Op: "stop", RunID: "r"}); err != nil {
 			t.Fatalf("the link after the garbage: %v", err)
+		}
+	})
+}
+
+// TestAReplicaThatMissedEventsCatchesUp holds the catch-up: a replica whose
+// listener was cut off mid-run asks, once back, for what it missed, and
+// its watchers see every event once, in order — those sent while it was
+// away included, and the run's end.
+func TestAReplicaThatMissedEventsCatchesUp(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		rs := cluster(t, ctx, "a", "b")
+		a := rs["a"].hub
+		if err := a.Claim("sess-1", "run-1", "ann"); err != nil {
+			t.Fatal(err)
+		}
+		a.Publish("run-1", domain.NewEvent(domain.EventRunStarted, domain.RunStartedPayload{RunID: "run-1", SessionID: "sess-1"}))
+		a.Publish("run-1", domain.NewEvent(domain.EventStep, domain.DeltaPayload{RunID: "run-1", Delta: "a"}))
+		synctest.Wait()
+		rs["b"].net.cut("b")
+		synctest.Wait()
+		for _, d := range []string{"b", "c", "d"} {
+			a.Publish("run-1", domain.NewEvent(domain.EventMessage, domain.TextPayload{RunID: "run-1", Text: d}))
+		}
+		synctest.Wait()
+		rs["b"].net.restore("b")
+		synctest.Wait()
+		a.Publish("run-1", domain.NewEvent(domain.EventOutput, domain.OutputPayload{RunID: "run-1"}))
+		synctest.Wait()
+		got := follow(t, rs["b"], "run-1")
+		var seqs []int64
+		for _, ev := range got {
+			seqs = append(seqs, ev.Seq)
+		}
+		if !slices.Equal(seqs, []int64{1, 2, 3, 4, 5, 6}) || !got[len(got)-1].Final() {
+			t.Fatalf("b followed %v; want 1…6 ending with the run's output", seqs)
+		}
+	})
+}
+
+// TestAHoleWhileListeningIsFilledFromTheRunsReplica: an event lost on the
+// way (the sender's batch failed) leaves a hole the next event reveals;
+// it is filled from the run's replica before anything after it is shown.
+func TestAHoleWhileListeningIsFilledFromTheRunsReplica(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		rs := cluster(t, ctx, "a", "b")
+		a := rs["a"].hub
+		_ = a.Claim("sess-1", "run-1", "ann")
+		a.Publish("run-1", domain.NewEvent(domain.EventRunStarted, domain.RunStartedPayload{RunID: "run-1", SessionID: "sess-1"}))
+		synctest.Wait()
+		sub, err := rs["b"].hub.Subscribe("run-1", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Close()
+		rs["b"].net.cut("b")
+		a.Publish("run-1", domain.NewEvent(domain.EventMessage, domain.TextPayload{RunID: "run-1", Text: "lost"}))
+		synctest.Wait()
+		// Back without being told (a lost batch, not a lost listener).
+		rs["b"].net.mu.Lock()
+		rs["b"].net.listeners["b"].deaf = false
+		rs["b"].net.mu.Unlock()
+		a.Publish("run-1", domain.NewEvent(domain.EventOutput, domain.OutputPayload{RunID: "run-1"}))
+		synctest.Wait()
+		var got []string
+		for {
+			ev, err := sub.Next(ctx)
+			if err != nil {
+				break
+			}
+			got = append(got, fmt.Sprint(ev.Seq, " ", ev.Type))
+		}
+		if want := []string{"1 run.started", "2 run.message", "3 run.output"}; !slices.Equal(got, want) {
+			t.Fatalf("b's watcher saw %v, want %v", got, want)
+		}
+	})
+}
+
+// runRows is a store of run rows for a replica's Deliveries.
+type runRows map[string]domain.Run
+
+func (r runRows) FindRun(_ context.Context, id string) (domain.Run, error) {
+	if run, ok := r[id]; ok {
+		return run, nil
+	}
+	return domain.Run{}, errs.E(errs.NotFound, "run not found")
+}
+
+// TestAMirroredRunWhoseReplicaIsSilentEndsAsTheStoreSays: the replica
+// numbering a run vanished (no answer to a fetch); once the wait is over,
+// the run's row says how it ended, and the stream ends so, after a gap
+// for what never arrived — no watcher hangs.
+func TestAMirroredRunWhoseReplicaIsSilentEndsAsTheStoreSays(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		net := &network{}
+		clock := porttest.NewClock(time.Now())
+		quiet := slog.New(slog.DiscardHandler)
+		b := replicas.New("b", port{net: net, name: "b"}, &porttest.IDs{}, quiet)
+		bh := hub.New(hub.Options{}, clock, nil, b)
+		rows := runRows{"run-9": {ID: "run-9", Status: domain.RunError, ErrorCode: domain.CodePersistError, LastSeq: 7}}
+		go b.Listen(ctx, replicas.Deliveries{Hub: bh, Stored: rows})
+		synctest.Wait()
+		// A replica "x" sends two events, then nothing: it is gone.
+		x := port{net: net, name: "x"}
+		for seq := int64(1); seq <= 2; seq++ {
+			ev := domain.NewEvent(domain.EventStep, domain.DeltaPayload{RunID: "run-9", Delta: "d"})
+			ev.Seq = seq
+			body, _ := json.Marshal(map[string]any{"from": "x", "kind": "event", "run": "run-9", "session": "s", "owner": "ann", "event": ev})
+			x.Publish(append([]byte("x "), body...))
+		}
+		synctest.Wait()
+		sub, err := bh.Subscribe("run-9", 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer sub.Close()
+		time.Sleep(15 * time.Second) // quiet, then asked, then the wait is over
+		synctest.Wait()
+		var got []string
+		for {
+			ev, err := sub.Next(ctx)
+			if err != nil {
+				break
+			}
+			got = append(got, fmt.Sprint(ev.Seq, " ", ev.Type))
+		}
+		if want := []string{"1 run.step", "2 run.step", "6 run.gap", "7 run.error"}; !slices.Equal(got, want) {
+			t.Fatalf("the watcher saw %v, want %v", got, want)
 		}
 	})
 }
