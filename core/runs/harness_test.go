@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,6 +41,8 @@ const wait = 10 * time.Second
 type harness struct {
 	t          *testing.T
 	svc        *runs.Service
+	away       atomic.Bool     // the session store's writes fail (cascade)
+	refused    atomic.Int32    // the writes it refused meanwhile
 	models     *models.Service // the models service the engine calls
 	hub        *hub.Hub
 	llm        *porttest.LLM
@@ -78,7 +81,7 @@ func newHarness(t *testing.T) *harness {
 	if h.providers, err = providers.New(providers.Deps{Store: h.config, Box: box, IDs: h.ids, Clock: h.clock}); err != nil {
 		t.Fatal(err)
 	}
-	h.journal = sessions.NewJournal(sessions.Deps{Store: cascade{h.sessStore, h.runStore, h.traces}, Agents: h.config, Traces: h.traces,
+	h.journal = sessions.NewJournal(sessions.Deps{Store: cascade{h.sessStore, h.runStore, h.traces, &h.away, &h.refused}, Agents: h.config, Traces: h.traces,
 		Runs: h.runStore, IDs: h.ids, Clock: h.clock})
 	h.guardrails = guardrails.New(h.config, h.ids, h.clock)
 	h.newService()
@@ -95,6 +98,19 @@ type cascade struct {
 	*porttest.SessionStore
 	runs   *porttest.RunStore
 	traces *porttest.TraceStore
+	// away, while set, fails every session write (counted in refused):
+	// the database is down.
+	away    *atomic.Bool
+	refused *atomic.Int32
+}
+
+// WriteSession fails while the database is away.
+func (c cascade) WriteSession(ctx context.Context, id string, fn func(tx ports.SessionTx) error) error {
+	if c.away != nil && c.away.Load() {
+		c.refused.Add(1)
+		return errs.E(errs.Unavailable, "the database is not answering")
+	}
+	return c.SessionStore.WriteSession(ctx, id, fn)
 }
 
 // DeleteSession deletes the session, then what it holds in the other fakes.

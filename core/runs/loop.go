@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/attachments"
@@ -143,13 +144,40 @@ func (s *Service) execute(lr *liveRun) {
 	endRun := func(also func(ports.SessionTx) error) error {
 		return s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes, also)
 	}
-	if err := out.spans.In(endRun, also); err != nil && !errs.Is(err, errs.NotFound) {
-		s.d.Log.Error("recording a run's end failed", "run_id", run.ID, "err", err)
+	if !s.recordEnd(run.ID, out.spans, endRun, also) {
+		return // the server stops with the end unwritten: its restart ends the run
 	}
 	s.d.Hub.Publish(run.ID, out.event)
 	s.d.Hub.Release(run.SessionID, run.ID)
 	lr.cancel()
 	listeners(s.d.Listeners).Ended(run)
+}
+
+// endRetryMax bounds the wait between two tries of a run's end.
+const endRetryMax = 10 * time.Second
+
+// recordEnd writes a run's end (its spans in the same transaction when
+// they fit) and, while the store fails, writes it again until it answers:
+// until the end is written the run is not over anywhere — its final event
+// waits, its conversation stays busy, its row says running — so no view
+// contradicts another, and once the store is back every replica agrees.
+// A run whose row went with its session has nothing to record. It reports
+// false only when the server stops first (its restart's sweep ends the
+// run from its row).
+func (s *Service) recordEnd(runID string, spans traces.Batch, endRun func(also func(ports.SessionTx) error) error,
+	also func(ports.SessionTx) error) bool {
+	err := spans.In(endRun, also)
+	for wait := time.Second; err != nil && !errs.Is(err, errs.NotFound); wait = min(2*wait, endRetryMax) {
+		s.d.Log.Error("recording a run's end failed; writing it again when the store answers", "run_id", runID, "err", err,
+			"retry_in", wait)
+		select {
+		case <-s.root.Done():
+			return false
+		case <-time.After(wait):
+		}
+		err = endRun(also)
+	}
+	return true
 }
 
 func (s *Service) failed(lr *liveRun, code, msg string) outcome {
@@ -365,7 +393,13 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		return out, true
 	}
 	if err := s.recordTurn(rc, modelTurn, resp, results); err != nil {
-		return s.fail(rc, err), true
+		out := s.fail(rc, err)
+		if out.partial == "" && modelTurn {
+			// The answer the store did not take goes with the run's end,
+			// which is written once the store answers.
+			out.partial = models.FinalText(resp.Output)
+		}
+		return out, true
 	}
 	for _, r := range results {
 		t.input = append(t.input, domain.FunctionCallOutput(r.CallID, r.Output))

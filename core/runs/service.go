@@ -340,6 +340,12 @@ func (s *Service) liveRun(p domain.Principal, runID string) (*liveRun, error) {
 	s.mu.Unlock()
 	if lr == nil || lr.run.OwnerID != p.User.ID {
 		if info, ok := s.d.Hub.Info(runID); ok && info.OwnerID == p.User.ID {
+			s.mu.Lock()
+			_, ending := s.ending[runID]
+			s.mu.Unlock()
+			if ending && info.Live {
+				return nil, errs.E(errs.Conflict, "the run has ended and its end is being recorded (the database is not answering yet)")
+			}
 			return nil, errs.E(errs.Conflict, "the run has already ended")
 		}
 		return nil, errs.E(errs.NotFound, "run not found")

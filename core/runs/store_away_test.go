@@ -1,0 +1,76 @@
+package runs_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/ports/porttest"
+)
+
+// TestARunsEndWaitsForTheStore: a run whose end cannot be written (the
+// database is away) is not over anywhere until it is: no final event, its
+// row running, its conversation busy. Once the store answers, the end is
+// written — with the answer the store never took — and then announced.
+func TestARunsEndWaitsForTheStore(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent(domain.AgentSpec{})
+	hold := make(chan struct{})
+	h.llm.Queue(porttest.Reply{Text: "the answer", Hold: hold})
+	sid := h.session(a.ID).ID
+	run := h.start(sid, "go")
+	sub, err := h.svc.Subscribe(context.Background(), h.user, run.ID, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Close()
+	h.away.Store(true)
+	close(hold)
+	// The turn's write was refused, then the end's.
+	deadline := time.Now().Add(wait)
+	for h.refused.Load() < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d writes refused; the end was never tried", h.refused.Load())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := h.svc.Cancel(context.Background(), h.user, run.ID, domain.CancelAbort); err == nil ||
+		!strings.Contains(err.Error(), "being recorded") {
+		t.Fatalf("a cancel while the end waits: %v", err)
+	}
+	time.Sleep(50 * time.Millisecond) // let a wrongly published final event arrive
+	if row := h.row(run.ID); row.Status != domain.RunRunning {
+		t.Fatalf("with its end unwritten the row says %s", row.Status)
+	}
+	if _, busy := h.svc.Hub().Busy(sid); !busy {
+		t.Fatal("with its end unwritten the conversation is free")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	for {
+		ev, err := sub.Next(ctx)
+		if err != nil {
+			break
+		}
+		if ev.Final() {
+			t.Fatalf("the final event %s went out before the end was written", ev.Type)
+		}
+	}
+	cancel()
+	h.away.Store(false)
+	events := h.events(run.ID, 0)
+	if got := ending(t, events); got != "run.error persist_error" {
+		t.Fatalf("ending %q", got)
+	}
+	row := h.row(run.ID)
+	if row.Status != domain.RunError || row.LastSeq != last(events).Seq {
+		t.Fatalf("row %s at %d after the final event %d", row.Status, row.LastSeq, last(events).Seq)
+	}
+	if !hasEntry(h.entries(sid), "the answer") {
+		t.Fatalf("the answer the store never took is lost: %q", describe(h.entries(sid)))
+	}
+	if _, busy := h.svc.Hub().Busy(sid); busy {
+		t.Fatal("the conversation is still busy after the end was written")
+	}
+}
