@@ -62,7 +62,10 @@ type Service struct {
 	// attempts are the interactive sign-ins waiting for their callback,
 	// by OAuth state.
 	attempts map[string]*attempt
-	wg       sync.WaitGroup
+	// started is set by Start: from then on a read catches up with rows
+	// other replicas changed (live).
+	started bool
+	wg      sync.WaitGroup
 }
 
 // New returns a Service; nothing connects until Start.
