@@ -236,6 +236,9 @@ func (s *Service) park(ctx context.Context, a *attempt, name, authorizeURL strin
 			continue
 		}
 		if err != nil {
+			if ctx.Err() != nil {
+				return ports.MCPAuthorization{}, ctx.Err()
+			}
 			s.d.Log.Warn("reading the sign-in from the store failed; trying again", "server_id", a.serverID, "err", err)
 			continue
 		}
