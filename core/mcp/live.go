@@ -154,7 +154,6 @@ func (s *Service) connLocked(id string) *conn {
 // new generation in phase next; it returns the generation and its
 // context. s.mu is held; the caller finishes what it ended (ended is
 // appended to: the old session, a superseded sign-in) outside the lock.
-// is appended to) outside the lock.
 func (s *Service) supersede(c *conn, next phase, ended *ending) (uint64, context.Context) {
 	c.gen++
 	if c.cancel != nil {
@@ -168,8 +167,8 @@ func (s *Service) supersede(c *conn, next phase, ended *ending) (uint64, context
 		ended.sessions = append(ended.sessions, c.session)
 	}
 	if c.auth != nil {
-		// Abandoned under s.mu, which Deliver holds to look an attempt up:
-		// no code reaches a sign-in once it is superseded.
+		// Abandoned under s.mu, which park holds to register the attempt:
+		// a sign-in superseded before it registered ends itself.
 		c.auth.abandon()
 		if c.auth.state != "" && s.attempts[c.auth.state] == c.auth {
 			delete(s.attempts, c.auth.state)
