@@ -245,15 +245,15 @@ func (s *Service) park(ctx context.Context, a *attempt, name, authorizeURL strin
 		if in.Redirect == nil {
 			continue
 		}
+		if in.Redirect.Refusal != "" {
+			return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the authorization server refused the sign-in: " + in.Redirect.Refusal}
+		}
 		// Marked delivered before the dial can see the code: a dial that
 		// fails right after the exchange must know a code came
 		// (notAccepted).
 		s.mu.Lock()
 		a.delivered = true
 		s.mu.Unlock()
-		if in.Redirect.Refusal != "" {
-			return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the authorization server refused the sign-in: " + in.Redirect.Refusal}
-		}
 		code, err := s.box.Open(codePlace(state), in.Redirect.SealedCode)
 		if err != nil {
 			return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the delivered authorization code cannot be opened: " + err.Error(), Err: err}

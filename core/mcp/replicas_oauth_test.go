@@ -2,6 +2,7 @@ package mcp_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -107,8 +108,8 @@ func TestRefusalFiledOnAnotherReplicaFailsTheSignIn(t *testing.T) {
 	state := stateOf(t, h.connect(srv.ID))
 	wantCode(t, "access_denied on B", b.Deliver(mcp.Callback{State: state, Error: "access_denied", Description: "no", Caller: &alice}), errs.Upstream)
 	got := h.until(srv.ID, "out of authorizing", func(s mcp.Server) bool { return s.Status != domain.MCPAuthorizing })
-	if got.Status != domain.MCPNeedsAuth || got.HasOAuthToken {
-		t.Errorf("A after the refusal: status %s, has_oauth_token %v", got.Status, got.HasOAuthToken)
+	if got.Status != domain.MCPNeedsAuth || got.HasOAuthToken || !strings.HasPrefix(got.LastError, "the authorization server refused the sign-in: access_denied: no") {
+		t.Errorf("A after the refusal: status %s, has_oauth_token %v, last_error %q", got.Status, got.HasOAuthToken, got.LastError)
 	}
 }
 
