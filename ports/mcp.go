@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 )
@@ -31,6 +32,22 @@ type MCPServerStore interface {
 	// row's grant is still expect — a refresh racing a clear or a new
 	// sign-in must not bring an old grant back. It reports whether it wrote.
 	SaveMCPGrant(ctx context.Context, id, expect, sealed string) (bool, error)
+	// InsertMCPSignIn stores a sign-in waiting for its callback and drops
+	// the expired ones (at now); conflict when its state waits already or
+	// its server is gone. A server's sign-ins go with it.
+	InsertMCPSignIn(ctx context.Context, in domain.MCPSignIn, now time.Time) error
+	// DeliverMCPSignIn hands the sign-in waiting under state its redirect,
+	// once, in one transaction: not_found when none waits (never issued,
+	// ended, or expired at now); check is then told the sign-in and its
+	// error is returned as is, nothing written (a callback brought back by
+	// someone else leaves it waiting); conflict when a redirect came
+	// already. It returns the sign-in as it waited.
+	DeliverMCPSignIn(ctx context.Context, state string, r domain.MCPRedirect, now time.Time, check func(domain.MCPSignIn) error) (domain.MCPSignIn, error)
+	// FindMCPSignIn returns the sign-in under state with its redirect once
+	// delivered, expired or not; not_found when there is none.
+	FindMCPSignIn(ctx context.Context, state string) (domain.MCPSignIn, error)
+	// DeleteMCPSignIn ends the sign-in under state; none is no error.
+	DeleteMCPSignIn(ctx context.Context, state string) error
 }
 
 // MCPDialer opens connections to MCP servers over streamable HTTP.

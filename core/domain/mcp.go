@@ -95,3 +95,31 @@ func SplitMCPToolName(name string) (server, tool string, ok bool) {
 	server, tool, ok = strings.Cut(name, MCPToolSeparator)
 	return server, tool, ok && server != "" && tool != ""
 }
+
+// MCPSignIn is an interactive OAuth sign-in waiting for its callback, kept
+// in the store so the callback completes it on whichever replica the
+// browser reaches. The replica whose dial began it keeps the PKCE verifier
+// (the OAuth client holds it in memory) and exchanges the code; the
+// callback only hands the code over, once.
+type MCPSignIn struct {
+	State    string // the OAuth state the authorize URL carries
+	ServerID string
+	UserID   string // who began it; a caller's callback must be theirs
+	// BindingHash is the SHA-256 (hex) of the secret the asking browser
+	// carries back in a cookie: stored hashed, so a leaked row completes
+	// nothing.
+	BindingHash string
+	RedirectURL string // the callback URL the authorization server returns to
+	ExpiresAt   time.Time
+	// Redirect is what the callback delivered; nil while it waits.
+	Redirect *MCPRedirect
+}
+
+// MCPRedirect is what the authorization server's redirect carried for a
+// sign-in: a code (sealed like a credential) and its issuer, or the
+// server's refusal.
+type MCPRedirect struct {
+	SealedCode string
+	Iss        string
+	Refusal    string // "error: description" when the sign-in was refused
+}

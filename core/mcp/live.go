@@ -43,6 +43,9 @@ type conn struct {
 	failures  int  // transport failures in a row, for the backoff
 	retry     *time.Timer
 	auth      *attempt // the interactive sign-in while authorizing
+	// grant is the sealed grant this replica last dialed with or wrote:
+	// a stored grant unlike it was written by another replica's sign-in.
+	grant string
 }
 
 // Start connects every enabled server in the background.
@@ -51,6 +54,9 @@ func (s *Service) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	s.mu.Lock()
+	s.started = true
+	s.mu.Unlock()
 	for _, r := range rows {
 		if r.Enabled {
 			s.reconnect(r.ID)
@@ -81,14 +87,44 @@ func (s *Service) Close() {
 }
 
 // live derives a server's status — the one place it is computed — with
-// its last error and its live tools.
+// its last error and its live tools. A row this replica is behind on — an
+// enabled server it never dialed (created on another replica), or one
+// waiting for a sign-in that another replica's callback has since
+// completed (a grant it has not seen) — is dialed now, so every replica
+// connects once any one of them signs the server in.
 func (s *Service) live(row domain.MCPServer) (domain.MCPStatus, string, []Tool) {
+	st, lastErr, tools, behind := s.liveNow(row)
+	if !behind {
+		return st, lastErr, tools
+	}
+	s.d.Log.Info("mcp server changed on another replica: connecting", "server", row.Name, "server_id", row.ID)
+	s.reconnect(row.ID)
+	st, lastErr, tools, _ = s.liveNow(row)
+	return st, lastErr, tools
+}
+
+// liveNow is live without the catching up: it also reports whether this
+// replica is behind the row.
+func (s *Service) liveNow(row domain.MCPServer) (_ domain.MCPStatus, _ string, _ []Tool, behind bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.conns[row.ID]
 	if c == nil {
+		if row.Enabled && s.started && s.root.Err() == nil {
+			return domain.MCPConnecting, "", nil, true
+		}
 		c = &conn{}
 	}
+	if row.Enabled && c.phase == idle && c.needsAuth && row.Config.AuthMode == domain.MCPAuthOAuth &&
+		row.SealedGrant != "" && row.SealedGrant != c.grant && s.started && s.root.Err() == nil {
+		return domain.MCPConnecting, "", nil, true
+	}
+	st, lastErr, tools := derive(row, c)
+	return st, lastErr, tools, false
+}
+
+// derive derives the status of row whose connection is c. s.mu is held.
+func derive(row domain.MCPServer, c *conn) (domain.MCPStatus, string, []Tool) {
 	switch {
 	case !row.Enabled:
 		return domain.MCPDisabled, "", nil
@@ -116,9 +152,9 @@ func (s *Service) connLocked(id string) *conn {
 
 // supersede ends whatever the server's connection is doing and starts a
 // new generation in phase next; it returns the generation and its
-// context. s.mu is held; the old session is closed by the caller (closed
-// is appended to) outside the lock.
-func (s *Service) supersede(c *conn, next phase, closed *[]ports.MCPSession) (uint64, context.Context) {
+// context. s.mu is held; the caller finishes what it ended (ended is
+// appended to: the old session, a superseded sign-in) outside the lock.
+func (s *Service) supersede(c *conn, next phase, ended *ending) (uint64, context.Context) {
 	c.gen++
 	if c.cancel != nil {
 		c.cancel()
@@ -128,14 +164,17 @@ func (s *Service) supersede(c *conn, next phase, closed *[]ports.MCPSession) (ui
 		c.retry = nil
 	}
 	if c.session != nil {
-		*closed = append(*closed, c.session)
+		ended.sessions = append(ended.sessions, c.session)
 	}
 	if c.auth != nil {
-		// Abandoned under s.mu, which Deliver holds to look an attempt up:
-		// no code reaches a sign-in once it is superseded.
+		// Abandoned under s.mu, which park holds to register the attempt:
+		// a sign-in superseded before it registered ends itself.
 		c.auth.abandon()
 		if c.auth.state != "" && s.attempts[c.auth.state] == c.auth {
 			delete(s.attempts, c.auth.state)
+			// Ended in the store before the supersede returns, so no replica
+			// takes a code for it; its dial winding down would be later.
+			ended.signIns = append(ended.signIns, c.auth.state)
 		}
 		c.auth = nil
 	}
@@ -153,14 +192,31 @@ func (s *Service) reconnect(id string) { s.dialAgain(id, true) }
 func (s *Service) disconnect(id string) {
 	s.mu.Lock()
 	c := s.conns[id]
-	var closed []ports.MCPSession
+	var closed ending
 	if c != nil {
 		s.supersede(c, idle, &closed)
 		c.cancel()
 		delete(s.conns, id)
 	}
 	s.mu.Unlock()
-	closeAll(closed)
+	s.finish(closed)
+}
+
+// ending is what a supersede ended, finished outside s.mu: sessions to
+// close, sign-ins to end in the store.
+type ending struct {
+	sessions []ports.MCPSession
+	signIns  []string
+}
+
+// finish closes the sessions and ends the sign-ins a supersede ended.
+func (s *Service) finish(e ending) {
+	closeAll(e.sessions)
+	for _, state := range e.signIns {
+		if err := s.d.Store.DeleteMCPSignIn(context.WithoutCancel(s.root), state); err != nil {
+			s.d.Log.Warn("ending a superseded sign-in in the store failed; it expires by itself", "err", err)
+		}
+	}
 }
 
 func closeAll(sessions []ports.MCPSession) {
@@ -178,6 +234,7 @@ func (s *Service) dial(ctx context.Context, id string, gen uint64, auth *attempt
 		s.settle(id, gen, func(c *conn) { c.phase = idle })
 		return
 	}
+	s.settle(id, gen, func(c *conn) { c.grant = row.SealedGrant })
 	target, err := s.target(ctx, row, auth)
 	if err != nil {
 		s.fail(id, gen, row.Name, err)
@@ -309,13 +366,13 @@ func (s *Service) dialAgain(id string, fresh bool) {
 		return
 	}
 	c = s.connLocked(id)
-	var closed []ports.MCPSession
+	var closed ending
 	gen, ctx := s.supersede(c, connecting, &closed)
 	if fresh {
 		c.failures, c.lastErr, c.needsAuth = 0, "", false
 	}
 	s.mu.Unlock()
-	closeAll(closed)
+	s.finish(closed)
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()

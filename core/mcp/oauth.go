@@ -3,7 +3,9 @@ package mcp
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/hex"
 	"encoding/json"
 	"net/url"
 	"sync"
@@ -20,43 +22,55 @@ const AttemptTTL = 5 * time.Minute
 // urlWait bounds how long Connect waits for the authorize URL.
 const urlWait = HandshakeTimeout
 
+// DeliveryPoll is how often a dial waiting for its sign-in looks in the
+// store for a callback another replica filed; a callback on this replica
+// wakes it at once.
+const DeliveryPoll = 500 * time.Millisecond
+
 // attempt is one interactive sign-in: the dial parks in Authorize until
-// the callback delivers the authorization server's redirect. It is
-// single-shot — the person got one popup — so a second Authorize in the
-// same attempt fails at once.
+// a callback — on this replica or another — files the authorization
+// server's redirect in the store (domain.MCPSignIn). It is single-shot —
+// the person got one popup — so a second Authorize in the same attempt
+// fails at once.
 type attempt struct {
 	serverID  string
-	owner     string                      // the user who asked for the sign-in
-	binding   string                      // the secret the browser that asked carries back (a cookie)
-	redirect  string                      // the callback URL the browser returns to
-	urlc      chan string                 // the authorize URL, sent once
-	result    chan ports.MCPAuthorization // the redirect, delivered once
-	failed    chan string                 // the redirect carried an error
-	done      chan struct{}               // closed when superseded or over
+	owner     string        // the user who asked for the sign-in
+	binding   string        // the secret the browser that asked carries back (a cookie)
+	redirect  string        // the callback URL the browser returns to
+	urlc      chan string   // the authorize URL, sent once
+	poke      chan struct{} // a callback here filed the redirect: look now
+	done      chan struct{} // closed when superseded or over
 	once      sync.Once
 	up        chan struct{} // closed when the dial connected (with or without a sign-in)
 	upOnce    sync.Once
 	state     string // the OAuth state, once the URL is issued
 	used      bool   // Authorize was called once already
-	delivered bool   // the callback delivered a code
+	delivered bool   // the dial took a delivered code
 }
 
 func newAttempt(serverID, owner, redirect string) *attempt {
 	return &attempt{serverID: serverID, owner: owner, binding: rand.Text(), redirect: redirect, urlc: make(chan string, 1),
-		result: make(chan ports.MCPAuthorization, 1), failed: make(chan string, 1), done: make(chan struct{}), up: make(chan struct{})}
+		poke: make(chan struct{}, 1), done: make(chan struct{}), up: make(chan struct{})}
 }
 
-// boundTo reports whether a callback comes back to the attempt's own
+// bindingHash is how a binding is kept in the store: hashed, so the row
+// alone completes nothing.
+func bindingHash(binding string) string {
+	sum := sha256.Sum256([]byte(binding))
+	return hex.EncodeToString(sum[:])
+}
+
+// boundTo reports whether a callback comes back to the sign-in's own
 // initiator: from the browser that asked (it carries the binding), or
 // from the initiator's own credential. Anyone else holding the authorize
 // URL — sent it, say, by the initiator — must not sign the initiator's
 // server in with their account.
-func (a *attempt) boundTo(cb Callback) bool {
+func boundTo(in domain.MCPSignIn, cb Callback) bool {
 	if cb.Caller != nil {
-		return cb.Caller.User.ID == a.owner
+		return cb.Caller.User.ID == in.UserID
 	}
-	got := cb.Bindings[a.serverID]
-	return got != "" && subtle.ConstantTimeCompare([]byte(got), []byte(a.binding)) == 1
+	got := cb.Bindings[in.ServerID]
+	return got != "" && subtle.ConstantTimeCompare([]byte(bindingHash(got)), []byte(in.BindingHash)) == 1
 }
 
 func (a *attempt) abandon() { a.once.Do(func() { close(a.done) }) }
@@ -112,11 +126,11 @@ func (s *Service) authorize(ctx context.Context, p domain.Principal, row domain.
 		return ConnectResult{}, errs.E(errs.Unavailable, "the server is shutting down")
 	}
 	c := s.connLocked(row.ID)
-	var closed []ports.MCPSession
+	var closed ending
 	gen, dctx := s.supersede(c, authorizing, &closed)
 	c.auth, c.lastErr, c.failures = a, "", 0
 	s.mu.Unlock()
-	closeAll(closed)
+	s.finish(closed)
 	finished := make(chan struct{})
 	s.wg.Add(1)
 	go func() {
@@ -148,8 +162,9 @@ func (s *Service) authorize(ctx context.Context, p domain.Principal, row domain.
 	}
 }
 
-// park is the dial's Authorize during an interactive attempt: it issues
-// the URL to Connect and waits for the callback.
+// park is the dial's Authorize during an interactive attempt: it files
+// the sign-in in the store, issues the URL to Connect and waits for a
+// callback — on any replica — to file the redirect.
 func (s *Service) park(ctx context.Context, a *attempt, name, authorizeURL string) (ports.MCPAuthorization, error) {
 	s.mu.Lock()
 	if a.used {
@@ -158,21 +173,42 @@ func (s *Service) park(ctx context.Context, a *attempt, name, authorizeURL strin
 			Message: "the MCP server asked for a second sign-in right after the first: the authorization it got did not give it a working session"}
 	}
 	a.used = true
+	s.mu.Unlock()
 	u, err := url.Parse(authorizeURL)
 	if err != nil || u.Query().Get("state") == "" {
-		s.mu.Unlock()
 		return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the authorize URL carries no state"}
 	}
-	a.state = u.Query().Get("state")
+	state := u.Query().Get("state")
+	store := context.WithoutCancel(ctx)
+	// Filed before it is registered here: a supersede that finds the
+	// state registered may end the row, which then exists to be ended.
+	now := s.d.Clock.Now()
+	if err := s.d.Store.InsertMCPSignIn(store, domain.MCPSignIn{State: state, ServerID: a.serverID, UserID: a.owner,
+		BindingHash: bindingHash(a.binding), RedirectURL: a.redirect, ExpiresAt: now.Add(AttemptTTL)}, now); err != nil {
+		return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the sign-in could not be recorded: " + err.Error(), Err: err}
+	}
+	defer func() {
+		if err := s.d.Store.DeleteMCPSignIn(store, state); err != nil {
+			s.d.Log.Warn("ending a sign-in in the store failed; it expires by itself", "server_id", a.serverID, "err", err)
+		}
+	}()
+	s.mu.Lock()
+	select {
+	case <-a.done:
+		s.mu.Unlock()
+		return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPNeedsAuth, Message: "the sign-in was superseded by a newer one"}
+	default:
+	}
+	a.state = state
 	if s.attempts == nil {
 		s.attempts = map[string]*attempt{}
 	}
-	s.attempts[a.state] = a
+	s.attempts[state] = a
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		if s.attempts[a.state] == a {
-			delete(s.attempts, a.state)
+		if s.attempts[state] == a {
+			delete(s.attempts, state)
 		}
 		s.mu.Unlock()
 	}()
@@ -180,17 +216,49 @@ func (s *Service) park(ctx context.Context, a *attempt, name, authorizeURL strin
 	a.urlc <- authorizeURL
 	timer := time.NewTimer(AttemptTTL)
 	defer timer.Stop()
-	select {
-	case r := <-a.result:
-		return r, nil
-	case msg := <-a.failed:
-		return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the authorization server refused the sign-in: " + msg}
-	case <-a.done:
-		return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPNeedsAuth, Message: "the sign-in was superseded by a newer one"}
-	case <-timer.C:
-		return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPNeedsAuth, Message: "the sign-in expired after 5 minutes without a callback"}
-	case <-ctx.Done():
-		return ports.MCPAuthorization{}, ctx.Err()
+	poll := time.NewTicker(DeliveryPoll)
+	defer poll.Stop()
+	for {
+		select {
+		case <-a.poke:
+		case <-poll.C:
+		case <-a.done:
+			return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPNeedsAuth, Message: "the sign-in was superseded by a newer one"}
+		case <-timer.C:
+			return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPNeedsAuth, Message: "the sign-in expired after 5 minutes without a callback"}
+		case <-ctx.Done():
+			return ports.MCPAuthorization{}, ctx.Err()
+		}
+		in, err := s.d.Store.FindMCPSignIn(ctx, state)
+		if errs.Is(err, errs.NotFound) {
+			// Only this dial and a supersede end the row; a supersede
+			// closes done too, which the next turn sees.
+			continue
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return ports.MCPAuthorization{}, ctx.Err()
+			}
+			s.d.Log.Warn("reading the sign-in from the store failed; trying again", "server_id", a.serverID, "err", err)
+			continue
+		}
+		if in.Redirect == nil {
+			continue
+		}
+		if in.Redirect.Refusal != "" {
+			return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the authorization server refused the sign-in: " + in.Redirect.Refusal}
+		}
+		// Marked delivered before the dial can see the code: a dial that
+		// fails right after the exchange must know a code came
+		// (notAccepted).
+		s.mu.Lock()
+		a.delivered = true
+		s.mu.Unlock()
+		code, err := s.box.Open(codePlace(state), in.Redirect.SealedCode)
+		if err != nil {
+			return ports.MCPAuthorization{}, &ports.MCPError{Kind: ports.MCPAuthFailed, Message: "the delivered authorization code cannot be opened: " + err.Error(), Err: err}
+		}
+		return ports.MCPAuthorization{Code: code, State: state, Iss: in.Redirect.Iss}, nil
 	}
 }
 
@@ -221,60 +289,79 @@ func (s *Service) Complete(p domain.Principal, callbackURL string) error {
 		Description: q.Get("error_description"), Caller: &p})
 }
 
-// Deliver hands a redirect to the sign-in waiting for its state. Returns
-// not_found when none waits (expired, superseded, or a stale tab), and
-// forbidden when it comes back to someone other than who began it —
-// the sign-in then goes on waiting for its initiator.
+// deliverTimeout bounds a callback's store work.
+const deliverTimeout = 10 * time.Second
+
+// Deliver files a redirect for the sign-in waiting for its state, on
+// whichever replica began it: the sign-in's dial there takes it from the
+// store. Returns not_found when none waits (expired, superseded, or a
+// stale tab), forbidden when it comes back to someone other than who
+// began it — the sign-in then goes on waiting for its initiator —,
+// conflict when a redirect came already, and upstream when the
+// authorization server refused (the sign-in then fails).
 func (s *Service) Deliver(cb Callback) error {
-	s.mu.Lock()
-	a := s.attempts[cb.State]
-	if a != nil {
-		select {
-		case <-a.done:
-			a = nil // superseded or over: its dial no longer waits
-		default:
-		}
+	if cb.State == "" {
+		return s.notWaiting()
 	}
-	s.mu.Unlock()
-	if a == nil || cb.State == "" {
-		s.d.Log.Warn("callback: could not deliver authorization code", "reason", "no sign-in is waiting for this state (expired, superseded or already used)")
-		return errs.E(errs.NotFound, "no sign-in is waiting for this callback: it expired or was superseded; connect again")
-	}
-	if !a.boundTo(cb) {
-		s.d.Log.Warn("callback: could not deliver authorization code", "server_id", a.serverID,
-			"reason", "the callback came back to someone other than who began the sign-in", "by_caller", cb.Caller != nil)
-		return errs.E(errs.Forbidden, "this sign-in was begun by another account or in another browser, so this page completed nothing: "+
-			"the person who clicked Connect finishes it in the browser they clicked it in")
-	}
+	var refusal, sealed string
 	if cb.Error != "" {
-		msg := cb.Error
+		refusal = cb.Error
 		if cb.Description != "" {
-			msg += ": " + cb.Description
+			refusal += ": " + cb.Description
 		}
-		s.d.Log.Warn("callback: could not deliver authorization code", "server_id", a.serverID, "reason", "the authorization server answered "+msg)
+	} else if cb.Code != "" {
+		var err error
+		if sealed, err = s.box.Seal(codePlace(cb.State), cb.Code); err != nil {
+			return err
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.root), deliverTimeout)
+	defer cancel()
+	in, err := s.d.Store.DeliverMCPSignIn(ctx, cb.State, domain.MCPRedirect{SealedCode: sealed, Iss: cb.Iss, Refusal: refusal}, s.d.Clock.Now(),
+		func(in domain.MCPSignIn) error {
+			if !boundTo(in, cb) {
+				s.d.Log.Warn("callback: could not deliver authorization code", "server_id", in.ServerID,
+					"reason", "the callback came back to someone other than who began the sign-in", "by_caller", cb.Caller != nil)
+				return errs.E(errs.Forbidden, "this sign-in was begun by another account or in another browser, so this page completed nothing: "+
+					"the person who clicked Connect finishes it in the browser they clicked it in")
+			}
+			if refusal == "" && cb.Code == "" {
+				s.d.Log.Warn("callback: could not deliver authorization code", "server_id", in.ServerID, "reason", "the redirect carried no code")
+				return errs.E(errs.Validation, "the redirect carried no authorization code")
+			}
+			return nil
+		})
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return s.notWaiting()
+	case errs.Is(err, errs.Conflict):
+		s.d.Log.Warn("callback: could not deliver authorization code", "reason", "a code was already delivered for this sign-in")
+		return errs.E(errs.Conflict, "this sign-in already received its code")
+	case err != nil:
+		return err
+	}
+	// The dial waiting here (if it is this replica's) looks at once; one on
+	// another replica finds it at its next look.
+	s.mu.Lock()
+	if a := s.attempts[cb.State]; a != nil {
 		select {
-		case a.failed <- msg:
+		case a.poke <- struct{}{}:
 		default:
 		}
-		return errs.E(errs.Upstream, "the authorization server refused the sign-in: %s", msg)
 	}
-	if cb.Code == "" {
-		s.d.Log.Warn("callback: could not deliver authorization code", "server_id", a.serverID, "reason", "the redirect carried no code")
-		return errs.E(errs.Validation, "the redirect carried no authorization code")
-	}
-	// Marked delivered before the dial can see the code: a dial that fails
-	// right after the exchange must know a code came (notAccepted).
-	s.mu.Lock()
-	already := a.delivered
-	a.delivered = true
 	s.mu.Unlock()
-	if already {
-		s.d.Log.Warn("callback: could not deliver authorization code", "server_id", a.serverID, "reason", "a code was already delivered for this sign-in")
-		return errs.E(errs.Conflict, "this sign-in already received its code")
+	if refusal != "" {
+		s.d.Log.Warn("callback: could not deliver authorization code", "server_id", in.ServerID, "reason", "the authorization server answered "+refusal)
+		return errs.E(errs.Upstream, "the authorization server refused the sign-in: %s", refusal)
 	}
-	a.result <- ports.MCPAuthorization{Code: cb.Code, State: cb.State, Iss: cb.Iss} // buffered 1, sent once
-	s.d.Log.Info("callback: authorization code delivered", "server_id", a.serverID)
+	s.d.Log.Info("callback: authorization code delivered", "server_id", in.ServerID)
 	return nil
+}
+
+// notWaiting is Deliver's answer when no sign-in waits for the state.
+func (s *Service) notWaiting() error {
+	s.d.Log.Warn("callback: could not deliver authorization code", "reason", "no sign-in is waiting for this state (expired, superseded or already used)")
+	return errs.E(errs.NotFound, "no sign-in is waiting for this callback: it expired or was superseded; connect again")
 }
 
 // ClearGrant drops a server's stored OAuth grant (to sign in again, say
@@ -343,6 +430,12 @@ func (s *Service) oauthFor(row domain.MCPServer, a *attempt) (*ports.MCPOAuth, e
 			return &ports.MCPError{Kind: ports.MCPNeedsAuth, Message: "the sign-in was cleared or replaced while this connection used it"}
 		}
 		stored = sealed
+		// Known here, so it is not mistaken for another replica's sign-in.
+		s.mu.Lock()
+		if c := s.conns[row.ID]; c != nil {
+			c.grant = sealed
+		}
+		s.mu.Unlock()
 		return nil
 	}
 	if a != nil {

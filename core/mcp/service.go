@@ -59,10 +59,13 @@ type Service struct {
 	stop  context.CancelFunc
 	mu    sync.Mutex
 	conns map[string]*conn // by server id
-	// attempts are the interactive sign-ins waiting for their callback,
-	// by OAuth state.
+	// attempts are this replica's interactive sign-ins waiting for their
+	// callback, by OAuth state (the store keeps every replica's).
 	attempts map[string]*attempt
-	wg       sync.WaitGroup
+	// started is set by Start: from then on a read catches up with rows
+	// other replicas changed (live).
+	started bool
+	wg      sync.WaitGroup
 }
 
 // New returns a Service; nothing connects until Start.

@@ -212,3 +212,7 @@ func secretPlace(serverID string) string {
 }
 
 func grantPlace(serverID string) string { return secrets.Place("mcp_servers", "oauth_grant", serverID) }
+
+// codePlace is where a delivered authorization code is sealed, by the
+// sign-in's state, while it waits in the store for its dial.
+func codePlace(state string) string { return secrets.Place("mcp_signins", "code", state) }

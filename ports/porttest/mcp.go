@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -29,6 +30,8 @@ type MCPStore struct {
 	write sync.Mutex // one write at a time, as the single-writer pool
 	mu    sync.Mutex // guards rows
 	rows  map[string]domain.MCPServer
+	// signIns are the waiting sign-ins, by state.
+	signIns map[string]domain.MCPSignIn
 }
 
 var _ ports.MCPServerStore = (*MCPStore)(nil)
@@ -148,6 +151,99 @@ func (s *MCPStore) DeleteMCPServer(ctx context.Context, id string) error {
 		return errs.E(errs.NotFound, "MCP server not found")
 	}
 	delete(s.rows, id)
+	for state, in := range s.signIns {
+		if in.ServerID == id {
+			delete(s.signIns, state)
+		}
+	}
+	return nil
+}
+
+// InsertMCPSignIn stores a waiting sign-in and drops the expired ones;
+// conflict when its state waits already or its server is gone.
+func (s *MCPStore) InsertMCPSignIn(ctx context.Context, in domain.MCPSignIn, now time.Time) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.write.Lock()
+	defer s.write.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for state, w := range s.signIns {
+		if !w.ExpiresAt.After(now) {
+			delete(s.signIns, state)
+		}
+	}
+	if _, ok := s.rows[in.ServerID]; !ok {
+		return errs.E(errs.Conflict, "the MCP server of the sign-in is gone")
+	}
+	if _, ok := s.signIns[in.State]; ok {
+		return errs.E(errs.Conflict, "a sign-in waits under this state already")
+	}
+	if s.signIns == nil {
+		s.signIns = map[string]domain.MCPSignIn{}
+	}
+	in.ExpiresAt, in.Redirect = storedTime(in.ExpiresAt), nil
+	s.signIns[in.State] = in
+	return nil
+}
+
+// DeliverMCPSignIn hands the sign-in waiting under state its redirect
+// once: not_found when none waits at now, check's error as is (nothing
+// written), conflict when a redirect came already.
+func (s *MCPStore) DeliverMCPSignIn(ctx context.Context, state string, r domain.MCPRedirect, now time.Time,
+	check func(domain.MCPSignIn) error) (domain.MCPSignIn, error) {
+	if err := ctx.Err(); err != nil {
+		return domain.MCPSignIn{}, err
+	}
+	s.write.Lock()
+	defer s.write.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in, ok := s.signIns[state]
+	if !ok || !in.ExpiresAt.After(now) {
+		return domain.MCPSignIn{}, errs.E(errs.NotFound, "sign-in not found")
+	}
+	if err := check(in); err != nil {
+		return domain.MCPSignIn{}, err
+	}
+	if in.Redirect != nil {
+		return domain.MCPSignIn{}, errs.E(errs.Conflict, "the sign-in received its redirect already")
+	}
+	stored := in
+	stored.Redirect = &r
+	s.signIns[state] = stored
+	return in, nil
+}
+
+// FindMCPSignIn returns the sign-in under state; not_found when none.
+func (s *MCPStore) FindMCPSignIn(ctx context.Context, state string) (domain.MCPSignIn, error) {
+	if err := ctx.Err(); err != nil {
+		return domain.MCPSignIn{}, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in, ok := s.signIns[state]
+	if !ok {
+		return domain.MCPSignIn{}, errs.E(errs.NotFound, "sign-in not found")
+	}
+	if in.Redirect != nil {
+		r := *in.Redirect
+		in.Redirect = &r
+	}
+	return in, nil
+}
+
+// DeleteMCPSignIn ends the sign-in under state; none is no error.
+func (s *MCPStore) DeleteMCPSignIn(ctx context.Context, state string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.write.Lock()
+	defer s.write.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.signIns, state)
 	return nil
 }
 

@@ -78,3 +78,7 @@ func kindOf(err error) ports.MCPErrorKind {
 	}
 	return ""
 }
+
+func TestMCPStoreKeepsTheSignInContract(t *testing.T) {
+	storetest.MCPSignIns(t, &porttest.MCPStore{}, "ann")
+}
