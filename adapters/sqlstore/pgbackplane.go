@@ -173,6 +173,9 @@ func (b *PGBackplane) Listen(ctx context.Context, deliver func([]byte)) {
 		if err == nil {
 			_, err = conn.Exec(ctx, "LISTEN "+backplaneChannel)
 		}
+		if err == nil {
+			deliver(nil) // listening (again): what was sent before is not heard
+		}
 		for err == nil {
 			var n *pgconn.Notification
 			if n, err = conn.WaitForNotification(ctx); err == nil {

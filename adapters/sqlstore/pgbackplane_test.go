@@ -35,14 +35,19 @@ func TestTheBackplaneCarriesEveryMessageInOrder(t *testing.T) {
 	_, a := open()
 	_, b := open()
 	type inbox struct {
-		mu  sync.Mutex
-		got []string
+		mu        sync.Mutex
+		got       []string
+		listening bool // told it listens before any message
 	}
 	listen := func(backplane *PGBackplane) *inbox {
 		in := &inbox{}
 		go backplane.Listen(ctx, func(p []byte) {
 			in.mu.Lock()
-			in.got = append(in.got, string(p))
+			if p == nil { // listening: the first call, before any message
+				in.listening = len(in.got) == 0
+			} else {
+				in.got = append(in.got, string(p))
+			}
 			in.mu.Unlock()
 		})
 		return in
@@ -75,6 +80,12 @@ func TestTheBackplaneCarriesEveryMessageInOrder(t *testing.T) {
 		in.mu.Unlock()
 		if len(got) != len(sent) {
 			t.Fatalf("received %d of %d messages", len(got), len(sent))
+		}
+		in.mu.Lock()
+		listening := in.listening
+		in.mu.Unlock()
+		if !listening {
+			t.Fatal("the listener was not told it listens (deliver(nil)) before the first message")
 		}
 		for i := range sent {
 			if got[i] != sent[i] {
