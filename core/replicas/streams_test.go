@@ -47,6 +47,12 @@ func (c *cache) Forget(userID, tokenID string) {
 	c.forgot = append(c.forgot, userID+"/"+tokenID)
 }
 
+func (c *cache) ForgetAll() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.forgot = append(c.forgot, "*")
+}
+
 func (c *cache) log() []string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
