@@ -128,6 +128,7 @@ func (l *Link) reconnected(to Deliveries) {
 	if to.Credentials != nil {
 		to.Credentials.ForgetAll()
 	}
+	l.sendPing() // heard back, the cache answers again without a tick's wait
 }
 
 // peerPinged records a ping heard from another replica.
