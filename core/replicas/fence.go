@@ -26,13 +26,16 @@ import (
 // (hearing it drops the token, and a lookup already reading the store
 // cannot store its answer after that: the cache's generation). X's cache
 // was filled on its current connection, so that connection began before
-// the closing was sent, and X heard its own ping p within CacheTrustFor;
-// so p came before the closing, and the closer heard p before hearing its
-// closing back, within livePeersFor of it: X is among the replicas the
-// closer waited for. Had X confirmed, it would have dropped the token; so
-// the wait ran out, CacheTrustFor or more after the closing came back, and
-// X has heard nothing of its own since p, sent before then: X does not
-// trust its cache. The replicas that do not answer in time cost a revoke
+// the closing was sent, and X heard its own ping p, sent within
+// CacheTrustFor; so p came before the closing. The closer's listener
+// heard p before hearing its closing back — unless p came before the
+// closer's own listener connected, but the closer answers CacheTrustFor
+// after connecting at the earliest, and p was sent before that — and
+// within livePeersFor of it: X is among the replicas the closer waited
+// for. Had X confirmed, it would have dropped the token; so the wait ran
+// out, CacheTrustFor or more after the closing came back, and X has
+// heard nothing of its own since p, sent before then: X does not trust
+// its cache. The replicas that do not answer in time cost a revoke
 // CloseAckWithin at most, and a replica that cannot hear the backplane
 // reads tokens from the store until it can.
 
@@ -176,13 +179,18 @@ func (l *Link) closeEverywhere(m message) (wait func()) {
 			return
 		}
 		// The replicas heard from lately are all those whose cache may
-		// answer (see the fence), unless this replica's listener
-		// reconnected lately: it may have missed their pings, so it waits
-		// the whole bound.
+		// answer (see the fence), but for those whose last ping came
+		// before this replica's listener (re)connected: their caches stop
+		// answering CacheTrustFor after that ping, so the closing does not
+		// answer before CacheTrustFor after the connection began.
 		need := l.livePeers()
-		if r := l.connectedAt.Load(); r != 0 && l.since()-time.Duration(r-1) < livePeersFor {
-			need = append(need, "(pings missed while reconnecting)")
-		}
+		defer func() {
+			if r := l.connectedAt.Load(); r != 0 {
+				if d := time.Duration(r-1) + CacheTrustFor - l.since(); d > 0 {
+					time.Sleep(d)
+				}
+			}
+		}()
 		limit := time.NewTimer(CloseAckWithin)
 		defer limit.Stop()
 		for {
