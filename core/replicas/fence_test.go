@@ -224,3 +224,22 @@ type mute struct{}
 func (mute) Publish([]byte)                             {}
 func (mute) Listen(ctx context.Context, _ func([]byte)) { <-ctx.Done() }
 func (mute) Close()                                     {}
+
+// BenchmarkCacheTrusted measures what the fence adds to every request
+// answered from the token cache.
+//
+//	go test -run '^$' -bench CacheTrusted ./core/replicas
+func BenchmarkCacheTrusted(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	link := replicas.New("a", port{&network{}}, &porttest.IDs{}, slog.New(slog.DiscardHandler))
+	go link.Listen(ctx, replicas.Deliveries{})
+	for !link.CacheTrusted() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			link.CacheTrusted()
+		}
+	})
+}
