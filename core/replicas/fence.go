@@ -74,8 +74,9 @@ type closing struct {
 	acks    map[string]bool // the replicas that confirmed
 }
 
-// CacheTrusted implements auth.CacheFence: this replica heard its own
-// ping within CacheTrustFor of sending it, on its current connection.
+// CacheTrusted implements auth.CacheFence: the last own ping this replica
+// heard was sent less than CacheTrustFor ago (what its cache held before
+// its listener last connected is gone: reconnected).
 func (l *Link) CacheTrusted() bool {
 	h := l.heardPing.Load()
 	return h != 0 && l.since()-time.Duration(h-1) < CacheTrustFor
