@@ -4,8 +4,10 @@ import "context"
 
 // Backplane carries messages between the replicas sharing a store. A message
 // published reaches every replica listening — the publisher too, which
-// knows its own — in the order one publisher sent it; a replica that is
-// not listening then (starting, or reconnecting) misses it.
+// knows its own — in the order one publisher sent it, and every listener
+// hears all messages in one same order (Postgres: the order their
+// transactions committed); a replica that is not listening then (starting,
+// or reconnecting) misses it.
 type Backplane interface {
 	// Publish queues payload to be sent, in order after every payload this
 	// replica published before; it never waits. A send that fails is

@@ -276,7 +276,7 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	// every replica). A deleted account's runs stop first.
 	s.streams = livestreams.New(auth.NewStanding(db, db, clock), s.settings, clock)
 	if s.auth, err = auth.New(auth.Deps{Users: db, Tokens: db, IDs: idGen, Clock: clock, Log: log, Params: o.PasswordParams,
-		Work: s.runs, Streams: s.peers.streams(s.streams)}); err != nil {
+		Work: s.runs, Streams: s.peers.streams(s.streams), Fence: s.peers.fence()}); err != nil {
 		return err
 	}
 	// What the other replicas send is filed once all it reaches is built.

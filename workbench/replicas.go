@@ -68,6 +68,16 @@ func (p *peering) streams(local auth.StreamCloser) auth.StreamCloser {
 	return p.link.Streams(local)
 }
 
+// fence says when auth's token cache may answer: with peers, only while
+// this replica hears the backplane (replicas.Link.CacheTrusted); nil on
+// SQLite, where this process makes every change itself.
+func (p *peering) fence() auth.CacheFence {
+	if p == nil {
+		return nil
+	}
+	return p.link
+}
+
 // runPeers is the run engine's way to the other replicas (nil: none).
 func (p *peering) runPeers() runs.Peers {
 	if p == nil {

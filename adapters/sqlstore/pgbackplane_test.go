@@ -35,8 +35,9 @@ func TestTheBackplaneCarriesEveryMessageInOrder(t *testing.T) {
 	_, a := open()
 	_, b := open()
 	type inbox struct {
-		mu  sync.Mutex
-		got []string
+		mu        sync.Mutex
+		got       []string
+		listening bool // told it listens before any message
 	}
 	listen := func(backplane *PGBackplane) *inbox {
 		in := &inbox{}
@@ -44,7 +45,13 @@ func TestTheBackplaneCarriesEveryMessageInOrder(t *testing.T) {
 			in.mu.Lock()
 			in.got = append(in.got, string(p))
 			in.mu.Unlock()
-		}, nil)
+		}, func(up bool) {
+			in.mu.Lock()
+			if up { // listening: said before any message
+				in.listening = len(in.got) == 0
+			}
+			in.mu.Unlock()
+		})
 		return in
 	}
 	atA, atB := listen(a), listen(b)
@@ -75,6 +82,12 @@ func TestTheBackplaneCarriesEveryMessageInOrder(t *testing.T) {
 		in.mu.Unlock()
 		if len(got) != len(sent) {
 			t.Fatalf("received %d of %d messages", len(got), len(sent))
+		}
+		in.mu.Lock()
+		listening := in.listening
+		in.mu.Unlock()
+		if !listening {
+			t.Fatal("the listener was not told it listens before the first message")
 		}
 		for i := range sent {
 			if got[i] != sent[i] {

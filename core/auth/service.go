@@ -28,6 +28,7 @@ type Service struct {
 	streams   StreamCloser
 	work      UserWork
 	cache     *tokenCache
+	fence     CacheFence
 }
 
 // Deps are what the auth service works with.
@@ -45,6 +46,21 @@ type Deps struct {
 	// Streams ends the live streams a credential change invalidates, once
 	// the change has committed; nil: nothing is streamed.
 	Streams StreamCloser
+	// Fence says when the verified-token cache may answer: with replicas,
+	// only while this one hears the others' closings (see CacheFence);
+	// nil: always (one process makes every change itself).
+	Fence CacheFence
+}
+
+// CacheFence tells the token cache whether this process would have heard
+// of a credential closed elsewhere. Where another process can revoke a
+// token (replicas sharing a store), a cached answer is only as good as
+// the way the news of a revoke arrives; while that way may be late or
+// broken, a token is read from the store instead.
+type CacheFence interface {
+	// CacheTrusted reports whether a cached token may answer now. It is
+	// asked on every request: it must be cheap (no I/O).
+	CacheTrusted() bool
 }
 
 // New returns a Service.
@@ -63,7 +79,7 @@ func New(d Deps) (*Service, error) {
 	}
 	return &Service{users: d.Users, tokens: d.Tokens, ids: d.IDs, clock: d.Clock, log: d.Log, params: d.Params, dummyHash: dummy,
 		standing: NewStanding(d.Users, d.Tokens, d.Clock), streams: streams, work: work,
-		cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize)}, nil
+		cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize), fence: d.Fence}, nil
 }
 
 var errBadToken = errs.E(errs.Unauthorized, "invalid or expired token")
@@ -80,13 +96,19 @@ func storeDown(err error) error {
 // Authenticate resolves a bearer token to its caller. Returns unauthorized for
 // a missing, unknown, expired or disabled-user token, and unavailable when the
 // store cannot answer. A token verified in the last SetTokenCache ttl is not
-// read again (see tokenCache); its expiry is still checked every time.
+// read again (see tokenCache) while Deps.Fence allows; its expiry is still
+// checked every time.
 func (s *Service) Authenticate(ctx context.Context, token string) (domain.Principal, error) {
 	if token == "" {
 		return domain.Principal{}, errs.E(errs.Unauthorized, "missing bearer token")
 	}
 	hash := HashToken(token)
-	t, u, cached := s.cache.lookup(hash, s.clock.Now())
+	var t domain.Token
+	var u domain.User
+	var cached bool
+	if s.fence == nil || s.fence.CacheTrusted() {
+		t, u, cached = s.cache.lookup(hash, s.clock.Now())
+	}
 	var gen uint64
 	if !cached {
 		gen = s.cache.generation()

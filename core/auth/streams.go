@@ -68,3 +68,8 @@ func (s *Service) Forget(userID, tokenID string) {
 	}
 	s.cache.forgetUser(userID)
 }
+
+// ForgetAll drops every token this replica's cache holds: it may have
+// missed another replica's closings (its backplane listener reconnected),
+// so none of them is known good. The next use of each reads the store.
+func (s *Service) ForgetAll() { s.cache.forgetAll() }

@@ -29,9 +29,12 @@ const (
 
 // Catch-up timings.
 const (
-	// fillWait is how long a hole waits for its answer before the store
-	// is asked and the rest given up on.
-	fillWait = 3 * time.Second
+	// fillWait is how long a fetch waits for its answer before the store
+	// is asked; a run still running there is asked after again (its
+	// replica may have been reconnecting too), up to fillTries times
+	// before the hole is given up on.
+	fillWait  = 3 * time.Second
+	fillTries = 3
 	// quietAfter is how long a mirrored run may say nothing before its
 	// replica is asked whether it missed something.
 	quietAfter = 10 * time.Second
@@ -52,6 +55,7 @@ type mirrorState struct {
 	owner   string    //
 	heard   time.Time // when it last sent something
 	asked   time.Time // when a fetch went out still unanswered (zero: none)
+	tries   int       // fetches gone unanswered in a row
 }
 
 // mirrors tracks the runs a replica mirrors.
@@ -119,7 +123,7 @@ func (l *Link) filed(ctx context.Context, to Deliveries, m message) {
 	l.mirrors.mu.Lock()
 	st := l.mirrors.runs[m.Run]
 	if st != nil {
-		st.asked, st.heard = time.Time{}, time.Now()
+		st.asked, st.heard, st.tries = time.Time{}, time.Now(), 0
 	}
 	l.mirrors.mu.Unlock()
 	if st == nil {
@@ -137,8 +141,9 @@ func (l *Link) filed(ctx context.Context, to Deliveries, m message) {
 
 // settleFromStore files what the store says of a run its replica could
 // not answer for: its ending, when it has one (after a run.gap for what
-// this replica never heard); otherwise the held events, after a gap —
-// the run goes on, or its replica's failover will end it.
+// this replica never heard); otherwise it asks the run's replica again,
+// and after fillTries unanswered fetches files the held events after a
+// gap — the run goes on, or its replica's failover will end it.
 func (l *Link) settleFromStore(ctx context.Context, to Deliveries, runID string) {
 	head, open, held := to.Hub.Head(runID)
 	if !held || !open {
@@ -165,6 +170,17 @@ func (l *Link) settleFromStore(ctx context.Context, to Deliveries, runID string)
 			l.log.Warn("reading a mirrored run's row failed; asking again later", "run_id", runID, "err", err)
 			return
 		}
+	}
+	l.mirrors.mu.Lock()
+	st := l.mirrors.runs[runID]
+	again := st != nil && st.tries < fillTries
+	if again {
+		st.tries++
+	}
+	l.mirrors.mu.Unlock()
+	if again {
+		l.askAfter(to, runID)
+		return
 	}
 	to.Hub.Skip(runID)
 }

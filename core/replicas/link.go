@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agents-server/agents-server/core/auth"
@@ -66,9 +67,11 @@ type Deliveries struct {
 	// answered unavailable).
 	Runs Executor
 	// Streams closes this replica's streams of a credential closed
-	// elsewhere, after Credentials forgets its cached copy (nil: closings
-	// are not heard).
-	Streams     auth.StreamCloser
+	// elsewhere (nil: none are open here).
+	Streams auth.StreamCloser
+	// Credentials forgets the cached copy of a credential closed
+	// elsewhere, before Streams close, and every cached credential when
+	// the listener reconnects (nil: nothing is cached here).
 	Credentials Forgetter
 	// Stored says how a mirrored run ended when its replica cannot (it
 	// is gone, or no longer holds the run); nil: the hole is a gap and
@@ -84,9 +87,18 @@ type Link struct {
 	ids       ports.IDs
 	log       *slog.Logger
 
-	mu      sync.Mutex
-	waiting map[string]chan error // command id → its answer
-	done    recentIDs             // commands carried out (a retried send delivers twice)
+	start    time.Time // the fence's clock: durations since it
+	ownPing  []byte    // how this replica's own pings begin
+	ownClose []byte    // how its own closings begin
+
+	heardPing   atomic.Int64 // send time+1 of the last own ping heard (0: none)
+	connectedAt atomic.Int64 // time+1 the listener last (re)connected (0: never said)
+
+	mu       sync.Mutex
+	waiting  map[string]chan error    // command id → its answer
+	closings map[string]*closing      // closing id → its confirmations
+	peers    map[string]time.Duration // replica → when its last ping was heard
+	done     recentIDs                // commands carried out (a retried send delivers twice)
 
 	mirrors mirrors // the runs mirrored here, for catching up
 }
@@ -95,21 +107,29 @@ type Link struct {
 // the run engine's peers. What other replicas send is filed once it
 // listens (Listen).
 func New(self string, backplane ports.Backplane, ids ports.IDs, log *slog.Logger) *Link {
-	return &Link{self: self, backplane: backplane, ids: ids, log: log, waiting: map[string]chan error{},
+	return &Link{self: self, backplane: backplane, ids: ids, log: log, start: time.Now(),
+		ownPing: ownPrefix(self, kindPing), ownClose: ownPrefix(self, kindClose),
+		waiting: map[string]chan error{}, closings: map[string]*closing{}, peers: map[string]time.Duration{},
 		mirrors: mirrors{runs: map[string]*mirrorState{}}}
 }
 
 // Listen receives from the backplane until ctx ends, filing what other
-// replicas send in to, and catches the mirrored runs up after what the
-// backplane lost (a listener that was down, a hole, a quiet run).
+// replicas send in to, pings meanwhile (the revocation fence), and
+// catches the mirrored runs up after what the backplane lost (a listener
+// that was down, a hole, a quiet run).
 func (l *Link) Listen(ctx context.Context, to Deliveries) {
+	go l.ping(ctx)
 	go l.catchUp(ctx, to)
 	first := true
 	l.backplane.Listen(ctx, func(b []byte) { l.receive(ctx, to, b) }, func(up bool) {
-		if up && !first {
+		if !up {
+			return
+		}
+		l.reconnected(to)
+		if !first {
 			l.rejoined(to)
 		}
-		first = first && !up
+		first = false
 	})
 }
 
@@ -164,8 +184,12 @@ func (l *Link) Command(ctx context.Context, replica string, cmd runs.Command) er
 // receive files one message from the backplane.
 func (l *Link) receive(ctx context.Context, to Deliveries, b []byte) {
 	from, body, ok := bytes.Cut(b, []byte(" "))
-	if !ok || string(from) == l.self {
-		return // malformed, or our own
+	if !ok {
+		return // malformed
+	}
+	if string(from) == l.self {
+		l.ownHeard(body)
+		return
 	}
 	var m message
 	if err := json.Unmarshal(body, &m); err != nil {
@@ -194,6 +218,13 @@ func (l *Link) receive(ctx context.Context, to Deliveries, b []byte) {
 		}
 	case kindClose:
 		closeHere(to, m)
+		if m.ID != "" {
+			l.send(message{Kind: kindClosed, To: m.From, ID: m.ID})
+		}
+	case kindClosed:
+		l.confirmed(m.From, m.ID)
+	case kindPing:
+		l.peerPinged(m.From)
 	case kindReply:
 		l.mu.Lock()
 		answer := l.waiting[m.ID]
@@ -223,10 +254,12 @@ func (l *Link) execute(ctx context.Context, exec Executor, m message) {
 	l.send(reply)
 }
 
-// The link is the hub's relay and the run engine's peers.
+// The link is the hub's relay, the run engine's peers and the token
+// cache's fence.
 var (
-	_ hub.Relay  = (*Link)(nil)
-	_ runs.Peers = (*Link)(nil)
+	_ hub.Relay       = (*Link)(nil)
+	_ runs.Peers      = (*Link)(nil)
+	_ auth.CacheFence = (*Link)(nil)
 )
 
 // recentIDs remembers the last ids it was given, so a message delivered

@@ -68,7 +68,9 @@ func (p port) Listen(ctx context.Context, deliver func([]byte), listening func(u
 		delete(p.net.listeners, p.name)
 		p.net.mu.Unlock()
 	}()
-	listening(true)
+	// A real backplane says it listens at first too; these replicas start
+	// with nothing cached or mirrored, so the fake says it only when
+	// told (restore, reconnect).
 	for {
 		select {
 		case b := <-l.in:

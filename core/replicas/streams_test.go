@@ -36,15 +36,43 @@ func (s *streams) log() []string {
 }
 
 // cache is a replica's cached credentials: it records what it forgets.
+// While hold is set, a forget waits for it: the replica's listener is
+// stuck there.
 type cache struct {
 	mu     sync.Mutex
 	forgot []string
+	hold   chan struct{}
 }
 
-func (c *cache) Forget(userID, tokenID string) {
+func (c *cache) Forget(userID, tokenID string) { c.record(userID + "/" + tokenID) }
+
+func (c *cache) ForgetAll() { c.record("*") }
+
+func (c *cache) record(what string) {
+	c.mu.Lock()
+	hold := c.hold
+	c.mu.Unlock()
+	if hold != nil {
+		<-hold
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.forgot = append(c.forgot, userID+"/"+tokenID)
+	c.forgot = append(c.forgot, what)
+}
+
+// stick makes the replica's listener stick at its next forget, until the
+// returned release.
+func (c *cache) stick() (release func()) {
+	hold := make(chan struct{})
+	c.mu.Lock()
+	c.hold = hold
+	c.mu.Unlock()
+	return func() {
+		c.mu.Lock()
+		c.hold = nil
+		c.mu.Unlock()
+		close(hold)
+	}
 }
 
 func (c *cache) log() []string {
