@@ -6,6 +6,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/sessions"
 )
 
@@ -98,25 +99,37 @@ func (s *Service) stopElsewhere(ctx context.Context, sessionID, why string) erro
 		if err != nil {
 			return err
 		}
-		for {
-			now, err := s.d.Runs.FindRun(ctx, r.ID)
-			if err != nil || now.Status != domain.RunRunning {
-				break
-			}
-			select {
-			case <-ctx.Done():
-				return errs.Wrap(errs.Unavailable, ctx.Err(), "the session's run is still stopping; retry shortly")
-			case <-time.After(50 * time.Millisecond):
-			}
+		if _, err := s.awaitEnd(ctx, r.ID, "the session's run is still stopping; retry shortly"); err != nil {
+			return err
 		}
 	}
 	return nil
 }
 
+// awaitEnd polls a run another replica is stopping until its row says it
+// ended (or it is gone), and returns the row as it ended; when ctx ends
+// first it returns unavailable saying still.
+func (s *Service) awaitEnd(ctx context.Context, runID, still string) (domain.Run, error) {
+	for {
+		now, err := s.d.Runs.FindRun(ctx, runID)
+		if err != nil || now.Status != domain.RunRunning {
+			return now, nil
+		}
+		select {
+		case <-ctx.Done():
+			return now, errs.Wrap(errs.Unavailable, ctx.Err(), "%s", still)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // StopUserWork cancels every live run of a user whose account is being
-// deleted, and waits until each has ended, or ctx ends (unavailable). It
-// implements auth.UserWork.
+// deleted — here, and on the other replicas, each told to stop the runs
+// it executes — and waits until each has ended, or ctx ends
+// (unavailable). A replica that does not answer is left to the failover.
+// It implements auth.UserWork.
 func (s *Service) StopUserWork(ctx context.Context, userID string) error {
+	const still = "the account's runs are still stopping; retry shortly"
 	s.mu.Lock()
 	var stopping []*liveRun
 	for _, lr := range s.live {
@@ -126,14 +139,58 @@ func (s *Service) StopUserWork(ctx context.Context, userID string) error {
 		}
 	}
 	s.mu.Unlock()
+	elsewhere, err := s.stopUserElsewhere(ctx, userID)
+	if err != nil {
+		return err
+	}
 	for _, lr := range stopping {
 		select {
 		case <-s.d.Hub.Freed(lr.run.SessionID, lr.run.ID):
 		case <-ctx.Done():
-			return errs.Wrap(errs.Unavailable, ctx.Err(), "the account's runs are still stopping; retry shortly")
+			return errs.Wrap(errs.Unavailable, ctx.Err(), "%s", still)
+		}
+	}
+	for _, r := range elsewhere {
+		ended, err := s.awaitEnd(ctx, r.ID, still)
+		if err != nil {
+			return err
+		}
+		// This replica's watchers of the run see it end before the
+		// account's streams close: the final event the other replica
+		// sends may arrive after the closing, which is this replica's own.
+		if evs, ok := hub.StoredEnding(ended, 0); ok {
+			s.d.Hub.Mirror(r.ID, r.SessionID, r.OwnerID, evs[len(evs)-1])
 		}
 	}
 	return nil
+}
+
+// stopUserElsewhere tells the replicas running userID's runs to stop them
+// (for an account deleted) and returns the runs they took the command
+// for.
+func (s *Service) stopUserElsewhere(ctx context.Context, userID string) ([]domain.Run, error) {
+	if s.d.Peers == nil {
+		return nil, nil
+	}
+	list, err := s.d.Runs.ListRunningRuns(ctx, userID)
+	if err != nil {
+		return nil, err
+	}
+	var out []domain.Run
+	for _, r := range list {
+		if !s.elsewhere(r) {
+			continue
+		}
+		err := s.d.Peers.Command(ctx, r.Replica, Command{Op: OpStop, RunID: r.ID, Why: reasonAccountDeleted})
+		if errs.Is(err, errs.Unavailable) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, nil
 }
 
 // stop cancels a live run for why, the reason its ending will carry
