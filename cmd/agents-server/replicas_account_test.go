@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
@@ -81,5 +82,103 @@ func TestReplicasDeletingAnAccountStopsItsRunsEverywhere(t *testing.T) {
 	must(t, onB, "GET", "/api/v1/auth/me", nil, 401)
 	if log := a.stderr.String(); strings.Contains(log, "recording a run's end failed") {
 		t.Fatalf("A could not record the run's end:\n%s", log)
+	}
+}
+
+// A workflow between two steps whose next launch a replica owed when it
+// died goes on elsewhere: its first step ended and advanced it, its next
+// step waits queued behind the conversation's live-task cap, and the
+// replica that would launch it — the one running the task that holds the
+// cap — is SIGKILLed. The failover ends that task and, the queue stalled,
+// launches the workflow's next step on a survivor, where it completes.
+// (The exact instant between a step's end and its driver's launch is too
+// short to kill a process in; core/tasks's
+// TestAWorkflowStalledBetweenStepsGoesOnWhenPumped takes it.)
+func TestReplicasContinueAWorkflowLeftBetweenSteps(t *testing.T) {
+	t.Parallel()
+	url := pgtest.URL(t, "replica suite on Postgres")
+	model, modelURL := startScripted(t)
+	model.SetScript("long", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{slowText(60)}}}})
+	model.SetScript("gated", gatedScript())
+	model.SetScript("quick", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{{Text: "finished the job"}}}}})
+	model.SetScript("chat", taskExchanges([]scripted.Step{{EchoInput: true}}))
+	a := startReplica(t, url)
+	b := startReplica(t, url)
+	must := func(t *testing.T, p *process, method, path string, body any, want int) map[string]any {
+		t.Helper()
+		code, out, raw := p.call(t, method, path, body)
+		if code != want {
+			t.Fatalf("%s %s on %s: %d %s\nits log:\n%s", method, path, p.url, code, raw, p.stderr)
+		}
+		return out
+	}
+	prov := must(t, a, "POST", "/api/v1/providers", map[string]any{"name": "m", "base_url": modelURL + "/v1", "api_key": "k"}, 201)["id"]
+	agent := func(name string, extra map[string]any) string {
+		body := map[string]any{"name": name, "model": name, "provider_id": prov}
+		for k, v := range extra {
+			body[k] = v
+		}
+		return must(t, a, "POST", "/api/v1/agents", body, 201)["id"].(string)
+	}
+	slow, quick, chat := agent("long", nil), agent("quick", nil), agent("chat", nil)
+	careful := agent("gated", map[string]any{"approval": map[string]any{"approve_tools": []string{"todo_write"}}})
+	workflow := func(name string, steps ...map[string]any) string {
+		return must(t, a, "POST", "/api/v1/workflows", map[string]any{"name": name, "description": name + " things", "steps": steps}, 201)["id"].(string)
+	}
+	hold := workflow("hold", map[string]any{"name": "hold", "agent": slow, "prompt": "hold the slot"})
+	job := workflow("job", map[string]any{"name": "ask", "agent": careful, "prompt": "note it"},
+		map[string]any{"name": "finish", "agent": quick, "prompt": "finish it"})
+	parent := must(t, a, "POST", "/api/v1/sessions", map[string]any{"agent_config_id": chat, "name": "p"}, 201)["id"].(string)
+	task := func(t *testing.T, p *process, id string) (domain.TaskInfo, domain.WorkflowState) {
+		t.Helper()
+		_, _, raw := p.call(t, "GET", "/api/v1/tasks/"+id, nil)
+		var info domain.TaskInfo
+		var st domain.WorkflowState
+		json.Unmarshal(raw, &info)
+		json.Unmarshal(info.State, &st)
+		return info, st
+	}
+
+	// Both executions start on A, under a cap of two: the slow one holds
+	// a slot, the other's first step waits for a decision.
+	must(t, a, "PUT", "/api/v1/settings/max_tasks_per_session", map[string]string{"value": "2"}, 200)
+	holder := must(t, a, "POST", "/api/v1/workflows/"+hold+"/runs", map[string]any{"session_id": parent, "input": "hold"}, 201)["task_id"].(string)
+	stalled := must(t, a, "POST", "/api/v1/workflows/"+job+"/runs", map[string]any{"session_id": parent, "input": "the job"}, 201)["task_id"].(string)
+	var approval string
+	slowPoll(t, func() bool {
+		_, _, raw := a.call(t, "GET", "/api/v1/approvals", nil)
+		var pending []httpapi.ApprovalView
+		json.Unmarshal(raw, &pending)
+		if len(pending) == 1 {
+			approval = pending[0].ID
+		}
+		return approval != ""
+	})
+	// With the cap down to one, the first step's end advances the
+	// execution and leaves its next step queued behind the holder, which
+	// A would launch once the holder ends.
+	must(t, a, "PUT", "/api/v1/settings/max_tasks_per_session", map[string]string{"value": "1"}, 200)
+	must(t, a, "POST", "/api/v1/approvals/"+approval+"/approve", nil, 200)
+	slowPoll(t, func() bool {
+		info, st := task(t, a, stalled)
+		return info.Status == domain.TaskWorking && info.Queued && len(st.StepRuns) == 1 && st.StepRuns[0].Ending == domain.StepCompleted
+	})
+	if info, _ := task(t, a, holder); info.Status != domain.TaskWorking || info.Queued {
+		t.Fatalf("the holder is %s queued %v", info.Status, info.Queued)
+	}
+
+	a.cmd.Process.Signal(syscall.SIGKILL)
+	a.wait(t)
+	// B's failover fails the holder (its run died with A) and, the queue
+	// stalled, starts the workflow's next step: the execution completes.
+	slowPoll(t, func() bool { info, _ := task(t, b, holder); return info.Status == domain.TaskFailed })
+	slowPoll(t, func() bool { info, _ := task(t, b, stalled); return info.Status.Terminal() })
+	info, st := task(t, b, stalled)
+	if info.Status != domain.TaskCompleted || info.Result != "finished the job" || len(st.StepRuns) != 2 ||
+		st.StepRuns[1].Ending != domain.StepCompleted {
+		t.Fatalf("the execution ended %s %q after %d step runs\nB's log:\n%s", info.Status, info.Result, len(st.StepRuns), b.stderr)
+	}
+	if !strings.Contains(b.stderr.String(), "launching the tasks a gone replica left queued") {
+		t.Fatalf("B's log does not say it took the queue over:\n%s", b.stderr)
 	}
 }
