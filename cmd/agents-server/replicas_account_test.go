@@ -78,8 +78,9 @@ func TestReplicasDeletingAnAccountStopsItsRunsEverywhere(t *testing.T) {
 	for _, p := range []*process{a, b} {
 		must(t, p, "GET", "/api/v1/runs/"+runID, nil, 404)
 	}
-	must(t, onA, "GET", "/api/v1/auth/me", nil, 401)
+	// (A forgets its cached copy of the token when B's closing reaches it.)
 	must(t, onB, "GET", "/api/v1/auth/me", nil, 401)
+	slowPoll(t, func() bool { code, _, _ := onA.call(t, "GET", "/api/v1/auth/me", nil); return code == 401 })
 	if log := a.stderr.String(); strings.Contains(log, "recording a run's end failed") {
 		t.Fatalf("A could not record the run's end:\n%s", log)
 	}
