@@ -5,6 +5,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
@@ -65,7 +66,9 @@ func TestReplicasDeletingAnAccountStopsItsRunsEverywhere(t *testing.T) {
 		}
 	}
 
+	asked := time.Now()
 	must(t, b, "DELETE", "/api/v1/auth/users/"+user, nil, 204)
+	t.Logf("deleting the account on B, its run on A stopped first, took %s", time.Since(asked).Round(time.Millisecond))
 	for name, s := range map[string]*sseStream{"A": fromA, "B": fromB} {
 		rest := eventsOf(t, s)
 		last := typeAt(rest, len(rest)-1)
@@ -170,10 +173,12 @@ func TestReplicasContinueAWorkflowLeftBetweenSteps(t *testing.T) {
 
 	a.cmd.Process.Signal(syscall.SIGKILL)
 	a.wait(t)
+	killed := time.Now()
 	// B's failover fails the holder (its run died with A) and, the queue
 	// stalled, starts the workflow's next step: the execution completes.
 	slowPoll(t, func() bool { info, _ := task(t, b, holder); return info.Status == domain.TaskFailed })
 	slowPoll(t, func() bool { info, _ := task(t, b, stalled); return info.Status.Terminal() })
+	t.Logf("the workflow's next step ran to its end on B %s after the kill (bound %s)", time.Since(killed).Round(time.Millisecond), replicaFailover)
 	info, st := task(t, b, stalled)
 	if info.Status != domain.TaskCompleted || info.Result != "finished the job" || len(st.StepRuns) != 2 ||
 		st.StepRuns[1].Ending != domain.StepCompleted {
