@@ -48,19 +48,21 @@ func TestReplicasDeletingAnAccountStopsItsRunsEverywhere(t *testing.T) {
 	runID := must(t, onA, "POST", "/api/v1/sessions/"+sid+"/runs", map[string]any{"input": "stream please"}, 201)["run_id"].(string)
 
 	fromA, fromB := onA.openSSE(t, runID, 0), onB.openSSE(t, runID, 0)
+	heard := map[string][]domain.Event{}
 	for name, s := range map[string]*sseStream{"A": fromA, "B": fromB} {
-		if ev, ok := s.next(t); !ok || ev.Type != domain.EventRunStarted {
+		ev, ok := s.next(t)
+		if !ok || ev.Type != domain.EventRunStarted {
 			t.Fatalf("%s's stream began with %v", name, ev.Type)
 		}
+		heard[name] = append(heard[name], ev.Event)
 	}
-	// B follows the run live: a delta A streams reaches it.
-	var seen []string
+	// B follows the run live: a step A streams reaches it.
 	for {
 		ev, ok := fromB.next(t)
 		if !ok {
-			t.Fatalf("B's stream ended before the delete, after %v\nA's log:\n%s\nB's log:\n%s", seen, a.stderr, b.stderr)
+			t.Fatalf("B's stream ended before the delete, after %d events\nA's log:\n%s\nB's log:\n%s", len(heard["B"]), a.stderr, b.stderr)
 		}
-		seen = append(seen, ev.Type+" "+string(ev.Event.Payload))
+		heard["B"] = append(heard["B"], ev.Event)
 		if ev.Type == domain.EventStep {
 			break
 		}
@@ -70,11 +72,14 @@ func TestReplicasDeletingAnAccountStopsItsRunsEverywhere(t *testing.T) {
 	must(t, b, "DELETE", "/api/v1/auth/users/"+user, nil, 204)
 	t.Logf("deleting the account on B, its run on A stopped first, took %s", time.Since(asked).Round(time.Millisecond))
 	for name, s := range map[string]*sseStream{"A": fromA, "B": fromB} {
-		rest := eventsOf(t, s)
-		last := typeAt(rest, len(rest)-1)
-		if last != domain.EventCancelled || !strings.Contains(string(rest[len(rest)-1].Payload), `"account_deleted"`) {
+		evs := append(heard[name], eventsOf(t, s)...)
+		last := typeAt(evs, len(evs)-1)
+		if last != domain.EventCancelled || !strings.Contains(string(evs[len(evs)-1].Payload), `"account_deleted"`) {
 			t.Fatalf("%s's stream ended with %s, want run.cancelled account_deleted\nA's log:\n%s", name, last, a.stderr)
 		}
+		// Every event once, in order: B heard the run's end after all
+		// that came before it, not only the stored ending.
+		wholeOnce(t, name+"'s stream", evs)
 	}
 	// The run ended before its rows went with the account: nothing of it
 	// is left on either replica, and the member is signed out everywhere.

@@ -155,14 +155,39 @@ func (s *Service) StopUserWork(ctx context.Context, userID string) error {
 		if err != nil {
 			return err
 		}
-		// This replica's watchers of the run see it end before the
-		// account's streams close: the final event the other replica
-		// sends may arrive after the closing, which is this replica's own.
-		if evs, ok := hub.StoredEnding(ended, 0); ok {
-			s.d.Hub.Mirror(r.ID, r.SessionID, r.OwnerID, evs[len(evs)-1])
-		}
+		s.hearEnd(ctx, ended)
 	}
 	return nil
+}
+
+// relayWait bounds how long hearEnd waits for another replica's final
+// event to reach this one: the backplane takes milliseconds.
+const relayWait = time.Second
+
+// hearEnd has this replica's watchers of a run another replica ended see
+// it end before the account's streams close (the closing is this
+// replica's own, the final event comes over the backplane): it waits, a
+// moment at most, for the relayed final event — which comes after the
+// run's other events, so nothing is missed — and otherwise files the
+// stored ending (a repeat of a final event heard is dropped).
+func (s *Service) hearEnd(ctx context.Context, ended domain.Run) {
+	info, ok := s.d.Hub.Info(ended.ID)
+	if !ok || !info.Live {
+		return // not streamed here, or its end already heard
+	}
+	if sub, err := s.d.Hub.Subscribe(ended.ID, info.LastSeq); err == nil {
+		wait, cancel := context.WithTimeout(ctx, relayWait)
+		for {
+			if ev, err := sub.Next(wait); err != nil || ev.Final() {
+				break
+			}
+		}
+		cancel()
+		sub.Close()
+	}
+	if evs, ok := hub.StoredEnding(ended, 0); ok {
+		s.d.Hub.Mirror(ended.ID, ended.SessionID, ended.OwnerID, evs[len(evs)-1])
+	}
 }
 
 // stopUserElsewhere tells the replicas running userID's runs to stop them
