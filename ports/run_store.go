@@ -17,6 +17,9 @@ type RunStore interface {
 	FindRun(ctx context.Context, id string) (domain.Run, error)
 	// ListSessionRuns returns a session's runs, oldest first.
 	ListSessionRuns(ctx context.Context, sessionID string) ([]domain.Run, error)
+	// ListRunningRuns returns ownerID's running runs, on whichever replica
+	// runs them, oldest first.
+	ListRunningRuns(ctx context.Context, ownerID string) ([]domain.Run, error)
 	// FailOrphanedRuns ends the runs left running by replicas that are
 	// gone (a crash or kill; see Orphans). Each ends as an error with the
 	// sweep's code and message, its last_seq one past the higher of its

@@ -39,6 +39,12 @@ type TaskStore interface {
 	// NextQueuedTask returns a parent session's oldest queued task; ok
 	// false when none waits.
 	NextQueuedTask(ctx context.Context, parentSessionID string) (domain.Task, bool, error)
+	// StalledQueues returns the parent sessions, ordered by id, where a
+	// task has waited queued (working, not launched) since before
+	// queuedBefore while fewer than limit of their tasks are live: a
+	// launch whoever queued it owed and never made (the replica driving a
+	// workflow died between two of its steps).
+	StalledQueues(ctx context.Context, queuedBefore time.Time, limit int) ([]string, error)
 	// PauseTask moves attempt runID between working and input_required
 	// (with the call it waits on, or "", and, when not nil, the state in
 	// the same write); false when the task is final or on another attempt.

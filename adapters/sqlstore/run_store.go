@@ -92,6 +92,14 @@ func (db *DB) ListSessionRuns(ctx context.Context, sessionID string) ([]domain.R
 	return collect(ctx, db.read, runRow, `SELECT `+runColumns+` FROM runs WHERE session_id = ? ORDER BY id`, sessionID)
 }
 
+// ListRunningRuns implements ports.RunStore. The first term repeats the
+// runs_status index's WHERE word for word, so SQLite sees the partial
+// index serves the query (see liveRuns).
+func (db *DB) ListRunningRuns(ctx context.Context, ownerID string) ([]domain.Run, error) {
+	return collect(ctx, db.read, runRow, `SELECT `+runColumns+` FROM runs WHERE status IN ('running', 'interrupted')
+		AND status = 'running' AND owner_id = ? ORDER BY id`, ownerID)
+}
+
 // orphaned is the condition of a run left running by a replica that is
 // gone: self's when restarted (the first two arguments: self, 1), or
 // another's that has not beaten since the fourth (the third: self).

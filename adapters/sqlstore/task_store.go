@@ -164,6 +164,16 @@ func (db *DB) NextQueuedTask(ctx context.Context, parentSessionID string) (domai
 	return t, err == nil, translate(err)
 }
 
+// StalledQueues implements ports.TaskStore. The queued tasks are the
+// tasks_queued index's rows; the live count is tasks_parent's.
+func (db *DB) StalledQueues(ctx context.Context, queuedBefore time.Time, limit int) ([]string, error) {
+	return collect(ctx, db.read, scanString, `SELECT DISTINCT q.parent_session_id FROM tasks q
+		WHERE q.launched_at IS NULL AND q.status = 'working' AND q.updated_at < ?
+		AND (SELECT count(*) FROM tasks l WHERE l.parent_session_id = q.parent_session_id AND l.launched_at IS NOT NULL
+			AND l.`+liveTask+`) < ?
+		ORDER BY q.parent_session_id`, ms(queuedBefore), limit)
+}
+
 // PauseTask implements ports.TaskStore.
 func (db *DB) PauseTask(ctx context.Context, id, runID string, status domain.TaskStatus, pendingCallID string, state []byte,
 	at time.Time) (bool, error) {

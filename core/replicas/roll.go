@@ -55,10 +55,12 @@ type OrphanRuns interface {
 }
 
 // OrphanTasks fails the tasks those runs attempted and pays the wake-ups
-// they then owe (the task manager).
+// they then owe, and launches the queued tasks a gone replica owed a
+// launch (the task manager).
 type OrphanTasks interface {
 	Recover(ctx context.Context, runs []string, launchedBefore time.Time) error
 	Drain(ctx context.Context)
+	PumpStalled(ctx context.Context, queuedBefore time.Time) (int, error)
 }
 
 // RollDeps is what a Roll needs.
@@ -144,7 +146,8 @@ func (r *Roll) Beat(ctx context.Context) {
 }
 
 // Failover, on the holder of its lease, ends what gone replicas left
-// running and pays the wake-ups their tasks now owe, until ctx ends. Only
+// running, pays the wake-ups their tasks now owe and launches the queued
+// tasks they owed a launch, until ctx ends. Only
 // a shared store has other replicas to take over from: elsewhere it
 // returns at once.
 func (r *Roll) Failover(ctx context.Context) {
@@ -162,6 +165,15 @@ func (r *Roll) Failover(ctx context.Context) {
 		if n > 0 {
 			r.d.Log.Warn("failover: ended the runs of replicas that are gone", "count", n)
 			r.d.Tasks.Drain(ctx)
+		}
+		// A workflow whose driver died between two steps has no run to
+		// end: its next step waits queued, a launch nobody else makes.
+		// Nothing of that step ran, so it starts here.
+		stalled, err := r.d.Tasks.PumpStalled(ctx, r.d.Clock.Now().Add(-r.times.Gone))
+		if err != nil && ctx.Err() == nil {
+			r.d.Log.Warn("failover: launching stalled queues failed", "err", err)
+		} else if stalled > 0 {
+			r.d.Log.Warn("failover: launched what replicas that are gone left queued", "conversations", stalled)
 		}
 	}))
 }

@@ -75,6 +75,7 @@ type orphans struct {
 	tasks      [][]string
 	launched   []time.Time // the launches before which a task with no run fails
 	drains     int
+	queued     []time.Time // the cutoffs before which a queue with room stalled
 }
 
 func (o *orphans) RecoverOrphans(_ context.Context, aliveSince time.Time, restarted bool) ([]domain.Run, error) {
@@ -97,6 +98,13 @@ func (o *orphans) Drain(context.Context) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.drains++
+}
+
+func (o *orphans) PumpStalled(_ context.Context, queuedBefore time.Time) (int, error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.queued = append(o.queued, queuedBefore)
+	return 0, nil
 }
 
 func newRoll(store ports.ReplicaStore, o *orphans, self string, shared bool, now time.Time) *replicas.Roll {
@@ -192,10 +200,15 @@ func TestFailoverEndsTheRunsOfGoneReplicas(t *testing.T) {
 		if len(o.restarted) != 1 || o.restarted[0] || !slices.Equal(o.tasks[0], []string{"r1"}) || o.drains != 1 {
 			t.Fatalf("failover: restarted %v, tasks %v, drains %d", o.restarted, o.tasks, o.drains)
 		}
+		// The queues gone replicas owed a launch are pumped: those stalled
+		// since the gone cutoff (the check ran a bound/10 after now).
+		if want := now.Add(-15 * time.Second); len(o.queued) != 1 || !o.queued[0].Equal(want) {
+			t.Fatalf("failover: stalled queues asked for %v, want once before %v", o.queued, want)
+		}
 		// Alone on the store there is nobody to take over from.
 		alone := &orphans{runs: []domain.Run{{ID: "r1"}}}
 		newRoll(newLeaseTable(), alone, "me", false, now).Failover(context.Background())
-		if len(alone.restarted) != 0 {
+		if len(alone.restarted) != 0 || len(alone.queued) != 0 {
 			t.Fatal("a replica alone ran a failover")
 		}
 	})

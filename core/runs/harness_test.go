@@ -61,6 +61,7 @@ type harness struct {
 	toolsets   []tools.Toolset    // registered after the sandbox's, by newService
 	listeners  []runs.Listener    // given to the engine by newService
 	replica    string             // the engine's replica id
+	peers      runs.Peers         // the engine's other replicas (nil: none)
 	backend    *porttest.Sandbox  // the docker backend withProject wires
 	user       domain.Principal   // the member who owns everything below
 	other      domain.Principal   // another member
@@ -140,7 +141,7 @@ func (h *harness) newService() {
 	svc := runs.New(runs.Deps{Hub: h.hub, Sessions: h.journal, Runs: h.runStore, Config: h.config, Models: h.models,
 		Settings: h.settings, Guardrails: h.guardrails, Traces: h.traces, Approvals: h.runStore, Sandboxes: h.sandboxes,
 		Toolsets: toolsets, Listeners: h.listeners, LLM: h.llm, IDs: h.ids, Clock: h.clock, Log: slog.New(slog.DiscardHandler),
-		Replica: h.replica})
+		Replica: h.replica, Peers: h.peers})
 	h.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()

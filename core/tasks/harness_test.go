@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -35,6 +36,7 @@ import (
 type harness struct {
 	t         *testing.T
 	mgr       *tasks.Manager
+	ends      *endHook // the manager as the engine's listener
 	runs      *runs.Service
 	hub       *hub.Hub
 	llm       *porttest.LLM
@@ -85,10 +87,11 @@ func newHarness(t *testing.T) *harness {
 	log := slog.New(slog.DiscardHandler)
 	h.mgr = tasks.New(tasks.Deps{Store: h.taskStore, Approvals: h.runStore, Sessions: journal, Config: h.config, Settings: h.settings,
 		Workflows: h.workflows, Hub: h.hub, IDs: h.ids, Clock: h.clock, Log: log})
+	h.ends = &endHook{Manager: h.mgr}
 	h.runs = runs.New(runs.Deps{Hub: h.hub, Sessions: journal, Runs: h.runStore, Config: h.config, Settings: h.settings,
 		Models: models.New(models.Deps{Config: h.config, Providers: provs, Settings: h.settings, Traces: traces, Sessions: journal,
 			Slots: h.hub, LLM: h.llm, Clock: h.clock}),
-		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: h.runStore, Tasks: h.mgr, Listeners: []runs.Listener{h.mgr},
+		Guardrails: guardrails.New(h.config, h.ids, h.clock), Traces: traces, Approvals: h.runStore, Tasks: h.mgr, Listeners: []runs.Listener{h.ends},
 		Toolsets: []tools.Toolset{h.mgr.Verbs()}, LLM: h.llm,
 		IDs: h.ids, Clock: h.clock, Log: log, Replica: h.ids.NewID()})
 	h.mgr.AttachEngine(h.runs)
@@ -110,6 +113,21 @@ func newHarness(t *testing.T) *harness {
 	h.llm.Route(func(r ports.ModelRequest) bool { return strings.HasPrefix(lastUserText(r), tasks.NotificationPrefix) },
 		porttest.Reply{Text: "noted"})
 	return h
+}
+
+// endHook is the manager as the run engine's listener, deaf to runs'
+// ends while deaf is set: the replica driving them died once a run's end
+// was stored, before it acted on it.
+type endHook struct {
+	*tasks.Manager
+	deaf atomic.Bool
+}
+
+// Ended implements runs.Listener.
+func (e *endHook) Ended(run domain.Run) {
+	if !e.deaf.Load() {
+		e.Manager.Ended(run)
+	}
 }
 
 // cascade deletes a session's runs, approvals, tasks and debts with it, as

@@ -205,6 +205,32 @@ func (m *Manager) Recover(ctx context.Context, runs []string, launchedBefore tim
 	return nil
 }
 
+// PumpStalled launches what waits in the conversations whose queue
+// stalled: a task queued since before queuedBefore while the conversation
+// has room under the live-task cap is a launch owed by a replica that died
+// before making it — between two steps of a workflow it drove (the step
+// that ended advanced the execution and queued the next), or after a task
+// ended there, before the next queued one started. Nothing of the queued
+// attempt ran, so it starts here as its launcher would have started it: a
+// workflow goes on at its next step. It returns how many conversations it
+// pumped. (On one process a restart fails queued work instead: see
+// Recover.)
+func (m *Manager) PumpStalled(ctx context.Context, queuedBefore time.Time) (int, error) {
+	limit, err := m.d.Settings.Int(ctx, settings.KeyMaxTasksPerSession)
+	if err != nil {
+		return 0, err
+	}
+	parents, err := m.d.Store.StalledQueues(ctx, queuedBefore, limit)
+	if err != nil {
+		return 0, err
+	}
+	for _, id := range parents {
+		m.d.Log.Warn("launching the tasks a gone replica left queued", "session_id", id)
+		m.pump(ctx, id)
+	}
+	return len(parents), nil
+}
+
 // How long what a task leaves behind is kept: a settled debt for the
 // record, a hidden session no task names (a spawn cut short) in case its
 // task row is still being written.

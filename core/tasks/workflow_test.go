@@ -454,3 +454,51 @@ func TestAnExecutionCutShortSaysWhere(t *testing.T) {
 		}
 	})
 }
+
+// A workflow whose driver died between two steps — the first step's end
+// stored, the execution advanced to its next step, whose launch was never
+// made — waits queued with no run, which no failover of runs finds. Its
+// queue stalls: PumpStalled (a failover's) goes on with the next step, as
+// the driver would have, and the execution completes.
+func TestAWorkflowStalledBetweenStepsGoesOnWhenPumped(t *testing.T) {
+	bubble(t, func(t *testing.T, h *harness) {
+		ctx := t.Context()
+		h.answer("STEP research", porttest.Reply{Text: "found three things"})
+		h.answer("STEP write", porttest.Reply{Text: "the report"})
+		w := h.workflow("report", domain.WorkflowBudget{}, step("research"), step("write"))
+		h.ends.deaf.Store(true)
+		parent, task := h.start(w, "the brief")
+		h.ends.deaf.Store(false)
+		if task.Status != domain.TaskWorking || !task.Queued() || endings(state(t, task)) != "research:completed" {
+			t.Fatalf("between steps the execution is %s queued %v at %s", task.Status, task.Queued(), endings(state(t, task)))
+		}
+		// Queued since the cutoff, it may still be its launcher's to launch.
+		if n, err := h.mgr.PumpStalled(ctx, task.UpdatedAt); err != nil || n != 0 {
+			t.Fatalf("a fresh queue was pumped: %d, %v", n, err)
+		}
+		synctest.Wait()
+		if got := h.task(task.ID); !got.Queued() {
+			t.Fatalf("a fresh queue was launched: %s", got.Status)
+		}
+		h.clock.Advance(time.Minute)
+		if n, err := h.mgr.PumpStalled(ctx, h.clock.Now().Add(-30*time.Second)); err != nil || n != 1 {
+			t.Fatalf("stalled queues pumped: %d, %v", n, err)
+		}
+		synctest.Wait()
+		task = h.task(task.ID)
+		if task.Status != domain.TaskCompleted || task.Result != "the report" || endings(state(t, task)) != "research:completed write:completed" {
+			t.Fatalf("after the pump the execution is %s %q at %s", task.Status, task.Result, endings(state(t, task)))
+		}
+		// The next step went on from the first, as its driver would have
+		// launched it, and the conversation that started it was told.
+		if in := h.inputs(task.ChildSessionID); len(in) != 2 || in[1] != "STEP write" {
+			t.Fatalf("the steps were told %q", in)
+		}
+		if wake := h.wakeups(parent.ID); len(wake) != 1 {
+			t.Fatalf("%d wake-ups", len(wake))
+		}
+		if n, err := h.mgr.PumpStalled(ctx, h.clock.Now()); err != nil || n != 0 {
+			t.Fatalf("a second pass pumped %d, %v", n, err)
+		}
+	})
+}

@@ -173,6 +173,12 @@ func (s *RunStore) ListSessionRuns(ctx context.Context, sessionID string) ([]dom
 	return s.runsWhere(ctx, func(r domain.Run) bool { return r.SessionID == sessionID })
 }
 
+// ListRunningRuns returns ownerID's running runs, oldest (smallest id)
+// first.
+func (s *RunStore) ListRunningRuns(ctx context.Context, ownerID string) ([]domain.Run, error) {
+	return s.runsWhere(ctx, func(r domain.Run) bool { return r.OwnerID == ownerID && r.Status == domain.RunRunning })
+}
+
 // FailOrphanedRuns ends every running run of a replica other than o.Self
 // that has not beaten since o.AliveSince (and o.Self's too when it
 // restarted) as an error with the sweep's code and message, and returns

@@ -217,6 +217,27 @@ func (s *TaskStore) NextQueuedTask(ctx context.Context, parentSessionID string) 
 	return queued[len(queued)-1], true, nil
 }
 
+// StalledQueues implements ports.TaskStore.
+func (s *TaskStore) StalledQueues(ctx context.Context, queuedBefore time.Time, limit int) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	before := storedTime(queuedBefore)
+	out := []string{}
+	for _, t := range s.tasks {
+		if t.LaunchedAt != nil || t.Status != domain.TaskWorking || !t.UpdatedAt.Before(before) || slices.Contains(out, t.ParentSessionID) {
+			continue
+		}
+		if live, _ := s.countsLocked(t.ParentSessionID); live < limit {
+			out = append(out, t.ParentSessionID)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // PauseTask implements ports.TaskStore.
 func (s *TaskStore) PauseTask(ctx context.Context, id, runID string, status domain.TaskStatus, pendingCallID string, state []byte,
 	at time.Time) (bool, error) {

@@ -47,7 +47,7 @@ func Runs(t *testing.T, open func(t *testing.T) Stores) {
 	t.Run("the sweep ends only gone replicas' runs", func(t *testing.T) { runsReplicas(t, open(t)) })
 	t.Run("the sweep hands back exactly what it ended", func(t *testing.T) { runsSweepRace(t, open(t)) })
 	t.Run("checkpoints, seq marks and calls in flight", func(t *testing.T) { runsMarks(t, open(t)) })
-	t.Run("live runs per owner", func(t *testing.T) { runsLive(t, open(t)) })
+	t.Run("live and running runs per owner", func(t *testing.T) { runsLive(t, open(t)) })
 	t.Run("a session transaction's run writes", func(t *testing.T) { runsInTx(t, open(t)) })
 }
 
@@ -402,6 +402,22 @@ func runsLive(t *testing.T, s Stores) {
 	}
 	if n := count(other); n != 1 {
 		t.Fatalf("another owner has %d live", n)
+	}
+	// The running ones are listed, on every replica: an account's deletion
+	// stops each where it runs.
+	running := func(who domain.Session) []string {
+		t.Helper()
+		list, err := s.Runs.ListRunningRuns(ctx, who.OwnerID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return runIDs(list)
+	}
+	if got := running(owner); !slices.Equal(got, []string{"busy", "busy-2"}) {
+		t.Fatalf("running runs %v, want busy and busy-2 (not the finished, nor the paused)", got)
+	}
+	if got := running(other); !slices.Equal(got, []string{"theirs"}) {
+		t.Fatalf("another owner's running runs %v", got)
 	}
 }
 

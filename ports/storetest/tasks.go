@@ -39,6 +39,56 @@ func Tasks(t *testing.T, open func(t *testing.T) TaskStores) {
 	t.Run("a step held for a decision", func(t *testing.T) { tasksStep(t, open(t)) })
 	t.Run("retry, dismiss and the restart sweep", func(t *testing.T) { tasksRetry(t, open(t)) })
 	t.Run("pruning", func(t *testing.T) { tasksPrune(t, open(t)) })
+	t.Run("stalled queues", func(t *testing.T) { tasksStalled(t, open(t)) })
+}
+
+// tasksStalled: a queue is stalled where a task has waited queued since
+// before the cutoff while its conversation has room under the cap — a
+// launch owed and never made — and nowhere else.
+func tasksStalled(t *testing.T, s TaskStores) {
+	ctx := context.Background()
+	cutoff := taskEpoch.Add(time.Minute)
+	stalled := func(limit int) []string {
+		t.Helper()
+		got, err := s.Tasks.StalledQueues(ctx, cutoff, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := stalled(1); len(got) != 0 {
+		t.Fatalf("an empty database has stalled queues %v", got)
+	}
+	// p1: an old queued task behind one live task.
+	p1 := s.NewSession(t, "p1")
+	storeTask(t, s, p1, "p1-live", taskEpoch, true)
+	storeTask(t, s, p1, "p1-waits", taskEpoch, false)
+	storeTask(t, s, p1, "p1-waits-too", taskEpoch, false)
+	// p2: only a task queued after the cutoff, which its launcher may
+	// still be launching.
+	p2 := s.NewSession(t, "p2")
+	storeTask(t, s, p2, "p2-new", cutoff.Add(time.Second), false)
+	// p3: an old queued task that was cancelled, and an old launched one.
+	p3 := s.NewSession(t, "p3")
+	storeTask(t, s, p3, "p3-gone", taskEpoch, false)
+	finalTask(t, s, "p3-gone", "run-p3-gone", domain.TaskCancelled)
+	storeTask(t, s, p3, "p3-running", taskEpoch, true)
+	// p4: a workflow advanced to its next step before the cutoff, its
+	// launch never made: queued again, nothing live.
+	p4 := s.NewSession(t, "p4")
+	storeTask(t, s, p4, "p4-wf", taskEpoch, true)
+	adv := ports.TaskAdvance{TaskID: "p4-wf", RunID: "run-p4-wf", NewRunID: "run-p4-wf-2", AgentConfigID: "a", State: []byte(`{}`),
+		At: taskEpoch.Add(time.Second)}
+	if err := s.Sessions.WriteSession(ctx, p4.ID, func(tx ports.SessionTx) error { _, err := tx.AdvanceTask(ctx, adv); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if got := stalled(2); len(got) != 2 || got[0] != p1.ID || got[1] != p4.ID {
+		t.Fatalf("stalled under a cap of 2: %v, want p1 and p4", got)
+	}
+	// At the cap, p1's queue waits for its live task to end: not stalled.
+	if got := stalled(1); len(got) != 1 || got[0] != p4.ID {
+		t.Fatalf("stalled under a cap of 1: %v, want p4 alone", got)
+	}
 }
 
 // storeTask writes a working task of parent, queued when launched is
