@@ -74,6 +74,11 @@ type SessionWriter interface {
 	// EndRun stores how a run ended (as RunStore.UpdateRun does), in the
 	// transaction that files its closing entries; not_found when absent.
 	EndRun(ctx context.Context, run domain.Run) error
+	// HoldRun is the fence of a run's writes: conflict unless the run's
+	// row says it is running on replica — another replica's failover has
+	// not ended it — and not_found when absent. A replica that lost a run
+	// while cut off writes nothing more for it.
+	HoldRun(ctx context.Context, runID, replica string) error
 	// MarkCompacted folds entries (by entry id): they leave what the model
 	// sees and stay readable. It returns how many were not folded before.
 	MarkCompacted(ctx context.Context, ids []string) (int, error)

@@ -62,6 +62,21 @@ func (s sessionQ) CreateRun(ctx context.Context, r domain.Run) error {
 // EndRun implements ports.SessionWriter.
 func (s sessionQ) EndRun(ctx context.Context, r domain.Run) error { return updateRun(ctx, s.q, r) }
 
+// HoldRun implements ports.SessionWriter.
+func (s sessionQ) HoldRun(ctx context.Context, runID, replica string) error {
+	var run domain.Run
+	var status string
+	err := s.q.QueryRowContext(ctx, `SELECT status, replica_id FROM runs WHERE id = ?`, runID).Scan(&status, &run.Replica)
+	if errors.Is(err, sql.ErrNoRows) {
+		return notFound("run")
+	}
+	if err != nil {
+		return translate(err)
+	}
+	run.ID, run.Status = runID, domain.RunStatus(status)
+	return domain.HeldBy(run, replica)
+}
+
 func insertRun(ctx context.Context, q querier, r domain.Run) error {
 	_, err := q.ExecContext(ctx, `INSERT INTO runs (`+runColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.ID, r.SessionID, r.OwnerID, r.AgentConfigID, r.ProjectID, r.Input, string(r.Status), r.LastSeq, r.ErrorCode,

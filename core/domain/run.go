@@ -80,3 +80,13 @@ const (
 	CancelAbort    CancelMode = "abort"    // stop now
 	CancelGraceful CancelMode = "graceful" // finish the current turn, then stop
 )
+
+// HeldBy is the fence of a run's writes (ports.SessionWriter.HoldRun):
+// nil when run is running on replica, conflict otherwise — another
+// replica's failover ended it, or took it over, while replica was cut off.
+func HeldBy(run Run, replica string) error {
+	if run.Status != RunRunning || run.Replica != replica {
+		return errs.E(errs.Conflict, "the run %s is no longer this replica's: it is %s on replica %q", run.ID, run.Status, run.Replica)
+	}
+	return nil
+}

@@ -28,6 +28,7 @@ type outcome struct {
 	code    string
 	msg     string
 	paused  bool   // the run waits for a decision: no final event, the stream stays open
+	lost    bool   // another replica's failover ended the run: nothing more is written or said
 	pending string // the first call a paused run waits on
 	partial string // the text a cancelled model call had streamed
 	// cutOff records the turn a cancel stopped among its tool calls: the
@@ -97,6 +98,10 @@ func (s *Service) execute(lr *liveRun) {
 		delete(s.ending, lr.run.ID)
 		s.mu.Unlock()
 	}()
+	if out.lost {
+		s.letGo(lr)
+		return
+	}
 	if out.paused {
 		out.spans.Alone()
 	}
@@ -142,10 +147,15 @@ func (s *Service) execute(lr *liveRun) {
 	also := listeners(s.d.Listeners).Ending(context.WithoutCancel(lr.ctx), run)
 	also = out.profile.with(context.WithoutCancel(lr.ctx), run.ID, also)
 	endRun := func(also func(ports.SessionTx) error) error {
-		return s.d.Sessions.EndRun(context.WithoutCancel(lr.ctx), run, notes, also)
+		ctx := context.WithoutCancel(lr.ctx)
+		return s.d.Sessions.EndRun(ctx, run, notes, s.fenced(ctx, run.ID, nil), also)
 	}
-	if !s.recordEnd(run.ID, out.spans, endRun, also) {
+	switch s.recordEnd(run.ID, out.spans, endRun, also) {
+	case endStopped:
 		return // the server stops with the end unwritten: its restart ends the run
+	case endTakenOver:
+		s.letGo(lr)
+		return
 	}
 	s.d.Hub.Publish(run.ID, out.event)
 	s.d.Hub.Release(run.SessionID, run.ID)
@@ -156,28 +166,40 @@ func (s *Service) execute(lr *liveRun) {
 // endRetryMax bounds the wait between two tries of a run's end.
 const endRetryMax = 10 * time.Second
 
+// How recording a run's end went.
+type endRecord int
+
+const (
+	endWritten   endRecord = iota // written (or the run's row went with its session)
+	endStopped                    // the server stopped first
+	endTakenOver                  // another replica's failover ended the run (the fence)
+)
+
 // recordEnd writes a run's end (its spans in the same transaction when
 // they fit) and, while the store fails, writes it again until it answers:
 // until the end is written the run is not over anywhere — its final event
 // waits, its conversation stays busy, its row says running — so no view
 // contradicts another, and once the store is back every replica agrees.
-// A run whose row went with its session has nothing to record. It reports
-// false only when the server stops first (its restart's sweep ends the
-// run from its row).
+// A run whose row went with its session has nothing to record. Only a
+// stopping server gives up (its restart's sweep ends the run from its
+// row), and the fence ends the tries when another replica took the run.
 func (s *Service) recordEnd(runID string, spans traces.Batch, endRun func(also func(ports.SessionTx) error) error,
-	also func(ports.SessionTx) error) bool {
+	also func(ports.SessionTx) error) endRecord {
 	err := spans.In(endRun, also)
 	for wait := time.Second; err != nil && !errs.Is(err, errs.NotFound); wait = min(2*wait, endRetryMax) {
+		if takenOver(err) {
+			return endTakenOver
+		}
 		s.d.Log.Error("recording a run's end failed; writing it again when the store answers", "run_id", runID, "err", err,
 			"retry_in", wait)
 		select {
 		case <-s.root.Done():
-			return false
+			return endStopped
 		case <-time.After(wait):
 		}
 		err = endRun(also)
 	}
-	return true
+	return endWritten
 }
 
 func (s *Service) failed(lr *liveRun, code, msg string) outcome {
@@ -205,6 +227,9 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 		out := s.cancelled(lr, reason)
 		out.partial = rc.partial.String()
 		return out
+	}
+	if takenOver(err) {
+		return outcome{lost: true}
 	}
 	var ce *domain.ConfigError
 	var me *ports.ModelError
@@ -441,7 +466,7 @@ func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelRespons
 	entries := transcript.Record(lr.run.ID, modelTurn, resp, results)
 	ctx := context.WithoutCancel(lr.ctx)
 	appendTurn := func(also func(ports.SessionTx) error) error {
-		_, err := s.d.Sessions.AppendWith(ctx, lr.run.SessionID, entries, also)
+		_, err := s.d.Sessions.AppendWith(ctx, lr.run.SessionID, entries, s.fenced(ctx, lr.run.ID, also))
 		return err
 	}
 	// The turn's spans, and the profile if no turn filed it yet, go in the

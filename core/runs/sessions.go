@@ -27,8 +27,8 @@ type Sessions interface {
 	AppendWith(ctx context.Context, sessionID string, entries []domain.Entry, also func(tx ports.SessionTx) error) ([]domain.Entry, error)
 	// BeginRunWith records a run's start and returns its planning phase.
 	BeginRunWith(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry, also func(tx ports.SessionTx) error) (bool, error)
-	// EndRun records a run's end with its last entries.
-	EndRun(ctx context.Context, run domain.Run, entries []domain.Entry, also func(tx ports.SessionTx) error) error
+	// EndRun records a run's end with its last entries, if fence lets it.
+	EndRun(ctx context.Context, run domain.Run, entries []domain.Entry, fence, also func(tx ports.SessionTx) error) error
 	// LeavePlanning ends the session's planning phase.
 	LeavePlanning(ctx context.Context, sessionID string) error
 	// SaveContextProfile keeps what a run's context was made of.

@@ -105,9 +105,15 @@ func (s *Journal) BeginRunWith(ctx context.Context, run domain.Run, plan *bool, 
 
 // EndRun files how a run ended in one transaction: entries (a note of the
 // ending, if any), the run row's status, and also (if not nil: a task
-// attempt's end). Returns not_found.
-func (s *Journal) EndRun(ctx context.Context, run domain.Run, entries []domain.Entry, also func(tx ports.SessionTx) error) error {
+// attempt's end) — all of it only if fence (if not nil), checked before
+// the row changes, lets it. Returns not_found, or fence's error.
+func (s *Journal) EndRun(ctx context.Context, run domain.Run, entries []domain.Entry, fence, also func(tx ports.SessionTx) error) error {
 	_, err := s.AppendWith(ctx, run.SessionID, entries, func(tx ports.SessionTx) error {
+		if fence != nil {
+			if err := fence(tx); err != nil {
+				return err
+			}
+		}
 		if err := tx.EndRun(ctx, run); err != nil || also == nil {
 			return err
 		}

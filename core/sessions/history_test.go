@@ -111,7 +111,7 @@ func TestRunContextPlanningAndTitle(t *testing.T) {
 	// The end: the note and the row's status together.
 	ended := f.run(s.ID, "r1", "agent")
 	ended.Status, ended.ErrorCode = domain.RunError, "upstream"
-	if err := f.svc.EndRun(ctx, ended, []domain.Entry{note("Run failed")}, nil); err != nil {
+	if err := f.svc.EndRun(ctx, ended, []domain.Entry{note("Run failed")}, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	if r, _ := f.runs.FindRun(ctx, "r1"); r.Status != domain.RunError || r.ErrorCode != "upstream" {
@@ -121,7 +121,7 @@ func TestRunContextPlanningAndTitle(t *testing.T) {
 		t.Errorf("the note was not filed: last seq %d, want %d", after.LastSeq, got.LastSeq+1)
 	}
 	missing := f.run(s.ID, "r-none", "agent")
-	wantErr(t, f.svc.EndRun(ctx, missing, []domain.Entry{note("lost")}, nil), errs.NotFound, "")
+	wantErr(t, f.svc.EndRun(ctx, missing, []domain.Entry{note("lost")}, nil, nil), errs.NotFound, "")
 	if after, _ := f.svc.Get(ctx, ann, s.ID); after.LastSeq != got.LastSeq+1 {
 		t.Error("an end that could not be filed kept its note")
 	}

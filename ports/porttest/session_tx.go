@@ -303,6 +303,19 @@ func (t *sessionTx) EndRun(ctx context.Context, run domain.Run) error {
 	return l.UpdateRun(ctx, run)
 }
 
+// HoldRun implements ports.SessionWriter through the store's RunStore.
+func (t *sessionTx) HoldRun(ctx context.Context, runID, replica string) error {
+	l, err := t.ledger()
+	if err != nil {
+		return err
+	}
+	run, err := l.FindRun(ctx, runID)
+	if err != nil {
+		return err
+	}
+	return domain.HeldBy(run, replica)
+}
+
 // SetRunContext implements ports.SessionWriter.
 func (t *sessionTx) SetRunContext(_ context.Context, agentID string, planning bool, at time.Time) error {
 	if err := t.checkWritable(); err != nil {

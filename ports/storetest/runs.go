@@ -470,6 +470,20 @@ func runsInTx(t *testing.T, s Stores) {
 		t.Fatalf("another session's run: %v, want internal", err)
 	}
 
+	// The fence: only the replica the row names holds a running run.
+	hold := func(id, replica string) error {
+		return write(func(tx ports.SessionTx) error { return tx.HoldRun(ctx, id, replica) })
+	}
+	if err := hold(run.ID, run.Replica); err != nil {
+		t.Fatalf("the run's own replica holding it: %v", err)
+	}
+	if err := hold(run.ID, run.Replica+"-other"); errs.CodeOf(err) != errs.Conflict {
+		t.Fatalf("another replica holding it: %v, want conflict", err)
+	}
+	if err := hold("missing", run.Replica); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("holding a missing run: %v, want not_found", err)
+	}
+
 	// An end is stored with the transaction, or not at all.
 	later := runEpoch.Add(time.Minute)
 	done := run
@@ -485,6 +499,9 @@ func runsInTx(t *testing.T, s Stores) {
 	}
 	if got := findRun(t, s, run.ID); got.Status != domain.RunCompleted || got.FinalOutput != "ok" || !got.EndedAt.Equal(later) {
 		t.Fatalf("the ended run = %+v", got)
+	}
+	if err := hold(run.ID, run.Replica); errs.CodeOf(err) != errs.Conflict {
+		t.Fatalf("holding an ended run: %v, want conflict", err)
 	}
 	if err := write(func(tx ports.SessionTx) error { return tx.CreateRun(ctx, second) }); err != nil {
 		t.Fatalf("a start after the end: %v", err)

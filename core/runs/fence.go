@@ -1,0 +1,57 @@
+package runs
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/ports"
+)
+
+// The fence. A replica cut off from the store (its database unreachable,
+// or the process stopped) past the failover bound may find, when it comes
+// back, that another replica ended its runs. Every write a run makes to
+// its conversation and its row begins by checking the row still says it
+// runs here (ports.SessionWriter.HoldRun); a run that lost the check was
+// taken over, and its replica lets it go without a further write, event
+// or notice — the failover already said how it ended.
+
+// errTakenOver is a run's write refused by the fence.
+var errTakenOver = errors.New("the run was taken over by another replica's failover")
+
+// fenced puts the fence first in a run's transaction: nothing else in it
+// is written for a run this replica no longer holds.
+func (s *Service) fenced(ctx context.Context, runID string, also func(ports.SessionTx) error) func(ports.SessionTx) error {
+	return func(tx ports.SessionTx) error {
+		if err := tx.HoldRun(ctx, runID, s.d.Replica); errs.Is(err, errs.Conflict) {
+			return errors.Join(errTakenOver, err)
+		} else if err != nil {
+			return err
+		}
+		if also == nil {
+			return nil
+		}
+		return also(tx)
+	}
+}
+
+// takenOver reports whether err is the fence's refusal.
+func takenOver(err error) bool { return errors.Is(err, errTakenOver) }
+
+// letGo ends a run here that another replica's failover ended: its slot is
+// freed and its context cancelled; nothing is written or relayed. Its
+// watchers here get the ending the failover stored (as its relay would
+// have brought it), numbered past what they saw.
+func (s *Service) letGo(lr *liveRun) {
+	s.d.Log.Warn("a run this replica lost while cut off was ended by another replica; letting it go", "run_id", lr.run.ID)
+	ctx := context.WithoutCancel(lr.ctx)
+	if row, err := s.d.Runs.FindRun(ctx, lr.run.ID); err == nil {
+		head, _, _ := s.d.Hub.Head(lr.run.ID)
+		if evs, ok := hub.StoredEnding(row, head); ok {
+			s.d.Hub.Fill(lr.run.ID, evs)
+		}
+	}
+	s.d.Hub.Release(lr.run.SessionID, lr.run.ID)
+	lr.cancel()
+}

@@ -1,0 +1,45 @@
+package runs_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/ports/porttest"
+)
+
+// TestARunTakenOverWhileCutOffWritesNothingMore: another replica's
+// failover ended a run while its replica was cut off (its row says so);
+// when the replica comes back, the run's next write is refused by the
+// fence and the run is let go — its answer not appended, its row left as
+// the failover wrote it, its conversation free, its watchers here given
+// the failover's ending.
+func TestARunTakenOverWhileCutOffWritesNothingMore(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent(domain.AgentSpec{})
+	hold := make(chan struct{})
+	h.llm.Queue(porttest.Reply{Text: "a zombie's answer", Hold: hold})
+	sid := h.session(a.ID).ID
+	run := h.start(sid, "go")
+	// The failover elsewhere: the row ended as server_restarted there.
+	row := h.row(run.ID)
+	now := h.clock.Now()
+	row.Status, row.ErrorCode, row.EndedAt, row.LastSeq = domain.RunError, "server_restarted", &now, 2
+	if err := h.runStore.UpdateRun(context.Background(), row); err != nil {
+		t.Fatal(err)
+	}
+	close(hold)
+	events := h.events(run.ID, 0)
+	if got := ending(t, events); got != "run.error server_restarted" {
+		t.Fatalf("the watcher here saw the run end %q, want the failover's ending (%s)", got, story(events))
+	}
+	if got := h.row(run.ID); got.Status != domain.RunError || got.ErrorCode != "server_restarted" {
+		t.Fatalf("the row after the zombie's turn: %s %s", got.Status, got.ErrorCode)
+	}
+	if hasEntry(h.entries(sid), "a zombie's answer") {
+		t.Fatal("the run taken over appended its answer")
+	}
+	if _, busy := h.svc.Hub().Busy(sid); busy {
+		t.Fatal("the run let go still holds its conversation here")
+	}
+}
