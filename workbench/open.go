@@ -23,6 +23,7 @@ import (
 	"github.com/agents-server/agents-server/core/ask"
 	"github.com/agents-server/agents-server/core/attachments"
 	"github.com/agents-server/agents-server/core/auth"
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/hub"
@@ -101,9 +102,10 @@ type services struct {
 	mcp         *mcp.Service
 	policies    *outbound.Policies
 	docker      *dockersandbox.Runtime
-	watch       *watchers // metrics, trace export
-	peers       *peering  // joins the replicas (nil on SQLite)
-	token       string    // the bootstrap admin's token
+	watch       *watchers          // metrics, trace export
+	peers       *peering           // joins the replicas (nil on SQLite)
+	standing    *replicas.Standing // this replica's hold on the roll (its beats)
+	token       string             // the bootstrap admin's token
 }
 
 // edges serve the services: the REST API, the sockets, the MCP endpoint.
@@ -218,6 +220,9 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 		return err
 	}
 	eventHub := hub.New(o.Hub, clock, seqMarks{db: db, log: log}, s.peers.relay())
+	// Whether this replica still holds its place on the roll: the roll's
+	// beats keep it; the run engine asks it before each turn and tool.
+	s.standing = replicas.NewStanding(clock, s.peers != nil, o.FailoverAfter)
 	if s.providers, err = buildProviders(o, db, box, idGen, clock); err != nil {
 		return err
 	}
@@ -257,7 +262,7 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 		Toolsets: []tools.Toolset{natives, s.mcp.Toolset(), s.tasks.Verbs(), s.workflows.Toolset(),
 			sandboxtools.NewToolset(s.sandboxes), s.skills.Toolset()},
 		Attachments: s.attachments, LLM: llm, IDs: idGen, Clock: clock, Log: log, Replica: w.replica,
-		Peers: s.peers.runPeers(), Observer: s.watch.observer(),
+		Fenced: s.standing.Fenced, Peers: s.peers.runPeers(), Observer: s.watch.observer(),
 		Listeners: lifecycle,
 	})
 	// The restart's sweep ends what a crash left running, telling the
@@ -376,7 +381,8 @@ func (w *Workbench) buildEdges() (err error) {
 // background (their status says how).
 func (w *Workbench) start(ctx context.Context) error {
 	w.roll = replicas.NewRoll(replicas.RollDeps{Store: w.db, Runs: w.sweep, Tasks: w.tasks, Clock: w.clock, Log: w.log,
-		Self: w.replica, Shared: w.peers != nil, FailoverAfter: w.opts.FailoverAfter})
+		Self: w.replica, Shared: w.peers != nil, FailoverAfter: w.opts.FailoverAfter, Standing: w.standing,
+		Fenced: func() { w.runs.StopAll(domain.CancelDatabaseUnreachable) }})
 	if err := w.roll.Join(ctx); err != nil {
 		return err
 	}

@@ -64,6 +64,9 @@ func TestAWatcherOnAnotherReplicaMissesNothingWhenTheBackplaneDrops(t *testing.T
 		t.Run("cutting "+cut.name+" mid-run", func(t *testing.T) {
 			_, out, raw := a.call(t, "POST", "/api/v1/sessions", map[string]any{"agent_config_id": agent, "name": "s"})
 			sid, _ := out["id"].(string)
+			if sid == "" {
+				t.Fatalf("session: %s", raw)
+			}
 			_, out, raw = a.call(t, "POST", "/api/v1/sessions/"+sid+"/runs", map[string]any{"input": "go"})
 			runID, _ := out["run_id"].(string)
 			if runID == "" {

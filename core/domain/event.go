@@ -243,6 +243,11 @@ type RunIDPayload struct {
 // (its cancellation reason and its run row's error code).
 const CancelServerShutdown = "server_shutdown"
 
+// CancelDatabaseUnreachable is why a run ended that its replica stopped
+// because the database stopped taking its heartbeat (replicas): before
+// another replica could count it gone and take the run over.
+const CancelDatabaseUnreachable = "database_unreachable"
+
 // CancelledPayload ends a cancelled run, with why when known.
 type CancelledPayload struct {
 	RunID  string `json:"run_id"`

@@ -143,3 +143,18 @@ func TestTooManyHeldEventsGiveTheHoleUp(t *testing.T) {
 		t.Fatalf("head %d, want every held event filed after the gap", seq)
 	}
 }
+
+// TestAnEndedMirrorTakesNothingMore: a run whose final event was filed is
+// over; events a replica cut off goes on sending for it are not heard.
+func TestAnEndedMirrorTakesNothingMore(t *testing.T) {
+	b, _ := newTestHub(Options{})
+	mirrorUpTo(b, 3)
+	b.Conclude("r", "s", "u", domain.Event{Type: domain.EventError, Seq: 2, Payload: []byte(`{}`)})
+	for seq := int64(5); seq <= 7; seq++ {
+		b.Mirror("r", "s", "u", numbered(seq))
+	}
+	b.Fill("r", []domain.Event{numbered(8)})
+	if seq, open, _ := b.Head("r"); open || seq != 4 {
+		t.Fatalf("head %d open %v; want the stream ended at 4", seq, open)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"slices"
-	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/ports"
@@ -31,9 +30,10 @@ type Relay interface {
 // (what came before lives on as the stored conversation: a watcher from
 // before gets a run.gap, as after a restart) — unless the event is final:
 // a run never streamed here has nothing here to end. An event at or below
-// the stream's head is a repeat and is dropped; an event of a stream that
-// had ended opens it again. The owner's watchers hear of a run that
-// starts, or comes back, here.
+// the stream's head is a repeat and is dropped, and so is any event after
+// the run's final one: a run that ended is over (a replica cut off that
+// goes on streaming a run another's failover ended is not heard). The
+// owner's watchers hear of a run that starts here.
 //
 // An event past a hole (the backplane lost what came between) is held
 // back, with every later one, so no watcher sees the run out of order:
@@ -67,10 +67,9 @@ func (h *Hub) Mirror(runID, sessionID, ownerID string, ev domain.Event) (after i
 
 // mirrored is what filing events into a mirrored stream did.
 type mirrored struct {
-	filed    int  // events filed (a run.gap included)
-	gaps     int  // run.gap events filed for holes nothing filled
-	started  bool // run.started was among them
-	reopened bool // the stream had ended and takes events again
+	filed   int  // events filed (a run.gap included)
+	gaps    int  // run.gap events filed for holes nothing filled
+	started bool // run.started was among them
 	// lacking reports a hole that opened: the events after after are
 	// missing before the ones held back.
 	lacking bool
@@ -78,11 +77,11 @@ type mirrored struct {
 }
 
 // filed counts what a mirror filed and tells the owner's watchers of a
-// run that started, or came back, here.
+// run that started here.
 func (h *Hub) filed(st *stream, res mirrored) {
 	h.events.Add(int64(res.filed - res.gaps))
 	h.gaps.Add(int64(res.gaps))
-	if res.started || res.reopened {
+	if res.started {
 		h.announce(st.ownerID, st.id)
 	}
 }
@@ -100,7 +99,7 @@ func (st *stream) mirror(ev domain.Event, clock ports.Clock) (res mirrored) {
 		// may lag what this replica heard: it ends the stream after that.
 		ev.Seq = st.seq + 1
 	}
-	if ev.Seq <= st.seq {
+	if ev.Seq <= st.seq || !st.ended.IsZero() {
 		return res
 	}
 	if len(st.held) > 0 || firstSeqOf(ev) > st.seq+1 {
@@ -125,10 +124,11 @@ func (st *stream) hold(ev domain.Event) {
 	}
 }
 
-// fileMirroredLocked files ev after the head, opening an ended stream.
+// fileMirroredLocked files ev after the head; an ended stream takes
+// nothing more.
 func (st *stream) fileMirroredLocked(ev domain.Event, clock ports.Clock, res *mirrored) {
 	if !st.ended.IsZero() {
-		st.ended, res.reopened = time.Time{}, true
+		return
 	}
 	st.seq = ev.Seq
 	st.fileLocked(ev, clock)

@@ -19,26 +19,32 @@ const DefaultFailoverAfter = 30 * time.Second
 // Postgres several share the database: a replica is gone when its beat is
 // older than half of the failover bound; the holder of the failover lease
 // then ends the runs it left running and the tasks they attempted, and
-// pays the wake-ups they owe. The timings keep the whole within the bound:
+// pays the wake-ups they owe. The timings keep the whole within the bound,
+// and a database outage from looking like a death (see Standing):
 //
-//	beat every bound/5 · gone after bound/2 without one · checked every
-//	bound/10 · leases last bound/4, so a dead holder's lapse first
+//	beat every bound/10 · fenced after 0.35 × bound without one taken,
+//	checked every bound/20 · gone after bound/2 · judged every bound/10,
+//	only by a replica whose beats were taken for bound/2 · leases last
+//	bound/4, so a dead holder's lapse first
 //
 // so the worst case (the dead replica held the failover lease) is about
-// 0.6 × the bound after its last beat.
+// 0.6 × the bound after its last beat, and a replica cut off stops its
+// runs (at 0.4 × the bound at the latest) before another may end them.
 
 // Timings are the roll's periods, all derived from the failover bound.
 type Timings struct {
-	Beat  time.Duration // how often a replica says it is alive
-	Gone  time.Duration // how long without a beat makes a replica gone
-	Check time.Duration // how often the failover lease's holder looks
-	Lease time.Duration // how long a claimed lease lasts unrenewed
+	Beat       time.Duration // how often a replica says it is alive
+	Gone       time.Duration // how long without a beat makes a replica gone
+	Check      time.Duration // how often the failover lease's holder looks
+	Lease      time.Duration // how long a claimed lease lasts unrenewed
+	Fence      time.Duration // how long without a beat taken makes a replica stop its runs
+	FenceCheck time.Duration // how often a replica looks at its own beats
 }
 
 // TimingsFor derives the roll's timings from the failover bound (see the
 // roll's description above).
 func TimingsFor(bound time.Duration) Timings {
-	return Timings{Beat: bound / 5, Gone: bound / 2, Check: bound / 10, Lease: bound / 4}
+	return Timings{Beat: bound / 10, Gone: bound / 2, Check: bound / 10, Lease: bound / 4, Fence: bound * 7 / 20, FenceCheck: bound / 20}
 }
 
 // Lease names: the work only one replica does at a time.
@@ -78,6 +84,12 @@ type RollDeps struct {
 	// FailoverAfter is the bound the timings derive from (0:
 	// DefaultFailoverAfter).
 	FailoverAfter time.Duration
+	// Standing is this replica's hold on the roll, which its beats keep
+	// (nil: a new one); the run engine asks it whether it is fenced.
+	Standing *Standing
+	// Fenced stops this replica's runs, when its beats have gone untaken
+	// too long (nil: nothing to stop).
+	Fenced func()
 }
 
 // Roll is this replica's place on the roll: its beat, its leases, and the
@@ -91,6 +103,9 @@ type Roll struct {
 func NewRoll(d RollDeps) *Roll {
 	if d.FailoverAfter <= 0 {
 		d.FailoverAfter = DefaultFailoverAfter
+	}
+	if d.Standing == nil {
+		d.Standing = NewStanding(d.Clock, d.Shared, d.FailoverAfter)
 	}
 	return &Roll{d: d, times: TimingsFor(d.FailoverAfter)}
 }
@@ -107,6 +122,7 @@ func (r *Roll) Join(ctx context.Context) error {
 	if err := r.d.Store.Beat(ctx, r.d.Self, now); err != nil {
 		return err
 	}
+	r.d.Standing.beat(true, now)
 	aliveSince := now
 	if r.d.Shared {
 		aliveSince = now.Add(-r.times.Gone)
@@ -139,9 +155,33 @@ func (r *Roll) recover(ctx context.Context, aliveSince time.Time, restarted bool
 // Beat keeps this replica on the roll until ctx ends.
 func (r *Roll) Beat(ctx context.Context) {
 	Every(ctx, r.times.Beat, func(ctx context.Context) {
-		if err := r.d.Store.Beat(ctx, r.d.Self, r.d.Clock.Now()); err != nil && ctx.Err() == nil {
+		now := r.d.Clock.Now()
+		err := r.d.Store.Beat(ctx, r.d.Self, now)
+		if err != nil && ctx.Err() == nil {
 			r.d.Log.Warn("replica heartbeat failed", "err", err)
 		}
+		r.d.Standing.beat(err == nil, now)
+	})
+}
+
+// Fence stops this replica's runs while its beats go untaken past the
+// fence interval, looking every FenceCheck until ctx ends: before another
+// replica may count it gone and end them, and at once when a stopped
+// process wakes to find it was away too long.
+func (r *Roll) Fence(ctx context.Context) {
+	if !r.d.Shared || r.d.Fenced == nil {
+		return
+	}
+	fenced := false
+	Every(ctx, r.times.FenceCheck, func(ctx context.Context) {
+		now := r.d.Standing.Fenced()
+		if now && !fenced {
+			r.d.Log.Error("the database has not taken this replica's heartbeat for too long; stopping its runs before another replica may take them over")
+		}
+		if now {
+			r.d.Fenced()
+		}
+		fenced = now
 	})
 }
 
@@ -155,6 +195,11 @@ func (r *Roll) Failover(ctx context.Context) {
 		return
 	}
 	Every(ctx, r.times.Check, r.Leased(LeaseFailover, func(ctx context.Context) {
+		if !r.d.Standing.judging() {
+			// Just back from an outage (or started): the others get the
+			// time to beat again before anyone is counted gone.
+			return
+		}
 		n, err := r.recover(ctx, r.d.Clock.Now().Add(-r.times.Gone), false)
 		if err != nil {
 			if ctx.Err() == nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/replicas"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -20,6 +21,7 @@ import (
 // store's own tests and the API's replica tests cover the real one).
 type leaseTable struct {
 	mu     sync.Mutex
+	away   bool // the database does not answer
 	beats  map[string]time.Time
 	leases map[string]struct {
 		holder string
@@ -37,8 +39,18 @@ func newLeaseTable() *leaseTable {
 func (t *leaseTable) Beat(_ context.Context, replica string, at time.Time) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if t.away {
+		return errs.E(errs.Unavailable, "the database does not answer")
+	}
 	t.beats[replica] = at
 	return nil
+}
+
+// setAway has the database stop (or go on) answering.
+func (t *leaseTable) setAway(away bool) {
+	t.mu.Lock()
+	t.away = away
+	t.mu.Unlock()
 }
 
 func (t *leaseTable) Leave(_ context.Context, replica string) error {
@@ -114,7 +126,8 @@ func newRoll(store ports.ReplicaStore, o *orphans, self string, shared bool, now
 
 func TestTimingsKeepFailoverWithinTheBound(t *testing.T) {
 	got := replicas.TimingsFor(30 * time.Second)
-	want := replicas.Timings{Beat: 6 * time.Second, Gone: 15 * time.Second, Check: 3 * time.Second, Lease: 7500 * time.Millisecond}
+	want := replicas.Timings{Beat: 3 * time.Second, Gone: 15 * time.Second, Check: 3 * time.Second, Lease: 7500 * time.Millisecond,
+		Fence: 10500 * time.Millisecond, FenceCheck: 1500 * time.Millisecond}
 	if got != want {
 		t.Fatalf("TimingsFor(30s) = %+v, want %+v", got, want)
 	}
@@ -122,6 +135,11 @@ func TestTimingsKeepFailoverWithinTheBound(t *testing.T) {
 	// gone, so the next check's claim can find it free.
 	if got.Lease >= got.Gone || got.Beat >= got.Gone {
 		t.Fatalf("a lease (%v) or a beat (%v) outlasts being gone (%v)", got.Lease, got.Beat, got.Gone)
+	}
+	// A replica cut off stops its runs, even at its last look, before
+	// the others may count it gone; a few missed beats do not fence it.
+	if got.Fence+got.FenceCheck >= got.Gone || got.Fence < 3*got.Beat {
+		t.Fatalf("fenced after %v (looked at every %v) against gone after %v, beating every %v", got.Fence, got.FenceCheck, got.Gone, got.Beat)
 	}
 }
 
@@ -181,17 +199,35 @@ func TestLeasedWorkRunsOnOneReplica(t *testing.T) {
 	}
 }
 
+// liveRoll is a roll on the bubble's clock, beating until ctx ends.
+func liveRoll(ctx context.Context, store ports.ReplicaStore, o *orphans, fenced func()) *replicas.Roll {
+	r := replicas.NewRoll(replicas.RollDeps{Store: store, Runs: o, Tasks: o, Clock: ports.ClockFunc(time.Now),
+		Log: slog.New(slog.DiscardHandler), Self: "me", Shared: true, FailoverAfter: 30 * time.Second, Fenced: fenced})
+	go r.Beat(ctx)
+	return r
+}
+
 func TestFailoverEndsTheRunsOfGoneReplicas(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		now := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+		start := time.Now()
 		o := &orphans{runs: []domain.Run{{ID: "r1"}}}
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() {
-			newRoll(newLeaseTable(), o, "me", true, now).Failover(ctx)
+			liveRoll(ctx, newLeaseTable(), o, nil).Failover(ctx)
 			close(done)
 		}()
-		time.Sleep(3 * time.Second) // one check
+		// Its first beat is taken at 3 s: it judges from 18 s on, at
+		// the check then.
+		time.Sleep(17 * time.Second)
+		synctest.Wait()
+		o.mu.Lock()
+		early := len(o.restarted)
+		o.mu.Unlock()
+		if early != 0 {
+			t.Fatal("a replica judged others gone before its own beats were taken for the gone interval")
+		}
+		time.Sleep(2 * time.Second)
 		synctest.Wait()
 		cancel()
 		<-done
@@ -201,15 +237,74 @@ func TestFailoverEndsTheRunsOfGoneReplicas(t *testing.T) {
 			t.Fatalf("failover: restarted %v, tasks %v, drains %d", o.restarted, o.tasks, o.drains)
 		}
 		// The queues gone replicas owed a launch are pumped: those stalled
-		// since the gone cutoff (the check ran a bound/10 after now).
-		if want := now.Add(-15 * time.Second); len(o.queued) != 1 || !o.queued[0].Equal(want) {
+		// since the gone cutoff (the check ran at 18 s).
+		if want := start.Add(18*time.Second - 15*time.Second); len(o.queued) != 1 || !o.queued[0].Equal(want) {
 			t.Fatalf("failover: stalled queues asked for %v, want once before %v", o.queued, want)
 		}
 		// Alone on the store there is nobody to take over from.
+		now := time.Now()
 		alone := &orphans{runs: []domain.Run{{ID: "r1"}}}
 		newRoll(newLeaseTable(), alone, "me", false, now).Failover(context.Background())
 		if len(alone.restarted) != 0 || len(alone.queued) != 0 {
 			t.Fatal("a replica alone ran a failover")
+		}
+	})
+}
+
+// TestADatabaseOutageIsNoDeath: while the database does not answer, a
+// replica's beats go untaken; past the fence interval it stops its runs
+// (before anyone may count it gone), and once the database is back it
+// judges nobody gone until every replica had the time to beat again.
+func TestADatabaseOutageIsNoDeath(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		o := &orphans{runs: []domain.Run{{ID: "r1"}}}
+		store := newLeaseTable()
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		var mu sync.Mutex
+		var stops []time.Duration
+		start := time.Now()
+		r := liveRoll(ctx, store, o, func() {
+			mu.Lock()
+			stops = append(stops, time.Since(start))
+			mu.Unlock()
+		})
+		go r.Fence(ctx)
+		go r.Failover(ctx)
+		time.Sleep(20 * time.Second) // healthy: judging from 18 s
+		synctest.Wait()
+		store.setAway(true) // the last beat taken was at 18 s
+		time.Sleep(2 * time.Second)
+		synctest.Wait() // the beat at 21 s failed: judging no more
+		o.mu.Lock()
+		judged := len(o.restarted)
+		o.mu.Unlock()
+		time.Sleep(13 * time.Second)
+		synctest.Wait()
+		mu.Lock()
+		first := stops
+		mu.Unlock()
+		if len(first) == 0 || first[0] > 18*time.Second+12*time.Second || first[0] <= 18*time.Second+10500*time.Millisecond {
+			t.Fatalf("the runs were stopped at %v; want once 10.5 s without a beat taken passed (after 28.5 s, before 30 s)", first)
+		}
+		store.setAway(false) // at 35 s: beats taken from 36 s, judging from 51 s
+		time.Sleep(14 * time.Second)
+		synctest.Wait()
+		o.mu.Lock()
+		after := len(o.restarted)
+		o.mu.Unlock()
+		if after != judged {
+			t.Fatalf("a replica back from an outage judged others gone %d times within the gone interval", after-judged)
+		}
+		mu.Lock()
+		n := len(stops)
+		mu.Unlock()
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		if len(stops) != n {
+			t.Fatal("the runs were still being stopped after the beats were taken again")
 		}
 	})
 }

@@ -62,6 +62,7 @@ func StartUpkeep(d UpkeepDeps) *Upkeep {
 	u.loop(ctx, u.idleStops)
 	u.loop(ctx, func(ctx context.Context) { Every(ctx, d.ExpiryEvery, u.pass(d.Expiries)) })
 	u.loop(ctx, d.Roll.Beat)
+	u.loop(ctx, d.Roll.Fence)
 	u.loop(ctx, d.Roll.Failover)
 	return u
 }

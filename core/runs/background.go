@@ -59,6 +59,9 @@ type BackgroundStart struct {
 // session is busy), rate_limited (max_runs_per_user, unless it continues
 // work) or unavailable (draining).
 func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (domain.Run, error) {
+	if err := s.notFenced(); err != nil {
+		return domain.Run{}, err
+	}
 	sess, err := s.d.Sessions.Find(ctx, req.SessionID)
 	if err != nil {
 		return domain.Run{}, err

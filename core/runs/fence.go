@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/ports"
@@ -54,4 +55,40 @@ func (s *Service) letGo(lr *liveRun) {
 	}
 	s.d.Hub.Release(lr.run.SessionID, lr.run.ID)
 	lr.cancel()
+}
+
+// cutOff reports whether this replica is fenced (Deps.Fenced).
+func (s *Service) cutOff() bool { return s.d.Fenced != nil && s.d.Fenced() }
+
+// notFenced refuses a start on a fenced replica: unavailable.
+func (s *Service) notFenced() error {
+	if s.cutOff() {
+		return errs.E(errs.Unavailable, "this server has lost its database for the moment; retry shortly")
+	}
+	return nil
+}
+
+// stopIfFenced stops a run at a turn or a tool call when its replica is
+// fenced; it reports whether it did (the run's context is then done).
+func (s *Service) stopIfFenced(lr *liveRun) bool {
+	if !s.cutOff() {
+		return false
+	}
+	lr.stop(domain.CancelDatabaseUnreachable)
+	return true
+}
+
+// StopAll stops every run executing here for why (a fenced replica's
+// roll calls it) and returns how many it stopped.
+func (s *Service) StopAll(why string) int {
+	s.mu.Lock()
+	live := make([]*liveRun, 0, len(s.live))
+	for _, lr := range s.live {
+		live = append(live, lr)
+	}
+	s.mu.Unlock()
+	for _, lr := range live {
+		lr.stop(why)
+	}
+	return len(live)
 }

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
 
@@ -41,5 +43,40 @@ func TestARunTakenOverWhileCutOffWritesNothingMore(t *testing.T) {
 	}
 	if _, busy := h.svc.Hub().Busy(sid); busy {
 		t.Fatal("the run let go still holds its conversation here")
+	}
+}
+
+// TestAFencedReplicaStopsItsRuns: a replica whose heartbeat the database
+// stopped taking starts nothing, and a run of its stops at its next tool
+// call, cancelled as database_unreachable, before running it.
+func TestAFencedReplicaStopsItsRuns(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent(domain.AgentSpec{})
+	hold := make(chan struct{})
+	h.llm.Queue(porttest.Reply{Calls: []porttest.Call{{Name: "todo_write", Arguments: `{"todos":[{"content":"x","status":"pending"}]}`}}, Hold: hold},
+		porttest.Reply{Text: "never"})
+	sid := h.session(a.ID).ID
+	run := h.start(sid, "go")
+	h.fenced.Store(true)
+	close(hold)
+	events := h.events(run.ID, 0)
+	if got := ending(t, events); got != "run.cancelled "+domain.CancelDatabaseUnreachable {
+		t.Fatalf("ending %q (%s)", got, story(events))
+	}
+	if hasEntry(h.entries(sid), "Checklist saved") {
+		t.Fatal("the fenced replica ran the tool call")
+	}
+	other := h.session(a.ID).ID
+	if _, err := h.svc.Start(context.Background(), h.user, other, runs.StartRequest{Input: "go"}); errs.CodeOf(err) != errs.Unavailable {
+		t.Fatalf("a start on a fenced replica: %v, want unavailable", err)
+	}
+	h.fenced.Store(false)
+	h.llm.Queue(porttest.Reply{Block: true})
+	blocked := h.start(other, "go")
+	if n := h.svc.StopAll(domain.CancelDatabaseUnreachable); n != 1 {
+		t.Fatalf("StopAll stopped %d runs, want 1", n)
+	}
+	if got := ending(t, h.events(blocked.ID, 0)); got != "run.cancelled "+domain.CancelDatabaseUnreachable {
+		t.Fatalf("a run stopped by the roll ended %q", got)
 	}
 }

@@ -43,6 +43,7 @@ type harness struct {
 	svc        *runs.Service
 	away       atomic.Bool     // the session store's writes fail (cascade)
 	refused    atomic.Int32    // the writes it refused meanwhile
+	fenced     atomic.Bool     // the heartbeat went untaken too long (runs.Deps.Fenced)
 	models     *models.Service // the models service the engine calls
 	hub        *hub.Hub
 	llm        *porttest.LLM
@@ -124,8 +125,6 @@ func (c cascade) DeleteSession(ctx context.Context, id string) error {
 	return nil
 }
 
-// newService (re)starts the run engine on the harness's stores, with a
-// new hub: what a server restart does.
 // newService starts the run engine afresh, as a new process (a replica of
 // its own) would.
 func (h *harness) newService() {
@@ -141,7 +140,7 @@ func (h *harness) newService() {
 	svc := runs.New(runs.Deps{Hub: h.hub, Sessions: h.journal, Runs: h.runStore, Config: h.config, Models: h.models,
 		Settings: h.settings, Guardrails: h.guardrails, Traces: h.traces, Approvals: h.runStore, Sandboxes: h.sandboxes,
 		Toolsets: toolsets, Listeners: h.listeners, LLM: h.llm, IDs: h.ids, Clock: h.clock, Log: slog.New(slog.DiscardHandler),
-		Replica: h.replica, Peers: h.peers})
+		Replica: h.replica, Peers: h.peers, Fenced: h.fenced.Load})
 	h.t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), wait)
 		defer cancel()

@@ -395,6 +395,9 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		if _, err := s.compactTurn(rc, t, first); err != nil {
 			return s.fail(rc, err), true
 		}
+		if s.stopIfFenced(lr) {
+			return s.fail(rc, context.Canceled), true
+		}
 		if resp, err = s.generateFitting(rc, t); err != nil {
 			return s.fail(rc, err), true
 		}
@@ -408,6 +411,9 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 	}
 	if err := s.recordFlight(rc, modelTurn, resp, calls, rejected); err != nil {
 		return s.fail(rc, err), true
+	}
+	if len(calls) > 0 && s.stopIfFenced(lr) {
+		return s.fail(rc, context.Canceled), true
 	}
 	results, handoff, err := s.runTools(ctx, rc, calls, rejected)
 	if err != nil {

@@ -61,6 +61,11 @@ type Deps struct {
 	// starts or resumes carry it, so commands and failover find their
 	// owner.
 	Replica string
+	// Fenced reports whether this replica is fenced — the database has not
+	// taken its heartbeat for too long, so another replica may soon take
+	// its runs over: none starts, and those running stop at their next
+	// turn or tool call (nil: never; the roll also stops them at once).
+	Fenced func() bool
 	// Peers reach the other replicas sharing the store: a command for a
 	// run another replica runs goes there (nil: this one serves alone).
 	Peers Peers
@@ -171,6 +176,9 @@ type StartRequest struct {
 // (a live run holds the session), rate_limited (the owner has
 // max_runs_per_user live runs) or unavailable (draining).
 func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID string, req StartRequest) (domain.Run, error) {
+	if err := s.notFenced(); err != nil {
+		return domain.Run{}, err
+	}
 	sess, err := s.d.Sessions.Get(ctx, p, sessionID)
 	if err != nil {
 		return domain.Run{}, err

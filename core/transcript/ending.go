@@ -28,12 +28,13 @@ func EndingNote(runID string, status domain.RunStatus, code, title, text string,
 
 // cancelReasons say in words why a run was cancelled.
 var cancelReasons = map[string]string{
-	"stopped":                   "Stopped before it finished.",
-	domain.CancelServerShutdown: "The server shut down during this run.",
-	"superseded":                "A new message arrived before a decision on its approvals.",
-	"expired":                   "Its approval waited too long without a decision.",
-	"session_deleted":           "Its conversation was deleted.",
-	"account_deleted":           "Its owner's account was deleted.",
+	"stopped":                        "Stopped before it finished.",
+	domain.CancelServerShutdown:      "The server shut down during this run.",
+	"superseded":                     "A new message arrived before a decision on its approvals.",
+	"expired":                        "Its approval waited too long without a decision.",
+	"session_deleted":                "Its conversation was deleted.",
+	"account_deleted":                "Its owner's account was deleted.",
+	domain.CancelDatabaseUnreachable: "The server lost its database, so it stopped this run before another server could take it over.",
 }
 
 // CancelReason says in words why a run was cancelled for reason ("" for
