@@ -463,12 +463,18 @@ func TestAnExecutionCutShortSaysWhere(t *testing.T) {
 func TestAWorkflowStalledBetweenStepsGoesOnWhenPumped(t *testing.T) {
 	bubble(t, func(t *testing.T, h *harness) {
 		ctx := t.Context()
-		h.answer("STEP research", porttest.Reply{Text: "found three things"})
+		// The first step answers only once the start has returned: the
+		// start's own pump, still looking, would launch the next step.
+		hold := make(chan struct{})
+		h.answer("STEP research", porttest.Reply{Text: "found three things", Hold: hold})
 		h.answer("STEP write", porttest.Reply{Text: "the report"})
 		w := h.workflow("report", domain.WorkflowBudget{}, step("research"), step("write"))
 		h.ends.deaf.Store(true)
 		parent, task := h.start(w, "the brief")
+		close(hold)
+		synctest.Wait()
 		h.ends.deaf.Store(false)
+		task = h.task(task.ID)
 		if task.Status != domain.TaskWorking || !task.Queued() || endings(state(t, task)) != "research:completed" {
 			t.Fatalf("between steps the execution is %s queued %v at %s", task.Status, task.Queued(), endings(state(t, task)))
 		}
