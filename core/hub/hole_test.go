@@ -158,3 +158,27 @@ func TestAnEndedMirrorTakesNothingMore(t *testing.T) {
 		t.Fatalf("head %d open %v; want the stream ended at 4", seq, open)
 	}
 }
+
+// TestAnotherReplicasGapIsRebasedHere: an answer that holds a run.gap of
+// the answering replica's stream stands for numbers lost there too; here
+// the gap runs from this stream's own head.
+func TestAnotherReplicasGapIsRebasedHere(t *testing.T) {
+	b, _ := newTestHub(Options{})
+	mirrorUpTo(b, 5)
+	sub, _ := b.Subscribe("r", 5)
+	theirs := domain.NewEvent(domain.EventGap, domain.GapPayload{RunID: "r", Dropped: 6, LastGood: 2, Next: 9})
+	theirs.Seq = 8
+	b.Fill("r", []domain.Event{theirs, numbered(9)})
+	ev, _ := sub.Next(context.Background())
+	if g := gapOf(t, ev); g.LastGood != 5 || g.Next != 9 || g.Dropped != 3 || ev.Seq != 8 {
+		t.Fatalf("gap %+v at %d; want last_good 5, next 9, dropped 3 at 8", g, ev.Seq)
+	}
+	if ev, _ := sub.Next(context.Background()); ev.Seq != 9 {
+		t.Fatalf("after the gap: %d", ev.Seq)
+	}
+	// A gap of numbers this stream already has is nothing here.
+	b.Fill("r", []domain.Event{theirs})
+	if seq, _, _ := b.Head("r"); seq != 9 {
+		t.Fatalf("head %d after a stale gap", seq)
+	}
+}

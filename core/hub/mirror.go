@@ -185,6 +185,15 @@ func (h *Hub) Fill(runID string, evs []domain.Event) {
 	var res mirrored
 	st.mu.Lock()
 	for _, ev := range evs {
+		if ev.Type == domain.EventGap {
+			// The answering replica lacks these numbers too: here they are
+			// a gap from this stream's own head.
+			var p domain.GapPayload
+			if json.Unmarshal(ev.Payload, &p) == nil && p.Next-1 > st.seq {
+				st.gapLocked(p.Next, h.clock, &res)
+			}
+			continue
+		}
 		if ev.Seq <= st.seq {
 			continue
 		}
