@@ -351,7 +351,7 @@ var coreTiers = map[string]int{
 	"scoped":  -1, // the scoped-CRUD shape the configuration services share: below them all
 	"secrets": 0, "patch": 0, "tools": 0, "hub": 0, "outbound": 0, "attachments": 0, "guardrails": 0, "memories": 0,
 	"sessions": 0,
-	"settings": 1, "providers": 1, "workflows": 1, "transcript": 1, "follow": 1,
+	"settings": 1, "providers": 1, "workflows": 1, "transcript": 1, "follow": 1, "remote": 1,
 	"livestreams": 2, "runcap": 2, "mcp": 2, "sandboxes": 2, "skills": 2, "traces": 2, "models": 2,
 	"auth": 3, "sandboxtools": 3, "agents": 3, "approvals": 3,
 	"runs":  4,

@@ -12,10 +12,10 @@ import (
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/remote"
 	"github.com/agents-server/agents-server/ports"
 
 	"github.com/agents-server/agents-server/core/replicas"
-	"github.com/agents-server/agents-server/core/runs"
 )
 
 // DefaultFailoverAfter is Options.FailoverAfter's default.
@@ -79,7 +79,7 @@ func (p *peering) fence() auth.CacheFence {
 }
 
 // runPeers is the run engine's way to the other replicas (nil: none).
-func (p *peering) runPeers() runs.Peers {
+func (p *peering) runPeers() remote.Peers {
 	if p == nil {
 		return nil
 	}

@@ -63,3 +63,21 @@ func ProviderType(ep ports.ProviderEndpoint) string {
 	}
 	return ep.Type
 }
+
+// Failure is how a run ends when a model call failed with me: the error
+// code and the message its run.error carries. A refused credential is the
+// agent's configuration; an overflow says what to do about it, which
+// depends on whether the agent folds its history (compacting).
+func Failure(me *ports.ModelError, compacting bool) (code, msg string) {
+	switch me.Kind {
+	case ports.ModelAuth:
+		return domain.CodeConfigError, me.Error()
+	case ports.ModelOverflow:
+		why := "turn compaction on in the agent's settings to fold old history"
+		if compacting {
+			why = "compaction could not make it lighter; start a new conversation or branch from an earlier message"
+		}
+		return domain.CodeContextOverflow, "the conversation no longer fits the model's context window (" + me.Error() + "): " + why
+	}
+	return domain.CodeModelError, me.Error()
+}

@@ -17,7 +17,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/hub"
-	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/remote"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -35,26 +35,26 @@ const (
 
 // message is what the backplane carries, as JSON.
 type message struct {
-	From    string         `json:"from"`
-	Kind    string         `json:"kind"`
-	To      string         `json:"to,omitempty"`
-	Run     string         `json:"run,omitempty"`
-	Session string         `json:"session,omitempty"`
-	Owner   string         `json:"owner,omitempty"`
-	Event   *domain.Event  `json:"event,omitempty"`
-	ID      string         `json:"id,omitempty"` // a command's, echoed by its reply
-	Command *runs.Command  `json:"command,omitempty"`
-	Code    errs.Code      `json:"code,omitempty"` // a reply's refusal
-	Message string         `json:"message,omitempty"`
-	Token   string         `json:"token,omitempty"` // a closing's token id
-	Reason  string         `json:"reason,omitempty"`
-	After   int64          `json:"after,omitempty"`  // a fetch's cursor, echoed by its answer
-	Events  []domain.Event `json:"events,omitempty"` // a fetch's answer
+	From    string          `json:"from"`
+	Kind    string          `json:"kind"`
+	To      string          `json:"to,omitempty"`
+	Run     string          `json:"run,omitempty"`
+	Session string          `json:"session,omitempty"`
+	Owner   string          `json:"owner,omitempty"`
+	Event   *domain.Event   `json:"event,omitempty"`
+	ID      string          `json:"id,omitempty"` // a command's, echoed by its reply
+	Command *remote.Command `json:"command,omitempty"`
+	Code    errs.Code       `json:"code,omitempty"` // a reply's refusal
+	Message string          `json:"message,omitempty"`
+	Token   string          `json:"token,omitempty"` // a closing's token id
+	Reason  string          `json:"reason,omitempty"`
+	After   int64           `json:"after,omitempty"`  // a fetch's cursor, echoed by its answer
+	Events  []domain.Event  `json:"events,omitempty"` // a fetch's answer
 }
 
 // Executor carries out the commands sent to this replica (the run engine).
 type Executor interface {
-	Execute(ctx context.Context, cmd runs.Command) error
+	Execute(ctx context.Context, cmd remote.Command) error
 }
 
 // Deliveries are where a link files what the other replicas send it. They
@@ -155,9 +155,9 @@ func (l *Link) Notice(ownerID string, ev domain.Event) {
 	l.send(message{Kind: kindNotice, Owner: ownerID, Event: &ev})
 }
 
-// Command implements runs.Peers: it sends cmd to replica and waits for the
+// Command implements remote.Peers: it sends cmd to replica and waits for the
 // answer, at most CommandTimeout.
-func (l *Link) Command(ctx context.Context, replica string, cmd runs.Command) error {
+func (l *Link) Command(ctx context.Context, replica string, cmd remote.Command) error {
 	id := l.ids.NewID()
 	answer := make(chan error, 1)
 	l.mu.Lock()
@@ -258,7 +258,7 @@ func (l *Link) execute(ctx context.Context, exec Executor, m message) {
 // cache's fence.
 var (
 	_ hub.Relay       = (*Link)(nil)
-	_ runs.Peers      = (*Link)(nil)
+	_ remote.Peers    = (*Link)(nil)
 	_ auth.CacheFence = (*Link)(nil)
 )
 

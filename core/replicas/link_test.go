@@ -17,8 +17,8 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/remote"
 	"github.com/agents-server/agents-server/core/replicas"
-	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/ports"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
@@ -109,12 +109,12 @@ var _ ports.Backplane = port{}
 // out and answers with err.
 type executor struct {
 	mu   sync.Mutex
-	got  []runs.Command
+	got  []remote.Command
 	err  error
 	hold chan struct{} // when set, a command waits for it
 }
 
-func (e *executor) Execute(ctx context.Context, cmd runs.Command) error {
+func (e *executor) Execute(ctx context.Context, cmd remote.Command) error {
 	e.mu.Lock()
 	e.got = append(e.got, cmd)
 	err, hold := e.err, e.hold
@@ -125,7 +125,7 @@ func (e *executor) Execute(ctx context.Context, cmd runs.Command) error {
 	return err
 }
 
-func (e *executor) commands() []runs.Command {
+func (e *executor) commands() []remote.Command {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return slices.Clone(e.got)
@@ -235,7 +235,7 @@ func TestACommandRunsOnTheReplicaRunningItsRun(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		rs := cluster(t, ctx, "a", "b", "c")
-		cmd := runs.Command{Op: "cancel", RunID: "run-1", UserID: "ann", Mode: "immediate", Input: "stop", Why: "asked"}
+		cmd := remote.Command{Op: "cancel", RunID: "run-1", UserID: "ann", Mode: "immediate", Input: "stop", Why: "asked"}
 
 		if err := rs["a"].link.Command(ctx, "b", cmd); err != nil {
 			t.Fatalf("a command b carries out: %v", err)
@@ -273,7 +273,7 @@ func TestACommandNobodyAnswersIsUnavailable(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		rs := cluster(t, ctx, "a", "b")
-		cmd := runs.Command{Op: "stop", RunID: "run-1"}
+		cmd := remote.Command{Op: "stop", RunID: "run-1"}
 
 		began := time.Now()
 		err := rs["a"].link.Command(ctx, "gone", cmd)
@@ -310,7 +310,7 @@ func TestAReplicaStillStartingRefusesCommands(t *testing.T) {
 		go a.Listen(ctx, replicas.Deliveries{Hub: hub.New(hub.Options{}, clock, nil, a)})
 		go b.Listen(ctx, replicas.Deliveries{Hub: hub.New(hub.Options{}, clock, nil, b)}) // no run engine
 		synctest.Wait()
-		err := a.Command(ctx, "b", runs.Command{Op: "stop", RunID: "run-1"})
+		err := a.Command(ctx, "b", remote.Command{Op: "stop", RunID: "run-1"})
 		if errs.CodeOf(err) != errs.Unavailable || !strings.Contains(err.Error(), "starting") {
 			t.Fatalf("a command to a starting replica: %v", err)
 		}
@@ -331,7 +331,7 @@ func TestAMalformedBackplaneMessageIsDropped(t *testing.T) {
 		if !strings.Contains(rs["b"].log.String(), "a malformed backplane message was dropped") {
 			t.Fatalf("b's log: %q", rs["b"].log.String())
 		}
-		if err := rs["a"].link.Command(ctx, "b", runs.Command{Op: "stop", RunID: "r"}); err != nil {
+		if err := rs["a"].link.Command(ctx, "b", remote.Command{Op: "stop", RunID: "r"}); err != nil {
 			t.Fatalf("the link after the garbage: %v", err)
 		}
 	})

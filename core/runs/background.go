@@ -141,8 +141,8 @@ func (s *Service) StopRun(ctx context.Context, runID, why string) error {
 	switch {
 	case run.Status == domain.RunInterrupted:
 		return s.desk.EndPause(ctx, run, "stopped", "")
-	case run.Status == domain.RunRunning && s.elsewhere(run):
-		return s.d.Peers.Command(ctx, run.Replica, Command{Op: OpStop, RunID: runID, Why: why})
+	case run.Status == domain.RunRunning && s.remote.Elsewhere(run):
+		return s.remote.Stop(ctx, run.Replica, runID, why)
 	}
 	return nil
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/remote"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -46,12 +46,8 @@ func takenOver(err error) bool { return errors.Is(err, errTakenOver) }
 // have brought it), numbered past what they saw.
 func (s *Service) letGo(lr *liveRun) {
 	s.d.Log.Warn("a run this replica lost while cut off was ended by another replica; letting it go", "run_id", lr.run.ID)
-	ctx := context.WithoutCancel(lr.ctx)
-	if row, err := s.d.Runs.FindRun(ctx, lr.run.ID); err == nil {
-		head, _, _ := s.d.Hub.Head(lr.run.ID)
-		if evs, ok := hub.StoredEnding(row, head); ok {
-			s.d.Hub.Fill(lr.run.ID, evs)
-		}
+	if row, err := s.d.Runs.FindRun(context.WithoutCancel(lr.ctx), lr.run.ID); err == nil {
+		remote.FileEnding(s.d.Hub, row)
 	}
 	s.d.Hub.Release(lr.run.SessionID, lr.run.ID)
 	lr.cancel()

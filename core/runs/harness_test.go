@@ -19,6 +19,7 @@ import (
 	"github.com/agents-server/agents-server/core/models"
 	"github.com/agents-server/agents-server/core/providers"
 	"github.com/agents-server/agents-server/core/recovery"
+	"github.com/agents-server/agents-server/core/remote"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/sandboxtools"
@@ -62,7 +63,7 @@ type harness struct {
 	toolsets   []tools.Toolset    // registered after the sandbox's, by newService
 	listeners  []runs.Listener    // given to the engine by newService
 	replica    string             // the engine's replica id
-	peers      runs.Peers         // the engine's other replicas (nil: none)
+	peers      remote.Peers       // the engine's other replicas (nil: none)
 	backend    *porttest.Sandbox  // the docker backend withProject wires
 	user       domain.Principal   // the member who owns everything below
 	other      domain.Principal   // another member

@@ -2,7 +2,6 @@ package runs
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 
 	"github.com/agents-server/agents-server/core/agents"
@@ -38,27 +37,14 @@ func (s *Service) recordFlight(rc *runCtx, modelTurn bool, resp ports.ModelRespo
 	if len(calls) == 0 {
 		return nil
 	}
-	f := transcript.Flight{At: s.d.Clock.Now()}
-	if modelTurn {
-		u := resp.Usage
-		f.Turn, f.Usage = resp.Output, &u
-	}
+	var agent transcript.Span
 	if sp := rc.agentSpan; sp != nil {
-		f.Agent = transcript.Span{ID: sp.Started().ID, Name: sp.Started().Name, AgentConfigID: rc.agent.Agent.ID, StartedAt: sp.Started().StartedAt}
+		agent = transcript.Span{ID: sp.Started().ID, Name: sp.Started().Name, AgentConfigID: rc.agent.Agent.ID, StartedAt: sp.Started().StartedAt}
 	}
-	for _, c := range calls {
-		fc := transcript.Call{Call: c}
-		if spec, ok := rc.agent.Offered(c.Name); ok {
-			fc.Origin = spec.Origin
-		}
-		if reason, no := rejected[c.CallID]; no {
-			fc.Rejected = &reason
-		}
-		f.Calls = append(f.Calls, fc)
-	}
-	raw, err := json.Marshal(f)
+	origin := func(name string) string { spec, _ := rc.agent.Offered(name); return spec.Origin }
+	raw, err := transcript.NewFlight(s.d.Clock.Now(), modelTurn, resp.Output, resp.Usage, calls, origin, rejected, agent).Encode()
 	if err != nil {
 		return err
 	}
-	return s.d.Runs.RecordCallsInFlight(context.WithoutCancel(rc.lr.ctx), rc.lr.run.ID, string(raw))
+	return s.d.Runs.RecordCallsInFlight(context.WithoutCancel(rc.lr.ctx), rc.lr.run.ID, raw)
 }

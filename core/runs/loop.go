@@ -245,17 +245,8 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 	case errors.As(err, &ce):
 		return s.failed(lr, domain.CodeConfigError, ce.Msg)
 	case errors.As(err, &me):
-		switch me.Kind {
-		case ports.ModelAuth:
-			return s.failed(lr, domain.CodeConfigError, me.Error())
-		case ports.ModelOverflow:
-			why := "turn compaction on in the agent's settings to fold old history"
-			if rc.agent != nil && rc.agent.Agent.Compaction.Enabled {
-				why = "compaction could not make it lighter; start a new conversation or branch from an earlier message"
-			}
-			return s.failed(lr, domain.CodeContextOverflow, "the conversation no longer fits the model's context window ("+me.Error()+"): "+why)
-		}
-		return s.failed(lr, domain.CodeModelError, me.Error())
+		code, msg := models.Failure(me, rc.agent != nil && rc.agent.Agent.Compaction.Enabled)
+		return s.failed(lr, code, msg)
 	}
 	s.d.Log.Error("run failed", "run_id", lr.run.ID, "err", err)
 	return s.failed(lr, domain.CodePersistError, errs.MessageOf(err))

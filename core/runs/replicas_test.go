@@ -7,6 +7,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/remote"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
@@ -16,10 +17,10 @@ import (
 type engines struct {
 	mu   sync.Mutex
 	by   map[string]*runs.Service
-	sent []runs.Command
+	sent []remote.Command
 }
 
-func (e *engines) Command(ctx context.Context, replica string, cmd runs.Command) error {
+func (e *engines) Command(ctx context.Context, replica string, cmd remote.Command) error {
 	e.mu.Lock()
 	svc := e.by[replica]
 	e.sent = append(e.sent, cmd)
@@ -27,10 +28,10 @@ func (e *engines) Command(ctx context.Context, replica string, cmd runs.Command)
 	return svc.Execute(ctx, cmd)
 }
 
-func (e *engines) commands() []runs.Command {
+func (e *engines) commands() []remote.Command {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return append([]runs.Command(nil), e.sent...)
+	return append([]remote.Command(nil), e.sent...)
 }
 
 // replicaEngine starts another engine on h's stores as a replica reachable
@@ -74,7 +75,7 @@ func TestDeletingAnAccountStopsItsRunsOnEveryReplica(t *testing.T) {
 	if row := h.row(run.ID); row.Status != domain.RunCancelled || row.ErrorCode != "account_deleted" {
 		t.Fatalf("row = %s %s", row.Status, row.ErrorCode)
 	}
-	if sent := net.commands(); len(sent) != 1 || sent[0].Op != runs.OpStop || sent[0].RunID != run.ID || sent[0].Why != "account_deleted" {
+	if sent := net.commands(); len(sent) != 1 || sent[0].Op != remote.OpStop || sent[0].RunID != run.ID || sent[0].Why != "account_deleted" {
 		t.Fatalf("B sent %+v", sent)
 	}
 	for name, sub := range map[string]*hub.Subscription{"A": fromA, "B": fromB} {

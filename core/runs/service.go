@@ -18,6 +18,7 @@ import (
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/follow"
 	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/remote"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
@@ -68,7 +69,7 @@ type Deps struct {
 	Fenced func() bool
 	// Peers reach the other replicas sharing the store: a command for a
 	// run another replica runs goes there (nil: this one serves alone).
-	Peers Peers
+	Peers remote.Peers
 	Clock ports.Clock
 	Log   *slog.Logger
 	// Observer hears of every trace span stored (metrics, trace export);
@@ -87,6 +88,7 @@ type Service struct {
 	builder *agents.Builder
 	desk    *approvals.Desk       // where paused runs' decisions land
 	follow  *follow.Runs          // reads runs and follows their events
+	remote  *remote.Remote        // the runs other replicas execute
 	trust   *approvals.TrustStore // the decisions' grants
 	root    context.Context
 	stop    context.CancelFunc
@@ -146,7 +148,8 @@ func New(d Deps) *Service {
 		Clock: d.Clock, Log: d.Log})
 	builder := agents.NewBuilder(agents.BuildDeps{Config: d.Config, Endpoints: d.Models, Settings: d.Settings, Guardrails: d.Guardrails,
 		Toolsets: d.Toolsets})
-	s := &Service{d: d, gate: gate, trust: gate.Trust(), builder: builder, follow: follow.New(d.Hub, d.Runs, d.Peers != nil), root: root, stop: stop, live: map[string]*liveRun{},
+	s := &Service{d: d, gate: gate, trust: gate.Trust(), builder: builder, follow: follow.New(d.Hub, d.Runs, d.Peers != nil),
+		remote: remote.New(d.Peers, d.Runs, d.Hub, d.Replica), root: root, stop: stop, live: map[string]*liveRun{},
 		ending: map[string]struct{}{}}
 	s.desk = approvals.NewDesk(approvals.DeskDeps{Gate: gate, Hub: d.Hub, Store: d.Approvals, Runs: d.Runs, Sessions: d.Sessions,
 		Lifecycle: listeners(d.Listeners), Steps: d.Tasks, Replica: d.Replica, Clock: d.Clock,
@@ -374,7 +377,7 @@ func (s *Service) Cancel(ctx context.Context, p domain.Principal, runID string, 
 	}
 	lr, err := s.liveRun(p, runID)
 	if err != nil {
-		return s.forward(ctx, p, runID, err, Command{Op: OpCancel, Mode: mode})
+		return s.remote.Forward(ctx, p, runID, err, remote.Command{Op: remote.OpCancel, Mode: mode})
 	}
 	cancelLive(lr, mode)
 	return nil
@@ -401,7 +404,7 @@ func (s *Service) Inject(ctx context.Context, p domain.Principal, runID string, 
 	}
 	lr, err := s.liveRun(p, runID)
 	if err != nil {
-		return s.forward(ctx, p, runID, err, Command{Op: OpInject, Queue: queue, Input: input})
+		return s.remote.Forward(ctx, p, runID, err, remote.Command{Op: remote.OpInject, Queue: queue, Input: input})
 	}
 	return injectLive(lr, queue, input)
 }

@@ -53,6 +53,32 @@ type Span struct {
 	StartedAt               time.Time
 }
 
+// NewFlight is the record of calls about to run, at at: the turn's items
+// and cost when the model's turn is not recorded yet (modelTurn), each
+// call with the origin of the tool it calls (origin) and, when the person
+// rejected it, their reason (rejected, by call id), under agent's span.
+func NewFlight(at time.Time, modelTurn bool, output []json.RawMessage, usage domain.Usage, calls []domain.Item,
+	origin func(name string) string, rejected map[string]string, agent Span) Flight {
+	f := Flight{At: at, Agent: agent}
+	if modelTurn {
+		f.Turn, f.Usage = output, &usage
+	}
+	for _, c := range calls {
+		fc := Call{Call: c, Origin: origin(c.Name)}
+		if reason, no := rejected[c.CallID]; no {
+			fc.Rejected = &reason
+		}
+		f.Calls = append(f.Calls, fc)
+	}
+	return f
+}
+
+// Encode is the flight as it is stored.
+func (f Flight) Encode() (string, error) {
+	raw, err := json.Marshal(f)
+	return string(raw), err
+}
+
 // Decode reads a stored flight.
 func Decode(raw string) (Flight, error) {
 	var f Flight
