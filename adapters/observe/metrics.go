@@ -76,8 +76,9 @@ func NewMetrics(src Sources) *Metrics {
 			Help: "Writes to the store (a run's turn records, seq marks and end among them), from asking for the writer to the commit's answer, " +
 				"waiting for the right to write included.", Buckets: storeBuckets}),
 		lockWait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "agents_store_write_lock_wait_seconds",
-			Help: "How long a write transaction waited for the right to write: the write lock every replica's writers share on Postgres, " +
-				"the one writer connection on SQLite (its lone statements are not counted: their wait is not known apart).", Buckets: storeBuckets}),
+			Help: "How long a write transaction waited until it held the right to write: a connection and the write lock every replica's writers share on Postgres, " +
+				"the one writer connection on SQLite (its lone statements are not counted: their wait is not known apart). " +
+				"A write's duration less this wait is how long it held the lock.", Buckets: storeBuckets}),
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		m.runsEnded, m.modelDur, m.modelErrs, m.toolCalls, m.httpReqs, m.httpDur, m.writeDur, m.lockWait, &scraped{src: src})

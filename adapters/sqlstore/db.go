@@ -48,11 +48,12 @@ type DB struct {
 
 // WriteObserver hears how long each write took, so one can see whether
 // serialized writers (SQLite's one writer; Postgres's write lock) cap a
-// team: waited is how long the write stood in line for the right to write
-// (Postgres: the advisory lock statement; SQLite: the writer connection's
-// queue and BEGIN IMMEDIATE), took is the whole write from asking for a
-// connection to the commit's answer. waited is negative when it is not
-// known apart: a lone statement on SQLite (database/sql keeps the writer
+// team. took is the whole write, from asking for a connection to the
+// commit's answer; waited is the part before it held the right to write
+// (Postgres: a pooled connection, BEGIN and the advisory lock; SQLite: the
+// writer connection's queue and BEGIN IMMEDIATE), so took - waited is how
+// long it held the writers' lock. waited is negative when it is not known
+// apart: a lone statement on SQLite (database/sql keeps the writer
 // connection's queue to itself). It is called on the writer's goroutine,
 // after the commit: it must be quick and never block.
 type WriteObserver interface {
@@ -171,15 +172,13 @@ func (db *DB) tx(ctx context.Context, fn func(txQ) error) error {
 	return db.write.run(ctx, nil, func(t txQ) error {
 		// SQLite's right to write is the writer connection and its BEGIN
 		// IMMEDIATE, both behind run's BeginTx; Postgres's is the lock.
-		began := time.Now()
-		waited := began.Sub(asked)
 		if db.dialect.lockWrites != "" {
 			if _, err := t.Tx.ExecContext(ctx, db.dialect.lockWrites); err != nil {
 				_ = t.Rollback()
 				return translate(err)
 			}
-			waited = time.Since(began)
 		}
+		waited := time.Since(asked)
 		err := fn(t)
 		if err != nil {
 			_ = t.Rollback()
