@@ -44,7 +44,7 @@ import (
 //     pooled connection, BEGIN, the lock: agents_store_write_lock_wait_seconds);
 //   - lock-busy: the share of the wall time the lock was held (the writes'
 //     time less their wait, summed over every replica: at 1 the lock is
-//     the cap);
+//     the cap), and hold-ms, how long a write held it on average;
 //   - server-cores, pg-cores, machine-cores: the CPU the replicas, the
 //     database's backends and the whole machine (other work included)
 //     spent per wall second. Near the machine's cores, the CPUs are the
@@ -164,6 +164,7 @@ func benchThroughput(b *testing.B, replicas, perReplica int, window time.Duratio
 	b.ReportMetric(waits.quantile(0.50)*1000, "lockwait-p50-ms")
 	b.ReportMetric(waits.quantile(0.99)*1000, "lockwait-p99-ms")
 	b.ReportMetric((writes.sum()-waits.sum())/secs, "lock-busy")
+	b.ReportMetric((writes.sum()-waits.sum())/writes.count()*1000, "hold-ms")
 	b.ReportMetric(serverCPU.Seconds()/secs, "server-cores")
 	b.ReportMetric(pgCPU.Seconds()/secs, "pg-cores")
 	b.ReportMetric(machine.Seconds()/secs, "machine-cores")
