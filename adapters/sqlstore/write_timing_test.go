@@ -109,14 +109,16 @@ func TestAQueuedWriteIsHeardWaiting(t *testing.T) {
 		})
 	}()
 	// Poll until the second writer stands in line: on Postgres a
-	// transaction not granted the advisory lock; on SQLite a request
-	// waiting for the writer connection.
+	// transaction of this database (other tests share the cluster) not
+	// granted the advisory lock; on SQLite a request waiting for the
+	// writer connection.
 	pollUntil(t, func() bool {
 		if db.Dialect() == "sqlite" {
 			return db.write.Stats().WaitCount > waitsBefore
 		}
 		var n int
-		err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted`).Scan(&n)
+		err := db.read.QueryRowContext(ctx, `SELECT count(*) FROM pg_locks
+			WHERE locktype = 'advisory' AND NOT granted AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`).Scan(&n)
 		return err == nil && n > 0
 	})
 	// The queued writer has waited since before it was seen in line, and

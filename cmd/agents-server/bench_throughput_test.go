@@ -56,9 +56,6 @@ import (
 //	export AGENTS_TEST_POSTGRES=postgres://…
 //	go test -run '^$' -bench ReplicaThroughput -benchtime 1x ./cmd/agents-server
 func BenchmarkReplicaThroughput(b *testing.B) {
-	if pgtest.Available() == "" {
-		b.Skip("write throughput across replicas needs Postgres: " + pgtest.Enable)
-	}
 	perReplica := envInt("AGENTS_BENCH_RUNS_PER_REPLICA", 4)
 	window := time.Duration(envInt("AGENTS_BENCH_SECONDS", 4)) * time.Second
 	const deltas = 1000
