@@ -42,7 +42,7 @@ type DB struct {
 	// the caller, not by Close.
 	borrowed bool
 	// writes hears each write's timings (ObserveWrites); nil until set.
-	// Atomic: the roll's beats write before the watchers are wired.
+	// Atomic: writers may already run when the watchers are wired.
 	writes atomic.Pointer[writeHook]
 }
 
