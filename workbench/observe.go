@@ -32,6 +32,8 @@ func newWatchers(ctx context.Context, o Options, h *hub.Hub, db *sqlstore.DB, lo
 		runs, waiting, tasks, err := db.StatusCounts(ctx)
 		return observe.Counts{RunsByStatus: runs, ApprovalsWaiting: waiting, TasksByStatus: tasks}, err
 	}})}
+	// Every write's timing, so a team sees whether its writers queue.
+	db.ObserveWrites(w.metrics)
 	if o.OTLPEndpoint != "" {
 		t, err := observe.NewTraces(ctx, o.OTLPEndpoint, o.Version)
 		if err != nil {

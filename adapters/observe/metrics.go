@@ -44,7 +44,13 @@ type Metrics struct {
 	toolCalls *prometheus.CounterVec
 	httpReqs  *prometheus.CounterVec
 	httpDur   *prometheus.HistogramVec
+	writeDur  prometheus.Histogram
+	lockWait  prometheus.Histogram
 }
+
+// storeBuckets span a write's life, from a lone statement on a quiet store
+// (100 µs) to writers queued behind a busy one (seconds).
+var storeBuckets = []float64{0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5}
 
 // NewMetrics registers every family; src is read at each scrape.
 func NewMetrics(src Sources) *Metrics {
@@ -66,9 +72,16 @@ func NewMetrics(src Sources) *Metrics {
 		httpDur: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "agents_http_request_duration_seconds",
 			Help: "HTTP request durations by route (streams last as long as they are open).", Buckets: prometheus.DefBuckets},
 			[]string{"route", "method"}),
+		writeDur: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "agents_store_write_duration_seconds",
+			Help: "Writes to the store (a run's turn records, seq marks and end among them), from asking for the writer to the commit's answer, " +
+				"waiting for the right to write included.", Buckets: storeBuckets}),
+		lockWait: prometheus.NewHistogram(prometheus.HistogramOpts{Name: "agents_store_write_lock_wait_seconds",
+			Help: "How long a write transaction waited until it held the right to write: a connection and the write lock every replica's writers share on Postgres, " +
+				"the one writer connection on SQLite (its lone statements are not counted: their wait is not known apart). " +
+				"A write's duration less this wait is how long it held the lock.", Buckets: storeBuckets}),
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.runsEnded, m.modelDur, m.modelErrs, m.toolCalls, m.httpReqs, m.httpDur, &scraped{src: src})
+		m.runsEnded, m.modelDur, m.modelErrs, m.toolCalls, m.httpReqs, m.httpDur, m.writeDur, m.lockWait, &scraped{src: src})
 	return m
 }
 
@@ -130,6 +143,15 @@ func (m *Metrics) Request(method, route string, status int, took time.Duration) 
 	}
 	m.httpReqs.WithLabelValues(route, method, strconv.Itoa(status)).Inc()
 	m.httpDur.WithLabelValues(route, method).Observe(took.Seconds())
+}
+
+// StoreWrite times one write to the store: waited for the right to write
+// (negative: not known apart), took in all.
+func (m *Metrics) StoreWrite(waited, took time.Duration) {
+	m.writeDur.Observe(took.Seconds())
+	if waited >= 0 {
+		m.lockWait.Observe(waited.Seconds())
+	}
 }
 
 // scraped collects what is read at each scrape: the hub's counts and the

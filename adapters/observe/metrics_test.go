@@ -1,7 +1,10 @@
 package observe
 
 import (
+	"net/http/httptest"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 )
@@ -27,6 +30,29 @@ func TestToolLabelsComeFromABoundedSet(t *testing.T) {
 		}
 		if got := toolLabel(domain.Span{Kind: domain.SpanFunction, Name: c.name, Meta: meta}); got != c.want {
 			t.Errorf("%s from %q is labelled %q, want %q", c.name, c.origin, got, c.want)
+		}
+	}
+}
+
+// A store write lands in the write histogram, and in the lock-wait one
+// only when its wait is known.
+func TestStoreWritesAreTimed(t *testing.T) {
+	m := NewMetrics(Sources{})
+	m.StoreWrite(2*time.Millisecond, 5*time.Millisecond)
+	m.StoreWrite(-1, 3*time.Millisecond) // a lone SQLite statement
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	text := rec.Body.String()
+	for _, want := range []string{
+		"agents_store_write_duration_seconds_count 2\n",
+		"agents_store_write_duration_seconds_sum 0.008\n",
+		`agents_store_write_duration_seconds_bucket{le="0.0025"} 0` + "\n",
+		`agents_store_write_duration_seconds_bucket{le="0.005"} 2` + "\n",
+		"agents_store_write_lock_wait_seconds_count 1\n",
+		`agents_store_write_lock_wait_seconds_bucket{le="0.0025"} 1` + "\n",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("no %q in the scrape", want)
 		}
 	}
 }

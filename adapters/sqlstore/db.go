@@ -13,6 +13,8 @@ import (
 	"log/slog"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/pressly/goose/v3"
 
@@ -39,6 +41,42 @@ type DB struct {
 	// borrowed: the writer is the caller's *sql.DB (OpenWith), closed by
 	// the caller, not by Close.
 	borrowed bool
+	// writes hears each write's timings (ObserveWrites); nil until set.
+	// Atomic: writers may already run when the watchers are wired.
+	writes atomic.Pointer[writeHook]
+}
+
+// WriteObserver hears how long each write took, so one can see whether
+// serialized writers (SQLite's one writer; Postgres's write lock) cap a
+// team. took is the whole write, from asking for a connection to the
+// commit's answer; waited is the part before it held the right to write
+// (Postgres: a pooled connection, BEGIN and the advisory lock; SQLite: the
+// writer connection's queue and BEGIN IMMEDIATE), so took - waited is how
+// long it held the writers' lock. waited is negative when it is not known
+// apart: a lone statement on SQLite (database/sql keeps the writer
+// connection's queue to itself). It is called on the writer's goroutine,
+// after the commit: it must be quick and never block.
+type WriteObserver interface {
+	StoreWrite(waited, took time.Duration)
+}
+
+// writeHook boxes a WriteObserver for the atomic pointer.
+type writeHook struct{ o WriteObserver }
+
+// ObserveWrites makes o hear every write from now on (nil: none).
+func (db *DB) ObserveWrites(o WriteObserver) {
+	if o == nil {
+		db.writes.Store(nil)
+		return
+	}
+	db.writes.Store(&writeHook{o})
+}
+
+// observeWrite tells the observer, if any, of one write.
+func (db *DB) observeWrite(waited, took time.Duration) {
+	if h := db.writes.Load(); h != nil {
+		h.o.StoreWrite(waited, took)
+	}
 }
 
 // migrate applies pending migrations, after checking the database is not
@@ -127,19 +165,28 @@ func (db *DB) Close() error {
 }
 
 // tx runs fn in one write transaction, committing when it returns nil.
+// Its timings go to the write observer (a time.Now per step, no query):
+// one that failed after taking the write right counts too, it held it.
 func (db *DB) tx(ctx context.Context, fn func(txQ) error) error {
+	asked := time.Now()
 	return db.write.run(ctx, nil, func(t txQ) error {
+		// SQLite's right to write is the writer connection and its BEGIN
+		// IMMEDIATE, both behind run's BeginTx; Postgres's is the lock.
 		if db.dialect.lockWrites != "" {
 			if _, err := t.Tx.ExecContext(ctx, db.dialect.lockWrites); err != nil {
 				_ = t.Rollback()
 				return translate(err)
 			}
 		}
-		if err := fn(t); err != nil {
+		waited := time.Since(asked)
+		err := fn(t)
+		if err != nil {
 			_ = t.Rollback()
-			return err
+		} else {
+			err = translate(t.Commit())
 		}
-		return translate(t.Commit())
+		db.observeWrite(waited, time.Since(asked))
+		return err
 	})
 }
 
@@ -180,7 +227,9 @@ func scanString(r rowScanner) (string, error) {
 // so a lone statement never lands between a transaction's reads.
 func (db *DB) exec(ctx context.Context, query string, args ...any) (r sql.Result, err error) {
 	if db.dialect.lockWrites == "" {
+		asked := time.Now()
 		r, err = db.write.ExecContext(ctx, query, args...)
+		db.observeWrite(-1, time.Since(asked))
 		return r, translate(err)
 	}
 	err = db.tx(ctx, func(t txQ) error {
@@ -192,15 +241,12 @@ func (db *DB) exec(ctx context.Context, query string, args ...any) (r sql.Result
 
 // writer is what lone writes (one statement, no transaction of their own)
 // go through: the write pool, or, where writers are serialized by a lock,
-// one locked transaction per statement (see exec).
-func (db *DB) writer() querier {
-	if db.dialect.lockWrites == "" {
-		return db.write
-	}
-	return lockedWriter{db}
-}
+// one locked transaction per statement; either way through exec, which
+// times them.
+func (db *DB) writer() querier { return lockedWriter{db} }
 
-// lockedWriter runs each statement as exec does; reads go to the pool.
+// lockedWriter runs each statement as exec does; reads go to the write
+// pool.
 type lockedWriter struct{ db *DB }
 
 func (w lockedWriter) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {

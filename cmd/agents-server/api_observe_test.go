@@ -67,6 +67,13 @@ func TestMetricsCountWhatRunsDid(t *testing.T) {
 	if l := metricLine(text, "agents_events_total "); l == "" || l == "agents_events_total 0" {
 		t.Errorf("events: %q", l)
 	}
+	// The chat's writes (its run, its turns, its end) were timed, each
+	// with its wait for the writer (some are transactions on either engine).
+	for _, name := range []string{"agents_store_write_duration_seconds_count ", "agents_store_write_lock_wait_seconds_count "} {
+		if l := metricLine(text, name); l == "" || l == name+"0" {
+			t.Errorf("store writes: %q", l)
+		}
+	}
 	// The separate listener serves the same registry without a token.
 	resp, err := http.Get("http://" + workbenchparts.Of(h.app.wb).MetricsAddr + "/metrics")
 	if err != nil {

@@ -34,7 +34,7 @@ var (
 )
 
 // agentsBinary builds the binary once per test run.
-func agentsBinary(t *testing.T) string {
+func agentsBinary(t testing.TB) string {
 	t.Helper()
 	binaryOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "agents-server-bin")
