@@ -261,19 +261,23 @@ func (rig *chaosRig) round(t *testing.T, fault func(t *testing.T)) {
 		}
 		status = got
 	}
-	// Every replica's row agrees with the watchers, once it answers.
-	var row map[string]any
+	// Every replica's row agrees with the watchers, and with the other's,
+	// once it answers.
+	rows := map[*process]map[string]any{}
 	for _, p := range []*process{rig.a, rig.b} {
 		slowPoll(t, func() bool {
 			code, out, _ := p.call(t, "GET", "/api/v1/runs/"+runID, nil)
-			row = out
+			rows[p] = out
 			return code == 200
 		})
-		if row["status"] != status {
-			t.Fatalf("GET /runs/%s on %s says %v; the watchers saw %s", runID, p.url, row["status"], status)
+		if rows[p]["status"] != status {
+			t.Fatalf("GET /runs/%s on %s says %v; the watchers saw %s", runID, p.url, rows[p]["status"], status)
 		}
 	}
-	t.Logf("the run ended %s %v", status, row["error"])
+	if a, b := fmt.Sprint(rows[rig.a]["error"]), fmt.Sprint(rows[rig.b]["error"]); a != b {
+		t.Fatalf("the replicas say the run failed differently: %s and %s", a, b)
+	}
+	t.Logf("the run ended %s %v", status, rows[rig.b]["error"])
 	// The conversation takes the next run, on either replica.
 	slowPoll(t, func() bool {
 		code, _, _ := rig.b.call(t, "POST", "/api/v1/sessions/"+sid+"/runs", map[string]any{"input": "next", "agent_config_id": rig.quick})
@@ -295,9 +299,11 @@ func (rig *chaosRig) round(t *testing.T, fault func(t *testing.T)) {
 	}
 	before := entriesOf()
 	time.Sleep(3 * time.Second)
-	_, again, _ := rig.a.call(t, "GET", "/api/v1/runs/"+runID, nil)
-	if fmt.Sprint(again["status"], again["last_seq"], again["error"]) != fmt.Sprint(row["status"], row["last_seq"], row["error"]) {
-		t.Fatalf("the run's row changed after its end: %v → %v", row, again)
+	for p, row := range rows {
+		_, again, _ := p.call(t, "GET", "/api/v1/runs/"+runID, nil)
+		if fmt.Sprint(again["status"], again["last_seq"], again["error"]) != fmt.Sprint(row["status"], row["last_seq"], row["error"]) {
+			t.Fatalf("the run changed on %s after its end: %v → %v", p.url, row, again)
+		}
 	}
 	if after := entriesOf(); after != before {
 		t.Fatalf("the run's entries went from %d to %d after its end", before, after)

@@ -53,21 +53,19 @@ func (s *Service) letGo(lr *liveRun) {
 	lr.cancel()
 }
 
-// cutOff reports whether this replica is fenced (Deps.Fenced).
-func (s *Service) cutOff() bool { return s.d.Fenced != nil && s.d.Fenced() }
-
-// notFenced refuses a start on a fenced replica: unavailable.
+// notFenced refuses a start on a fenced replica (Deps.Fenced): unavailable.
 func (s *Service) notFenced() error {
-	if s.cutOff() {
+	if s.d.Fenced != nil && s.d.Fenced() {
 		return errs.E(errs.Unavailable, "this server has lost its database for the moment; retry shortly")
 	}
 	return nil
 }
 
-// stopIfFenced stops a run at a turn or a tool call when its replica is
-// fenced; it reports whether it did (the run's context is then done).
+// stopIfFenced stops a run at a turn, a tool call or a streamed fragment
+// when its replica is fenced; it reports whether it did (the run's context
+// is then done).
 func (s *Service) stopIfFenced(lr *liveRun) bool {
-	if !s.cutOff() {
+	if s.notFenced() == nil {
 		return false
 	}
 	lr.stop(domain.CancelDatabaseUnreachable)

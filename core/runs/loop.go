@@ -530,7 +530,12 @@ func (s *Service) handOff(rc *runCtx, to domain.Agent) error {
 }
 
 // delta streams a fragment to watchers; deltas are never stored one by one.
+// A fenced replica streams nothing more: a process waking from a stop
+// finds buffered deltas of a run another replica may have taken over.
 func (s *Service) delta(lr *liveRun, d ports.ModelDelta) {
+	if s.stopIfFenced(lr) {
+		return
+	}
 	switch d.Kind {
 	case ports.DeltaText:
 		s.publish(lr, domain.EventStep, domain.DeltaPayload{RunID: lr.run.ID, Delta: d.Text})

@@ -19,6 +19,7 @@ import (
 	"github.com/agents-server/agents-server/core/follow"
 	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/remote"
+	"github.com/agents-server/agents-server/core/runcap"
 	"github.com/agents-server/agents-server/core/sandboxes"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
@@ -65,7 +66,7 @@ type Deps struct {
 	// Fenced reports whether this replica is fenced — the database has not
 	// taken its heartbeat for too long, so another replica may soon take
 	// its runs over: none starts, and those running stop at their next
-	// turn or tool call (nil: never; the roll also stops them at once).
+	// turn, tool call or fragment (nil: never; the roll also stops them).
 	Fenced func() bool
 	// Peers reach the other replicas sharing the store: a command for a
 	// run another replica runs goes there (nil: this one serves alone).
@@ -270,7 +271,7 @@ func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool, images 
 	if strings.TrimSpace(run.Input) != "" || len(images) > 0 {
 		entries = []domain.Entry{userEntry(run.Input, run.ID, images...)}
 	}
-	return s.d.Sessions.BeginRunWith(ctx, run, plan, entries, capIn(ctx, run.OwnerID, limit, nil))
+	return s.d.Sessions.BeginRunWith(ctx, run, plan, entries, runcap.In(ctx, run.OwnerID, limit, nil))
 }
 
 // userEntry is the user's message: its text and the images it carries (by
