@@ -61,6 +61,22 @@ type Desk struct{ d DeskDeps }
 // NewDesk returns a Desk.
 func NewDesk(d DeskDeps) *Desk { return &Desk{d: d} }
 
+// Pause files a run's turn as it waits for decisions — the turn's entries,
+// rows (an approval per gated call) and state (what its resume needs) in
+// one transaction — and only then says the run is interrupted: nothing is
+// announced as waiting for a decision nobody can make.
+func (k *Desk) Pause(ctx context.Context, run domain.Run, entries []domain.Entry, rows []domain.Approval, state domain.PauseState) error {
+	if info, ok := k.d.Hub.Info(run.ID); ok {
+		run.LastSeq = info.LastSeq + 1 // run.interrupted, below
+	}
+	if _, err := k.d.Sessions.AppendWith(ctx, run.SessionID, entries,
+		func(tx ports.SessionTx) error { return tx.FileApprovals(ctx, rows, run, state) }); err != nil {
+		return err
+	}
+	k.d.Hub.Publish(run.ID, domain.NewEvent(domain.EventInterrupted, domain.RunIDPayload{RunID: run.ID}))
+	return nil
+}
+
 // AwaitPause waits until a run that is letting go of the session has let
 // go — one that announced its pause (its teardown releases the slot right
 // after run.interrupted), or one whose end is being recorded — or until

@@ -49,11 +49,8 @@ func anyTrue(bs []bool) bool {
 	return false
 }
 
-// pause files the turn: the model's items, an approval per gated call and
-// everything the resume needs, in one transaction — and only then says the
-// run is interrupted. A pause that cannot be recorded ends the run as
-// persist_error: nothing is announced as waiting for a decision nobody can
-// make.
+// pause files the turn with what its resume needs (approvals.Desk.Pause);
+// a pause that cannot be recorded ends the run as persist_error.
 func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.ModelResponse, calls []domain.Item, gated []bool) outcome {
 	lr := rc.lr
 	now := s.d.Clock.Now()
@@ -72,16 +69,10 @@ func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.Mo
 		Injected: lr.injected, Calls: calls, Gated: gated, Queued: queued}
 	run := lr.run
 	run.AgentConfigID, run.UpdatedAt = rc.agent.Agent.ID, now
-	if info, ok := s.d.Hub.Info(run.ID); ok {
-		run.LastSeq = info.LastSeq + 1 // run.interrupted, below
-	}
-	_, err := s.d.Sessions.AppendWith(context.WithoutCancel(ctx), run.SessionID, transcript.TurnEntries(run.ID, resp, nil),
-		func(tx ports.SessionTx) error { return tx.FileApprovals(ctx, rows, run, state) })
-	if err != nil {
+	if err := s.desk.Pause(context.WithoutCancel(ctx), run, transcript.TurnEntries(run.ID, resp, nil), rows, state); err != nil {
 		s.d.Log.Error("recording a pause failed", "run_id", run.ID, "err", err)
 		return s.failed(lr, domain.CodePersistError, "the pause for approval could not be recorded: "+errs.MessageOf(err))
 	}
-	s.publish(lr, domain.EventInterrupted, domain.RunIDPayload{RunID: run.ID})
 	return outcome{status: domain.RunInterrupted, paused: true, pending: rows[0].ToolCallID}
 }
 

@@ -7,6 +7,7 @@ import (
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/hub"
+	"github.com/agents-server/agents-server/core/runcap"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -75,7 +76,7 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 		if err != nil {
 			return domain.Run{}, err
 		}
-		also = capIn(ctx, sess.OwnerID, limit, req.Also)
+		also = runcap.In(ctx, sess.OwnerID, limit, req.Also)
 	}
 	if req.NotPaused {
 		if _, paused, err := s.d.Approvals.FindPausedRun(ctx, sess.ID); err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/agents-server/agents-server/core/runcap"
-	"github.com/agents-server/agents-server/ports"
 )
 
 // admit refuses (rate_limited) a start past max_runs_per_user and returns
@@ -20,9 +19,4 @@ func (s *Service) admit(ctx context.Context, ownerID string) (int, error) {
 func (s *Service) CheckRunCap(ctx context.Context, ownerID string) error {
 	_, err := s.admit(ctx, ownerID)
 	return err
-}
-
-// capIn holds the cap in the transaction that records a run (runcap.In).
-func capIn(ctx context.Context, ownerID string, limit int, also func(tx ports.SessionTx) error) func(tx ports.SessionTx) error {
-	return runcap.In(ctx, ownerID, limit, also)
 }

@@ -16,8 +16,6 @@ type Sessions interface {
 	Get(ctx context.Context, p domain.Principal, id string) (domain.Session, error)
 	// Find returns a session by id, whoever owns it.
 	Find(ctx context.Context, id string) (domain.Session, error)
-	// Create starts an empty session owned by the caller.
-	Create(ctx context.Context, p domain.Principal, name, agentID string) (domain.Session, error)
 	// History is the session's active branch, as a run's input is built
 	// from it.
 	History(ctx context.Context, sessionID string) ([]domain.Entry, error)
