@@ -253,7 +253,7 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	// Who hears of runs' lives, in order: the watchers count and export
 	// how runs end (first: a client that saw a run end reads it counted);
 	// a task's status follows its run.
-	lifecycle := []runs.Listener{runs.ObserveEnds(s.watch.observer()), s.tasks}
+	lifecycle := []runs.Listener{traces.EndsTo(s.watch.observer()), s.tasks}
 	s.runs = runs.New(runs.Deps{
 		Hub: eventHub, Sessions: journal, Runs: db, Config: db, Models: s.models,
 		Settings: s.settings, Guardrails: s.guardrails, Traces: db, Approvals: db, Sandboxes: s.sandboxes, Tasks: s.tasks,

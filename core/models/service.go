@@ -43,8 +43,8 @@ type OutboundPolicies interface {
 	For(ctx context.Context, ownerID string) (domain.OutboundPolicy, error)
 }
 
-// Sessions is the sessions service as compaction and the playground use
-// it.
+// Sessions is the sessions' journal as compaction, titles and the
+// playground use it.
 type Sessions interface {
 	// Get returns a session the caller may read (not_found otherwise).
 	Get(ctx context.Context, p domain.Principal, id string) (domain.Session, error)
@@ -55,6 +55,9 @@ type Sessions interface {
 	// ApplyFold folds the planned entries under checkpoint; conflict when
 	// another pass got there first.
 	ApplyFold(ctx context.Context, sessionID string, f sessions.Fold, checkpoint domain.Entry) (domain.Entry, error)
+	// SetTitle names an untitled session; false when it was named
+	// meanwhile.
+	SetTitle(ctx context.Context, sessionID, title string) (bool, error)
 }
 
 // Slots hold a session so no run starts on it (core/hub).

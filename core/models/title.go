@@ -31,21 +31,26 @@ func (s *Service) TitleModel(ctx context.Context, agentModel string) string {
 	return agentModel
 }
 
-// Title asks model at ep to name a conversation from its first message
-// and returns the title, or an error when the call failed or named
-// nothing (the title is returned too, for the trace).
-func (s *Service) Title(ctx context.Context, ep ports.ProviderEndpoint, model, input, conversationID string) (string, error) {
+// Title asks model at ep to name the conversation sessionID from its
+// first message (input) and names it so, unless a person named it
+// meanwhile (named false: their name wins). It returns the title — also
+// when the call failed or named nothing, for the trace, with the error.
+func (s *Service) Title(ctx context.Context, ep ports.ProviderEndpoint, model, input, sessionID string) (title string, named bool, err error) {
 	maxTokens := 40
 	resp, err := s.d.LLM.Generate(ctx, ports.ModelRequest{
 		Endpoint: ep, Model: model, Instructions: titleInstructions,
 		Input:    []json.RawMessage{domain.TextMessage("user", "input_text", TitlePrefix+input)},
-		Settings: domain.ModelSettings{MaxOutputTokens: &maxTokens}, ConversationID: conversationID,
+		Settings: domain.ModelSettings{MaxOutputTokens: &maxTokens}, ConversationID: sessionID,
 	}, nil)
-	title := titleFrom(FinalText(resp.Output), input)
+	title = titleFrom(FinalText(resp.Output), input)
 	if err == nil && title == "" {
 		err = errEmptyTitle
 	}
-	return title, err
+	if err != nil {
+		return title, false, err
+	}
+	named, err = s.d.Sessions.SetTitle(ctx, sessionID, title)
+	return title, named, err
 }
 
 type titleError string

@@ -44,13 +44,17 @@ func TestTitleNamesAConversationFromItsFirstMessage(t *testing.T) {
 		{name: "the call fails", reply: porttest.Fail(ports.ModelUnavailable, "down"), fails: "down"},
 	} {
 		f.llm.Queue(c.reply)
-		got, err := f.svc.Title(ctx, ep, "small", msg, "sess-1")
-		if got != c.want || (c.fails == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.fails)) {
-			t.Errorf("%s: %q, %v; want %q failing with %q", c.name, got, err, c.want, c.fails)
+		sess, _ := f.sessions.Create(ctx, f.user, "", "")
+		got, named, err := f.svc.Title(ctx, ep, "small", msg, sess.ID)
+		if got != c.want || (c.fails == "") != (err == nil) || (err != nil && !strings.Contains(err.Error(), c.fails)) || named != (err == nil) {
+			t.Errorf("%s: %q named %v, %v; want %q failing with %q", c.name, got, named, err, c.want, c.fails)
+		}
+		if stored, _ := f.sessions.Find(ctx, sess.ID); named && stored.Name != c.want {
+			t.Errorf("%s: the session is named %q", c.name, stored.Name)
 		}
 		reqs := f.llm.Requests()
 		r := reqs[len(reqs)-1]
-		if r.Model != "small" || r.ConversationID != "sess-1" || porttest.InputText(r) != models.TitlePrefix+msg+"\n" ||
+		if r.Model != "small" || r.ConversationID != sess.ID || porttest.InputText(r) != models.TitlePrefix+msg+"\n" ||
 			r.Settings.MaxOutputTokens == nil || *r.Settings.MaxOutputTokens != 40 || !strings.HasPrefix(r.Instructions, "You name conversations") {
 			t.Errorf("%s: the title call = %+v", c.name, r)
 		}
@@ -74,5 +78,25 @@ func TestFinalTextIsTheLastAssistantMessage(t *testing.T) {
 		if got := models.FinalText(c.output); got != c.want {
 			t.Errorf("%s: %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// TestATitleNeverRenamesWhatAPersonNamed: a session named meanwhile keeps
+// its name; the title is returned, not stored.
+func TestATitleNeverRenamesWhatAPersonNamed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := t.Context()
+	sess, _ := f.sessions.Create(ctx, f.user, "", "")
+	if ok, err := f.sessions.SetTitle(ctx, sess.ID, "Mine"); !ok || err != nil {
+		t.Fatalf("naming it: %v %v", ok, err)
+	}
+	f.llm.Queue(porttest.Reply{Text: "A model's title"})
+	title, named, err := f.svc.Title(ctx, f.endpoint(t), "small", "hello there", sess.ID)
+	if err != nil || named || title != "A model's title" {
+		t.Fatalf("title %q named %v, %v", title, named, err)
+	}
+	if stored, _ := f.sessions.Find(ctx, sess.ID); stored.Name != "Mine" {
+		t.Fatalf("the session is named %q", stored.Name)
 	}
 }

@@ -37,9 +37,6 @@ func (s *Service) fenced(ctx context.Context, runID string, also func(ports.Sess
 	}
 }
 
-// takenOver reports whether err is the fence's refusal.
-func takenOver(err error) bool { return errors.Is(err, errTakenOver) }
-
 // letGo ends a run here that another replica's failover ended: its slot is
 // freed and its context cancelled; nothing is written or relayed. Its
 // watchers here get the ending the failover stored (as its relay would

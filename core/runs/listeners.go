@@ -9,7 +9,7 @@ import (
 
 // Listener hears of a run's life, on every path a run takes: the task
 // manager (a task's status follows its run) and the watchers (metrics,
-// trace export, through ObserveEnds) are listeners. They are given to New
+// trace export, through traces.EndsTo) are listeners. They are given to New
 // in one list and told in its order.
 type Listener interface {
 	// Ending returns what a run's end also writes in its own transaction
@@ -70,15 +70,3 @@ func (ls listeners) Ended(run domain.Run) {
 		l.Ended(run)
 	}
 }
-
-// ObserveEnds is a listener that tells o how every run ended, here or in a
-// restart's sweep (o's RunEnded); pauses and resumes are not its concern.
-func ObserveEnds(o ports.RunObserver) Listener { return endObserver{o} }
-
-type endObserver struct{ o ports.RunObserver }
-
-func (endObserver) Ending(context.Context, domain.Run) func(tx ports.SessionTx) error { return nil }
-func (endObserver) Paused(domain.Run, string)                                         {}
-func (endObserver) Resumed(domain.Run)                                                {}
-func (e endObserver) Ended(run domain.Run)                                            { e.o.RunEnded(run) }
-func (e endObserver) Recovered(run domain.Run)                                        { e.o.RunEnded(run) }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/core/traces"
 	"github.com/agents-server/agents-server/ports"
 	"github.com/agents-server/agents-server/ports/porttest"
 )
@@ -32,7 +33,7 @@ func (l *hearing) Resumed(domain.Run)                   { l.add("resumed") }
 func (l *hearing) Ended(run domain.Run)                 { l.add("ended " + string(run.Status)) }
 func (l *hearing) Recovered(run domain.Run)             { l.add("recovered " + string(run.Status)) }
 
-// RunEnded and SpanSaved make it a ports.RunObserver, for ObserveEnds.
+// RunEnded and SpanSaved make it a ports.RunObserver, for traces.EndsTo.
 func (l *hearing) RunEnded(run domain.Run) { l.add("observed " + string(run.Status)) }
 func (l *hearing) SpanSaved(domain.Span)   {}
 
@@ -90,7 +91,7 @@ func TestEveryWayARunGoesTellsTheListeners(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t)
 			heard := &hearing{}
-			h.listeners = []runs.Listener{heard, runs.ObserveEnds(heard)}
+			h.listeners = []runs.Listener{heard, traces.EndsTo(heard)}
 			h.newService()
 			c.run(t, h)
 			heard.until(t, c.want...)
@@ -111,7 +112,7 @@ func TestARestartsSweepTellsTheListeners(t *testing.T) {
 		t.Fatal(err)
 	}
 	heard := &hearing{}
-	h.listeners = []runs.Listener{heard, runs.ObserveEnds(heard)}
+	h.listeners = []runs.Listener{heard, traces.EndsTo(heard)}
 	h.newService()
 	orphans, err := h.sweep(t.Context())
 	if err != nil || len(orphans) != 1 {

@@ -187,7 +187,7 @@ func (s *Service) recordEnd(runID string, spans traces.Batch, endRun func(also f
 	also func(ports.SessionTx) error) endRecord {
 	err := spans.In(endRun, also)
 	for wait := time.Second; err != nil && !errs.Is(err, errs.NotFound); wait = min(2*wait, endRetryMax) {
-		if takenOver(err) {
+		if errors.Is(err, errTakenOver) {
 			return endTakenOver
 		}
 		s.d.Log.Error("recording a run's end failed; writing it again when the store answers", "run_id", runID, "err", err,
@@ -228,7 +228,7 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 		out.partial = rc.partial.String()
 		return out
 	}
-	if takenOver(err) {
+	if errors.Is(err, errTakenOver) {
 		return outcome{lost: true}
 	}
 	var ce *domain.ConfigError

@@ -16,8 +16,9 @@ type Models interface {
 	// TitleModel is the model that names sessions, agentModel unless a
 	// setting says otherwise.
 	TitleModel(ctx context.Context, agentModel string) string
-	// Title names a conversation from its first message.
-	Title(ctx context.Context, ep ports.ProviderEndpoint, model, input, conversationID string) (string, error)
+	// Title names a conversation from its first message, unless a person
+	// named it first.
+	Title(ctx context.Context, ep ports.ProviderEndpoint, model, input, sessionID string) (string, bool, error)
 	// Fold runs one compaction pass over a session.
 	Fold(ctx context.Context, r models.FoldRequest) (models.Folded, error)
 }

@@ -74,7 +74,7 @@ type Deps struct {
 	Clock ports.Clock
 	Log   *slog.Logger
 	// Observer hears of every trace span stored (metrics, trace export);
-	// nil: nobody. How runs end reaches it as a listener (ObserveEnds).
+	// nil: nobody. How runs end reaches it as a listener (traces.EndsTo).
 	Observer ports.RunObserver
 	// CheckpointEvery bounds how much of a streaming answer a crash can
 	// lose (0: DefaultCheckpointEvery).

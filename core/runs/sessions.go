@@ -31,9 +31,6 @@ type Sessions interface {
 	LeavePlanning(ctx context.Context, sessionID string) error
 	// SaveContextProfile keeps what a run's context was made of.
 	SaveContextProfile(ctx context.Context, sessionID, runID string, profile json.RawMessage) error
-	// SetTitle names an untitled session; false when it was named
-	// meanwhile.
-	SetTitle(ctx context.Context, sessionID, title string) (bool, error)
 }
 
 // Guardrails compiles the guardrails an agent selects (core/guardrails).

@@ -32,16 +32,12 @@ func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 		defer cancel()
 		defer context.AfterFunc(s.root, cancel)()
 		sp := rc.tr.Span(domain.SpanTitle, "title", "").Meta("model", model)
-		title, err := s.d.Models.Title(ctx, endpoint, model, rc.lr.run.Input, rc.lr.run.SessionID)
+		title, named, err := s.d.Models.Title(ctx, endpoint, model, rc.lr.run.Input, rc.lr.run.SessionID)
 		sp.Set("title", title, true)
 		sp.Finish(err)
-		if err != nil {
-			s.d.Log.Debug("titling a session failed", "session_id", rc.lr.run.SessionID, "err", err)
+		if err != nil || !named {
+			s.d.Log.Debug("titling a session failed, or a person named it first", "session_id", rc.lr.run.SessionID, "err", err)
 			return
-		}
-		ok, err := s.d.Sessions.SetTitle(ctx, rc.lr.run.SessionID, title)
-		if err != nil || !ok {
-			return // renamed meanwhile: the person's name wins
 		}
 		s.publish(rc.lr, domain.EventTitleUpdated, domain.TitleUpdatedPayload{SessionID: rc.lr.run.SessionID, RunID: rc.lr.run.ID, Title: title})
 	}()
