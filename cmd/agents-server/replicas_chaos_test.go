@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -167,19 +168,25 @@ func finalStatus(ev domain.Event) string {
 // streams for a few seconds and one that answers at once.
 type chaosRig struct {
 	pg            *privatePG
+	url           string
 	a, b          *process
 	stream, quick string // agent ids
 }
 
-func TestReplicasSurviveTheirDatabase(t *testing.T) {
-	t.Parallel()
+// newChaosRig starts a private cluster and servers on it (two replicas,
+// or one server watched twice), with the agents the rounds use.
+func newChaosRig(t *testing.T, replicas int) *chaosRig {
 	pg := startPrivatePG(t)
 	url := pg.database(t, "chaos")
 	model, modelURL := startScripted(t)
 	model.SetScript("stream", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{
 		{Text: strings.Repeat("abcd", 300), ChunkSize: 4, DelayMS: 25}}}}})
 	model.SetScript("quick", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{{Text: "fine"}}}}})
-	rig := &chaosRig{pg: pg, a: startReplica(t, url), b: startReplica(t, url)}
+	rig := &chaosRig{pg: pg, url: url, a: startReplica(t, url)}
+	rig.b = rig.a
+	if replicas > 1 {
+		rig.b = startReplica(t, url)
+	}
 	_, out, raw := rig.a.call(t, "POST", "/api/v1/providers", map[string]any{"name": "m", "base_url": modelURL + "/v1", "api_key": "k"})
 	prov, _ := out["id"].(string)
 	if prov == "" {
@@ -197,6 +204,25 @@ func TestReplicasSurviveTheirDatabase(t *testing.T) {
 			rig.quick = id
 		}
 	}
+	return rig
+}
+
+// TestASingleServerOnPostgresSurvivesItsDatabase: the same checks for one
+// server alone on Postgres, whose database stops for 6 s mid-run.
+func TestASingleServerOnPostgresSurvivesItsDatabase(t *testing.T) {
+	t.Parallel()
+	rig := newChaosRig(t, 1)
+	rig.round(t, func(t *testing.T) {
+		rig.pg.stop(t)
+		time.Sleep(6 * time.Second)
+		rig.pg.start(t)
+	})
+}
+
+func TestReplicasSurviveTheirDatabase(t *testing.T) {
+	t.Parallel()
+	rig := newChaosRig(t, 2)
+	pg, url := rig.pg, rig.url
 	for _, fault := range []struct {
 		name  string
 		apply func(t *testing.T)
@@ -264,7 +290,7 @@ func (rig *chaosRig) round(t *testing.T, fault func(t *testing.T)) {
 	// Every replica's row agrees with the watchers, and with the other's,
 	// once it answers.
 	rows := map[*process]map[string]any{}
-	for _, p := range []*process{rig.a, rig.b} {
+	for _, p := range slices.Compact([]*process{rig.a, rig.b}) {
 		slowPoll(t, func() bool {
 			code, out, _ := p.call(t, "GET", "/api/v1/runs/"+runID, nil)
 			rows[p] = out
