@@ -139,11 +139,11 @@ func (l *Link) filed(ctx context.Context, to Deliveries, m message) {
 	}
 }
 
-// settleFromStore files what the store says of a run its replica could
-// not answer for: its ending, when it has one (after a run.gap for what
-// this replica never heard); otherwise it asks the run's replica again,
-// and after fillTries unanswered fetches files the held events after a
-// gap — the run goes on, or its replica's failover will end it.
+// settleFromStore files what the store says of a run its replica does not
+// hold, or did not answer for: its ending, when it has one (after a
+// run.gap for what this replica never heard); otherwise it asks the run's
+// replica again, and once the tries are spent files the held events after
+// a gap — the run goes on, or its replica's failover will end it.
 func (l *Link) settleFromStore(ctx context.Context, to Deliveries, runID string) {
 	head, open, held := to.Hub.Head(runID)
 	if !held || !open {
@@ -171,18 +171,36 @@ func (l *Link) settleFromStore(ctx context.Context, to Deliveries, runID string)
 			return
 		}
 	}
-	l.mirrors.mu.Lock()
-	st := l.mirrors.runs[runID]
-	again := st != nil && st.tries < fillTries
-	if again {
-		st.tries++
-	}
-	l.mirrors.mu.Unlock()
-	if again {
+	if l.again(runID) {
 		l.askAfter(to, runID)
 		return
 	}
 	to.Hub.Skip(runID)
+}
+
+// again counts one more fetch of runID gone unanswered, and reports
+// whether it may be asked again (fillTries).
+func (l *Link) again(runID string) bool {
+	l.mirrors.mu.Lock()
+	defer l.mirrors.mu.Unlock()
+	st := l.mirrors.runs[runID]
+	if st == nil || st.tries >= fillTries {
+		return false
+	}
+	st.tries++
+	return true
+}
+
+// late handles a fetch unanswered past fillWait: the run's replica is
+// asked again — it may have been reconnecting when the fetch went out,
+// and it holds every event still — and only once the tries are spent does
+// the store say how the run ended.
+func (l *Link) late(ctx context.Context, to Deliveries, runID string) {
+	if l.again(runID) {
+		l.askAfter(to, runID)
+		return
+	}
+	l.settleFromStore(ctx, to, runID)
 }
 
 // catchUp checks the waits until ctx ends: a fetch unanswered past
@@ -203,7 +221,7 @@ func (l *Link) catchUp(ctx context.Context, to Deliveries) {
 		}
 		l.mirrors.mu.Unlock()
 		for _, run := range late {
-			l.settleFromStore(ctx, to, run)
+			l.late(ctx, to, run)
 		}
 		for _, run := range quiet {
 			l.askAfter(to, run)
