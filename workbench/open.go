@@ -222,7 +222,7 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	eventHub := hub.New(o.Hub, clock, seqMarks{db: db, log: log}, s.peers.relay())
 	// Whether this replica still holds its place on the roll: the roll's
 	// beats keep it; the run engine asks it before each turn and tool.
-	s.standing = replicas.NewStanding(clock, s.peers != nil, o.FailoverAfter)
+	s.standing = replicas.NewStanding(s.peers != nil, o.FailoverAfter)
 	if s.providers, err = buildProviders(o, db, box, idGen, clock); err != nil {
 		return err
 	}

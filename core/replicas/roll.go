@@ -105,7 +105,7 @@ func NewRoll(d RollDeps) *Roll {
 		d.FailoverAfter = DefaultFailoverAfter
 	}
 	if d.Standing == nil {
-		d.Standing = NewStanding(d.Clock, d.Shared, d.FailoverAfter)
+		d.Standing = NewStanding(d.Shared, d.FailoverAfter)
 	}
 	return &Roll{d: d, times: TimingsFor(d.FailoverAfter)}
 }
@@ -122,7 +122,7 @@ func (r *Roll) Join(ctx context.Context) error {
 	if err := r.d.Store.Beat(ctx, r.d.Self, now); err != nil {
 		return err
 	}
-	r.d.Standing.beat(true, now)
+	r.d.Standing.beat(true)
 	aliveSince := now
 	if r.d.Shared {
 		aliveSince = now.Add(-r.times.Gone)
@@ -160,7 +160,7 @@ func (r *Roll) Beat(ctx context.Context) {
 		if err != nil && ctx.Err() == nil {
 			r.d.Log.Warn("replica heartbeat failed", "err", err)
 		}
-		r.d.Standing.beat(err == nil, now)
+		r.d.Standing.beat(err == nil)
 	})
 }
 

@@ -3,8 +3,6 @@ package replicas
 import (
 	"sync"
 	"time"
-
-	"github.com/agents-server/agents-server/ports"
 )
 
 // Standing is a replica's hold on the roll: when the store last took its
@@ -23,7 +21,6 @@ import (
 // On a store nobody shares (SQLite) nobody takes anything over: a lone
 // replica is never fenced and judges nobody.
 type Standing struct {
-	clock  ports.Clock
 	times  Timings
 	shared bool
 
@@ -34,16 +31,20 @@ type Standing struct {
 
 // NewStanding returns the standing of a replica whose roll's timings
 // derive from bound (0: DefaultFailoverAfter); shared says whether
-// other replicas may share the store.
-func NewStanding(clock ports.Clock, shared bool, bound time.Duration) *Standing {
+// other replicas may share the store. It keeps the process's own time
+// (monotonic), not the workbench's clock: whether a beat went untaken is
+// a fact about this process, which a clock set forward (a test's, or an
+// embedder's) must not fake.
+func NewStanding(shared bool, bound time.Duration) *Standing {
 	if bound <= 0 {
 		bound = DefaultFailoverAfter
 	}
-	return &Standing{clock: clock, times: TimingsFor(bound), shared: shared}
+	return &Standing{times: TimingsFor(bound), shared: shared}
 }
 
-// beat records a beat the store took (ok) or refused, at at.
-func (s *Standing) beat(ok bool, at time.Time) {
+// beat records a beat the store took (ok) or refused, now.
+func (s *Standing) beat(ok bool) {
+	at := time.Now()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if !ok {
@@ -64,7 +65,7 @@ func (s *Standing) Fenced() bool {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return !s.lastOK.IsZero() && s.clock.Now().Sub(s.lastOK) > s.times.Fence
+	return !s.lastOK.IsZero() && time.Since(s.lastOK) > s.times.Fence
 }
 
 // judging reports whether this replica may count others gone: its own
@@ -72,5 +73,5 @@ func (s *Standing) Fenced() bool {
 func (s *Standing) judging() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return !s.healthy.IsZero() && s.clock.Now().Sub(s.healthy) >= s.times.Gone
+	return !s.healthy.IsZero() && time.Since(s.healthy) >= s.times.Gone
 }
