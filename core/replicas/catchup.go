@@ -50,12 +50,10 @@ type RunFinder interface {
 
 // mirrorState is what this replica knows of one run it mirrors.
 type mirrorState struct {
-	origin  string    // the replica numbering it
-	session string    // its session and owner, for a conclusion filed here
-	owner   string    //
-	heard   time.Time // when it last sent something
-	asked   time.Time // when a fetch went out still unanswered (zero: none)
-	tries   int       // fetches gone unanswered in a row
+	origin string    // the replica numbering it
+	heard  time.Time // when it last sent something
+	asked  time.Time // when a fetch went out still unanswered (zero: none)
+	tries  int       // fetches gone unanswered in a row
 }
 
 // mirrors tracks the runs a replica mirrors.
@@ -64,28 +62,35 @@ type mirrors struct {
 	runs map[string]*mirrorState
 }
 
-// heard notes an event of run from origin; ended forgets the run.
-func (m *mirrors) heard(run, origin, session, owner string, at time.Time, ended bool) {
+// heard notes that origin, the replica numbering run, just sent of it.
+func (m *mirrors) heard(run, origin string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if ended {
-		delete(m.runs, run)
-		return
-	}
 	st := m.runs[run]
 	if st == nil {
 		st = &mirrorState{}
 		m.runs[run] = st
 	}
-	st.origin, st.session, st.owner, st.heard = origin, session, owner, at
+	st.origin, st.heard = origin, time.Now()
+}
+
+// forget drops a run that ended here (or is held no more): nothing is
+// asked of it again.
+func (m *mirrors) forget(run string) {
+	m.mu.Lock()
+	delete(m.runs, run)
+	m.mu.Unlock()
 }
 
 // mirrorEvent files an event another replica sent, asking for what a hole
 // before it lacks.
 func (l *Link) mirrorEvent(to Deliveries, m message) {
 	after, lacking := to.Hub.Mirror(m.Run, m.Session, m.Owner, *m.Event)
-	_, open, held := to.Hub.Head(m.Run)
-	l.mirrors.heard(m.Run, m.From, m.Session, m.Owner, time.Now(), !held || !open)
+	if _, open, held := to.Hub.Head(m.Run); held && open {
+		l.mirrors.heard(m.Run, m.From)
+	} else {
+		l.mirrors.forget(m.Run)
+	}
 	if lacking {
 		l.fetch(m.Run, after)
 	}
@@ -135,7 +140,7 @@ func (l *Link) filed(ctx context.Context, to Deliveries, m message) {
 	}
 	to.Hub.Fill(m.Run, m.Events)
 	if _, open, held := to.Hub.Head(m.Run); !held || !open {
-		l.mirrors.heard(m.Run, "", "", "", time.Time{}, true)
+		l.mirrors.forget(m.Run)
 	}
 }
 
@@ -147,7 +152,7 @@ func (l *Link) filed(ctx context.Context, to Deliveries, m message) {
 func (l *Link) settleFromStore(ctx context.Context, to Deliveries, runID string) {
 	head, open, held := to.Hub.Head(runID)
 	if !held || !open {
-		l.mirrors.heard(runID, "", "", "", time.Time{}, true)
+		l.mirrors.forget(runID)
 		return
 	}
 	if to.Stored != nil {
@@ -155,7 +160,7 @@ func (l *Link) settleFromStore(ctx context.Context, to Deliveries, runID string)
 		if err == nil {
 			if ending, ended := hub.StoredEnding(run, head); ended {
 				to.Hub.Fill(runID, ending)
-				l.mirrors.heard(runID, "", "", "", time.Time{}, true)
+				l.mirrors.forget(runID)
 				return
 			}
 		} else if errs.Is(err, errs.NotFound) {
@@ -164,7 +169,7 @@ func (l *Link) settleFromStore(ctx context.Context, to Deliveries, runID string)
 			gone := domain.NewEvent(domain.EventCancelled, domain.CancelledPayload{RunID: runID, Reason: "session_deleted"})
 			gone.Seq = head + 1
 			to.Hub.Fill(runID, []domain.Event{gone})
-			l.mirrors.heard(runID, "", "", "", time.Time{}, true)
+			l.mirrors.forget(runID)
 			return
 		} else if ctx.Err() == nil {
 			l.log.Warn("reading a mirrored run's row failed; asking again later", "run_id", runID, "err", err)
@@ -233,7 +238,7 @@ func (l *Link) catchUp(ctx context.Context, to Deliveries) {
 func (l *Link) askAfter(to Deliveries, run string) {
 	head, open, held := to.Hub.Head(run)
 	if !held || !open {
-		l.mirrors.heard(run, "", "", "", time.Time{}, true)
+		l.mirrors.forget(run)
 		return
 	}
 	l.fetch(run, head)
