@@ -3,6 +3,8 @@ package runs
 import (
 	"context"
 	"errors"
+	"maps"
+	"slices"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -21,17 +23,16 @@ import (
 // errTakenOver is a run's write refused by the fence.
 var errTakenOver = errors.New("the run was taken over by another replica's failover")
 
-// fenced puts the fence first in a run's transaction: nothing else in it
+// held puts the fence first in a run's transaction: nothing else in it
 // is written for a run this replica no longer holds.
-func (s *Service) fenced(ctx context.Context, runID string, also func(ports.SessionTx) error) func(ports.SessionTx) error {
+func (s *Service) held(ctx context.Context, runID string, also func(ports.SessionTx) error) func(ports.SessionTx) error {
 	return func(tx ports.SessionTx) error {
-		if err := tx.HoldRun(ctx, runID, s.d.Replica); errs.Is(err, errs.Conflict) {
+		err := tx.HoldRun(ctx, runID, s.d.Replica)
+		switch {
+		case errs.Is(err, errs.Conflict):
 			return errors.Join(errTakenOver, err)
-		} else if err != nil {
+		case err != nil || also == nil:
 			return err
-		}
-		if also == nil {
-			return nil
 		}
 		return also(tx)
 	}
@@ -50,9 +51,12 @@ func (s *Service) letGo(lr *liveRun) {
 	lr.cancel()
 }
 
-// notFenced refuses a start on a fenced replica (Deps.Fenced): unavailable.
+// cutOff reports whether this replica is fenced (Deps.Fenced).
+func (s *Service) cutOff() bool { return s.d.Fenced != nil && s.d.Fenced() }
+
+// notFenced refuses a start on a fenced replica: unavailable.
 func (s *Service) notFenced() error {
-	if s.d.Fenced != nil && s.d.Fenced() {
+	if s.cutOff() {
 		return errs.E(errs.Unavailable, "this server has lost its database for the moment; retry shortly")
 	}
 	return nil
@@ -62,7 +66,7 @@ func (s *Service) notFenced() error {
 // when its replica is fenced; it reports whether it did (the run's context
 // is then done).
 func (s *Service) stopIfFenced(lr *liveRun) bool {
-	if s.notFenced() == nil {
+	if !s.cutOff() {
 		return false
 	}
 	lr.stop(domain.CancelDatabaseUnreachable)
@@ -73,10 +77,7 @@ func (s *Service) stopIfFenced(lr *liveRun) bool {
 // roll calls it) and returns how many it stopped.
 func (s *Service) StopAll(why string) int {
 	s.mu.Lock()
-	live := make([]*liveRun, 0, len(s.live))
-	for _, lr := range s.live {
-		live = append(live, lr)
-	}
+	live := slices.Collect(maps.Values(s.live))
 	s.mu.Unlock()
 	for _, lr := range live {
 		lr.stop(why)

@@ -148,7 +148,7 @@ func (s *Service) execute(lr *liveRun) {
 	also = out.profile.with(context.WithoutCancel(lr.ctx), run.ID, also)
 	endRun := func(also func(ports.SessionTx) error) error {
 		ctx := context.WithoutCancel(lr.ctx)
-		return s.d.Sessions.EndRun(ctx, run, notes, s.fenced(ctx, run.ID, nil), also)
+		return s.d.Sessions.EndRun(ctx, run, notes, s.held(ctx, run.ID, nil), also)
 	}
 	switch s.recordEnd(run.ID, out.spans, endRun, also) {
 	case endStopped:
@@ -190,8 +190,7 @@ func (s *Service) recordEnd(runID string, spans traces.Batch, endRun func(also f
 		if errors.Is(err, errTakenOver) {
 			return endTakenOver
 		}
-		s.d.Log.Error("recording a run's end failed; writing it again when the store answers", "run_id", runID, "err", err,
-			"retry_in", wait)
+		s.d.Log.Error("recording a run's end failed; writing it again once the store answers", "run_id", runID, "err", err, "in", wait)
 		select {
 		case <-s.root.Done():
 			return endStopped
@@ -463,7 +462,7 @@ func (s *Service) recordTurn(rc *runCtx, modelTurn bool, resp ports.ModelRespons
 	entries := transcript.Record(lr.run.ID, modelTurn, resp, results)
 	ctx := context.WithoutCancel(lr.ctx)
 	appendTurn := func(also func(ports.SessionTx) error) error {
-		_, err := s.d.Sessions.AppendWith(ctx, lr.run.SessionID, entries, s.fenced(ctx, lr.run.ID, also))
+		_, err := s.d.Sessions.AppendWith(ctx, lr.run.SessionID, entries, s.held(ctx, lr.run.ID, also))
 		return err
 	}
 	// The turn's spans, and the profile if no turn filed it yet, go in the
