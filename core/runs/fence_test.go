@@ -18,11 +18,7 @@ import (
 // the failover's ending.
 func TestARunTakenOverWhileCutOffWritesNothingMore(t *testing.T) {
 	h := newHarness(t)
-	a := h.agent(domain.AgentSpec{})
-	hold := make(chan struct{})
-	h.llm.Queue(porttest.Reply{Text: "a zombie's answer", Hold: hold})
-	sid := h.session(a.ID).ID
-	run := h.start(sid, "go")
+	run, _, sid, hold := h.heldRun(porttest.Reply{Text: "a zombie's answer"})
 	// The failover elsewhere: the row ended as server_restarted there.
 	row := h.row(run.ID)
 	now := h.clock.Now()
@@ -51,12 +47,8 @@ func TestARunTakenOverWhileCutOffWritesNothingMore(t *testing.T) {
 // call, cancelled as database_unreachable, before running it.
 func TestAFencedReplicaStopsItsRuns(t *testing.T) {
 	h := newHarness(t)
-	a := h.agent(domain.AgentSpec{})
-	hold := make(chan struct{})
-	h.llm.Queue(porttest.Reply{Calls: []porttest.Call{{Name: "todo_write", Arguments: `{"todos":[{"content":"x","status":"pending"}]}`}}, Hold: hold},
-		porttest.Reply{Text: "never"})
-	sid := h.session(a.ID).ID
-	run := h.start(sid, "go")
+	run, agentID, sid, hold := h.heldRun(porttest.Reply{Calls: []porttest.Call{{Name: "todo_write",
+		Arguments: `{"todos":[{"content":"x","status":"pending"}]}`}}}, porttest.Reply{Text: "never"})
 	h.fenced.Store(true)
 	close(hold)
 	events := h.events(run.ID, 0)
@@ -66,7 +58,7 @@ func TestAFencedReplicaStopsItsRuns(t *testing.T) {
 	if hasEntry(h.entries(sid), "Checklist saved") {
 		t.Fatal("the fenced replica ran the tool call")
 	}
-	other := h.session(a.ID).ID
+	other := h.session(agentID).ID
 	if _, err := h.svc.Start(context.Background(), h.user, other, runs.StartRequest{Input: "go"}); errs.CodeOf(err) != errs.Unavailable {
 		t.Fatalf("a start on a fenced replica: %v, want unavailable", err)
 	}
@@ -79,4 +71,15 @@ func TestAFencedReplicaStopsItsRuns(t *testing.T) {
 	if got := ending(t, h.events(blocked.ID, 0)); got != "run.cancelled "+domain.CancelDatabaseUnreachable {
 		t.Fatalf("a run stopped by the roll ended %q", got)
 	}
+}
+
+// heldRun starts a run of a plain agent on a new session, the model's
+// first reply held until hold is closed (then more follow).
+func (h *harness) heldRun(first porttest.Reply, more ...porttest.Reply) (run domain.Run, agentID, sessionID string, hold chan struct{}) {
+	a := h.agent(domain.AgentSpec{})
+	hold = make(chan struct{})
+	first.Hold = hold
+	h.llm.Queue(append([]porttest.Reply{first}, more...)...)
+	sessionID = h.session(a.ID).ID
+	return h.start(sessionID, "go"), a.ID, sessionID, hold
 }

@@ -16,11 +16,7 @@ import (
 // written — with the answer the store never took — and then announced.
 func TestARunsEndWaitsForTheStore(t *testing.T) {
 	h := newHarness(t)
-	a := h.agent(domain.AgentSpec{})
-	hold := make(chan struct{})
-	h.llm.Queue(porttest.Reply{Text: "the answer", Hold: hold})
-	sid := h.session(a.ID).ID
-	run := h.start(sid, "go")
+	run, _, sid, hold := h.heldRun(porttest.Reply{Text: "the answer"})
 	sub, err := h.svc.Subscribe(context.Background(), h.user, run.ID, 0)
 	if err != nil {
 		t.Fatal(err)
