@@ -214,18 +214,6 @@ func (h *Hub) Skip(runID string) {
 	h.Fill(runID, nil)
 }
 
-// Head is a mirrored run's head — the last seq filed here — and whether
-// its stream is still open; ok is false for a run the hub does not hold.
-func (h *Hub) Head(runID string) (seq int64, open, ok bool) {
-	st := h.mirroredStream(runID)
-	if st == nil {
-		return 0, false, false
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.seq, st.ended.IsZero(), true
-}
-
 // Since returns a run's events after cursor, as a watcher subscribing from
 // it would get them (merged stretches included); ok is false for a run
 // the hub does not hold. A replica answers another's hole with it.

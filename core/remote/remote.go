@@ -208,8 +208,8 @@ func (r *Remote) hearEnd(ctx context.Context, ended domain.Run) {
 // h's stream of it: numbered past what was heard here, after a run.gap
 // for whatever the relay did not bring; nothing for a stream that ended.
 func FileEnding(h *hub.Hub, ended domain.Run) {
-	head, _, _ := h.Head(ended.ID)
-	if evs, ok := hub.StoredEnding(ended, head); ok {
+	info, _ := h.Info(ended.ID)
+	if evs, ok := hub.StoredEnding(ended, info.LastSeq); ok {
 		h.Fill(ended.ID, evs)
 	}
 }

@@ -86,7 +86,7 @@ func (m *mirrors) forget(run string) {
 // before it lacks.
 func (l *Link) mirrorEvent(to Deliveries, m message) {
 	after, lacking := to.Hub.Mirror(m.Run, m.Session, m.Owner, *m.Event)
-	if _, open, held := to.Hub.Head(m.Run); held && open {
+	if info, held := to.Hub.Info(m.Run); held && info.Live {
 		l.mirrors.heard(m.Run, m.From)
 	} else {
 		l.mirrors.forget(m.Run)
@@ -139,7 +139,7 @@ func (l *Link) filed(ctx context.Context, to Deliveries, m message) {
 		return
 	}
 	to.Hub.Fill(m.Run, m.Events)
-	if _, open, held := to.Hub.Head(m.Run); !held || !open {
+	if info, held := to.Hub.Info(m.Run); !held || !info.Live {
 		l.mirrors.forget(m.Run)
 	}
 }
@@ -150,11 +150,12 @@ func (l *Link) filed(ctx context.Context, to Deliveries, m message) {
 // replica again, and once the tries are spent files the held events after
 // a gap — the run goes on, or its replica's failover will end it.
 func (l *Link) settleFromStore(ctx context.Context, to Deliveries, runID string) {
-	head, open, held := to.Hub.Head(runID)
-	if !held || !open {
+	info, held := to.Hub.Info(runID)
+	if !held || !info.Live {
 		l.mirrors.forget(runID)
 		return
 	}
+	head := info.LastSeq
 	if to.Stored != nil {
 		run, err := to.Stored.FindRun(ctx, runID)
 		if err == nil {
@@ -236,12 +237,12 @@ func (l *Link) catchUp(ctx context.Context, to Deliveries) {
 
 // askAfter asks run's replica for what followed this replica's head.
 func (l *Link) askAfter(to Deliveries, run string) {
-	head, open, held := to.Hub.Head(run)
-	if !held || !open {
+	info, held := to.Hub.Info(run)
+	if !held || !info.Live {
 		l.mirrors.forget(run)
 		return
 	}
-	l.fetch(run, head)
+	l.fetch(run, info.LastSeq)
 }
 
 // rejoined asks after every run mirrored here: while the listener was
