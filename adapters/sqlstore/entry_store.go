@@ -18,6 +18,16 @@ import (
 type sessionQ struct {
 	q  querier
 	id string
+	// row is the session row as this transaction last read or wrote it
+	// (nil: not yet read). A transaction opens by reading it, and the
+	// writes below keep it true, so a run's transactions read it once.
+	row *domain.Session
+}
+
+// opened is a sessionQ over q whose row was read as the transaction
+// opened.
+func opened(q querier, row domain.Session) sessionQ {
+	return sessionQ{q: q, id: row.ID, row: &row}
 }
 
 const metaColumns = `row_id, entry_id, parent_id, branch_parent, seq, kind, source, run_id, call_id, item_type, target, compacted, chars,
@@ -65,6 +75,9 @@ func scanEntry(r rowScanner) (domain.Entry, error) {
 
 // Session implements ports.SessionReader.
 func (s sessionQ) Session(ctx context.Context) (domain.Session, error) {
+	if s.row != nil {
+		return *s.row, nil
+	}
 	return findSession(ctx, s.q, s.id)
 }
 
@@ -238,7 +251,10 @@ func (s sessionQ) SaveState(ctx context.Context, tipID string, lastSeq int64, t 
 		anchor_usage = ?, chars_after_anchor = ?, session_input_tokens = ?, session_output_tokens = ?, updated_at = ? WHERE id = ?`,
 		tipID, lastSeq, t.ActiveChars, t.AnchorSeq, usageJSON(t.AnchorUsage), t.CharsAfterAnchor, t.SessionInputTokens,
 		t.SessionOutputTokens, ms(at), s.id)
-	return affected(r, err, "session")
+	if err = affected(r, err, "session"); err == nil && s.row != nil {
+		s.row.TipID, s.row.LastSeq, s.row.Totals, s.row.UpdatedAt = tipID, lastSeq, t, fromMS(ms(at))
+	}
+	return err
 }
 
 // MarkCompacted implements ports.SessionWriter.

@@ -100,7 +100,10 @@ func (db *DB) UpdateSession(ctx context.Context, id string, change func(*domain.
 func (s sessionQ) SetRunContext(ctx context.Context, agentID string, planning bool, at time.Time) error {
 	r, err := s.q.ExecContext(ctx, `UPDATE sessions SET planning = ?, agent_config_id = ?, updated_at = ? WHERE id = ?`,
 		planning, agentID, ms(at), s.id)
-	return affected(r, err, "session")
+	if err = affected(r, err, "session"); err == nil && s.row != nil {
+		s.row.Planning, s.row.AgentConfigID, s.row.UpdatedAt = planning, agentID, fromMS(ms(at))
+	}
+	return err
 }
 
 // DeleteSession implements ports.SessionStore; entries and profiles cascade.
@@ -125,20 +128,22 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 // gives it a snapshot no concurrent append can tear.
 func (db *DB) ReadSession(ctx context.Context, id string, fn func(r ports.SessionReader) error) error {
 	return db.snapshot(ctx, func(t txQ) error {
-		if _, err := findSession(ctx, t, id); err != nil {
+		row, err := findSession(ctx, t, id)
+		if err != nil {
 			return err
 		}
-		return fn(sessionQ{q: t, id: id})
+		return fn(opened(t, row))
 	})
 }
 
 // WriteSession implements ports.SessionStore.
 func (db *DB) WriteSession(ctx context.Context, id string, fn func(tx ports.SessionTx) error) error {
 	return db.tx(ctx, func(t txQ) error {
-		if _, err := findSession(ctx, t, id); err != nil {
+		row, err := findSession(ctx, t, id)
+		if err != nil {
 			return err
 		}
-		return fn(sessionQ{q: t, id: id})
+		return fn(opened(t, row))
 	})
 }
 
