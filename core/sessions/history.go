@@ -92,8 +92,12 @@ func (s *Journal) BeginRunWith(ctx context.Context, run domain.Run, plan *bool, 
 		if plan != nil {
 			planning = *plan
 		}
-		if err := tx.SetRunContext(ctx, run.AgentConfigID, planning, s.clock.Now()); err != nil {
-			return err
+		// The append moved the activity time already: the row is written
+		// only for what it does not hold yet.
+		if len(entries) == 0 || sess.AgentConfigID != run.AgentConfigID || sess.Planning != planning {
+			if err := tx.SetRunContext(ctx, run.AgentConfigID, planning, s.clock.Now()); err != nil {
+				return err
+			}
 		}
 		if err := tx.CreateRun(ctx, run); err != nil || also == nil {
 			return err
