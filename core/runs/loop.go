@@ -31,9 +31,10 @@ type outcome struct {
 	lost    bool   // another replica's failover ended the run: nothing more is written or said
 	pending string // the first call a paused run waits on
 	partial string // the text a cancelled model call had streamed
-	// cutOff records the turn a cancel stopped among its tool calls: the
-	// model's items and every call's outcome, known or not.
-	cutOff []domain.Entry
+	// turn is the last turn, for the end's transaction: one a cancel
+	// stopped among its tool calls (the model's items and every call's
+	// outcome, known or not), or a final answer nothing slow follows.
+	turn []domain.Entry
 	// profile is the context profile no turn filed yet: the end files it.
 	profile heldProfile
 	// spans are the loop's last spans: the end stores them.
@@ -134,7 +135,7 @@ func (s *Service) execute(lr *liveRun) {
 	}
 	// The row and the session must say how the run ended even if the root
 	// context is gone.
-	notes := out.cutOff
+	notes := out.turn
 	if out.partial != "" {
 		// What the person saw stream stays, for them and for the model's
 		// next turn, marked as cut short.
@@ -409,8 +410,13 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 	if err != nil {
 		out := s.fail(rc, err)
 		if out.status == domain.RunCancelled && results != nil {
-			out.cutOff = s.stoppedTurn(rc, modelTurn, resp, results)
+			out.turn = s.stoppedTurn(rc, modelTurn, resp, results)
 		}
+		return out, true
+	}
+	if s.lastTurn(rc, modelTurn, calls, resp) {
+		out := s.finalize(ctx, rc, models.FinalText(resp.Output), "")
+		out.turn = transcript.Record(lr.run.ID, true, resp, nil)
 		return out, true
 	}
 	if err := s.recordTurn(rc, modelTurn, resp, results); err != nil {
@@ -452,6 +458,17 @@ func (s *Service) step(rc *runCtx, t *turnState) (out outcome, done bool) {
 		return outcome{}, false
 	}
 	return s.finalize(ctx, rc, models.FinalText(resp.Output), resp.Refusal), true
+}
+
+// lastTurn says a model turn's answer ends the run with nothing slow or
+// written before its end (no calls, input waiting, refusal or schema
+// miss): its entries go in the end's transaction, one write less.
+func (s *Service) lastTurn(rc *runCtx, modelTurn bool, calls []domain.Item, resp ports.ModelResponse) bool {
+	rc.lr.mu.Lock()
+	waiting := len(rc.lr.queue) > 0
+	rc.lr.mu.Unlock()
+	return modelTurn && len(calls) == 0 && !waiting && resp.Refusal == "" &&
+		(rc.agent.Schema == nil || rc.agent.Schema.Check(models.FinalText(resp.Output)) == nil)
 }
 
 // recordTurn appends a turn's entries and announces its tool results. A

@@ -46,11 +46,9 @@ func TestARunFilesItsContextProfileWithItsWrites(t *testing.T) {
 			if got := last(h.events(run.ID, 0)).Type; got != c.end {
 				t.Fatalf("the run ended with %s, want %s", got, c.end)
 			}
-			// The start, the turn (if any) and the end: nothing else.
-			want := 3
-			if c.end == domain.EventError {
-				want = 2
-			}
+			// The start and the end (a final answer's turn goes with
+			// it): nothing else.
+			want := 2
 			if n := h.sessStore.Commits() - before; n != want {
 				t.Fatalf("the run wrote its session %d times, want %d", n, want)
 			}

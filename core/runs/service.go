@@ -301,7 +301,9 @@ func (s *Service) launch(lr *liveRun) {
 // it announced its pause, or its outcome is decided and its end is being
 // recorded — has let go, or until ctx ends. Whoever read that end (a
 // task's failed status, a pause's approvals) may start the next run at
-// once rather than be refused. A run still working is not waited for.
+// once rather than be refused. A run still working is not waited for, nor
+// one past letGoWait: its end waits for a store that does not answer, and
+// the caller is told the conversation is busy rather than kept waiting.
 func (s *Service) awaitLetGo(ctx context.Context, sessionID string) {
 	holder, busy := s.d.Hub.Busy(sessionID)
 	if !busy {
@@ -312,9 +314,15 @@ func (s *Service) awaitLetGo(ctx context.Context, sessionID string) {
 	_, ending := s.ending[holder]
 	s.mu.Unlock()
 	if ending || (lr != nil && lr.pausing.Load()) {
+		ctx, cancel := context.WithTimeout(ctx, letGoWait)
+		defer cancel()
 		s.desk.AwaitPause(ctx, sessionID, holder)
 	}
 }
+
+// letGoWait bounds awaitLetGo: an end or a pause is recorded in
+// milliseconds when the store answers.
+const letGoWait = 5 * time.Second
 
 // launchResumed continues a paused run: no new run.started — the decision's
 // events continue the run's own sequence.

@@ -13,10 +13,28 @@ import (
 // TestARunsEndWaitsForTheStore: a run whose end cannot be written (the
 // database is away) is not over anywhere until it is: no final event, its
 // row running, its conversation busy. Once the store answers, the end is
-// written — with the answer the store never took — and then announced.
+// written — with the answer the store never took — and then announced: a
+// final answer's turn goes with the end, so the run completes; a turn the
+// store refused on its own (one with calls) fails the run, its text kept.
 func TestARunsEndWaitsForTheStore(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		replies []porttest.Reply
+		refused int32 // the writes refused before the end waits
+		ending  string
+		status  domain.RunStatus
+	}{
+		{"a final answer", []porttest.Reply{{Text: "the answer"}}, 1, "run.output the answer", domain.RunCompleted},
+		{"a turn with calls", []porttest.Reply{{Text: "the answer", Calls: []porttest.Call{{Name: "todo_write", Arguments: todo("x")}}}},
+			2, "run.error persist_error", domain.RunError},
+	} {
+		t.Run(c.name, func(t *testing.T) { endWaitsForTheStore(t, c.replies, c.refused, c.ending, c.status) })
+	}
+}
+
+func endWaitsForTheStore(t *testing.T, replies []porttest.Reply, refused int32, wantEnding string, wantStatus domain.RunStatus) {
 	h := newHarness(t)
-	run, _, sid, hold := h.heldRun(porttest.Reply{Text: "the answer"})
+	run, _, sid, hold := h.heldRun(replies[0], replies[1:]...)
 	sub, err := h.svc.Subscribe(context.Background(), h.user, run.ID, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -24,9 +42,8 @@ func TestARunsEndWaitsForTheStore(t *testing.T) {
 	defer sub.Close()
 	h.away.Store(true)
 	close(hold)
-	// The turn's write was refused, then the end's.
 	deadline := time.Now().Add(wait)
-	for h.refused.Load() < 2 {
+	for h.refused.Load() < refused {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d writes refused; the end was never tried", h.refused.Load())
 		}
@@ -56,11 +73,11 @@ func TestARunsEndWaitsForTheStore(t *testing.T) {
 	cancel()
 	h.away.Store(false)
 	events := h.events(run.ID, 0)
-	if got := ending(t, events); got != "run.error persist_error" {
-		t.Fatalf("ending %q", got)
+	if got := ending(t, events); got != wantEnding {
+		t.Fatalf("ending %q, want %q", got, wantEnding)
 	}
 	row := h.row(run.ID)
-	if row.Status != domain.RunError || row.LastSeq != last(events).Seq {
+	if row.Status != wantStatus || row.LastSeq != last(events).Seq {
 		t.Fatalf("row %s at %d after the final event %d", row.Status, row.LastSeq, last(events).Seq)
 	}
 	if !hasEntry(h.entries(sid), "the answer") {

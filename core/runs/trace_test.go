@@ -19,11 +19,11 @@ func TestARunStoresItsSpansWithItsWrites(t *testing.T) {
 		replies []porttest.Reply
 		gens    int
 		fns     int
-		writes  int // the run's session writes: start, turns, end
+		writes  int // the run's session writes: start, turns, end (with the last turn)
 	}{
-		{"one turn", []porttest.Reply{{Text: "hello"}}, 1, 0, 3},
+		{"one turn", []porttest.Reply{{Text: "hello"}}, 1, 0, 2},
 		{"a tool turn, then the answer", []porttest.Reply{{Calls: []porttest.Call{{Name: "todo_write", Arguments: todo("x")}}},
-			{Text: "done"}}, 2, 1, 4},
+			{Text: "done"}}, 2, 1, 3},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			sess := h.session(a.ID)
