@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/tidwall/gjson"
 )
 
 // blobMin is the size from which a payload element is stored once per
@@ -31,77 +33,49 @@ type packedItem struct {
 
 // pack splits a payload — a JSON object — into its packed form and the
 // blobs it names (hash → bytes). ok is false for a payload that is not an
-// object: it is stored as it is.
+// object: it is stored as it is. gjson walks the payload in place (one
+// pass to check it, one to split it), without decoding what it keeps raw.
 func pack(data []byte) (packed []byte, blobs map[string][]byte, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+	if !gjson.ValidBytes(data) {
+		return nil, nil, false
+	}
+	top := gjson.ParseBytes(data)
+	if !top.IsObject() {
 		return nil, nil, false
 	}
 	blobs = map[string][]byte{}
-	item := func(raw json.RawMessage) packedItem {
+	item := func(raw string) packedItem {
 		if len(raw) < blobMin {
-			return packedItem{V: raw}
+			return packedItem{V: json.RawMessage(raw)}
 		}
 		// 128 bits of SHA-256 name an element among one session's.
-		sum := sha256.Sum256(raw)
+		b := []byte(raw)
+		sum := sha256.Sum256(b)
 		h := base64.RawURLEncoding.EncodeToString(sum[:16])
-		blobs[h] = raw
+		blobs[h] = b
 		return packedItem{H: h}
 	}
 	var fields []packedField
-	for dec.More() {
-		t, err := dec.Token()
-		key, isKey := t.(string)
-		if err != nil || !isKey {
-			return nil, nil, false
-		}
-		f := packedField{Key: key}
-		if nextByte(data, dec.InputOffset()) == '[' {
-			// Element by element, reading the array once.
-			if _, err := dec.Token(); err != nil {
-				return nil, nil, false
-			}
-			for dec.More() {
-				var e json.RawMessage
-				if err := dec.Decode(&e); err != nil {
-					return nil, nil, false
-				}
-				f.Items = append(f.Items, item(e))
-			}
-			if _, err := dec.Token(); err != nil {
-				return nil, nil, false
-			}
+	top.ForEach(func(key, value gjson.Result) bool {
+		f := packedField{Key: key.String()}
+		if value.IsArray() {
+			// Element by element.
+			value.ForEach(func(_, e gjson.Result) bool {
+				f.Items = append(f.Items, item(e.Raw))
+				return true
+			})
 			if len(f.Items) == 0 {
 				f.Item = &packedItem{V: json.RawMessage("[]")}
 			}
 		} else {
-			var raw json.RawMessage
-			if err := dec.Decode(&raw); err != nil {
-				return nil, nil, false
-			}
-			it := item(raw)
+			it := item(value.Raw)
 			f.Item = &it
 		}
 		fields = append(fields, f)
-	}
-	if _, err := dec.Token(); err != nil || dec.More() {
-		return nil, nil, false
-	}
+		return true
+	})
 	packed, err := json.Marshal(fields)
 	return packed, blobs, err == nil
-}
-
-// nextByte is the first byte of the value after an object key that ends at
-// off: past spaces and the colon. 0 at the end of the data.
-func nextByte(data []byte, off int64) byte {
-	for i := int(off); i < len(data); i++ {
-		switch c := data[i]; c {
-		case ' ', '\t', '\n', '\r', ':':
-		default:
-			return c
-		}
-	}
-	return 0
 }
 
 // unpack rebuilds a payload from its packed form and its session's blobs:
