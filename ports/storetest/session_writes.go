@@ -39,6 +39,8 @@ func sessionsTx(t *testing.T, s Stores) {
 	totals := domain.ContextTotals{ActiveChars: 11, AnchorSeq: 3, AnchorUsage: domain.Usage{InputTokens: 1, OutputTokens: 2, TotalTokens: 3},
 		CharsAfterAnchor: 4, SessionInputTokens: 5, SessionOutputTokens: 6}
 	more := chain("s", 3, 4)
+	want := rowBefore
+	want.TipID, want.LastSeq, want.Totals, want.AgentConfigID, want.Planning, want.UpdatedAt = "e4", 4, totals, "agent", true, later
 	write := func(tx ports.SessionTx) error {
 		metas, err := metasOf(more, func(id string) (domain.EntryMeta, error) { return tx.FindMeta(ctx, id) })
 		if err != nil {
@@ -59,6 +61,10 @@ func sessionsTx(t *testing.T, s Stores) {
 		}
 		if err := tx.SetRunContext(ctx, "agent", true, later); err != nil {
 			return err
+		}
+		// Every field, as the commit stores it.
+		if row, err := tx.Session(ctx); err != nil || !reflect.DeepEqual(row, want) {
+			return fmt.Errorf("the transaction's own row\n%+v (%v)\nwant\n%+v", row, err, want)
 		}
 		if n, err := tx.MarkCompacted(ctx, []string{"e1"}); err != nil || n != 1 {
 			return fmt.Errorf("fold = %d, %w", n, err)
@@ -102,8 +108,6 @@ func sessionsTx(t *testing.T, s Stores) {
 	if err := s.Sessions.WriteSession(ctx, sess.ID, write); err != nil {
 		t.Fatal(err)
 	}
-	want := rowBefore
-	want.TipID, want.LastSeq, want.Totals, want.AgentConfigID, want.Planning, want.UpdatedAt = "e4", 4, totals, "agent", true, later
 	if got := findSession(t, s, sess.ID); !reflect.DeepEqual(got, want) {
 		t.Fatalf("the committed write left the session\n%+v\nwant\n%+v", got, want)
 	}
