@@ -3,6 +3,11 @@ package openai
 import (
 	"encoding/json"
 	"sync"
+
+	"github.com/openai/openai-go/v3/packages/param"
+	"github.com/openai/openai-go/v3/responses"
+
+	"github.com/agents-server/agents-server/ports"
 )
 
 // schemaMap decodes a JSON Schema for the SDK's map-typed fields; an empty
@@ -11,7 +16,7 @@ import (
 // the schema's text: the maps are only read after (the SDK marshals them),
 // never changed, so one serves every call.
 func schemaMap(raw json.RawMessage) map[string]any {
-	if m := schemas.find(raw); m != nil {
+	if m, ok := schemas.find(raw); ok {
 		return m
 	}
 	m := map[string]any{}
@@ -25,31 +30,62 @@ func schemaMap(raw json.RawMessage) map[string]any {
 	return m
 }
 
-// maxKeptSchemas bounds the kept decodings; past it they start over (a
-// server whose MCP tools keep changing their schemas decodes the current
-// ones again).
-const maxKeptSchemas = 1024
-
-// schemas holds the decoded schemas by their text.
-var schemas = keptSchemas{m: map[string]map[string]any{}}
-
-// keptSchemas is schemaMap's kept decodings.
-type keptSchemas struct {
-	mu sync.RWMutex
-	m  map[string]map[string]any
+// functionTool is a tool as a Responses request carries it. The same tools
+// go out with every call, and the SDK's reflective encoding of one (its
+// schema a map) is most of a short request's: each tool's encoding, the
+// SDK's own, is kept by the tool's text and sent as it is after.
+func functionTool(t ports.ToolDef) responses.ToolUnionParam {
+	key := make([]byte, 0, len(t.Name)+len(t.Description)+len(t.Parameters)+2)
+	key = append(append(append(append(append(key, t.Name...), 0), t.Description...), 0), t.Parameters...)
+	if body, ok := toolBodies.find(key); ok {
+		fn := param.Override[responses.FunctionToolParam](body)
+		return responses.ToolUnionParam{OfFunction: &fn}
+	}
+	fn := responses.FunctionToolParam{
+		Name:        t.Name,
+		Description: optString(t.Description),
+		Parameters:  schemaMap(t.Parameters),
+		// strict needs every schema rewritten to OpenAI's subset; tools
+		// from MCP servers rarely are
+		Strict: param.NewOpt(false),
+	}
+	if body, err := json.Marshal(fn); err == nil {
+		toolBodies.keep(key, json.RawMessage(body))
+	}
+	return responses.ToolUnionParam{OfFunction: &fn}
 }
 
-func (k *keptSchemas) find(raw json.RawMessage) map[string]any {
+// maxKept bounds each kept set; past it the set starts over (a server
+// whose MCP tools keep changing their schemas decodes the current ones
+// again).
+const maxKept = 1024
+
+var (
+	// schemas holds the decoded schemas by their text.
+	schemas = kept[map[string]any]{m: map[string]map[string]any{}}
+	// toolBodies holds the tools' encodings by their text.
+	toolBodies = kept[json.RawMessage]{m: map[string]json.RawMessage{}}
+)
+
+// kept holds what was derived from a text, by that text; what it holds is
+// only read after, never changed.
+type kept[V any] struct {
+	mu sync.RWMutex
+	m  map[string]V
+}
+
+func (k *kept[V]) find(text []byte) (V, bool) {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	return k.m[string(raw)]
+	v, ok := k.m[string(text)]
+	return v, ok
 }
 
-func (k *keptSchemas) keep(raw json.RawMessage, m map[string]any) {
+func (k *kept[V]) keep(text []byte, v V) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	if len(k.m) >= maxKeptSchemas {
+	if len(k.m) >= maxKept {
 		clear(k.m)
 	}
-	k.m[string(raw)] = m
+	k.m[string(text)] = v
 }

@@ -1,9 +1,12 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
+
+	"github.com/agents-server/agents-server/ports"
 )
 
 // An agent's tool schemas go out with every model call: each is decoded
@@ -24,5 +27,27 @@ func TestToolSchemasAreDecodedOnce(t *testing.T) {
 	}
 	if empty := schemaMap(nil); !reflect.DeepEqual(empty, map[string]any{"type": "object", "properties": map[string]any{}}) {
 		t.Errorf("no schema reads as %v, want the empty object schema", empty)
+	}
+}
+
+// A tool's encoding is kept after its first request: later requests send
+// the kept bytes, which are the SDK's own encoding of the tool.
+func TestToolEncodingsAreKept(t *testing.T) {
+	req := ports.ModelRequest{Model: "m", Tools: []ports.ToolDef{{Name: "kept_lookup", Description: "Look <things> up & \u2028 on",
+		Parameters: json.RawMessage(`{"type":"object","properties":{"q":{"type":"string","description":"a <query>"}}}`)}}}
+	first, err := json.Marshal(responsesParams(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := responsesParams(req)
+	if fn := again.Tools[0].OfFunction; fn == nil || fn.Name != "" {
+		t.Fatalf("the second request encoded the tool again: %+v", fn)
+	}
+	second, err := json.Marshal(again)
+	if err != nil || !bytes.Equal(first, second) {
+		t.Fatalf("the kept encoding differs:\n%s\n%s (%v)", first, second, err)
+	}
+	if !bytes.Contains(first, []byte(`"name":"kept_lookup"`)) || !bytes.Contains(first, []byte(`"strict":false`)) {
+		t.Fatalf("the tool's encoding: %s", first)
 	}
 }

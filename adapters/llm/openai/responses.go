@@ -83,14 +83,7 @@ func responsesParams(req ports.ModelRequest) responses.ResponseNewParams {
 		p.Instructions = param.NewOpt(req.Instructions)
 	}
 	for _, t := range req.Tools {
-		p.Tools = append(p.Tools, responses.ToolUnionParam{OfFunction: &responses.FunctionToolParam{
-			Name:        t.Name,
-			Description: optString(t.Description),
-			Parameters:  schemaMap(t.Parameters),
-			// strict needs every schema rewritten to OpenAI's subset; tools
-			// from MCP servers rarely are
-			Strict: param.NewOpt(false),
-		}})
+		p.Tools = append(p.Tools, functionTool(t))
 	}
 	switch choice := toolChoice(req); choice {
 	case "":
