@@ -6,29 +6,7 @@ import (
 	"fmt"
 
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/transcript"
 )
-
-// noteFor is the ending note of a loop's outcome; ok is false for one that
-// needs none (a completion, a pause).
-func noteFor(runID string, out outcome) (domain.Entry, bool) {
-	switch out.status {
-	case domain.RunError:
-		extra := map[string]string{}
-		var p domain.ErrorPayload
-		if json.Unmarshal(out.event.Payload, &p) == nil && p.Guardrail != "" {
-			extra["guardrail"], extra["stage"] = p.Guardrail, p.Stage
-		}
-		return transcript.EndingNote(runID, out.status, out.code, "", out.msg, extra), true
-	case domain.RunCancelled:
-		text := transcript.CancelReason(out.code)
-		if text == "" {
-			text = "Cancelled (" + out.code + ")."
-		}
-		return transcript.EndingNote(runID, out.status, out.code, "", text, nil), true
-	}
-	return domain.Entry{}, false
-}
 
 // completed ends the run with a final output.
 func (s *Service) completed(rc *runCtx, text string) outcome {

@@ -105,15 +105,12 @@ func (s *Service) execute(lr *liveRun) {
 	}
 	if out.paused {
 		out.spans.Alone()
-	}
-	if out.paused && out.profile.profile != nil {
 		// No turn was recorded before the pause: the profile on its own.
-		if err := s.d.Sessions.SaveContextProfile(context.WithoutCancel(lr.ctx), lr.run.SessionID, lr.run.ID,
-			out.profile.profile); err != nil {
-			s.d.Log.Warn("storing a run's context profile failed", "run_id", lr.run.ID, "err", err)
+		if p := out.profile.profile; p != nil {
+			if err := s.d.Sessions.SaveContextProfile(context.WithoutCancel(lr.ctx), lr.run.SessionID, lr.run.ID, p); err != nil {
+				s.d.Log.Warn("storing a run's context profile failed", "run_id", lr.run.ID, "err", err)
+			}
 		}
-	}
-	if out.paused {
 		// The pause is recorded; the session is free for new work (which
 		// would supersede it), the stream stays open for the decision.
 		// A task's status says it waits before anyone can decide (a
@@ -141,7 +138,7 @@ func (s *Service) execute(lr *liveRun) {
 		// next turn, marked as cut short.
 		notes = append(notes, transcript.CutShort(run.ID, out.partial, "The answer was cut short."))
 	}
-	if note, ok := noteFor(run.ID, out); ok {
+	if note, ok := transcript.NoteFor(run.ID, out.status, out.code, out.msg, out.event); ok {
 		notes = append(notes, note)
 	}
 	// A deleted session took the run row with it: nothing is left to record.

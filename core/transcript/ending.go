@@ -1,6 +1,10 @@
 package transcript
 
-import "github.com/agents-server/agents-server/core/domain"
+import (
+	"encoding/json"
+
+	"github.com/agents-server/agents-server/core/domain"
+)
 
 // Display kinds of the notes that record how a run ended without completing.
 const (
@@ -47,4 +51,26 @@ func CutShort(runID, text, why string) domain.Entry {
 	return domain.Entry{Kind: domain.KindItem, Source: domain.SourceModel, RunID: runID,
 		Item:    domain.AssistantMessage("", text),
 		Display: &domain.Display{Kind: displayStopped, Title: "Stopped", Summary: why}}
+}
+
+// NoteFor is the ending note of a run that ended with status, code and
+// msg, its final event the one given (an error's names the guardrail that
+// tripped); ok is false for an ending that needs none (a completion).
+func NoteFor(runID string, status domain.RunStatus, code, msg string, final domain.Event) (domain.Entry, bool) {
+	switch status {
+	case domain.RunError:
+		extra := map[string]string{}
+		var p domain.ErrorPayload
+		if json.Unmarshal(final.Payload, &p) == nil && p.Guardrail != "" {
+			extra["guardrail"], extra["stage"] = p.Guardrail, p.Stage
+		}
+		return EndingNote(runID, status, code, "", msg, extra), true
+	case domain.RunCancelled:
+		text := CancelReason(code)
+		if text == "" {
+			text = "Cancelled (" + code + ")."
+		}
+		return EndingNote(runID, status, code, "", text, nil), true
+	}
+	return domain.Entry{}, false
 }

@@ -26,3 +26,21 @@ func TestAnEndingNoteSaysHowTheRunEnded(t *testing.T) {
 		t.Fatalf("a cut-short answer is %+v", cut)
 	}
 }
+
+func TestTheNoteForAnEndingNamesItsGuardrailOrReason(t *testing.T) {
+	trip := domain.NewEvent(domain.EventError, domain.ErrorPayload{RunID: "r", Code: domain.CodeGuardrail, Guardrail: "no-secrets", Stage: "output"})
+	note, ok := NoteFor("r", domain.RunError, domain.CodeGuardrail, "It tripped.", trip)
+	if d := note.Display; !ok || note.Text != "It tripped." || d.Extra["guardrail"] != "no-secrets" || d.Extra["stage"] != "output" {
+		t.Fatalf("a tripped guardrail's note is %+v / %+v", note, note.Display)
+	}
+	note, ok = NoteFor("r", domain.RunCancelled, "gone_fishing", "", domain.Event{})
+	if !ok || note.Text != "Cancelled (gone_fishing)." {
+		t.Fatalf("a cancel without words notes %q", note.Text)
+	}
+	if note, ok = NoteFor("r", domain.RunCancelled, domain.CancelServerShutdown, "", domain.Event{}); !ok || note.Text != CancelReason(domain.CancelServerShutdown) {
+		t.Fatalf("a cancel with words notes %q", note.Text)
+	}
+	if _, ok := NoteFor("r", domain.RunCompleted, "", "", domain.Event{}); ok {
+		t.Fatal("a completion has an ending note")
+	}
+}
