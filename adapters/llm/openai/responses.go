@@ -11,6 +11,7 @@ import (
 	"github.com/openai/openai-go/v3/packages/ssestream"
 	"github.com/openai/openai-go/v3/responses"
 	"github.com/openai/openai-go/v3/shared"
+	"github.com/tidwall/gjson"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/ports"
@@ -29,7 +30,7 @@ func generateResponses(ctx context.Context, svc *responses.ResponseService, prov
 	// arguments deltas name only their item; the call's identity arrives
 	// with output_item.added
 	calls := map[string]ports.ModelDelta{}
-	var final *responses.Response
+	var final *ports.ModelResponse
 	var failure error
 	for stream.Next() {
 		ev := stream.Current()
@@ -47,11 +48,10 @@ func generateResponses(ctx context.Context, svc *responses.ResponseService, prov
 			d.Kind, d.Text = ports.DeltaArguments, ev.field("delta")
 			sink(d)
 		case "response.completed", "response.incomplete":
-			r := ev.response()
+			r := fromResponse(ev.response())
 			final = &r
 		case "response.failed":
-			r := ev.response()
-			failure = streamFailure(provider, string(r.Error.Code), r.Error.Message, nil)
+			failure = streamFailure(provider, ev.field("response.error.code"), ev.field("response.error.message"), nil)
 		case "error":
 			failure = streamFailure(provider, ev.field("code"), ev.field("message"), nil)
 		}
@@ -68,7 +68,7 @@ func generateResponses(ctx context.Context, svc *responses.ResponseService, prov
 	if final == nil {
 		return ports.ModelResponse{}, truncated(provider)
 	}
-	return fromResponse(final), nil
+	return *final, nil
 }
 
 // responsesParams translates the request; fields left unset keep the
@@ -241,52 +241,61 @@ func inputContent(parts []domain.ContentPart) responses.ResponseInputMessageCont
 }
 
 // fromResponse re-marshals a completed response's output in the internal
-// item shape, with its usage and any refusal.
-func fromResponse(r *responses.Response) ports.ModelResponse {
-	out := ports.ModelResponse{ResponseID: r.ID, Model: string(r.Model)}
-	for _, it := range r.Output {
-		switch it.Type {
+// item shape, with its usage and any refusal. It reads the response's JSON
+// (the ending event's "response") with gjson, as streamEvent reads the
+// deltas: the few fields it uses, leniently, instead of the SDK's
+// reflective decoding of the whole response (which echoes the request's
+// instructions and tools) — an item of another type is kept as it came.
+func fromResponse(r gjson.Result) ports.ModelResponse {
+	out := ports.ModelResponse{ResponseID: r.Get("id").String(), Model: r.Get("model").String()}
+	for _, it := range r.Get("output").Array() {
+		switch it.Get("type").String() {
 		case domain.ItemMessage:
 			var text, refusal strings.Builder
-			for _, c := range it.Content {
-				switch c.Type {
+			for _, c := range it.Get("content").Array() {
+				switch c.Get("type").String() {
 				case "output_text":
-					text.WriteString(c.Text)
+					text.WriteString(c.Get("text").String())
 				case "refusal":
-					refusal.WriteString(c.Refusal)
+					refusal.WriteString(c.Get("refusal").String())
 				}
 			}
 			if refusal.Len() > 0 {
 				out.Refusal += refusal.String()
 			}
 			if text.Len() > 0 {
-				out.Output = append(out.Output, domain.AssistantMessage(it.ID, text.String()))
+				out.Output = append(out.Output, domain.AssistantMessage(it.Get("id").String(), text.String()))
 			}
 		case domain.ItemFunctionCall:
-			out.Output = append(out.Output, domain.FunctionCall(it.ID, it.CallID, it.Name, it.Arguments.OfString))
+			var args string // a string, as the SDK's union takes it
+			if a := it.Get("arguments"); a.Type == gjson.String {
+				args = a.Str
+			}
+			out.Output = append(out.Output, domain.FunctionCall(it.Get("id").String(), it.Get("call_id").String(), it.Get("name").String(), args))
 		case domain.ItemReasoning:
 			var summary, content []string
-			for _, s := range it.Summary {
-				summary = append(summary, s.Text)
+			for _, s := range it.Get("summary").Array() {
+				summary = append(summary, s.Get("text").String())
 			}
-			for _, c := range it.Content {
-				content = append(content, c.Text)
+			for _, c := range it.Get("content").Array() {
+				content = append(content, c.Get("text").String())
 			}
-			out.Output = append(out.Output, domain.Reasoning(it.ID, strings.Join(summary, "\n\n"), strings.Join(content, ""), it.EncryptedContent))
+			out.Output = append(out.Output, domain.Reasoning(it.Get("id").String(), strings.Join(summary, "\n\n"), strings.Join(content, ""),
+				it.Get("encrypted_content").String()))
 		default:
-			out.Output = append(out.Output, json.RawMessage(it.RawJSON()))
+			out.Output = append(out.Output, json.RawMessage(it.Raw))
 		}
 	}
-	if r.IncompleteDetails.Reason == "content_filter" && out.Refusal == "" {
+	if r.Get("incomplete_details.reason").String() == "content_filter" && out.Refusal == "" {
 		out.Refusal = "the provider's content filter stopped the answer"
 	}
-	u := r.Usage
+	u := r.Get("usage")
 	out.Usage = domain.Usage{
-		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, TotalTokens: u.TotalTokens,
-		CachedTokens: u.InputTokensDetails.CachedTokens, CacheWriteTokens: u.InputTokensDetails.CacheWriteTokens,
+		InputTokens: u.Get("input_tokens").Int(), OutputTokens: u.Get("output_tokens").Int(), TotalTokens: u.Get("total_tokens").Int(),
+		CachedTokens: u.Get("input_tokens_details.cached_tokens").Int(), CacheWriteTokens: u.Get("input_tokens_details.cache_write_tokens").Int(),
 	}
 	if out.Usage.TotalTokens == 0 {
-		out.Usage.TotalTokens = u.InputTokens + u.OutputTokens
+		out.Usage.TotalTokens = out.Usage.InputTokens + out.Usage.OutputTokens
 	}
 	return out
 }

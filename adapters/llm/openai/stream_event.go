@@ -41,13 +41,11 @@ func (e *streamEvent) UnmarshalJSON(data []byte) error {
 // field reads a field (a gjson path) as a string.
 func (e *streamEvent) field(path string) string { return gjson.GetBytes(e.raw, path).String() }
 
-// response decodes the response an ending event carries, as the SDK
-// decodes it inside its own event type (a part it cannot read stays
-// zero, as there).
-func (e *streamEvent) response() responses.Response {
-	var r responses.Response
-	if v := gjson.GetBytes(e.raw, "response"); v.Exists() && v.Type != gjson.Null {
-		_ = r.UnmarshalJSON([]byte(v.Raw))
+// response is the response an ending event carries (fromResponse reads
+// it); a missing or null one reads as an empty response.
+func (e *streamEvent) response() gjson.Result {
+	if v := gjson.GetBytes(e.raw, "response"); v.IsObject() {
+		return v
 	}
-	return r
+	return gjson.Result{}
 }
