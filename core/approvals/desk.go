@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -80,13 +81,22 @@ func (k *Desk) Pause(ctx context.Context, run domain.Run, entries []domain.Entry
 // AwaitPause waits until a run that is letting go of the session has let
 // go — one that announced its pause (its teardown releases the slot right
 // after run.interrupted), or one whose end is being recorded — or until
-// ctx ends. It blocks on the hub's signal rather than polling.
+// ctx ends, or letGoWait passes: a pause or an end is recorded in
+// milliseconds when the store answers, and one that waits for a store that
+// does not must not hold the caller's request with it. It blocks on the
+// hub's signal rather than polling.
 func (k *Desk) AwaitPause(ctx context.Context, sessionID, runID string) {
+	wait := time.NewTimer(letGoWait)
+	defer wait.Stop()
 	select {
 	case <-k.d.Hub.Freed(sessionID, runID):
 	case <-ctx.Done():
+	case <-wait.C:
 	}
 }
+
+// letGoWait bounds AwaitPause.
+const letGoWait = 5 * time.Second
 
 // Decide approves or rejects a pending call. When it was the run's last
 // undecided call the SAME run resumes — same id, same event sequence — and

@@ -112,7 +112,7 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 		e.Display = req.Display
 		entries = append(entries, e)
 	}
-	planning, err := s.d.Sessions.BeginRunWith(ctx, run, plan, entries, also)
+	b, err := s.d.Sessions.BeginRunWith(ctx, run, plan, entries, also)
 	if err != nil {
 		s.d.Hub.Release(sess.ID, run.ID)
 		return domain.Run{}, err
@@ -120,7 +120,7 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 	if req.Triggered {
 		s.trust.Triggered(run.ID)
 	}
-	s.launch(&liveRun{run: run, planning: planning, task: req.Task, source: req.Source, compactFirst: req.CompactFirst,
+	s.launch(&liveRun{run: run, planning: b.Planning, history: b.History, task: req.Task, source: req.Source, compactFirst: req.CompactFirst,
 		titleIt: req.Title && sess.Name == "", taskSession: ptr(sess.IsTaskSession())})
 	return run, nil
 }

@@ -261,9 +261,11 @@ func (s *Service) loop(lr *liveRun) (out outcome) {
 	if err != nil {
 		return s.fail(rc, err)
 	}
-	history, err := s.d.Sessions.History(lr.ctx, lr.run.SessionID)
-	if err != nil {
-		return s.fail(rc, err)
+	history := lr.history
+	if lr.history = nil; history == nil {
+		if history, err = s.d.Sessions.History(lr.ctx, lr.run.SessionID); err != nil {
+			return s.fail(rc, err)
+		}
 	}
 	t := &turnState{input: sessions.ModelInput(history), resumed: lr.resume}
 	for t.turn = first; ; t.turn++ {

@@ -78,3 +78,26 @@ func TestARunReadsItsAgentOnce(t *testing.T) {
 		t.Fatalf("the model call used %q, want the agent's %q", reqs[len(reqs)-1].Model, a.Model)
 	}
 }
+
+// A run reads its history in the transaction that files its start: a run
+// with one answer takes no read snapshot of its session of its own.
+func TestARunReadsItsHistoryWithItsStart(t *testing.T) {
+	h := newHarness(t)
+	a := h.agent(domain.AgentSpec{Name: "history"})
+	sess := h.session(a.ID)
+	for i, input := range []string{"first", "second"} {
+		h.llm.Queue(porttest.Reply{Text: "answer " + input})
+		before := h.sessStore.Reads()
+		run := h.start(sess.ID, input)
+		if got := last(h.events(run.ID, 0)).Type; got != domain.EventOutput {
+			t.Fatalf("the run ended with %s", got)
+		}
+		if n := h.sessStore.Reads() - before; n != 0 {
+			t.Fatalf("run %d took %d read snapshots of its session, want 0", i+1, n)
+		}
+		reqs := h.llm.Requests()
+		if got := len(reqs[len(reqs)-1].Input); got != 2*i+1 {
+			t.Fatalf("run %d sent %d items of history, want %d", i+1, got, 2*i+1)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/agents-server/agents-server/core/remote"
 	"github.com/agents-server/agents-server/core/runcap"
 	"github.com/agents-server/agents-server/core/sandboxes"
+	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/ports"
@@ -105,6 +106,7 @@ type Service struct {
 type liveRun struct {
 	run      domain.Run
 	planning bool                // the session's planning phase for this run
+	history  []domain.Entry      // the history its start read (nil: the loop reads it)
 	titleIt  bool                // the session is untitled: name it from this run's input
 	bound    bool                // this run bound the session's project: announce it
 	resume   *resumeData         // set when the run continues after a pause
@@ -252,12 +254,12 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 			return domain.Run{}, err
 		}
 	}
-	planning, err := s.begin(ctx, run, req.Plan, images, limit)
+	b, err := s.begin(ctx, run, req.Plan, images, limit)
 	if err != nil {
 		s.d.Hub.Release(sessionID, run.ID)
 		return domain.Run{}, err
 	}
-	s.launch(&liveRun{run: run, planning: planning, bound: bound, images: images, taskSession: ptr(sess.IsTaskSession()),
+	s.launch(&liveRun{run: run, planning: b.Planning, history: b.History, bound: bound, images: images, taskSession: ptr(sess.IsTaskSession()),
 		titleIt: sess.Name == "" && strings.TrimSpace(run.Input) != "", agent: &a})
 	return run, nil
 }
@@ -266,7 +268,7 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 // transaction: the session's agent and planning phase, the user's message,
 // the run row — refused past the owner's limit of live runs. It returns
 // the planning phase the run works in.
-func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool, images []domain.Attachment, limit int) (bool, error) {
+func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool, images []domain.Attachment, limit int) (sessions.Begun, error) {
 	var entries []domain.Entry
 	if strings.TrimSpace(run.Input) != "" || len(images) > 0 {
 		entries = []domain.Entry{userEntry(run.Input, run.ID, images...)}
@@ -302,8 +304,8 @@ func (s *Service) launch(lr *liveRun) {
 // recorded — has let go, or until ctx ends. Whoever read that end (a
 // task's failed status, a pause's approvals) may start the next run at
 // once rather than be refused. A run still working is not waited for, nor
-// one past letGoWait: its end waits for a store that does not answer, and
-// the caller is told the conversation is busy rather than kept waiting.
+// one past AwaitPause's bound (its end waits for a store that does not
+// answer): the caller is told the conversation is busy.
 func (s *Service) awaitLetGo(ctx context.Context, sessionID string) {
 	holder, busy := s.d.Hub.Busy(sessionID)
 	if !busy {
@@ -314,15 +316,9 @@ func (s *Service) awaitLetGo(ctx context.Context, sessionID string) {
 	_, ending := s.ending[holder]
 	s.mu.Unlock()
 	if ending || (lr != nil && lr.pausing.Load()) {
-		ctx, cancel := context.WithTimeout(ctx, letGoWait)
-		defer cancel()
 		s.desk.AwaitPause(ctx, sessionID, holder)
 	}
 }
-
-// letGoWait bounds awaitLetGo: an end or a pause is recorded in
-// milliseconds when the store answers.
-const letGoWait = 5 * time.Second
 
 // launchResumed continues a paused run: no new run.started — the decision's
 // events continue the run's own sequence.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -23,8 +24,9 @@ type Sessions interface {
 	Append(ctx context.Context, sessionID string, entries []domain.Entry) ([]domain.Entry, error)
 	// AppendWith is Append with more writes in the same transaction.
 	AppendWith(ctx context.Context, sessionID string, entries []domain.Entry, also func(tx ports.SessionTx) error) ([]domain.Entry, error)
-	// BeginRunWith records a run's start and returns its planning phase.
-	BeginRunWith(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry, also func(tx ports.SessionTx) error) (bool, error)
+	// BeginRunWith records a run's start and returns its planning phase
+	// and history.
+	BeginRunWith(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry, also func(tx ports.SessionTx) error) (sessions.Begun, error)
 	// EndRun records a run's end with its last entries, if fence lets it.
 	EndRun(ctx context.Context, run domain.Run, entries []domain.Entry, fence, also func(tx ports.SessionTx) error) error
 	// LeavePlanning ends the session's planning phase.

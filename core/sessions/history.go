@@ -14,18 +14,27 @@ import (
 // once per run and keeps it up to date itself.
 func (s *Journal) History(ctx context.Context, sessionID string) ([]domain.Entry, error) {
 	var out []domain.Entry
-	err := s.store.ReadSession(ctx, sessionID, func(r ports.SessionReader) error {
-		active, err := activeMetas(ctx, r)
-		if err != nil {
-			return err
-		}
-		ids := make([]string, len(active))
-		for i, m := range active {
-			ids[i] = m.ID
-		}
-		out, err = r.EntriesByID(ctx, ids)
+	err := s.store.ReadSession(ctx, sessionID, func(r ports.SessionReader) (err error) {
+		out, err = history(ctx, r)
 		return err
 	})
+	return out, err
+}
+
+// history is History in a transaction already open: never nil.
+func history(ctx context.Context, r ports.SessionReader) ([]domain.Entry, error) {
+	active, err := activeMetas(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, len(active))
+	for i, m := range active {
+		ids[i] = m.ID
+	}
+	out, err := r.EntriesByID(ctx, ids)
+	if out == nil {
+		out = []domain.Entry{}
+	}
 	return out, err
 }
 
@@ -69,29 +78,40 @@ func ModelInput(entries []domain.Entry) []json.RawMessage {
 	return out
 }
 
+// Begun is what a run's start filed: the planning phase the run works in
+// and the session's history with the run's input, as History reads it.
+type Begun struct {
+	Planning bool
+	History  []domain.Entry
+}
+
 // BeginRun files a run's start in one transaction: the session's agent
 // and, when plan is set, its planning phase; entries (the user's message);
 // the run row. A crash keeps all of it or none of it. It returns the
 // planning phase the run works in. Returns not_found.
 func (s *Journal) BeginRun(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry) (planning bool, err error) {
-	return s.BeginRunWith(ctx, run, plan, entries, nil)
+	b, err := s.BeginRunWith(ctx, run, plan, entries, nil)
+	return b.Planning, err
 }
 
 // BeginRunWith is BeginRun that also runs also (if not nil) in the
-// transaction: a wake-up run settles the debts its input pays.
-func (s *Journal) BeginRunWith(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry, also func(tx ports.SessionTx) error) (planning bool, err error) {
+// transaction (a wake-up run settles the debts its input pays), and reads
+// the run's history there: the transaction that wrote it has it at hand,
+// where a read of its own would come after the commit.
+func (s *Journal) BeginRunWith(ctx context.Context, run domain.Run, plan *bool, entries []domain.Entry, also func(tx ports.SessionTx) error) (b Begun, err error) {
 	if run.AgentConfigID == "" {
-		return false, errs.E(errs.Internal, "a run without an agent")
+		return b, errs.E(errs.Internal, "a run without an agent")
 	}
 	_, err = s.AppendWith(ctx, run.SessionID, entries, func(tx ports.SessionTx) error {
 		sess, err := tx.Session(ctx)
 		if err != nil {
 			return err
 		}
-		planning = sess.Planning
+		planning := sess.Planning
 		if plan != nil {
 			planning = *plan
 		}
+		b.Planning = planning
 		// The append moved the activity time already: the row is written
 		// only for what it does not hold yet.
 		if len(entries) == 0 || sess.AgentConfigID != run.AgentConfigID || sess.Planning != planning {
@@ -99,12 +119,21 @@ func (s *Journal) BeginRunWith(ctx context.Context, run domain.Run, plan *bool, 
 				return err
 			}
 		}
-		if err := tx.CreateRun(ctx, run); err != nil || also == nil {
+		if err := tx.CreateRun(ctx, run); err != nil {
 			return err
 		}
-		return also(tx)
+		if also != nil {
+			if err := also(tx); err != nil {
+				return err
+			}
+		}
+		b.History, err = history(ctx, tx)
+		return err
 	})
-	return planning, err
+	if err != nil {
+		return Begun{}, err
+	}
+	return b, nil
 }
 
 // EndRun files how a run ended in one transaction: entries (a note of the

@@ -7,6 +7,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -41,7 +42,8 @@ type SessionStore struct {
 	mu     sync.Mutex // guards sessions (the committed state)
 
 	sessions map[string]*sessionState
-	commits  int // the writes that stored a session's state
+	commits  int          // the writes that stored a session's state
+	reads    atomic.Int64 // the read snapshots taken (ReadSession)
 }
 
 // sessionState is one session's committed state; never changed in place
@@ -101,6 +103,10 @@ func (s *SessionStore) Commits() int {
 	defer s.mu.Unlock()
 	return s.commits
 }
+
+// Reads is how many read snapshots were taken (a read transaction each
+// on a real store).
+func (s *SessionStore) Reads() int { return int(s.reads.Load()) }
 
 // rowTaken reports whether any session holds an entry with that row id
 // (row ids are a global primary key).
@@ -209,6 +215,7 @@ func (s *SessionStore) DeleteSession(_ context.Context, id string) error {
 
 // ReadSession implements ports.SessionStore over the committed snapshot.
 func (s *SessionStore) ReadSession(_ context.Context, id string, fn func(r ports.SessionReader) error) error {
+	s.reads.Add(1)
 	st, ok := s.snapshot(id)
 	if !ok {
 		return errs.E(errs.NotFound, "session not found")
