@@ -17,8 +17,8 @@ import (
 // their order).
 type Lifecycle interface {
 	// Ending is what a run's end also writes in its transaction (nil:
-	// nothing).
-	Ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error
+	// nothing); taskSession false says the run's session is not a task's.
+	Ending(ctx context.Context, run domain.Run, taskSession bool) func(tx ports.SessionTx) error
 	// Resumed is told when a decision lets a paused run go on.
 	Resumed(run domain.Run)
 	// Ended is told once a paused run has ended for good.
@@ -182,7 +182,7 @@ func (k *Desk) EndPause(ctx context.Context, run domain.Run, reason, note string
 	entries = append(entries, transcript.EndingNote(run.ID, domain.RunCancelled, reason, title, note, nil))
 	now := k.d.Clock.Now()
 	run.Status, run.ErrorCode, run.UpdatedAt, run.EndedAt = domain.RunCancelled, reason, now, &now
-	also := k.d.Lifecycle.Ending(ctx, run)
+	also := k.d.Lifecycle.Ending(ctx, run, true) // the desk does not know the session
 	_, err = k.d.Sessions.AppendWith(ctx, run.SessionID, entries, func(tx ports.SessionTx) error {
 		won, err := tx.EndPause(ctx, run)
 		if err == nil && !won {

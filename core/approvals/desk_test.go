@@ -27,7 +27,7 @@ type lives struct {
 }
 
 func (l *lives) add(s string) { l.mu.Lock(); l.told = append(l.told, s); l.mu.Unlock() }
-func (l *lives) Ending(_ context.Context, run domain.Run) func(tx ports.SessionTx) error {
+func (l *lives) Ending(_ context.Context, run domain.Run, _ bool) func(tx ports.SessionTx) error {
 	l.add("ending " + run.ID + " " + string(run.Status))
 	return nil
 }

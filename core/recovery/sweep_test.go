@@ -26,13 +26,13 @@ type heard struct {
 	spans     []domain.Span
 }
 
-func (h *heard) Ending(context.Context, domain.Run) func(tx ports.SessionTx) error { return nil }
-func (h *heard) Paused(domain.Run, string)                                         {}
-func (h *heard) Resumed(domain.Run)                                                {}
-func (h *heard) Ended(domain.Run)                                                  {}
-func (h *heard) Recovered(r domain.Run)                                            { h.recovered = append(h.recovered, r) }
-func (h *heard) RunEnded(domain.Run)                                               {}
-func (h *heard) SpanSaved(s domain.Span)                                           { h.spans = append(h.spans, s) }
+func (h *heard) Ending(context.Context, domain.Run, bool) func(tx ports.SessionTx) error { return nil }
+func (h *heard) Paused(domain.Run, string)                                               {}
+func (h *heard) Resumed(domain.Run)                                                      {}
+func (h *heard) Ended(domain.Run)                                                        {}
+func (h *heard) Recovered(r domain.Run)                                                  { h.recovered = append(h.recovered, r) }
+func (h *heard) RunEnded(domain.Run)                                                     {}
+func (h *heard) SpanSaved(s domain.Span)                                                 { h.spans = append(h.spans, s) }
 
 type world struct {
 	runs     *porttest.RunStore

@@ -121,7 +121,7 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 		s.trust.Triggered(run.ID)
 	}
 	s.launch(&liveRun{run: run, planning: b.Planning, history: b.History, task: req.Task, source: req.Source, compactFirst: req.CompactFirst,
-		titleIt: req.Title && sess.Name == "", taskSession: ptr(sess.IsTaskSession())})
+		titleIt: req.Title && sess.Name == "", taskSession: new(sess.IsTaskSession())})
 	return run, nil
 }
 

@@ -13,8 +13,9 @@ import (
 // in one list and told in its order.
 type Listener interface {
 	// Ending returns what a run's end also writes in its own transaction
-	// (a task attempt's terminal status), or nil.
-	Ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error
+	// (a task attempt's terminal status), or nil; taskSession false says
+	// the run's session is no task's, so no task names the run.
+	Ending(ctx context.Context, run domain.Run, taskSession bool) func(tx ports.SessionTx) error
 	// Paused is told when a run waits for a decision on pendingCallID;
 	// Resumed when the decision let it go on.
 	Paused(run domain.Run, pendingCallID string)
@@ -31,10 +32,10 @@ type Listener interface {
 type listeners []Listener
 
 // Ending joins what each listener writes with a run's end (nil: nothing).
-func (ls listeners) Ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error {
+func (ls listeners) Ending(ctx context.Context, run domain.Run, taskSession bool) func(tx ports.SessionTx) error {
 	var writes []func(tx ports.SessionTx) error
 	for _, l := range ls {
-		if w := l.Ending(ctx, run); w != nil {
+		if w := l.Ending(ctx, run, taskSession); w != nil {
 			writes = append(writes, w)
 		}
 	}

@@ -24,7 +24,7 @@ type hearing struct {
 
 func (l *hearing) add(line string) { l.mu.Lock(); l.heard = append(l.heard, line); l.mu.Unlock() }
 
-func (l *hearing) Ending(_ context.Context, run domain.Run) func(tx ports.SessionTx) error {
+func (l *hearing) Ending(_ context.Context, run domain.Run, _ bool) func(tx ports.SessionTx) error {
 	l.add("ending " + string(run.Status))
 	return nil
 }
@@ -129,7 +129,7 @@ type endGate struct {
 	entered, release chan struct{}
 }
 
-func (g *endGate) Ending(context.Context, domain.Run) func(tx ports.SessionTx) error {
+func (g *endGate) Ending(context.Context, domain.Run, bool) func(tx ports.SessionTx) error {
 	return func(ports.SessionTx) error {
 		g.once.Do(func() { close(g.entered) })
 		<-g.release // closed once: later runs' ends go through

@@ -142,7 +142,7 @@ func (s *Service) execute(lr *liveRun) {
 		notes = append(notes, note)
 	}
 	// A deleted session took the run row with it: nothing is left to record.
-	also := listeners(s.d.Listeners).Ending(context.WithoutCancel(lr.ctx), run)
+	also := listeners(s.d.Listeners).Ending(context.WithoutCancel(lr.ctx), run, lr.taskSession == nil || *lr.taskSession)
 	also = out.profile.with(context.WithoutCancel(lr.ctx), run.ID, also)
 	endRun := func(also func(ports.SessionTx) error) error {
 		ctx := context.WithoutCancel(lr.ctx)
@@ -298,7 +298,7 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 		if err != nil {
 			return 0, err
 		}
-		lr.taskSession = ptr(sess.IsTaskSession())
+		lr.taskSession = new(sess.IsTaskSession())
 	}
 	if rc.background = *lr.taskSession; rc.background {
 		rc.planning = false

@@ -259,7 +259,7 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 		s.d.Hub.Release(sessionID, run.ID)
 		return domain.Run{}, err
 	}
-	s.launch(&liveRun{run: run, planning: b.Planning, history: b.History, bound: bound, images: images, taskSession: ptr(sess.IsTaskSession()),
+	s.launch(&liveRun{run: run, planning: b.Planning, history: b.History, bound: bound, images: images, taskSession: new(sess.IsTaskSession()),
 		titleIt: sess.Name == "" && strings.TrimSpace(run.Input) != "", agent: &a})
 	return run, nil
 }

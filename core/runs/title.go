@@ -43,6 +43,3 @@ func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 	}()
 	return done
 }
-
-// ptr is a pointer to a copy of v.
-func ptr[T any](v T) *T { return &v }

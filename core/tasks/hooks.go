@@ -43,7 +43,12 @@ func summarize(s string) string {
 // Ending implements runs.Listener: a task's attempt ends in the
 // transaction that records its run's end (written once: a stop that got
 // there first wins).
-func (m *Manager) Ending(ctx context.Context, run domain.Run) func(tx ports.SessionTx) error {
+func (m *Manager) Ending(ctx context.Context, run domain.Run, taskSession bool) func(tx ports.SessionTx) error {
+	if !taskSession {
+		// Every task's run works in the task's own session.
+		m.noTask.note(run.ID)
+		return nil
+	}
 	t, err := m.d.Store.FindTaskByRun(ctx, run.ID)
 	if err != nil || t.Status.Terminal() {
 		if errs.Is(err, errs.NotFound) {

@@ -7,11 +7,11 @@ import (
 	"github.com/agents-server/agents-server/ports/porttest"
 )
 
-// A run that is no task's attempt (a chat run, a wake-up) has its task
-// looked for once as it ends — by Ending, not again by Ended — and its end
-// still pays the session's debts: the result owed while the chat ran is
-// delivered by a wake-up run.
-func TestARunThatIsNoTasksLooksForItOnce(t *testing.T) {
+// A run that is no task's attempt (a chat run, a wake-up) works in a
+// session that is no task's: its task is not looked for as it ends — not
+// by Ending, nor again by Ended — and its end still pays the session's
+// debts: the result owed while the chat ran is delivered by a wake-up run.
+func TestARunThatIsNoTasksIsNotLookedFor(t *testing.T) {
 	bubble(t, func(t *testing.T, h *harness) {
 		parent := h.session()
 		hold := make(chan struct{})
@@ -33,9 +33,9 @@ func TestARunThatIsNoTasksLooksForItOnce(t *testing.T) {
 		if len(h.due(parent.ID)) != 0 || len(h.wakeups(parent.ID)) != 1 {
 			t.Fatalf("after the chat ended: due %+v, %d wake-ups", h.due(parent.ID), len(h.wakeups(parent.ID)))
 		}
-		// The chat run's end and the wake-up run's end: one lookup each.
-		if n := h.taskStore.RunLookups() - before; n != 2 {
-			t.Fatalf("%d task lookups by run for two runs that are no task's, want 2", n)
+		// The chat run's end and the wake-up run's end: no lookup.
+		if n := h.taskStore.RunLookups() - before; n != 0 {
+			t.Fatalf("%d task lookups by run for two runs that are no task's, want 0", n)
 		}
 	})
 }

@@ -16,7 +16,7 @@ func EndsTo(o ports.RunObserver) RunEnds { return RunEnds{o} }
 type RunEnds struct{ o ports.RunObserver }
 
 // Ending implements runs.Listener: nothing rides on a run's end.
-func (RunEnds) Ending(context.Context, domain.Run) func(tx ports.SessionTx) error { return nil }
+func (RunEnds) Ending(context.Context, domain.Run, bool) func(tx ports.SessionTx) error { return nil }
 
 // Paused implements runs.Listener.
 func (RunEnds) Paused(domain.Run, string) {}
