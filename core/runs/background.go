@@ -72,7 +72,7 @@ func (s *Service) StartBackground(ctx context.Context, req BackgroundStart) (dom
 	}
 	also := req.Also
 	if !req.Continues {
-		limit, err := s.admit(ctx, sess.OwnerID)
+		limit, err := runcap.Admit(ctx, s.d.Settings, s.d.Runs, sess.OwnerID)
 		if err != nil {
 			return domain.Run{}, err
 		}

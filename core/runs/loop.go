@@ -87,6 +87,7 @@ func (s *Service) publish(lr *liveRun, typ string, payload any) {
 // event goes out, then the session slot is freed.
 func (s *Service) execute(lr *liveRun) {
 	defer s.wg.Done()
+	_ = growStack(0)
 	out := s.loop(lr)
 	// The outcome is decided: from here a cancel or an injection is told
 	// the run has ended (or paused), never accepted and then ignored.
@@ -159,6 +160,17 @@ func (s *Service) execute(lr *liveRun) {
 	s.d.Hub.Release(run.SessionID, run.ID)
 	lr.cancel()
 	listeners(s.d.Listeners).Ended(run)
+}
+
+// growStack grows a run's new goroutine's stack, once and while it is
+// shallow, to what a run reaches (the model SDK's reflective encoding,
+// SQLite): doubling it on the way copied an ever deeper stack four times.
+//
+//go:noinline
+func growStack(i int) byte {
+	var pad [64 << 10]byte // kept: indexed by what the compiler cannot see
+	pad[i] = 1
+	return pad[i/2]
 }
 
 // endRetryMax bounds the wait between two tries of a run's end.

@@ -221,15 +221,20 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 		}
 		bindTo = req.ProjectID
 	}
-	images, err := s.messageImages(ctx, p, req.AttachmentIDs)
-	if err != nil {
-		return domain.Run{}, err
+	// The images the message carries: the caller's, at most the per-message cap.
+	var images []domain.Attachment
+	if len(req.AttachmentIDs) > 0 && s.d.Attachments == nil {
+		return domain.Run{}, errs.Field("attachment_ids", "this server takes no images")
+	} else if len(req.AttachmentIDs) > 0 {
+		if images, err = s.d.Attachments.ForMessage(ctx, p, req.AttachmentIDs); err != nil {
+			return domain.Run{}, err
+		}
 	}
 	if strings.TrimSpace(req.Input) == "" && len(images) == 0 && sess.LastSeq == 0 {
 		return domain.Run{}, errs.Field("input", "is required: the session has no history to answer")
 	}
 	// Refused past the cap before a pause is set aside for it.
-	limit, err := s.admit(ctx, p.User.ID)
+	limit, err := runcap.Admit(ctx, s.d.Settings, s.d.Runs, p.User.ID)
 	if err != nil {
 		return domain.Run{}, err
 	}
