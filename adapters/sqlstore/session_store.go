@@ -127,24 +127,24 @@ func (db *DB) DeleteSession(ctx context.Context, id string) error {
 // ReadSession implements ports.SessionStore with a read transaction: WAL
 // gives it a snapshot no concurrent append can tear.
 func (db *DB) ReadSession(ctx context.Context, id string, fn func(r ports.SessionReader) error) error {
-	return db.snapshot(ctx, func(t txQ) error {
-		row, err := findSession(ctx, t, id)
-		if err != nil {
-			return err
-		}
-		return fn(opened(t, row))
-	})
+	return db.snapshot(ctx, inSession(ctx, id, func(q sessionQ) error { return fn(q) }))
 }
 
 // WriteSession implements ports.SessionStore.
 func (db *DB) WriteSession(ctx context.Context, id string, fn func(tx ports.SessionTx) error) error {
-	return db.tx(ctx, func(t txQ) error {
+	return db.tx(ctx, inSession(ctx, id, func(q sessionQ) error { return fn(q) }))
+}
+
+// inSession opens a transaction on session id: the row read (not_found
+// when absent) and kept on the sessionQ fn is given.
+func inSession(ctx context.Context, id string, fn func(sessionQ) error) func(txQ) error {
+	return func(t txQ) error {
 		row, err := findSession(ctx, t, id)
 		if err != nil {
 			return err
 		}
 		return fn(opened(t, row))
-	})
+	}
 }
 
 // CreateSessionWithEntries implements ports.SessionStore.
