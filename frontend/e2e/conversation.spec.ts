@@ -43,6 +43,27 @@ test('approval: a gated call waits, both tabs see it, approving resumes the run'
   expect(await user.api('GET', `/sessions/${sid}/approvals`), 'still pending').toEqual([])
 })
 
+test('approval: a call id an earlier run used too gets the decision on its own run\'s card only', async ({ page, agentFor }) => {
+  // The scripted model numbers every answer's calls alike, as providers that count from call_1 do.
+  const agent = await agentFor('Careful', 'todo', { approval: { approve_tools: ['todo_write'] } })
+  await newConversation(page, agent.name, 'Plan carefully')
+  const cards = page.locator('.tool-card[data-tool="todo_write"]')
+  await cards.first().getByRole('button', { name: 'Approve once' }).click()
+  await expect(page.locator('.msg-assistant .markdown', { hasText: 'Here is the plan' })).toBeVisible()
+  await idle(page)
+  await page.getByRole('textbox', { name: 'Message' }).fill('Plan it once more')
+  await page.keyboard.press('Enter')
+  await expect(cards).toHaveCount(2)
+  const ids = await cards.evaluateAll((els) => els.map((e) => e.getAttribute('data-call-id')))
+  expect(ids[0], 'a call id').toBeTruthy()
+  expect(ids[1], 'the same call id, twice').toBe(ids[0])
+  await expect(cards.nth(1).getByRole('button', { name: 'Approve once' })).toBeVisible()
+  await expect(cards.first().getByRole('button', { name: 'Approve once' }), 'the first run\'s finished call').toHaveCount(0)
+  await cards.nth(1).getByRole('button', { name: 'Approve once' }).click()
+  await idle(page)
+  await expect(page.getByRole('button', { name: 'Approve once' })).toHaveCount(0)
+})
+
 test('approval: rejecting with a reason tells the agent', async ({ page, agentFor }) => {
   const agent = await agentFor('Careful', 'todo', { approval: { approve_tools: ['todo_write'] } })
   await newConversation(page, agent.name, 'Plan it again')
@@ -100,6 +121,25 @@ test('regenerate, switch branches, fork', async ({ page, agentFor }) => {
   await expect(page, 'the fork to open').not.toHaveURL(before)
   await expect(page.locator('.msg-user .bubble', { hasText: 'hello branches' })).toBeVisible()
   expect(await assistantTexts(page), 'the fork copied past the question').toEqual([])
+})
+
+test('stop, then edit: the stopped run\'s ending stays on its own branch', async ({ page, agentFor }) => {
+  const agent = await agentFor('Slow', 'slow')
+  await newConversation(page, agent.name, 'count again')
+  await expect.poll(async () => (await assistantTexts(page)).join(''), { message: 'some streamed text', intervals: [50] }).toContain('two')
+  await page.getByRole('button', { name: 'Stop' }).click()
+  const cancelled = page.locator('.note', { hasText: 'Cancelled' })
+  await expect(cancelled).toBeVisible()
+  await idle(page)
+  const question = page.locator('.msg-user', { hasText: 'count again' })
+  await question.hover()
+  await question.getByRole('button', { name: 'Edit message' }).click()
+  await page.getByRole('textbox', { name: 'Edited message' }).fill('count once more')
+  await page.getByRole('button', { name: 'Save & send' }).click()
+  await expect(page.locator('.msg-user .bubble', { hasText: 'count once more' })).toBeVisible()
+  await idle(page, 60_000)
+  await expect(page.locator('.msg-assistant', { hasText: 'END' })).toBeVisible()
+  await expect(cancelled, 'the first branch\'s cancellation on the new one').toHaveCount(0)
 })
 
 test('reload mid-run: the stream resumes without lost or doubled text', async ({ page, agentFor }) => {

@@ -2,7 +2,7 @@
 // live run held from its start replaces its stored entries (so a reload
 // mid-run shows each item once); a run joined midway adds to them.
 import type { NoteItem, TimelineItem } from './model'
-import { keyByRun } from './keys'
+import { callKey, keyByRun } from './keys'
 import type { LiveRun } from './reduce'
 
 export function composeTimeline(stored: TimelineItem[], runs: LiveRun[], settledNotes: NoteItem[] = []): TimelineItem[] {
@@ -14,7 +14,7 @@ export function composeTimeline(stored: TimelineItem[], runs: LiveRun[], settled
       // A result whose call is already on screen completes that card.
       items = items.filter((it) => {
         if (it.kind !== 'tool' || !it.orphan) return true
-        const i = out.findIndex((o) => o.kind === 'tool' && o.callId === it.callId)
+        const i = out.findIndex((o) => o.kind === 'tool' && callKey(o.runId, o.callId) === callKey(it.runId, it.callId))
         if (i < 0) return true
         const o = out[i]
         if (o.kind === 'tool') out[i] = { ...o, output: it.output, isError: it.isError, display: it.display ?? o.display }
@@ -34,8 +34,9 @@ export function composeTimeline(stored: TimelineItem[], runs: LiveRun[], settled
         break
       }
     }
-    if (at < 0) out.push(note)
-    else out.splice(at + 1, 0, note)
+    // Nothing of its run is on screen: the run is on another branch (a
+    // stop, then an edit) or off the loaded page, and so is its ending.
+    if (at >= 0) out.splice(at + 1, 0, note)
   }
   return out
 }

@@ -3,7 +3,7 @@
 // and item types kept as generic items.
 import type { Entry } from '../lib/api'
 import { imagesOfContent } from '../lib/attachments'
-import { keyByRun } from './keys'
+import { callKey, keyByRun } from './keys'
 import type { TimelineItem, ToolDisplay, ToolItem } from './model'
 import { TASK_NOTIFICATION, taskNotice } from './taskNotice'
 
@@ -137,13 +137,13 @@ export function fromEntries(entries: Entry[]): TimelineItem[] {
         const tool: ToolItem = { ...base, kind: 'tool', callId: it.call_id ?? '', name: it.name ?? '', arguments: it.arguments ?? '' }
         const display = toolDisplay(e.display)
         if (display) tool.display = display
-        calls.set(tool.callId, tool)
+        calls.set(callKey(tool.runId, tool.callId), tool)
         out.push(tool)
         break
       }
       case 'function_call_output': {
         const output = typeof it.output === 'string' ? it.output : JSON.stringify(it.output)
-        const found = calls.get(it.call_id ?? '')
+        const found = calls.get(callKey(base.runId, it.call_id ?? ''))
         const tool: ToolItem = found ?? { ...base, kind: 'tool', callId: it.call_id ?? '', name: '', arguments: '', orphan: true }
         tool.output = output
         tool.display = mergeDisplay(toolDisplay(e.display), found?.display)

@@ -14,3 +14,12 @@ export function keyByRun(items: TimelineItem[]): TimelineItem[] {
   })
 }
 
+
+/**
+ * A tool call's identity: its run and its call id. A call id alone is not
+ * unique — a provider may number every answer's calls from call_1 — so an
+ * approval or a result is matched to the call of its own run.
+ */
+export function callKey(runId: string | undefined, callId: string): string {
+  return `${runId ?? ''}:${callId}`
+}

@@ -73,6 +73,24 @@ describe('a streamed turn equals its reload', () => {
     expect(composeTimeline(stored.slice(0, 1), [], settled.settledNotes[run].notes).filter((i) => i.kind === 'note')).toHaveLength(1)
   })
 
+  it('a settled ending whose run is not on the branch shown (a stop, then an edit) is not drawn', () => {
+    const run = 'rs'
+    const { state } = fold([
+      { type: 'run.started', seq: 1, payload: { run_id: run, session_id: 's1', input: 'count' } },
+      { type: 'run.cancelled', seq: 2, payload: { run_id: run, reason: 'stopped' } },
+    ])
+    const notes = settleRun(state, run).settledNotes[run].notes
+    expect(notes).toHaveLength(1)
+    const base = { created_at: '', compacted: false, on_path: true, seq: 3, run_id: 'r2' }
+    const edited = fromEntries([
+      { ...base, id: 'u2', row_id: 'u2', kind: 'item', source: 'user', item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'count more' }] } },
+    ] as Entry[])
+    expect(composeTimeline(edited, [], notes).filter((i) => i.kind === 'note')).toEqual([])
+    const before = fromEntries([{ ...base, run_id: run, id: 'u1', row_id: 'u1', kind: 'item', source: 'user',
+      item: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'count' }] } }] as Entry[])
+    expect(composeTimeline(before, [], notes).filter((i) => i.kind === 'note'), 'on its own branch').toHaveLength(1)
+  })
+
   it('a selected MCP server that cannot serve the run is a warning note naming it, kept after the run', () => {
     const run = 'rm'
     const { state } = fold([
@@ -104,6 +122,17 @@ describe('a streamed turn equals its reload', () => {
     const live = state.runs[run].items.find((i) => i.kind === 'tool')
     expect(live?.kind === 'tool' && live.display?.extra).toEqual(extra)
     expect(contentOf(live!)).toEqual(contentOf(stored[0]))
+  })
+
+  it('a call id two runs share is two calls: a result never lands on another run\'s call', () => {
+    const at = (run: string, seq: number) => ({ created_at: '', compacted: false, on_path: true, seq, run_id: run })
+    const stored = fromEntries([
+      { ...at('r1', 1), id: 'c1', row_id: 'c1', kind: 'item', source: 'model', item: { type: 'function_call', call_id: 'call_1', name: 'todo_write', arguments: '{}' } },
+      // r2's call of the same id is not in view (paged off): its result stands alone.
+      { ...at('r2', 5), id: 'o2', row_id: 'o2', kind: 'item', source: 'tool', item: { type: 'function_call_output', call_id: 'call_1', output: 'second' } },
+    ] as Entry[])
+    const tools = stored.filter((i) => i.kind === 'tool')
+    expect(tools.map((t) => t.kind === 'tool' && [t.runId, t.name, t.output ?? null, !!t.orphan])).toEqual([['r1', 'todo_write', null, false], ['r2', '', 'second', true]])
   })
 
   it('renders the todo checklist data on the tool card', () => {

@@ -3,6 +3,7 @@ import { useLayoutEffect, useMemo, useRef } from 'react'
 import { errorText, type Agent, type Approval } from '../../lib/api'
 import { notify } from '../../lib/notices'
 import { navigate, sessionPath } from '../../lib/router'
+import { callKey } from '../../timeline/keys'
 import type { TimelineItem } from '../../timeline/model'
 import { BRANCH_ROOT, editAndResend, fork, regenerate, switchBranch, type RunOptions } from './actions'
 import { BranchSwitcher, type MessageActions } from './Items'
@@ -35,10 +36,10 @@ export function Timeline({ sessionId, items, agent, approvals, live, runOptions,
   // task's own transcript, not this one: it is never matched to a card of
   // this conversation (call ids need not be unique across sessions) and is
   // drawn apart, naming its task.
-  const byCall = useMemo(() => new Map(approvals.filter((a) => !a.task_id).map((a) => [a.tool_call_id, a])), [approvals])
+  const byCall = useMemo(() => new Map(approvals.filter((a) => !a.task_id).map((a) => [callKey(a.run_id, a.tool_call_id), a])), [approvals])
   const loose = useMemo(() => {
-    const drawn = new Set(items.flatMap((i) => (i.kind === 'tool' ? [i.callId] : [])))
-    return approvals.filter((a) => a.task_id || !drawn.has(a.tool_call_id))
+    const drawn = new Set(items.flatMap((i) => (i.kind === 'tool' ? [callKey(i.runId, i.callId)] : [])))
+    return approvals.filter((a) => a.task_id || !drawn.has(callKey(a.run_id, a.tool_call_id)))
   }, [items, approvals])
 
   useLayoutEffect(() => {
@@ -100,7 +101,7 @@ export function Timeline({ sessionId, items, agent, approvals, live, runOptions,
       <li className={item.folded ? 'item item-folded' : 'item'} key={item.key} data-kind={item.kind}
         {...(item.folded ? { title: FOLDED, 'aria-description': FOLDED } : {})}>
         {switcher}
-        <ItemView item={item} agent={agent} approval={item.kind === 'tool' ? byCall.get(item.callId) : undefined} live={live} actions={actions} />
+        <ItemView item={item} agent={agent} approval={item.kind === 'tool' ? byCall.get(callKey(item.runId, item.callId)) : undefined} live={live} actions={actions} />
       </li>
     )
   })

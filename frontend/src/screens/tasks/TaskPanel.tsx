@@ -9,6 +9,7 @@ import { endingChip, launchCounts, progressText, stepName, workflowState, type W
 import { useLiveSession } from '../../live/store'
 import { composeTimeline } from '../../timeline/compose'
 import { fromEntries } from '../../timeline/fromEntries'
+import { callKey } from '../../timeline/keys'
 import { ItemView } from '../conversation/ItemView'
 import { closeTask } from '../inspector/inspectorState'
 import { WorkflowChart } from '../workflows/WorkflowChart'
@@ -118,7 +119,7 @@ function TaskTranscript({ sessionId, agent }: { sessionId: string; agent?: Param
   const entries = useMemo(() => (messages.data ? messages.data.pages.slice().reverse().flat() : []), [messages.data])
   const stored = useMemo(() => fromEntries(entries), [entries])
   const items = useMemo(() => composeTimeline(stored, live.runs, live.notes), [stored, live])
-  const byCall = useMemo(() => new Map((approvals.data ?? []).map((a) => [a.tool_call_id, a])), [approvals.data])
+  const byCall = useMemo(() => new Map((approvals.data ?? []).map((a) => [callKey(a.run_id, a.tool_call_id), a])), [approvals.data])
   const running = live.runs.some((r) => r.status === 'running' || r.status === 'interrupted')
 
   if (messages.isLoading) return <p className="muted small">Loading the transcript…</p>
@@ -133,7 +134,7 @@ function TaskTranscript({ sessionId, agent }: { sessionId: string; agent?: Param
       )}
       {items.map((item) => (
         <div className="item" key={item.key}>
-          <ItemView item={item} agent={agent} approval={item.kind === 'tool' ? byCall.get(item.callId) : undefined} live={running} />
+          <ItemView item={item} agent={agent} approval={item.kind === 'tool' ? byCall.get(callKey(item.runId, item.callId)) : undefined} live={running} />
         </div>
       ))}
     </div>
