@@ -1,5 +1,5 @@
 // The inspector of a conversation made over the API.
-import { conversationFor, expect, inspector, test } from './fixtures'
+import { conversationFor, expect, idle, inspector, newConversation, test } from './fixtures'
 
 test('inspector: open a trace span and the context panel', async ({ page, user, agentFor }) => {
   const agent = await agentFor('Planner', 'todo')
@@ -14,4 +14,20 @@ test('inspector: open a trace span and the context panel', async ({ page, user, 
   await panel.getByRole('tab', { name: 'Context' }).click()
   await expect(panel.locator('.ctx-big')).toBeVisible()
   await expect(panel.getByText('Tools by origin')).toBeVisible()
+})
+
+test('inspector: a run waiting on an approval is labelled with its question in Traces', async ({ page, agentFor }) => {
+  const agent = await agentFor('Careful', 'todo', { approval: { approve_tools: ['todo_write'] } })
+  await newConversation(page, agent.name, 'Plan carefully')
+  const cards = page.locator('.tool-card[data-tool="todo_write"]')
+  await cards.first().getByRole('button', { name: 'Approve once' }).click()
+  await idle(page)
+  // Traces open (the runs list read) before the next run starts.
+  const panel = await inspector(page)
+  await expect(panel.locator('.trace-q', { hasText: 'Plan carefully' })).toBeVisible()
+  await page.getByRole('textbox', { name: 'Message' }).fill('Plan it once more')
+  await page.keyboard.press('Enter')
+  await expect(cards.nth(1).getByRole('button', { name: 'Approve once' })).toBeVisible()
+  await expect(panel.locator('.trace-q', { hasText: 'Plan it once more' })).toBeVisible()
+  await expect(panel.locator('.trace-q', { hasText: /^Run [0-9a-f]{6}$/ }), 'a run labelled by its bare id').toHaveCount(0)
 })

@@ -177,3 +177,30 @@ test('workflows: Run… from the hub waits before a pause_before step until the 
   await expect(panel.locator('.wf-launch .pill')).toHaveText(['Completed'])
   await expect(panel.getByRole('region', { name: 'Result' })).toContainText('Deployed the release.')
 })
+
+test('workflows: an execution that ended before its Start answer arrived shows its end, not Working', async ({ page, user, agentFor, tag }) => {
+  const host = await agentFor('Host', 'wf-host')
+  const sid = await conversationFor(user, host.id, 'Hello there')
+  // A provider nothing listens on: the step's run fails, and the execution with it.
+  const dead = await user.api('POST', '/providers', { name: `dead-${tag}`, base_url: 'http://127.0.0.1:9/v1', api_key: 'any-key' })
+  const broken = await user.api('POST', '/agents', { name: `Broken ${tag}`, model: 'any', provider_id: dead.id })
+  const name = `doomed-${tag}`
+  const wf = await user.api('POST', '/workflows', { name, description: 'Fails at once', steps: [{ name: 'only', agent: broken.id, prompt: 'DO: nothing' }] })
+  // The Start answer (the execution working) reaches the page only once the execution has failed.
+  await page.route(`**/api/v1/workflows/${wf.id}/runs`, async (route) => {
+    const response = await route.fetch()
+    const started = await response.json()
+    await expect.poll(async () => (await user.api('GET', `/tasks/${started.task_id}`)).status, { timeout: 60_000 }).toBe('failed')
+    await route.fulfill({ response, json: started })
+  })
+  await page.goto(`/workflows/${wf.id}`)
+  await page.getByRole('button', { name: 'Run…' }).click()
+  const form = page.getByRole('form', { name: `Run ${name}` })
+  await form.getByLabel('Conversation').selectOption(sid)
+  await form.getByLabel('Brief').fill('try it')
+  await form.getByRole('button', { name: 'Start' }).click()
+  await expect(page).toHaveURL(new RegExp(`/s/${sid}$`), { timeout: 70_000 })
+  const panel = page.getByRole('complementary', { name: 'Inspector' })
+  await expect(panel.locator('.task-panel .task-chip')).toHaveText('Failed')
+  await expect(panel.getByRole('button', { name: 'Stop' })).toHaveCount(0)
+})

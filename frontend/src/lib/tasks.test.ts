@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import type { Task } from './api'
-import { attemptText, canDismiss, canRetry, canStop, patchTaskPage, splitDismissed, tally, taskChip, upsertTask } from './tasks'
+import { attemptText, canDismiss, canRetry, canStop, newerTask, patchTaskPage, splitDismissed, tally, taskChip, upsertTask } from './tasks'
 
 const t = (over: Partial<Task> = {}): Task => ({
   task_id: 't1', run_id: 'r1', kind: 'agent', status: 'working', label: 'a', prompt: 'p', attempt: 1, max_attempts: 3, dismissed: false, queued: false,
@@ -47,6 +47,16 @@ describe('upsertTask', () => {
     const trimmed = [t({ status: 'working', updated_at: '2026-01-01T00:00:05.84Z' })]
     expect(upsertTask(trimmed, t({ status: 'completed', updated_at: '2026-01-01T00:00:05.844Z' }))![0].status).toBe('completed')
     expect(upsertTask(undefined, t())).toBeUndefined()
+  })
+})
+
+describe('newerTask', () => {
+  it('keeps what the bus said over an answer that left the server before it', () => {
+    const failed = t({ status: 'failed', updated_at: '2026-01-01T00:00:05Z' })
+    // A start's answer (working) processed after the execution failed.
+    expect(newerTask(failed, t({ status: 'working', updated_at: '2026-01-01T00:00:01Z' }))).toBe(failed)
+    expect(newerTask(t(), failed).status).toBe('failed')
+    expect(newerTask(undefined, failed)).toEqual(failed)
   })
 })
 

@@ -45,6 +45,15 @@ export const attemptText = (t: Pick<Task, 'attempt' | 'max_attempts'>) => `attem
  */
 export const isBefore = (a: string, b: string) => Date.parse(a) < Date.parse(b)
 
+/**
+ * The task to cache: cur unless t is at least as new (an answer that left
+ * the server before the bus said more — a start's "working" after the run
+ * already failed — never overwrites what the bus said). Without cur, t.
+ */
+export function newerTask(cur: Task | undefined, t: TaskInfo | Task): Task {
+  return cur && isBefore(t.updated_at, cur.updated_at) ? cur : ({ ...cur, ...t } as Task)
+}
+
 const newestFirst = (a: Task, b: Task) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0)
 
 /**

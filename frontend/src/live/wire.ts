@@ -7,7 +7,7 @@ import { api, ok, type Schemas, type Session, type Task } from '../lib/api'
 import { bus } from '../lib/bus'
 import { notify } from '../lib/notices'
 import { keys, refresh } from '../lib/queries'
-import { isBefore, patchTaskPage, upsertTask } from '../lib/tasks'
+import { newerTask, patchTaskPage, upsertTask } from '../lib/tasks'
 import { announcementOf } from '../timeline/announcements'
 import type { Effect } from '../timeline/reduce'
 import { liveStore } from './store'
@@ -57,6 +57,9 @@ export function wireLive(qc: QueryClient): () => void {
       case 'interrupted':
       case 'toolResult':
         void refresh(qc, keys.approvals(e.sessionId))
+        // The runs list labels the trace panel's runs: a new one, and one
+        // that waits on a decision, are listed as they stand.
+        if (e.type !== 'toolResult') void refresh(qc, keys.runs(e.sessionId))
         if (e.type === 'started') {
           void refresh(qc, keys.sessions)
           // The run may have changed the session's planning phase.
@@ -108,7 +111,7 @@ export function wireLive(qc: QueryClient): () => void {
             void refresh(qc, keys.triggers)
           }
           qc.setQueryData<Task[]>(keys.tasks(e.parentSessionId), (list) => upsertTask(list, t))
-          qc.setQueryData<Task>(keys.task(e.taskId), (cur) => (cur && !isBefore(t.updated_at, cur.updated_at) ? { ...cur, ...t } : cur))
+          qc.setQueryData<Task>(keys.task(e.taskId), (cur) => (cur ? newerTask(cur, t) : cur))
           // The hub's Runs: a listed execution moves in place at once, and
           // the list is asked again soon after (a new one is listed, and
           // two updates of one moment cannot leave it showing the older).

@@ -4,11 +4,11 @@
 import type { QueryClient } from '@tanstack/react-query'
 import { api, ok, type Task } from '../../lib/api'
 import { keys, refresh } from '../../lib/queries'
-import { upsertTask } from '../../lib/tasks'
+import { newerTask, upsertTask } from '../../lib/tasks'
 
 async function settle(qc: QueryClient, t: Task) {
   qc.setQueryData<Task[]>(keys.tasks(t.parent_session_id), (list) => upsertTask(list, t))
-  qc.setQueryData<Task>(keys.task(t.task_id), (cur) => ({ ...cur, ...t }))
+  qc.setQueryData<Task>(keys.task(t.task_id), (cur) => newerTask(cur, t))
   await Promise.all([refresh(qc, keys.tasks(t.parent_session_id)), refresh(qc, keys.task(t.task_id))])
   return t
 }

@@ -3,7 +3,7 @@
 import type { QueryClient } from '@tanstack/react-query'
 import { api, ok, type Task } from '../../lib/api'
 import { keys, refresh } from '../../lib/queries'
-import { upsertTask } from '../../lib/tasks'
+import { newerTask, upsertTask } from '../../lib/tasks'
 
 /**
  * Starts an execution of a workflow into a conversation, led by the brief;
@@ -17,11 +17,15 @@ export async function startWorkflow(qc: QueryClient, workflowId: string, session
     params: { path: { id: workflowId } },
     body: { session_id: sessionId, input: brief, ...(projectId ? { project_id: projectId } : {}) },
   }))
+  // The execution may have gone on (even ended) while this answer was on
+  // its way: it goes in only where nothing newer is, and the task is asked
+  // again.
   qc.setQueryData<Task[]>(keys.tasks(sessionId), (list) => upsertTask(list, t))
-  qc.setQueryData(keys.task(t.task_id), t)
+  qc.setQueryData<Task>(keys.task(t.task_id), (cur) => newerTask(cur, t))
   await Promise.all([
     refresh(qc, keys.messages(sessionId)),
     refresh(qc, keys.tasks(sessionId)),
+    refresh(qc, keys.task(t.task_id)),
     refresh(qc, ['workflow-runs']),
     ...(projectId ? [refresh(qc, keys.session(sessionId))] : []),
   ])
