@@ -67,6 +67,17 @@ test('tasks: a spawned task completes, the parent wakes once, its transcript ope
   await expect(page.locator('.msg-user .bubble')).toHaveText(['Please delegate the research'])
 })
 
+test('tasks: a task card keeps its name whole when its result preview arrives', async ({ page, agentFor }) => {
+  const agent = await agentFor('Reporter', 'reporter')
+  await newConversation(page, agent.name, 'Please write the report')
+  const card = page.locator('.tool-card[data-tool="spawn_task"]')
+  await expect(card.locator('.pill', { hasText: 'Completed' })).toBeVisible()
+  await expect(card.locator('.tool-summary')).toContainText('The report')
+  const title = card.locator('.tool-title')
+  await expect(title).toHaveText('Write the report')
+  expect(await title.evaluate((el) => el.scrollWidth <= el.clientWidth), 'the name cut short by the preview').toBe(true)
+})
+
 test('tasks: a slow task is stopped from the list, shows cancelled and can be dismissed', async ({ page, user, agentFor }) => {
   const agent = await agentFor('Counter', 'slowtask')
   const sid = await newConversation(page, agent.name, 'Count in the background')
