@@ -4,12 +4,15 @@ package webfetch
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
+	"syscall"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -83,17 +86,37 @@ func (f *Fetcher) Fetch(ctx context.Context, r ports.FetchRequest) (ports.FetchR
 	return ports.FetchResponse{Body: body}, nil
 }
 
-// reason says in a few words why a request failed.
+// reason says in a person's words why a request failed — what happened
+// and what to check — rather than the resolver's or the dialer's text,
+// which the wrapped error keeps for the log.
 func reason(err error) string {
 	var ne net.Error
+	var dns *net.DNSError
+	var cert *tls.CertificateVerificationError
+	var unknownCA x509.UnknownAuthorityError
+	var hostname x509.HostnameError
 	switch {
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return "it timed out"
-	default:
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			return ue.Err.Error()
-		}
-		return err.Error()
+		return "it did not answer in time; try again later"
+	case errors.As(err, &dns) && dns.IsNotFound:
+		return fmt.Sprintf("no server goes by the name %s; check the address", dns.Name)
+	case errors.As(err, &dns):
+		return fmt.Sprintf("the name %s could not be looked up (this server's name service did not answer); try again later", dns.Name)
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "nothing there took the connection; check the address and its port"
+	case errors.Is(err, syscall.ECONNRESET), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return "the connection was cut before an answer; try again"
+	case errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+		return "this server has no route to it; check the address and this server's network"
+	case errors.As(err, &cert), errors.As(err, &unknownCA), errors.As(err, &hostname):
+		return "its certificate is not one this server trusts"
 	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		var op *net.OpError
+		if !errors.As(ue.Err, &op) {
+			return ue.Err.Error() // ours: a redirect refused
+		}
+	}
+	return "the connection failed; check the address and this server's network"
 }

@@ -2,8 +2,11 @@ package webfetch
 
 import (
 	"context"
+	"errors"
+	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -67,5 +70,36 @@ func TestFetchRefusesThePrivateNetworkUnlessAllowed(t *testing.T) {
 	}
 	if _, err := f.Fetch(ctx, ports.FetchRequest{URL: "file:///etc/passwd", MaxBytes: 4}); errs.CodeOf(err) != errs.Validation {
 		t.Fatalf("a file URL: %v", err)
+	}
+}
+
+// A fetch that fails says why in a person's words — never the resolver's
+// or the dialer's text, which the wrapped error keeps for the log.
+func TestAFailedFetchSaysWhyInWords(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := "http://" + l.Addr().String() + "/SKILL.md"
+	l.Close()
+	_, err = New("test").Fetch(context.Background(), ports.FetchRequest{URL: closed, MaxBytes: 100, Outbound: domain.OpenOutbound})
+	if msg := errs.MessageOf(err); errs.CodeOf(err) != errs.Upstream || !strings.Contains(msg, "nothing there took the connection") ||
+		strings.Contains(msg, "dial tcp") || !strings.Contains(err.Error(), "connection refused") {
+		t.Fatalf("a closed port: %q (%v)", msg, err)
+	}
+	notFound := &url.Error{Op: "Get", URL: "https://skills.invalid/SKILL.md",
+		Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "no such host", Name: "skills.invalid", IsNotFound: true}}}
+	down := &url.Error{Op: "Get", URL: "https://skills.example/SKILL.md",
+		Err: &net.OpError{Op: "dial", Net: "tcp", Err: &net.DNSError{Err: "server misbehaving", Name: "skills.example", IsTemporary: true}}}
+	redirects := &url.Error{Op: "Get", URL: "https://x.example/", Err: errors.New("more than 5 redirects")}
+	for err, want := range map[error]string{
+		notFound:  "no server goes by the name skills.invalid; check the address",
+		down:      "the name skills.example could not be looked up",
+		redirects: "more than 5 redirects",
+		&url.Error{Op: "Get", URL: "https://x.example/", Err: &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("something odd")}}: "the connection failed",
+	} {
+		if got := reason(err); !strings.Contains(got, want) || strings.Contains(got, "dial tcp") || strings.Contains(got, "lookup") {
+			t.Errorf("%v reads %q, want %q", err, got, want)
+		}
 	}
 }

@@ -3,9 +3,9 @@
 // opens the authorize page; the address the browser lands on (localhost:1455,
 // where nothing listens) is pasted back; an agent on the provider answers
 // through the backend; signing out makes it unusable again.
-import { expect, idle, newConversation, test } from './fixtures'
+import { expect, expectConsole, idle, newConversation, test } from './fixtures'
 
-test('chatgpt: a provider signs in with a pasted callback address, an agent on it chats, then it signs out', async ({ page, context, user, tag }) => {
+test('chatgpt: a provider signs in with a pasted callback address, an agent on it chats, then it signs out', { annotation: expectConsole(/status of 400/) }, async ({ page, context, user, tag }) => {
   const name = `chatgpt ${tag}`
   await page.goto('/settings/providers')
   await page.getByRole('button', { name: 'Add provider' }).click()
@@ -33,6 +33,11 @@ test('chatgpt: a provider signs in with a pasted callback address, an agent on i
   await popup.close()
   await expect(edit.getByRole('link', { name: 'open the sign-in page' }), 'the sign-in page is linked too').toHaveAttribute('href', /\/oauth\/authorize\?/)
 
+  // An address from no waiting sign-in is refused in words (not "10m0s").
+  await edit.getByLabel('Callback URL').fill(callback.replace(/state=[^&]+/, 'state=stale'))
+  await edit.getByRole('button', { name: 'Complete sign-in' }).click()
+  await expect(edit.getByText(/a sign-in waits 10 minutes for its address, and this one ran out or was already used/)).toBeVisible()
+  await expect(edit.getByText(/10m0s/)).toHaveCount(0)
   await edit.getByLabel('Callback URL').fill(callback)
   await edit.getByRole('button', { name: 'Complete sign-in' }).click()
   await expect(edit.getByText('Signed in as ann@example.com (plus)')).toBeVisible()

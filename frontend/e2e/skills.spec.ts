@@ -5,7 +5,7 @@
 // skills index and read_skill in the context panel.
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
-import { expect, idle, inspector, newConversation, test } from './fixtures'
+import { expect, expectConsole, idle, inspector, newConversation, test } from './fixtures'
 import { exclusive } from './lock'
 
 const COMMIT = 'c1a2b3c4d5e6f708'
@@ -111,4 +111,13 @@ test('skills: import a repository, edit one (detached), and an agent reads one i
     await new Promise((r) => github.close(r))
     release()
   }
+})
+
+test('skills: an import that cannot reach its address says why in words, not the dialer\'s', { annotation: expectConsole(/status of 502/) }, async ({ page }) => {
+  // Port 9 (discard) listens nowhere here: the connection is refused.
+  await page.goto('/settings/skills')
+  await page.getByLabel('Import from a URL').fill('http://127.0.0.1:9/SKILL.md')
+  await page.getByRole('button', { name: 'Import', exact: true }).click()
+  await expect(page.getByText(/nothing there took the connection; check the address and its port/)).toBeVisible()
+  await expect(page.getByText(/dial tcp|connect: connection refused/)).toHaveCount(0)
 })
