@@ -6,7 +6,7 @@ import type { Locator } from '@playwright/test'
 import { conversationFor, expect, inspector, test } from './fixtures'
 
 const figure = async (panel: Locator, term: string) =>
-  Number((await panel.locator('.ctx-facts div', { has: panel.page().locator('dt', { hasText: new RegExp(`^${term}$`) }) }).locator('dd').innerText()).replace(/\D/g, ''))
+  Number((await panel.locator('.ctx-facts div', { has: panel.page().locator('dt', { hasText: new RegExp(`^${term}`) }) }).locator('dd').innerText()).replace(/\D/g, ''))
 
 test('compaction: Compact now folds the earlier exchanges into a marked summary', async ({ page, user, agentFor }) => {
   // Only Compact now folds (the threshold is out of reach); two entries stay intact.
@@ -37,6 +37,9 @@ test('compaction: Compact now folds the earlier exchanges into a marked summary'
   await expect(first).toHaveAttribute('title', /model no longer sees it/)
   await expect(page.locator('.item', { hasText: 'Plums are stone fruit.' })).not.toHaveClass(/item-folded/)
   await expect.poll(() => figure(panel, 'Conversation'), { message: 'the conversation figure to drop' }).toBeLessThan(before)
+  // The fold reset the last call's count: the headline estimates, not "0 tokens".
+  await expect(panel.locator('.ctx-headline')).toContainText('tokens now, estimated: the next call measures it')
+  await expect(panel.locator('.ctx-big')).not.toHaveText('0')
 
   // A second pass has nothing left to fold, and a reload draws the same marker.
   await panel.getByRole('button', { name: 'Compact now' }).click()
@@ -44,4 +47,16 @@ test('compaction: Compact now folds the earlier exchanges into a marked summary'
   await page.reload()
   await expect(page.locator('.timeline details.compaction summary')).toContainText('→')
   await expect(page.locator('.item', { hasText: 'Tell me about apples' })).toHaveClass(/item-folded/)
+})
+
+test('compaction: with the agent\'s compaction off, Compact now is disabled and says where to turn it on', async ({ page, user, agentFor }) => {
+  const agent = await agentFor('Plain', 'todo')
+  const sid = await conversationFor(user, agent.id, 'Plan the release')
+  await page.goto(`/s/${sid}`)
+  const panel = await inspector(page)
+  await panel.getByRole('tab', { name: 'Context' }).click()
+  await expect(panel.getByRole('button', { name: 'Compact now' })).toBeDisabled()
+  await expect(panel.getByText(`Compaction is off for ${agent.name}`)).toBeVisible()
+  await panel.getByRole('link', { name: 'its settings' }).click()
+  await expect(page).toHaveURL(/\/settings\/agents$/)
 })

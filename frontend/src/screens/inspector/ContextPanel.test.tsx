@@ -15,8 +15,11 @@ const report = { input_tokens: 1200, cached_tokens: 0, cache_write_tokens: 0, co
 let answer: () => { status: number; body: unknown }
 let asked: string[] = []
 
-function show() {
-  return renderWithData(<ContextPanel sessionId="s1" />, [[keys.context('s1'), report]])
+const agent = (compaction_enabled: boolean) => ({ id: 'a1', name: 'Folder', compaction: { compaction_enabled } })
+
+function show(compaction = true) {
+  return renderWithData(<ContextPanel sessionId="s1" />, [[keys.context('s1'), report], [keys.session('s1'), { id: 's1', agent_config_id: 'a1' }],
+    [keys.agents, [agent(compaction)]]])
 }
 
 beforeEach(() => {
@@ -46,6 +49,20 @@ describe('Compact now', () => {
     expect(asked).toEqual(['POST /api/v1/sessions/{id}/compact'])
   })
 
+  it("is disabled with the agent's compaction off, saying where to turn it on", () => {
+    show(false)
+    expect(screen.getByRole('button', { name: 'Compact now' })).toBeDisabled()
+    expect(screen.getByText(/Compaction is off for Folder: turn on “Fold old history” in/)).toBeInTheDocument()
+    expect(screen.getByRole('link', { name: 'its settings' })).toHaveAttribute('href', '/settings/agents')
+  })
+
+  it('estimates the context after a fold rather than read "0 tokens"', () => {
+    renderWithData(<ContextPanel sessionId="s3" />, [[keys.context('s3'), { ...report, input_tokens: 0, conversation_tokens: 400 }],
+      [keys.session('s3'), { id: 's3', agent_config_id: 'a1' }], [keys.agents, [agent(true)]]])
+    expect(document.querySelector('.ctx-big')).toHaveTextContent('≈ 400')
+    expect(screen.getByText(/tokens now, estimated: the next call measures it/)).toBeInTheDocument()
+  })
+
   it("shows the server's message when it refuses", async () => {
     answer = () => ({ status: 400, body: { error: { code: 'validation', message: 'compaction is off for agent "A"' } } })
     show()
@@ -71,7 +88,7 @@ describe('Compact now', () => {
 
 describe('the prompt breakdown', () => {
   it('labels the skills index and the read_skill tool', () => {
-    renderWithData(<ContextPanel sessionId="s2" />, [[keys.context('s2'), {
+    renderWithData(<ContextPanel sessionId="s2" />, [[keys.session('s2'), { id: 's2', agent_config_id: 'a1' }], [keys.agents, [agent(true)]], [keys.context('s2'), {
       ...report, prompt: { agent: 'Reader', layers: { instructions: 10, skills_index: 321 }, tools: { builtin: 50, skills: 456 } },
     }]])
     const item = (label: string) => screen.getByText(label, { selector: '.ctx-list li > span:first-child' }).parentElement

@@ -1,7 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, errorText, ok } from '../../lib/api'
-import { keys, refresh, useContextReport } from '../../lib/queries'
+import { keys, refresh, useAgents, useContextReport, useSession } from '../../lib/queries'
+import { navigate } from '../../lib/router'
 import { useLiveSession } from '../../live/store'
 
 /** One MCP server's tool definitions, asked live (unavailable: it could not answer within 2 s). */
@@ -17,6 +18,9 @@ const toolNames: Record<string, string> = { skills: 'read_skill' }
 export function ContextPanel({ sessionId }: { sessionId: string }) {
   const ctx = useContextReport(sessionId)
   const live = useLiveSession(sessionId)
+  const session = useSession(sessionId)
+  const agents = useAgents()
+  const agent = agents.data?.find((a) => a.id === session.data?.agent_config_id)
   const busy = live.runs.some((r) => r.status === 'running' || r.status === 'interrupted')
   if (ctx.isLoading) return <p className="muted pad">Loading…</p>
   if (ctx.isError) return <p className="error-text pad">{errorText(ctx.error)}</p>
@@ -33,14 +37,19 @@ export function ContextPanel({ sessionId }: { sessionId: string }) {
   ]
   const window = c.context_window
   const total = Math.max(1, parts.reduce((n, p) => n + p.tokens, 0))
-  const pct = window ? Math.min(100, (c.input_tokens / window) * 100) : 0
+  // After a fold the last call's count no longer describes the context
+  // (the server resets it): until the next call, the estimate stands in.
+  const estimated = c.input_tokens === 0 && c.conversation_tokens > 0
+  const now = estimated ? parts.reduce((n, p) => n + p.tokens, 0) : c.input_tokens
+  const pct = window ? Math.min(100, (now / window) * 100) : 0
+  const what = estimated ? 'tokens now, estimated: the next call measures it' : 'tokens in the last call'
 
   return (
     <div className="context-panel">
-      <CompactNow sessionId={sessionId} busy={busy} />
+      <CompactNow sessionId={sessionId} busy={busy} off={agent && !agent.compaction.compaction_enabled ? agent.name : undefined} />
       <div className="ctx-headline">
-        <span className="ctx-big">{fmt(c.input_tokens)}</span>
-        <span className="muted">{window ? ` of ${fmt(window)} tokens (${pct.toFixed(pct < 10 ? 1 : 0)}%)` : ' tokens in the last call (no window declared)'}</span>
+        <span className="ctx-big">{estimated ? `≈ ${fmt(now)}` : fmt(now)}</span>
+        <span className="muted">{window ? ` of ${fmt(window)} ${what} (${pct.toFixed(pct < 10 ? 1 : 0)}%)` : ` ${what} (no window declared)`}</span>
       </div>
       {window > 0 && (
         <div className="ctx-bar" role="img" aria-label={`The last call used ${pct.toFixed(1)}% of the window`}>
@@ -59,11 +68,11 @@ export function ContextPanel({ sessionId }: { sessionId: string }) {
         ))}
       </ul>
       <dl className="ctx-facts">
-        <div><dt>Last call input</dt><dd>{fmt(c.input_tokens)}</dd></div>
-        <div><dt>Cached</dt><dd>{fmt(c.cached_tokens)}</dd></div>
-        <div><dt>Conversation</dt><dd>{fmt(c.conversation_tokens)}</dd></div>
-        <div><dt>Compaction measure</dt><dd>{fmt(c.compaction_tokens)}</dd></div>
-        <div><dt>Every call, summed</dt><dd>{fmt(c.session_input_tokens)}</dd></div>
+        <Fact term="Sent in the last call" help="The provider's count of the last call's input" value={c.input_tokens} />
+        <Fact term="Cached" help="Of that, what the provider read from its cache" value={c.cached_tokens} />
+        <Fact term="Conversation" help="The history the model still sees (characters / 4)" value={c.conversation_tokens} />
+        <Fact term="Toward compaction" help="What the compaction threshold is compared with: the last call plus what came after" value={c.compaction_tokens} />
+        <Fact term="Every call, summed" help="Input of every call so far; re-sent history counts each time" value={c.session_input_tokens} />
       </dl>
       {prompt ? (
         <>
@@ -89,11 +98,23 @@ export function ContextPanel({ sessionId }: { sessionId: string }) {
   )
 }
 
+/** One figure of the report, its plain name and a line of what it counts. */
+function Fact({ term, help, value }: { term: string; help: string; value: number }) {
+  return (
+    <div>
+      <dt>{term}<span className="ctx-help">{help}</span></dt>
+      <dd>{fmt(value)}</dd>
+    </div>
+  )
+}
+
 /**
  * "Compact now": one forced pass (POST /sessions/:id/compact). The server
- * refuses while a run holds the session, so the button waits for it too.
+ * refuses while a run holds the session, so the button waits for it too;
+ * with the agent's compaction off (off: its name) it says so and where to
+ * turn it on, rather than be refused.
  */
-function CompactNow({ sessionId, busy }: { sessionId: string; busy: boolean }) {
+function CompactNow({ sessionId, busy, off }: { sessionId: string; busy: boolean; off?: string }) {
   const qc = useQueryClient()
   const [pending, setPending] = useState(false)
   const [result, setResult] = useState<{ tone: 'ok' | 'error'; text: string } | null>(null)
@@ -114,10 +135,16 @@ function CompactNow({ sessionId, busy }: { sessionId: string; busy: boolean }) {
 
   return (
     <div className="ctx-compact">
-      <button className="btn btn-sm" disabled={busy || pending} onClick={() => void compact()}
+      <button className="btn btn-sm" disabled={busy || pending || !!off} onClick={() => void compact()} aria-describedby={off ? 'compact-off' : undefined}
         title={busy ? 'Wait for the run to end: it compacts at its own turn boundaries' : 'Fold the older history into a summary now'}>
         {pending ? 'Compacting…' : 'Compact now'}
       </button>
+      {off && (
+        <span id="compact-off" className="muted small">
+          Compaction is off for {off}: turn on “Fold old history” in{' '}
+          <a href="/settings/agents" onClick={(e) => { e.preventDefault(); navigate('/settings/agents') }}>its settings</a>.
+        </span>
+      )}
       {result && <span className={result.tone === 'error' ? 'error-text small' : 'muted small'} role="status">{result.text}</span>}
     </div>
   )
