@@ -26,6 +26,23 @@ async function expectAccessible(page: Page, what: string) {
   expect(bad.length, `${what}: axe found\n${bad.map(describe).join('\n')}`).toBe(0)
 }
 
+test('a11y: a conversation with folded messages and its fold, light and dark', async ({ page, user, agentFor }) => {
+  const agent = await agentFor('Folder', 'compacting', { compaction: { compaction_enabled: true, compaction_threshold_tokens: 10_000_000, compaction_window: 2 } })
+  const sid = await conversationFor(user, agent.id, 'Tell me about apples')
+  for (const input of ['And pears?', 'And plums?']) await user.api('POST', `/sessions/${sid}/runs`, { input }, user.token, { Prefer: 'wait=60' })
+  await page.goto(`/s/${sid}`)
+  const panel = await inspector(page)
+  await panel.getByRole('tab', { name: 'Context' }).click()
+  await panel.getByRole('button', { name: 'Compact now' }).click()
+  await expect(page.locator('.item.item-folded').first()).toBeVisible()
+  await page.locator('.timeline details.compaction summary').click()
+  await expectAccessible(page, 'folded messages and the fold (light)')
+  await page.getByRole('button', { name: 'Dark theme' }).click()
+  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
+  await expectAccessible(page, 'folded messages and the fold (dark)')
+  await page.getByRole('button', { name: 'Light theme' }).click()
+})
+
 test('a11y: the chat with an answer and a tool card, and the inspector', async ({ page, user, agentFor }) => {
   const agent = await agentFor('Planner', 'todo')
   const sid = await conversationFor(user, agent.id, 'Plan the release')
