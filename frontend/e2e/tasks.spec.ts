@@ -78,6 +78,29 @@ test('tasks: a task card keeps its name whole when its result preview arrives', 
   expect(await title.evaluate((el) => el.scrollWidth <= el.clientWidth), 'the name cut short by the preview').toBe(true)
 })
 
+test('tasks: the finished tasks are one group, closed past two, dismissed at once', async ({ page, user, agentFor }) => {
+  const agent = await agentFor('Delegator', 'delegator')
+  const session = await user.api('POST', '/sessions', { agent_config_id: agent.id })
+  const tasks = async () => (await user.api('GET', `/sessions/${session.id}/tasks`)) as { status: string; dismissed: boolean }[]
+  for (let i = 1; i <= 3; i++) {
+    // Each run spawns one task; the next starts once the wake-up it leads to is over.
+    await expect.poll(async () => (await user.api('POST', `/sessions/${session.id}/runs`, { input: 'Please delegate the research' }, user.token,
+      { Prefer: 'wait=60' }).catch(() => ({ status: 'busy' }))).status, { timeout: 30_000 }).toBe('completed')
+    await expect.poll(async () => (await tasks()).filter((t) => t.status === 'completed').length, { timeout: 30_000 }).toBe(i)
+  }
+  await page.goto(`/s/${session.id}`)
+  const strip = page.getByRole('region', { name: 'Background tasks' })
+  const group = strip.getByRole('button', { name: '3 finished' })
+  await expect(group).toHaveAttribute('aria-expanded', 'false')
+  await expect(strip.locator('.task-row')).toHaveCount(0)
+  await group.click()
+  await expect(strip.locator('.task-row')).toHaveCount(3)
+  await strip.getByRole('button', { name: 'Dismiss all finished' }).click()
+  await expect(strip.getByRole('button', { name: /^Background tasks/ })).toContainText('3 dismissed')
+  await expect(strip.locator('.task-row')).toHaveCount(0)
+  expect((await tasks()).every((t) => t.dismissed), 'every task dismissed').toBe(true)
+})
+
 test('tasks: a slow task is stopped from the list, shows cancelled and can be dismissed', async ({ page, user, agentFor }) => {
   const agent = await agentFor('Counter', 'slowtask')
   const sid = await newConversation(page, agent.name, 'Count in the background')

@@ -16,7 +16,7 @@ import type { ToolItem } from '../../timeline/model'
 import { Conversation } from '../conversation/Conversation'
 import { ToolCard } from '../conversation/ToolCard'
 import { inspectorNow, resetInspector } from '../inspector/inspectorState'
-import { retryTask, stopTask } from './actions'
+import { dismissTask, retryTask, stopTask } from './actions'
 import { TasksContext } from './TaskContext'
 
 vi.mock('./actions', () => ({ stopTask: vi.fn(), retryTask: vi.fn(), dismissTask: vi.fn() }))
@@ -56,12 +56,13 @@ beforeEach(() => {
   resetInspector()
   vi.mocked(stopTask).mockReset()
   vi.mocked(retryTask).mockReset()
+  vi.mocked(dismissTask).mockReset()
 })
 
 describe('the task list', () => {
   it('lists each task with its status, attempt and summary, and what can be done with it', () => {
     show()
-    expect(within(strip()).getByRole('button', { expanded: true })).toHaveTextContent('Background tasks1 working · 1 failed · 1 dismissed')
+    expect(within(strip()).getByRole('button', { name: /^Background tasks/ })).toHaveTextContent('Background tasks1 working · 1 failed · 1 dismissed')
     const working = row('research A')
     expect(within(working).getByText('Working')).toHaveClass('pill-run')
     expect(working).toHaveTextContent('attempt 1/3')
@@ -70,6 +71,19 @@ describe('the task list', () => {
     expect(within(failed).getByText('Failed')).toHaveClass('pill-error')
     expect(failed).toHaveTextContent('boom')
     expect(within(failed).getAllByRole('button').map((b) => b.textContent)).toEqual(['flaky job', 'Retry', 'Dismiss'])
+  })
+
+  it('lists the live first and groups the finished, closed past two, to dismiss at once', async () => {
+    const done = (n: number) => task({ task_id: `d${n}`, label: `done ${n}`, status: 'completed', created_at: `2026-01-01T00:00:0${n}Z` })
+    show({ list: [done(4), done(5), task({ task_id: 'live', label: 'still going', created_at: '2026-01-01T00:00:01Z' }), done(6)] })
+    const labels = () => within(strip()).queryAllByRole('button').filter((b) => b.classList.contains('task-open')).map((b) => b.textContent)
+    expect(labels()).toEqual(['still going'])
+    const group = within(strip()).getByRole('button', { name: '3 finished' })
+    expect(group).toHaveAttribute('aria-expanded', 'false')
+    await userEvent.click(group)
+    expect(labels()).toEqual(['still going', 'done 4', 'done 5', 'done 6'])
+    await userEvent.click(within(strip()).getByRole('button', { name: 'Dismiss all finished' }))
+    expect(vi.mocked(dismissTask).mock.calls.map(([, id]) => id)).toEqual(['d4', 'd5', 'd6'])
   })
 
   it('keeps dismissed tasks behind a toggle', async () => {
