@@ -1,4 +1,5 @@
 import { Icon } from '../../components/Icon'
+import { TabList, tabPanelProps } from '../../components/TabList'
 import { TaskPanel } from '../tasks/TaskPanel'
 import { ContextPanel } from './ContextPanel'
 import { closeInspector, showTab, tabFor, useInspector, type InspectorTab } from './inspectorState'
@@ -14,15 +15,12 @@ export function Inspector({ sessionId }: { sessionId: string }) {
     <aside className="inspector" aria-label="Inspector">
       <div className="tabs">
         {/* Only tabs in the tablist: the close button sits beside it. */}
-        <div className="tablist" role="tablist" aria-label="Inspector panels">
-          {tabs.map(([id, label]) => (
-            <button key={id} role="tab" aria-selected={tab === id} className={`tab${tab === id ? ' active' : ''}`} onClick={() => showTab(id)}>{label}</button>
-          ))}
-        </div>
+        <TabList label="Inspector panels" tabs={tabs.map(([id, label]) => ({ id, label }))} selected={tab} onSelect={(id) => showTab(id as InspectorTab)}
+          idBase="inspector" className="tablist" />
         <span className="grow" />
         <button className="icon-btn" aria-label="Close the inspector" onClick={closeInspector}><Icon name="x" /></button>
       </div>
-      <div className="inspector-body" role="tabpanel">
+      <div className="inspector-body" {...tabPanelProps('inspector', tab)}>
         {tab === 'task' && task ? <TaskPanel key={task.taskId} taskId={task.taskId} /> : tab === 'context' ? <ContextPanel sessionId={sessionId} /> : <TracePanel sessionId={sessionId} />}
       </div>
     </aside>

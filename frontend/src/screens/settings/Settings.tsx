@@ -1,3 +1,4 @@
+import { TabList, tabPanelProps } from '../../components/TabList'
 import { useMe } from '../../lib/queries'
 import { navigate } from '../../lib/router'
 import { AgentsTab } from './AgentsTab'
@@ -35,15 +36,11 @@ export function Settings({ tab }: { tab: string }) {
     <section className="settings" aria-label="Settings">
       <header className="settings-head">
         <h1>Settings</h1>
-        <nav className="tabs settings-tabs" role="tablist">
-          {visible.map((t) => (
-            <button key={t.id} role="tab" aria-selected={current === t.id} className={`tab${current === t.id ? ' active' : ''}`} onClick={() => navigate(`/settings/${t.id}`)}>
-              {t.label}
-            </button>
-          ))}
+        <nav className="tabs settings-tabs" aria-label="Settings">
+          <TabList label="Settings sections" tabs={visible} selected={current} onSelect={(id) => navigate(`/settings/${id}`)} idBase="settings" className="tablist" />
         </nav>
       </header>
-      <div className="settings-body">
+      <div className="settings-body" {...tabPanelProps('settings', current)}>
         {current === 'providers' && <ProvidersTab />}
         {current === 'agents' && <AgentsTab />}
         {current === 'mcp' && <MCPServersTab />}

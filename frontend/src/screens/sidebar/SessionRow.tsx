@@ -1,5 +1,5 @@
 import { useQueryClient } from '@tanstack/react-query'
-import { useState, type KeyboardEvent } from 'react'
+import { useEffect, useRef, useState, type KeyboardEvent } from 'react'
 import { Icon } from '../../components/Icon'
 import { api, errorText, ok, type Session } from '../../lib/api'
 import { notify } from '../../lib/notices'
@@ -12,6 +12,8 @@ export function SessionRow({ session, active, status, onOpen }: { session: Sessi
   const [editing, setEditing] = useState(false)
   const [name, setName] = useState(session.name)
   const [confirming, setConfirming] = useState(false)
+  const renameButton = useRef<HTMLButtonElement>(null)
+  const refocus = useRef(false)
   const title = session.name || 'New conversation'
 
   async function patch(body: { name?: string; pinned?: boolean }) {
@@ -36,13 +38,27 @@ export function SessionRow({ session, active, status, onOpen }: { session: Sessi
 
   function onKey(e: KeyboardEvent<HTMLInputElement>) {
     if (e.key === 'Enter') {
+      // Not to reach Rename as it takes the focus (and open the box again).
+      e.preventDefault()
+      refocus.current = true
       setEditing(false)
       if (name.trim() && name !== session.name) void patch({ name: name.trim() })
     } else if (e.key === 'Escape') {
+      // The conversation's Esc (stop a run) is not this one's.
+      e.preventDefault()
+      refocus.current = true
       setEditing(false)
       setName(session.name)
     }
   }
+
+  // Leaving the box by key gives focus back to Rename, not to the page.
+  useEffect(() => {
+    if (!editing && refocus.current) {
+      refocus.current = false
+      renameButton.current?.focus()
+    }
+  }, [editing])
 
   return (
     <li className={`session-row${active ? ' active' : ''}`} data-session-id={session.id}>
@@ -58,7 +74,7 @@ export function SessionRow({ session, active, status, onOpen }: { session: Sessi
       )}
       {!editing && (
         <span className="row-actions">
-          <button className="icon-btn" aria-label={`Rename ${title}`} title="Rename" onClick={() => { setName(session.name); setEditing(true) }}>
+          <button ref={renameButton} className="icon-btn" aria-label={`Rename ${title}`} title="Rename" onClick={() => { setName(session.name); setEditing(true) }}>
             <Icon name="edit" size={14} />
           </button>
           <button className="icon-btn" aria-label={session.pinned ? `Unpin ${title}` : `Pin ${title}`} title={session.pinned ? 'Unpin' : 'Pin'}
