@@ -32,10 +32,13 @@ test('triggers: a webhook made in the hub, its signed example run with bash, ans
     await expect(form.getByLabel('Schedule')).toHaveCount(0)
     await expect(form.getByLabel('Target')).toHaveValue('agent')
     await form.getByRole('button', { name: 'Add', exact: true }).click()
-    await expect(form.getByRole('alert').first()).toContainText('3 fields need attention')
+    // A new conversation is the default: only the agent and the brief are missing,
+    // and the conversation made for the refused trigger is gone again.
+    await expect(form.getByRole('alert').first()).toContainText('2 fields need attention')
     await expect(form.locator('.field[data-field="Agent"] .error-text')).toContainText('is required')
-    await expect(form.locator('.field[data-field="Conversation"] .error-text')).toContainText('is required')
+    await expect(form.locator('.field[data-field="Conversation"] .error-text')).toHaveCount(0)
     await expect(form.locator('.field[data-field="Brief"] .error-text')).toContainText('is required')
+    expect((await user.api('GET', '/sessions')).map((x: { id: string }) => x.id), 'no conversation left behind').toEqual([sid])
     // A cron kind asks for a schedule, in the server's time zone.
     await form.getByLabel('Kind').selectOption('cron')
     await expect(form.locator('.field[data-field="Schedule"] .hint')).toContainText('@every 30m')
@@ -153,4 +156,23 @@ test("triggers: a workflow's detail lists its triggers and adds one prefilled wi
   await expect(page.locator('.wf-start-chip')).toHaveText(`▶ release-${tag} (${name} (cron))`)
   const panel = page.getByRole('complementary', { name: 'Inspector' })
   await expect(panel.locator('.task-panel .task-chip')).toHaveText('Completed')
+})
+
+test('triggers: a new trigger reports into a new conversation named after it, by default', async ({ page, user, agentFor, tag }) => {
+  const deployer = await agentFor('Deployer', 'wf-deploy')
+  const name = `weekly-${tag}`
+  const wf = await user.api('POST', '/workflows', {
+    name: `ship-${tag}`, description: 'Deploys', steps: [{ name: 'deploy', agent: deployer.id, prompt: 'DEPLOY-STEP: ship it' }],
+  })
+  await page.goto(`/workflows/${wf.id}`)
+  await page.getByRole('region', { name: 'Triggers', exact: true }).getByRole('button', { name: 'Add trigger' }).click()
+  const form = page.getByRole('form', { name: 'Add trigger' })
+  await form.getByLabel('Name').fill(name)
+  await expect(form.getByLabel('Conversation').locator('option:checked')).toHaveText('A new conversation, named after the trigger')
+  await form.getByLabel('Brief').fill('ship the weekly build')
+  await form.getByRole('button', { name: 'Add', exact: true }).click()
+  await expect(form).toHaveCount(0)
+  const trigger = (await user.api('GET', '/triggers')).find((t: { name: string }) => t.name === name)
+  const session = await user.api('GET', `/sessions/${trigger.session_id}`)
+  expect([session.name, session.agent_config_id]).toEqual([name, deployer.id])
 })

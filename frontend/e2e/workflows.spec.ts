@@ -204,3 +204,19 @@ test('workflows: an execution that ended before its Start answer arrived shows i
   await expect(panel.locator('.task-panel .task-chip')).toHaveText('Failed')
   await expect(panel.getByRole('button', { name: 'Stop' })).toHaveCount(0)
 })
+
+test('workflows: Run… starts in a new conversation named after the workflow, by default', async ({ page, user, agentFor, tag }) => {
+  const deployer = await agentFor('Deployer', 'wf-deploy')
+  const name = `fresh-${tag}`
+  const wf = await user.api('POST', '/workflows', { name, description: 'Deploys', steps: [{ name: 'deploy', agent: deployer.id, prompt: 'DEPLOY-STEP: ship it' }] })
+  await page.goto(`/workflows/${wf.id}`)
+  await page.getByRole('button', { name: 'Run…' }).click()
+  const form = page.getByRole('form', { name: `Run ${name}` })
+  await expect(form.getByLabel('Conversation').locator('option:checked')).toHaveText(`A new conversation: “${name}”`)
+  await form.getByLabel('Brief').fill('ship version 3')
+  await form.getByRole('button', { name: 'Start' }).click()
+  await expect(page).toHaveURL(/\/s\//)
+  await expect(page.locator('.conv-title')).toHaveText(name)
+  const panel = page.getByRole('complementary', { name: 'Inspector' })
+  await expect(panel.locator('.task-panel .task-chip')).toHaveText('Completed')
+})

@@ -7,6 +7,7 @@ import { navigate, sessionPath } from '../../lib/router'
 import { curlExample, lastResult, requestOf, SECRET_ENV, triggerLabel, type Trigger, type TriggerRequest } from '../../lib/triggers'
 import { openTask } from '../inspector/inspectorState'
 import { Pager } from './Pager'
+import { intoConversation, NEW_CONVERSATION } from './actions'
 import { createTrigger, deleteTrigger, fireTrigger, rotateSecret, updateTrigger } from './triggerActions'
 
 const when = (iso?: string | null) => {
@@ -313,7 +314,9 @@ type FormValues = Required<Omit<TriggerRequest, 'enabled'>> & { enabled: boolean
 
 /** The fields a form starts from: a trigger's own, or a new one's (with preset applied). */
 function initial(t: Trigger | undefined, preset: Partial<TriggerRequest> | undefined): FormValues {
-  const base: FormValues = { name: '', kind: 'webhook', schedule: '', target: 'agent', workflow_id: '', agent_config_id: '', session_id: '', brief: '', enabled: true }
+  // A new trigger reports into a new conversation unless one is chosen.
+  const base: FormValues = { name: '', kind: 'webhook', schedule: '', target: 'agent', workflow_id: '', agent_config_id: '', session_id: t ? '' : NEW_CONVERSATION,
+    brief: '', enabled: true }
   if (t) {
     return { ...base, name: t.name, kind: t.kind, target: t.target, session_id: t.session_id, brief: t.brief, enabled: t.enabled,
       schedule: t.schedule ?? '', workflow_id: t.workflow_id ?? '', agent_config_id: t.agent_config_id ?? '' }
@@ -356,10 +359,15 @@ export function TriggerForm({ trigger, preset, onSaved, onCancel }: {
       ...(v.kind === 'cron' ? { schedule: v.schedule.trim() } : {}),
       ...(v.target === 'workflow' ? { workflow_id: v.workflow_id } : { agent_config_id: v.agent_config_id }),
     }
+    // A new conversation is named after the trigger (or what it starts),
+    // with its agent (or the workflow's first step's).
+    const wf = workflows.data?.find((w) => w.id === v.workflow_id)
+    const named = body.name || (v.target === 'workflow' ? wf?.name : agents.data?.find((a) => a.id === v.agent_config_id)?.name) || 'Trigger'
+    const agentId = v.target === 'workflow' ? wf?.steps[0]?.agent : v.agent_config_id || undefined
     try {
       if (trigger) onSaved(await updateTrigger(qc, trigger.id, body))
       else {
-        const t = await createTrigger(qc, body)
+        const { result: t } = await intoConversation(qc, v.session_id, named, agentId, (id) => createTrigger(qc, { ...body, session_id: id }))
         onSaved(t, t.secret)
       }
     } catch (err) {
@@ -419,7 +427,7 @@ export function TriggerForm({ trigger, preset, onSaved, onCancel }: {
       </div>
       <Field label="Conversation" hint="Where the work reports back; deleting it deletes the trigger" error={fields.session_id}>{(id, aria) => (
         <select id={id} {...aria} value={v.session_id} onChange={(e) => set({ session_id: e.target.value })}>
-          <option value="">Choose a conversation…</option>
+          {trigger ? <option value="">Choose a conversation…</option> : <option value={NEW_CONVERSATION}>A new conversation, named after the trigger</option>}
           {conversations.map((s) => <option key={s.id} value={s.id}>{s.name || 'New conversation'}</option>)}
         </select>
       )}</Field>

@@ -7,7 +7,7 @@ import { navigate, sessionPath, workflowPath } from '../../lib/router'
 import type { Workflow } from '../../lib/workflows'
 import { openTask } from '../inspector/inspectorState'
 import { ScopeButton } from '../settings/ScopeButton'
-import { startWorkflow } from './actions'
+import { intoConversation, NEW_CONVERSATION, startWorkflow } from './actions'
 import { WorkflowTriggers } from './Triggers'
 import { WorkflowChart } from './WorkflowChart'
 
@@ -98,17 +98,17 @@ function edgeWords(w: Workflow, i: number): string {
   return `${success}; ${failure}`
 }
 
-/** Run…: a conversation of the caller's and a brief; started, the execution opens in that conversation. */
+/** Run…: a conversation of the caller's (a new one, named after the workflow, unless one is chosen) and a brief; started, the execution opens in that conversation. */
 function RunForm({ workflow, onCancel }: { workflow: Workflow; onCancel: () => void }) {
   const qc = useQueryClient()
   const sessions = useSessions()
   const list = useMemo(() => (sessions.data ?? []).slice().sort((a, b) => b.updated_at.localeCompare(a.updated_at)), [sessions.data])
-  const [sessionId, setSessionId] = useState('')
+  // A new conversation, named after the workflow, unless one is chosen.
+  const [chosen, setChosen] = useState(NEW_CONVERSATION)
   const [brief, setBrief] = useState('')
   const [busy, setBusy] = useState(false)
   const [error, setError] = useState('')
   const [fields, setFields] = useState<Record<string, string>>({})
-  const chosen = sessionId || list[0]?.id || ''
 
   async function submit(e: FormEvent) {
     e.preventDefault()
@@ -120,9 +120,10 @@ function RunForm({ workflow, onCancel }: { workflow: Workflow; onCancel: () => v
     }
     setBusy(true)
     try {
-      const t = await startWorkflow(qc, workflow.id, chosen, brief.trim())
-      navigate(sessionPath(chosen))
-      openTask(chosen, t.task_id)
+      const { sessionId, result: t } = await intoConversation(qc, chosen, workflow.name, workflow.steps[0]?.agent,
+        (id) => startWorkflow(qc, workflow.id, id, brief.trim()))
+      navigate(sessionPath(sessionId))
+      openTask(sessionId, t.task_id)
     } catch (err) {
       setFields(err instanceof ApiError ? err.fields : {})
       setError(errorText(err))
@@ -135,24 +136,19 @@ function RunForm({ workflow, onCancel }: { workflow: Workflow; onCancel: () => v
     <form className="card form wf-run-form" onSubmit={submit} aria-label={`Run ${workflow.name}`} noValidate>
       <h3 className="ctx-h">Run {workflow.name}</h3>
       {error && <p className="error-text" role="alert">{error}</p>}
-      {sessions.isSuccess && !list.length ? (
-        <p className="muted">Start a conversation first: an execution reports back to one.</p>
-      ) : (
-        <>
-          <Field label="Conversation" hint="Where the execution reports back; its task list shows it" error={fields.session_id}>{(id, aria) => (
-            <select id={id} {...aria} value={chosen} onChange={(e) => setSessionId(e.target.value)}>
-              {list.map((s) => <option key={s.id} value={s.id}>{s.name || 'New conversation'}</option>)}
-            </select>
-          )}</Field>
-          <Field label="Brief" hint="What this execution is about: it leads the first step, which sees nothing of the conversation" error={fields.input}>{(id, aria) => (
-            <textarea id={id} {...aria} rows={3} value={brief} onChange={(e) => setBrief(e.target.value)} />
-          )}</Field>
-          <div className="form-actions">
-            <button className="btn btn-primary" disabled={busy || !chosen}>{busy ? 'Starting…' : 'Start'}</button>
-            <button type="button" className="btn btn-ghost" onClick={onCancel}>Cancel</button>
-          </div>
-        </>
-      )}
+      <Field label="Conversation" hint="Where the execution reports back; its task list shows it" error={fields.session_id}>{(id, aria) => (
+        <select id={id} {...aria} value={chosen} onChange={(e) => setChosen(e.target.value)}>
+          <option value={NEW_CONVERSATION}>A new conversation: “{workflow.name}”</option>
+          {list.map((s) => <option key={s.id} value={s.id}>{s.name || 'New conversation'}</option>)}
+        </select>
+      )}</Field>
+      <Field label="Brief" hint="What this execution is about: it leads the first step, which sees nothing of the conversation" error={fields.input}>{(id, aria) => (
+        <textarea id={id} {...aria} rows={3} value={brief} onChange={(e) => setBrief(e.target.value)} />
+      )}</Field>
+      <div className="form-actions">
+        <button className="btn btn-primary" disabled={busy}>{busy ? 'Starting…' : 'Start'}</button>
+        <button type="button" className="btn btn-ghost" onClick={onCancel}>Cancel</button>
+      </div>
     </form>
   )
 }

@@ -31,3 +31,26 @@ export async function startWorkflow(qc: QueryClient, workflowId: string, session
   ])
   return t
 }
+
+/** The value a conversation picker gives for "a new conversation". */
+export const NEW_CONVERSATION = '__new__'
+
+/**
+ * Runs work (start) in the conversation chosen, making it first when the
+ * choice is a new one — named name, on agentId — and deleting that again
+ * should the work be refused, so a refusal leaves nothing half-made.
+ * Answers the conversation's id and what work answered.
+ */
+export async function intoConversation<T>(qc: QueryClient, chosen: string, name: string, agentId: string | undefined,
+  work: (sessionId: string) => Promise<T>): Promise<{ sessionId: string; result: T }> {
+  if (chosen !== NEW_CONVERSATION) return { sessionId: chosen, result: await work(chosen) }
+  const s = await ok(api.POST('/api/v1/sessions', { body: { name, ...(agentId ? { agent_config_id: agentId } : {}) } }))
+  try {
+    const result = await work(s.id)
+    await refresh(qc, keys.sessions)
+    return { sessionId: s.id, result }
+  } catch (e) {
+    await api.DELETE('/api/v1/sessions/{id}', { params: { path: { id: s.id } } }).catch(() => {})
+    throw e
+  }
+}
