@@ -138,8 +138,8 @@ func (s *Service) ChatGPTComplete(ctx context.Context, p domain.Principal, id, c
 	l, err := s.gpt.store.TakeChatGPTLogin(ctx, q.Get("state"), pr.ID, p.User.ID, s.clock.Now())
 	switch {
 	case errs.Is(err, errs.NotFound):
-		return pr, errs.Field("callback_url", "belongs to no waiting sign-in: a sign-in waits %d minutes for its address, and this one "+
-			"ran out or was already used; sign in again", int(LoginTTL.Minutes()))
+		return pr, errs.Field("callback_url", "belongs to no waiting sign-in: it expired (a sign-in waits %d minutes for its address) "+
+			"or was already used; sign in again", int(LoginTTL.Minutes()))
 	case errs.Is(err, errs.Forbidden):
 		return pr, errs.Field("callback_url", "belongs to a sign-in started for another provider or person; sign in again")
 	case err != nil:

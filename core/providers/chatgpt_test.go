@@ -248,7 +248,7 @@ func TestAChatGPTCallbackIsRefusedWithItsReason(t *testing.T) {
 		{"an expired sign-in", func(w *gptWorld, state string) string {
 			w.clock.Advance(providers.LoginTTL)
 			return callback(state, "code=x")
-		}, errs.Validation, "a sign-in waits 10 minutes for its address"},
+		}, errs.Validation, "it expired (a sign-in waits 10 minutes for its address)"},
 		{"a refused authorization", func(_ *gptWorld, state string) string {
 			return callback(state, "error=access_denied&error_description=the+user+said+no")
 		}, errs.Validation, "refused (access_denied: the user said no)"},

@@ -36,7 +36,7 @@ test('chatgpt: a provider signs in with a pasted callback address, an agent on i
   // An address from no waiting sign-in is refused in words (not "10m0s").
   await edit.getByLabel('Callback URL').fill(callback.replace(/state=[^&]+/, 'state=stale'))
   await edit.getByRole('button', { name: 'Complete sign-in' }).click()
-  await expect(edit.getByText(/a sign-in waits 10 minutes for its address, and this one ran out or was already used/)).toBeVisible()
+  await expect(edit.getByText(/it expired \(a sign-in waits 10 minutes for its address\) or was already used/)).toBeVisible()
   await expect(edit.getByText(/10m0s/)).toHaveCount(0)
   await edit.getByLabel('Callback URL').fill(callback)
   await edit.getByRole('button', { name: 'Complete sign-in' }).click()

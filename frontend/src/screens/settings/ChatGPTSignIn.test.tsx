@@ -65,7 +65,7 @@ describe('ChatGPT sign-in', () => {
 
   it('shows a refused paste next to the field; Enter there never saves the provider form', async () => {
     vi.mocked(api.POST).mockImplementation(((path: string) => path.endsWith('/chatgpt/complete')
-      ? refusal(400, 'validation', 'callback_url: belongs to no waiting sign-in', { callback_url: 'belongs to no waiting sign-in: a sign-in waits 10 minutes for its address, and this one ran out or was already used; sign in again' })
+      ? refusal(400, 'validation', 'callback_url: belongs to no waiting sign-in', { callback_url: 'belongs to no waiting sign-in: it expired (a sign-in waits 10 minutes for its address) or was already used; sign in again' })
       : path.endsWith('/chatgpt/login')
         ? answer(200, { authorize_url: AUTHORIZE, redirect_uri: 'http://localhost:1455/auth/callback', expires_at: '2026-12-01T10:00:00Z' })
         : answer(200, provider())) as never)
