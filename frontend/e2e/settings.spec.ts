@@ -65,3 +65,15 @@ test('settings: the sections are one row of tabs at 1280 px, walked with the arr
   await page.keyboard.press('ArrowLeft')
   await expect(tabs.last()).toHaveAttribute('aria-selected', 'true')
 })
+
+test('settings: an agent\'s form lists what the agent gets, by origin, with no box to type tool names', async ({ page, agentFor }) => {
+  const agent = await agentFor('Planner', 'todo')
+  await page.goto('/settings/agents')
+  await page.locator('.row', { hasText: agent.name }).getByRole('button', { name: 'Edit' }).click()
+  const form = page.getByRole('form', { name: `Edit ${agent.name}` })
+  await expect(form.getByLabel('Built-in tools')).toHaveCount(0)
+  const gets = form.getByRole('region', { name: 'What the agent gets' })
+  await expect(gets.locator('dt')).toHaveText(['With every agent', 'Background tasks'])
+  await expect(gets.locator('dd', { hasText: 'todo_write' })).toBeVisible()
+  await expect(gets.locator('dd', { hasText: 'spawn_task' })).toBeVisible()
+})

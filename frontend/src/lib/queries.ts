@@ -6,6 +6,7 @@ import { api, ok, type Entry } from './api'
 export const keys = {
   me: ['me'] as const,
   selectableTools: ['selectable-tools'] as const,
+  agentTools: (id: string) => ['agent-tools', id] as const,
   sessions: ['sessions'] as const,
   session: (id: string) => ['session', id] as const,
   messages: (id: string) => ['messages', id] as const,
@@ -132,4 +133,7 @@ export const useTriggers = () =>
 /** The tools an agent picks by name: built-ins and the embedding program's Go tools (fixed while the server runs). */
 export const useSelectableTools = () =>
   useQuery({ queryKey: keys.selectableTools, queryFn: () => ok(api.GET('/api/v1/tools')), staleTime: Infinity })
+/** The tools a saved agent gets, every origin (GET /agents/:id/tools). */
+export const useAgentTools = (id: string | undefined) =>
+  useQuery({ queryKey: keys.agentTools(id ?? ''), queryFn: () => ok(api.GET('/api/v1/agents/{id}/tools', { params: { path: { id: id! } } })), enabled: !!id })
 export const useServerInfo = () => useQuery({ queryKey: keys.serverInfo, queryFn: () => ok(api.GET('/api/v1/server')), staleTime: Infinity })

@@ -1,7 +1,7 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState, type FormEvent } from 'react'
 import { AVATARS, Avatar } from '../../components/Avatar'
-import { Field, JsonField, ListField } from '../../components/Field'
+import { Field, JsonField } from '../../components/Field'
 import { api, ApiError, errorText, ok, type Agent } from '../../lib/api'
 import { splitToolName } from '../../lib/mcpServers'
 import { useSkills } from '../../lib/skills'
@@ -11,6 +11,7 @@ import { HINTS, TEMPLATES, newAgent, toBody, type AgentBody } from './agentShape
 import { FormSection, revealProblems } from './FormSection'
 import { GroupEditor } from './GroupEditor'
 import { MCPToolPicker } from './MCPToolPicker'
+import { EffectiveTools } from './EffectiveTools'
 import { ModelField } from './ModelField'
 import { SkillPicker } from './SkillPicker'
 
@@ -34,7 +35,6 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
   const selectable = useSelectableTools()
   // A checkbox rewrites the tools list, so the free-text field under it
   // starts over from the new list (it keeps its own text while typed in).
-  const [toggles, setToggles] = useState(0)
   const skills = useSkills()
   const guardrails = useQuery({ queryKey: ['guardrails'], queryFn: () => ok(api.GET('/api/v1/guardrails')) })
   const [a, setA] = useState<AgentBody>(() => {
@@ -75,6 +75,7 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
       if (agent) await ok(api.PUT('/api/v1/agents/{id}', { params: { path: { id: agent.id } }, body }))
       else await ok(api.POST('/api/v1/agents', { body }))
       await qc.invalidateQueries({ queryKey: keys.agents })
+      await qc.invalidateQueries({ queryKey: ['agent-tools'] })
       if (agent) setSaved(true)
       else onDone()
     } catch (err) {
@@ -176,7 +177,6 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
                   <input type="checkbox" checked={builtins.includes(t.name)}
                     onChange={(e) => {
                       set('tools', [...(e.target.checked ? [...builtins, t.name] : builtins.filter((n) => n !== t.name)), ...mcpTools])
-                      setToggles((n) => n + 1)
                     }} />
                   <span><code>{t.name}</code> <span className="muted">{t.description}</span></span>
                 </label>
@@ -184,13 +184,11 @@ export function AgentForm({ agent, onDone }: { agent?: Agent; onDone: () => void
             </div>
           )}</Field>
         )}
-        <Field label="Built-in tools" hint={HINTS.tools} error={[errors.tools, ...builtinErrors].filter(Boolean).join('; ') || undefined}>{(id, aria) => (
-          <ListField key={toggles} id={id} aria={aria} value={builtins} onChange={(v) => set('tools', [...v, ...mcpTools])} />
-        )}</Field>
         <Field label="MCP tools" group hint="Tools of the MCP servers this agent may use, selected by their server__tool names">{() => (
           <MCPToolPicker selected={a.tools} errors={placed.byTool} onChange={(v) => set('tools', v)}
             agent={{ scope: agent?.scope ?? 'private', ownerId: agent?.owner_id ?? me.data?.id ?? '' }} />
         )}</Field>
+        <EffectiveTools agentId={agent?.id} error={[errors.tools, ...builtinErrors].filter(Boolean).join('; ') || undefined} />
         <div data-group="approval">{group('approval')}</div>
       </fieldset>
 

@@ -26,6 +26,11 @@ const servers: MCPServer[] = [
 function show(a: Agent) {
   return renderWithData(<AgentForm agent={a} onDone={() => {}} />, [
     [keys.me, member], [keys.selectableTools, []], [keys.mcpServers, servers], [keys.skills, []], [keys.providers, []], [keys.agents, [a]], [['guardrails'], []],
+    [keys.agentTools(a.id), [
+      { name: 'todo_write', origin: 'checklist', description: 'Keep a checklist of the work. It shows as a card.', parameters: {} },
+      { name: 'spawn_task', origin: 'tasks', description: 'Start a background task.', parameters: {} },
+      { name: 'calc__echo', origin: 'mcp', server: 'calc', description: 'Echo it back.', parameters: {} },
+    ]],
   ])
 }
 
@@ -58,8 +63,12 @@ describe('the MCP tools of an agent', () => {
     expect(picker()).toHaveTextContent('shown, never verified')
     expect(within(server('files')).getByText('disconnected')).toHaveClass('pill')
     expect(server('files')).toHaveTextContent('Not connected: its tools are listed once it is.Last error: connection refused')
-    // Built-in names stay in their own field.
-    expect(screen.getByLabelText('Built-in tools')).toHaveValue('todo_write')
+    // What the agent gets, every origin, read-only — no field to type tool names into.
+    const gets = screen.getByRole('region', { name: 'What the agent gets' })
+    expect([...gets.querySelectorAll('dt')].map((d) => d.textContent)).toEqual(['With every agent', 'Background tasks', 'MCP'])
+    expect(gets).toHaveTextContent('todo_write Keep a checklist of the work.')
+    expect(gets).not.toHaveTextContent('It shows as a card.')
+    expect(screen.queryByLabelText('Built-in tools')).not.toBeInTheDocument()
   })
 
   it('keeps selected names nothing offers now, marked unavailable, and saves them with the new choice', async () => {
@@ -77,15 +86,6 @@ describe('the MCP tools of an agent', () => {
     expect(sentTools()).toEqual(['todo_write', 'files__read', 'calc__gone', 'calc__add'])
   })
 
-  it('editing the built-in tools keeps the MCP ones', async () => {
-    show(agent({ tools: ['calc__echo', 'todo_write'] }))
-    const builtins = screen.getByLabelText('Built-in tools')
-    await userEvent.clear(builtins)
-    await userEvent.type(builtins, 'todo_write, exec_command')
-    await userEvent.click(screen.getAllByRole('button', { name: 'Save' })[0])
-    expect(sentTools()).toEqual(['todo_write', 'exec_command', 'calc__echo'])
-  })
-
   it('a global agent is offered only global servers', () => {
     show(agent({ scope: 'global', owner_id: 'someone' }))
     expect(within(picker()).getAllByRole('group', { name: /^Tools of / }).map((g) => g.getAttribute('aria-label'))).toEqual(['Tools of shared'])
@@ -99,7 +99,7 @@ describe('the MCP tools of an agent', () => {
     await userEvent.click(screen.getAllByRole('button', { name: 'Save' })[0])
     const gone = within(server('calc')).getByRole('checkbox', { name: 'calc__gone' }).closest('.mcp-tool-choice') as HTMLElement
     expect(await within(gone).findByRole('alert')).toHaveTextContent('the MCP server calc offers no tool "calc__gone"')
-    expect(screen.getByLabelText('Built-in tools').closest('.field')).toHaveTextContent('bogus: "bogus" is not a built-in tool')
+    expect(screen.getByRole('region', { name: 'What the agent gets' })).toHaveTextContent('bogus: "bogus" is not a built-in tool')
     // Not repeated as a stray message at the top.
     expect(screen.queryByText(/^tools\[1\]/)).not.toBeInTheDocument()
   })

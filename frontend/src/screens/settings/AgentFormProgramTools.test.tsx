@@ -1,7 +1,7 @@
 // @vitest-environment jsdom
 // The Go tools of the program embedding the workbench, in the agent form:
 // listed with their descriptions, checked when the agent has them, and a
-// check adds the name to the agent's tools (the free-text list follows).
+// check adds the name to the agent's tools.
 import { screen } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
@@ -22,6 +22,7 @@ const catalog = [
 function show(a: Agent, tools = catalog) {
   return renderWithData(<AgentForm agent={a} onDone={() => {}} />, [
     [keys.me, member], [keys.selectableTools, tools], [keys.mcpServers, []], [keys.skills, []], [keys.providers, []], [keys.agents, [a]], [['guardrails'], []],
+    [keys.agentTools(a.id), []],
   ])
 }
 
@@ -46,7 +47,7 @@ describe("the program's tools in the agent form", () => {
     expect(screen.getByText('Save a note in the notebook.')).toBeInTheDocument()
 
     await userEvent.click(save)
-    expect(screen.getByLabelText('Built-in tools')).toHaveValue('todo_write, lookup_order, save_note')
+    expect(save).toBeChecked()
     await userEvent.click(screen.getByRole('checkbox', { name: /lookup_order/ }))
     await userEvent.click(screen.getAllByRole('button', { name: 'Save' })[0])
     expect(sentTools()).toEqual(['todo_write', 'save_note', 'calc__echo'])

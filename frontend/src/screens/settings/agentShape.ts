@@ -42,7 +42,6 @@ export const HINTS: Record<string, string> = {
   'session.history_limit': 'Recent items sent per turn; 0 = all',
   'session.prompt_id': 'An OpenAI stored prompt to use (Responses API only)',
   skills: 'The skills index in its instructions and read_skill cover these; write or import skills in Settings → Skills',
-  tools: 'Built-in tool names the agent may use (comma-separated); MCP tools are picked below',
   error_handlers: 'Keyed by max_turns / model_refusal / invalid_final_output: {"final_output": …, "exclude_from_history": false}',
   'guardrails.guardrails': 'Guardrail names (comma-separated), from Settings → Guardrails',
   'guardrails.output_schema': 'A JSON Schema (object) the final output must match; null = plain text',
