@@ -1,7 +1,19 @@
 // Chatting: streaming, tool cards, approvals, plan mode, branches, reloads
 // and cancelling, each in a conversation started from the composer with an
 // agent of the test's own.
+import type { Page } from '@playwright/test'
 import { assistantTexts, expect, idle, inspector, newConversation, test } from './fixtures'
+
+/** A conversation with the slow agent, stopped once some of its answer streamed; answers its Cancelled note. */
+async function stopMidAnswer(page: Page, agentName: string, text: string) {
+  await newConversation(page, agentName, text)
+  await expect.poll(async () => (await assistantTexts(page)).join(''), { message: 'some streamed text', intervals: [50] }).toContain('two')
+  await page.getByRole('button', { name: 'Stop' }).click()
+  const cancelled = page.locator('.note', { hasText: 'Cancelled' })
+  await expect(cancelled).toBeVisible()
+  await idle(page)
+  return cancelled
+}
 
 test('chat: streamed answer, reasoning, checklist tool card, highlighted code', async ({ page, agentFor }) => {
   const agent = await agentFor('Planner', 'todo')
@@ -125,12 +137,7 @@ test('regenerate, switch branches, fork', async ({ page, agentFor }) => {
 
 test('stop, then edit: the stopped run\'s ending stays on its own branch', async ({ page, agentFor }) => {
   const agent = await agentFor('Slow', 'slow')
-  await newConversation(page, agent.name, 'count again')
-  await expect.poll(async () => (await assistantTexts(page)).join(''), { message: 'some streamed text', intervals: [50] }).toContain('two')
-  await page.getByRole('button', { name: 'Stop' }).click()
-  const cancelled = page.locator('.note', { hasText: 'Cancelled' })
-  await expect(cancelled).toBeVisible()
-  await idle(page)
+  const cancelled = await stopMidAnswer(page, agent.name, 'count again')
   const question = page.locator('.msg-user', { hasText: 'count again' })
   await question.hover()
   await question.getByRole('button', { name: 'Edit message' }).click()
@@ -168,12 +175,7 @@ test('reload mid-run: the stream resumes without lost or doubled text', async ({
 
 test('stop: cancelling a live run', async ({ page, agentFor }) => {
   const agent = await agentFor('Slow', 'slow')
-  await newConversation(page, agent.name, 'count again')
-  await expect.poll(async () => (await assistantTexts(page)).join(''), { message: 'some streamed text', intervals: [50] }).toContain('two')
-  await page.getByRole('button', { name: 'Stop' }).click()
-  const cancelled = page.locator('.note', { hasText: 'Cancelled' })
-  await expect(cancelled).toBeVisible()
-  await idle(page)
+  const cancelled = await stopMidAnswer(page, agent.name, 'count again')
   // The note outlives the hand-over to the stored transcript, once…
   await page.waitForTimeout(500)
   await expect(cancelled).toBeVisible()
