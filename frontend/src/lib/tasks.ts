@@ -66,9 +66,10 @@ export function upsertTask(list: Task[] | undefined, t: TaskInfo | Task): Task[]
   const i = list.findIndex((x) => x.task_id === t.task_id)
   if (i < 0) return [...list, { ...t } as Task].sort(newestFirst)
   // An older row (events can cross a refetch) never overwrites a newer one.
-  if (isBefore(t.updated_at, list[i].updated_at)) return list
+  const merged = newerTask(list[i], t)
+  if (merged === list[i]) return list
   const out = list.slice()
-  out[i] = { ...list[i], ...t }
+  out[i] = merged
   return out
 }
 
@@ -96,8 +97,9 @@ export function tally(list: Task[]): string {
 export function patchTaskPage<P extends { tasks: Task[] }>(page: P | undefined, t: TaskInfo | Task): P | undefined {
   if (!page) return page
   const i = page.tasks.findIndex((x) => x.task_id === t.task_id)
-  if (i < 0 || isBefore(t.updated_at, page.tasks[i].updated_at)) return page
+  const merged = i < 0 ? undefined : newerTask(page.tasks[i], t)
+  if (!merged || merged === page.tasks[i]) return page
   const tasks = page.tasks.slice()
-  tasks[i] = { ...page.tasks[i], ...t }
+  tasks[i] = merged
   return { ...page, tasks }
 }
