@@ -26,6 +26,7 @@ type StartRunRequest struct {
 	ProjectID     string   `json:"project_id,omitempty" doc:"Binds the session to a project on its first project-carrying run"`
 	Plan          *bool    `json:"plan,omitempty" doc:"Enter (true) or leave (false) the planning phase; absent leaves it"`
 	AttachmentIDs []string `json:"attachment_ids,omitempty" doc:"Images the message carries: ids from POST /attachments, at most 8; the input may then be empty"`
+	Model         string   `json:"model,omitempty" doc:"A model for this answer only, in place of the agent's own (same provider; one name, at most 200 characters); the transcript notes it"`
 }
 
 // RunErrorView is how a run failed.

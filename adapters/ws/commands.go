@@ -27,7 +27,7 @@ func (c *conn) handle(data []byte) {
 		// user to the new run, this one included.
 		_, err := c.bus.d.Runs.Start(c.ctx, c.p, p.SessionID,
 			runs.StartRequest{Input: p.Input, AgentConfigID: p.AgentConfigID, ProjectID: p.ProjectID, Plan: p.Plan,
-				AttachmentIDs: p.AttachmentIDs})
+				AttachmentIDs: p.AttachmentIDs, Model: p.Model})
 		if err != nil {
 			c.runError("", p.SessionID, err, domain.CodeSessionNotFound)
 		}

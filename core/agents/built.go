@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -135,8 +136,9 @@ type Builder struct{ d BuildDeps }
 func NewBuilder(d BuildDeps) *Builder { return &Builder{d: d} }
 
 // Build assembles an agent from its stored configuration: provider and
-// key, the instruction layers, guardrails, output schema, handoffs.
-func (r *Builder) Build(ctx context.Context, agentID string) (*Built, error) {
+// key, the instruction layers, guardrails, output schema, handoffs. A
+// model other than "" answers in place of the agent's own.
+func (r *Builder) Build(ctx context.Context, agentID, model string) (*Built, error) {
 	a, err := r.d.Config.FindAgent(ctx, agentID)
 	if errs.Is(err, errs.NotFound) {
 		return nil, domain.ConfigErr("the agent %s no longer exists", agentID)
@@ -144,6 +146,7 @@ func (r *Builder) Build(ctx context.Context, agentID string) (*Built, error) {
 	if err != nil {
 		return nil, err
 	}
+	a.Model = cmp.Or(model, a.Model)
 	return r.BuildFrom(ctx, a)
 }
 

@@ -80,7 +80,7 @@ func TestWhatConfigurationPreventsIsAConfigError(t *testing.T) {
 	b := newBuilder(t, c)
 	for id, want := range map[string]string{"missing": "no longer exists", "noprov": "no longer exists", "badg": "nope",
 		"bads": "unusable output_schema"} {
-		_, err := b.Build(ctx, id)
+		_, err := b.Build(ctx, id, "")
 		var ce *domain.ConfigError
 		if !errors.As(err, &ce) || !strings.Contains(ce.Msg, want) {
 			t.Errorf("Build(%s) = %v; want a config error saying %q", id, err, want)
@@ -98,7 +98,7 @@ func TestAnAgentIsEquippedInTheOrderItsRunsSeeTools(t *testing.T) {
 		offering{offer: tools.Offer{Selected: true, Specs: []tools.Spec{{Name: "chosen", Origin: "mcp"}}, Instructions: "Tool notes.",
 			State: "kept"}},
 	)
-	built, err := b.Build(ctx, "a")
+	built, err := b.Build(ctx, "a", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestAnAgentIsEquippedInTheOrderItsRunsSeeTools(t *testing.T) {
 		t.Fatal("the built agent does not answer for its tools")
 	}
 	failing := newBuilder(t, config{agentsByID: agentsByID{"a": a}}, offering{err: &tools.ConfigError{Msg: "the project is gone"}})
-	built, _ = failing.Build(ctx, "a")
+	built, _ = failing.Build(ctx, "a", "")
 	var ce *domain.ConfigError
 	if err := failing.Equip(ctx, built, tools.Request{Agent: a}, "", func(tools.Offer) {}); !errors.As(err, &ce) || ce.Msg != "the project is gone" {
 		t.Fatalf("a toolset's config error came back as %v", err)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/agents-server/agents-server/core/errs"
@@ -33,6 +34,7 @@ const (
 	MaxListLen           = 200 // tools, skills, handoffs, guardrails, approve_tools
 	MaxHistoryLimit      = 1_000_000
 	MaxCompactionWindow  = 10_000
+	MaxModelName         = 200 // a model's name, on an agent or chosen for one run
 )
 
 // Model setting bounds, for agents and the playground alike: temperature
@@ -271,4 +273,14 @@ func HandoffToolName(name string) string {
 		out = out[:64]
 	}
 	return out
+}
+
+// CheckRunModel refuses, as a validation error on model, a model chosen
+// for one run that cannot be a model's name: longer than MaxModelName, or
+// with spaces or control characters. Empty (the agent's own) passes.
+func CheckRunModel(model string) error {
+	if utf8.RuneCountInString(model) > MaxModelName || strings.ContainsFunc(model, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return errs.Field("model", "must be one model's name: at most %d characters, no spaces", MaxModelName)
+	}
+	return nil
 }

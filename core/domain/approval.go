@@ -81,6 +81,9 @@ type PauseState struct {
 	// Queued is input injected while the turn ran and not yet read: the
 	// resumed run reads it as if it had never paused.
 	Queued []QueuedInput `json:"queued,omitempty"`
+	// Model is the model the run was started on in place of its agent's
+	// own, while that agent still holds it: the resumed run keeps it.
+	Model string `json:"model,omitempty"`
 }
 
 // QueuedInput is one injected input waiting for its queue's moment.

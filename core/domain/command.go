@@ -20,6 +20,7 @@ type RunCreatePayload struct {
 	ProjectID     string   `json:"project_id"`
 	Plan          *bool    `json:"plan"`
 	AttachmentIDs []string `json:"attachment_ids"`
+	Model         string   `json:"model"`
 }
 
 // RunSubscribePayload attaches the connection to a run's stream from a

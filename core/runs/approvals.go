@@ -67,6 +67,9 @@ func (s *Service) pause(ctx context.Context, rc *runCtx, turn int, resp ports.Mo
 	lr.mu.Unlock()
 	state := domain.PauseState{Turn: turn, AgentConfigID: rc.agent.Agent.ID, ToolChoice: rc.toolChoice, Planning: rc.planning,
 		Injected: lr.injected, Calls: calls, Gated: gated, Queued: queued}
+	if rc.agent.Agent.Model == lr.model { // no handoff took the run from the model chosen for it
+		state.Model = lr.model
+	}
 	run := lr.run
 	run.AgentConfigID, run.UpdatedAt = rc.agent.Agent.ID, now
 	if err := s.desk.Pause(context.WithoutCancel(ctx), run, transcript.TurnEntries(run.ID, resp, nil), rows, state); err != nil {

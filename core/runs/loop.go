@@ -297,7 +297,7 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 	lr, ctx := rc.lr, rc.lr.ctx
 	agentID, first := lr.run.AgentConfigID, 1
 	if lr.resume != nil {
-		agentID, first, rc.raceInput = lr.resume.state.AgentConfigID, lr.resume.state.Turn, ""
+		agentID, first, rc.raceInput, lr.model = lr.resume.state.AgentConfigID, lr.resume.state.Turn, "", lr.resume.state.Model
 		lr.injected = lr.resume.state.Injected
 		lr.mu.Lock()
 		for _, q := range lr.resume.state.Queued {
@@ -320,7 +320,7 @@ func (s *Service) setUp(rc *runCtx) (int, error) {
 		// Start read the agent moments ago: it is not read again.
 		rc.agent, err = s.builder.BuildFrom(ctx, *a)
 	} else {
-		rc.agent, err = s.builder.Build(ctx, agentID)
+		rc.agent, err = s.builder.Build(ctx, agentID, lr.model)
 	}
 	if err != nil {
 		return 0, err
@@ -543,7 +543,7 @@ func (s *Service) handOff(rc *runCtx, to domain.Agent) error {
 	from := rc.agent.Agent
 	rc.tr.Span(domain.SpanHandoff, from.Name+" → "+to.Name, rc.parentSpan()).Meta("from", from.Name).Meta("to", to.Name).Zero(nil)
 	s.publish(rc.lr, domain.EventHandoff, domain.HandoffPayload{RunID: rc.lr.run.ID, From: from.Name, To: to.Name, FromID: from.ID, ToID: to.ID})
-	next, err := s.builder.Build(rc.lr.ctx, to.ID)
+	next, err := s.builder.Build(rc.lr.ctx, to.ID, "")
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@
 package runs
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"strings"
@@ -24,6 +25,7 @@ import (
 	"github.com/agents-server/agents-server/core/sessions"
 	"github.com/agents-server/agents-server/core/settings"
 	"github.com/agents-server/agents-server/core/tools"
+	"github.com/agents-server/agents-server/core/transcript"
 	"github.com/agents-server/agents-server/ports"
 )
 
@@ -112,6 +114,7 @@ type liveRun struct {
 	resume   *resumeData         // set when the run continues after a pause
 	task     *domain.TaskLink    // a task's attempt: run.started carries it
 	source   string              // the input's source: "" a person, task_notification a wake-up
+	model    string              // a model chosen for this run in place of its agent's
 	images   []domain.Attachment // the images the user's message carries
 	agent    *domain.Agent       // the agent as Start read it (nil: set-up reads it)
 	// taskSession says whether the run's session is a task's, as its
@@ -174,6 +177,8 @@ type StartRequest struct {
 	// AttachmentIDs are images (uploaded attachments of the caller's) the
 	// user's message carries.
 	AttachmentIDs []string
+	// Model answers this run in place of the agent's own model ("" keeps it).
+	Model string
 }
 
 // Start begins a run on a session the caller owns and returns at once; the
@@ -204,6 +209,9 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 		return domain.Run{}, errs.Field("agent_config_id", "no such agent")
 	}
 	if err != nil {
+		return domain.Run{}, err
+	}
+	if err := domain.CheckRunModel(req.Model); err != nil {
 		return domain.Run{}, err
 	}
 	// The first project-carrying run binds the session's project; after
@@ -259,24 +267,24 @@ func (s *Service) Start(ctx context.Context, p domain.Principal, sessionID strin
 			return domain.Run{}, err
 		}
 	}
-	b, err := s.begin(ctx, run, req.Plan, images, limit)
+	b, err := s.begin(ctx, run, req.Plan, images, limit, transcript.ChoiceNote(run.ID, sess, a, req.Model))
 	if err != nil {
 		s.d.Hub.Release(sessionID, run.ID)
 		return domain.Run{}, err
 	}
+	a.Model = cmp.Or(req.Model, a.Model)
 	s.launch(&liveRun{run: run, planning: b.Planning, history: b.History, bound: bound, images: images, taskSession: new(sess.IsTaskSession()),
-		titleIt: sess.Name == "" && strings.TrimSpace(run.Input) != "", agent: &a})
+		titleIt: sess.Name == "" && strings.TrimSpace(run.Input) != "", agent: &a, model: req.Model})
 	return run, nil
 }
 
 // begin records the run before anything is announced, in one
-// transaction: the session's agent and planning phase, the user's message,
-// the run row — refused past the owner's limit of live runs. It returns
-// the planning phase the run works in.
-func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool, images []domain.Attachment, limit int) (sessions.Begun, error) {
-	var entries []domain.Entry
+// transaction: the session's agent and planning phase, the notes that lead
+// it, the user's message, the run row — refused past the owner's limit of
+// live runs. It returns the planning phase the run works in.
+func (s *Service) begin(ctx context.Context, run domain.Run, plan *bool, images []domain.Attachment, limit int, entries []domain.Entry) (sessions.Begun, error) {
 	if strings.TrimSpace(run.Input) != "" || len(images) > 0 {
-		entries = []domain.Entry{userEntry(run.Input, run.ID, images...)}
+		entries = append(entries, userEntry(run.Input, run.ID, images...))
 	}
 	return s.d.Sessions.BeginRunWith(ctx, run, plan, entries, runcap.In(ctx, run.OwnerID, limit, nil))
 }

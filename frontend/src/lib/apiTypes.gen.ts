@@ -2714,6 +2714,7 @@ export interface components {
             agent_config_id?: string;
             attachment_ids?: string[];
             input?: string;
+            model?: string;
             plan?: boolean | null;
             project_id?: string;
             session_id: string;
@@ -3221,6 +3222,8 @@ export interface components {
             attachment_ids?: string[];
             /** @description The user's message; empty answers the history again (regenerate) */
             input?: string;
+            /** @description A model for this answer only, in place of the agent's own (same provider; one name, at most 200 characters); the transcript notes it */
+            model?: string;
             /** @description Enter (true) or leave (false) the planning phase; absent leaves it */
             plan?: boolean | null;
             /** @description Binds the session to a project on its first project-carrying run */
