@@ -114,7 +114,7 @@ func (s *Server) handleStartRun(c echo.Context, req *StartRunRequest) (RunStateV
 	}
 	run, err := s.deps.Runs.Start(ctx, p, c.Param("id"),
 		runs.StartRequest{Input: req.Input, AgentConfigID: req.AgentConfigID, ProjectID: req.ProjectID, Plan: req.Plan,
-			AttachmentIDs: req.AttachmentIDs})
+			AttachmentIDs: req.AttachmentIDs, Model: req.Model})
 	if err != nil {
 		return RunStateView{}, err
 	}

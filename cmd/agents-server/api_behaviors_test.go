@@ -401,3 +401,34 @@ func TestStopAtToolsAndHandoffInputFilter(t *testing.T) {
 		t.Fatalf("the filtered handoff still passed tool items: %s", body)
 	}
 }
+
+func TestAModelForOneAnswerReachesTheProviderAndIsNoted(t *testing.T) {
+	t.Parallel()
+	model, url := startScripted(t)
+	h := startServer(t, testConfig(t))
+	tok := h.member("chooser")
+	agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "Writer", "model": "echo"})
+	s := h.createSession(tok, map[string]any{"agent_config_id": agent})
+	h.runEvents(tok, s.ID, map[string]any{"input": "one", "model": "think"})
+	h.runEvents(tok, s.ID, map[string]any{"input": "two"})
+	var asked []string
+	for _, r := range modelCalls(model) {
+		asked = append(asked, r.Model)
+	}
+	if strings.Join(asked, " ") != "think echo" {
+		t.Fatalf("the model calls asked for %q, want think then the agent's echo", asked)
+	}
+	var notes []string
+	for _, e := range h.messages(tok, s.ID, "") {
+		if e.Kind == domain.KindAnnotation {
+			notes = append(notes, e.Text)
+		}
+	}
+	if want := "This answer uses think in place of Writer's own echo."; strings.Join(notes, "|") != want {
+		t.Fatalf("notes = %q, want %q", notes, want)
+	}
+	e := h.call("POST", "/api/v1/sessions/"+s.ID+"/runs", tok, map[string]any{"input": "three", "model": "two words"}).wantErr(t, 400, "validation")
+	if e.Fields["model"] == "" {
+		t.Fatalf("the refusal names %v, want model", e.Fields)
+	}
+}

@@ -7,9 +7,10 @@ import { usePendingAttachments } from './pendingAttachments'
 import { parseSlash, suggest, type CommandName, type Named, type Parsed, type Suggestion } from './slash'
 
 interface Props {
-  agents: Agent[]
+  /** With onAgent, the agent picker in the bar (a new conversation's; a conversation picks in its header). */
+  agents?: Agent[]
   agentId: string
-  onAgent: (id: string) => void
+  onAgent?: (id: string) => void
   plan: boolean
   onPlan: (on: boolean) => void
   /** Set while a run is live: sending steers it, and Stop cancels it. */
@@ -182,10 +183,12 @@ export function Composer({ agents, agentId, onAgent, plan, onPlan, liveRun, onSe
           aria-autocomplete="list" aria-controls={open ? listId : undefined} aria-activedescendant={active ? optionId(active) : undefined}
           placeholder={placeholder} onChange={(e) => edit(e.target.value)} onKeyDown={onKey} />
         <div className="composer-bar">
-          <select aria-label="Agent" value={agentId} onChange={(e) => onAgent(e.target.value)} disabled={!!liveRun}>
-            {!agents.length && <option value="">No agents yet</option>}
-            {agents.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
-          </select>
+          {agents && onAgent && (
+            <select aria-label="Agent" value={agentId} onChange={(e) => onAgent(e.target.value)} disabled={!!liveRun}>
+              {!agents.length && <option value="">No agents yet</option>}
+              {agents.map((a) => <option key={a.id} value={a.id}>{a.name}</option>)}
+            </select>
+          )}
           <label className="toggle" title="Plan mode: the agent plans before it acts">
             <input type="checkbox" checked={plan} onChange={(e) => onPlan(e.target.checked)} disabled={!!liveRun} /> Plan
           </label>

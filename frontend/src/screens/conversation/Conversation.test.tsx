@@ -5,6 +5,7 @@
 // approval, one that fails and one that is cancelled. The server's answers
 // sit in the query cache; nothing is fetched.
 import { act, screen, within } from '@testing-library/react'
+import userEvent from '@testing-library/user-event'
 import { beforeEach, describe, expect, it } from 'vitest'
 import type { Agent, Approval, Entry, Session } from '../../lib/api'
 import type { ServerEvent } from '../../lib/events'
@@ -109,7 +110,11 @@ describe('a live run', () => {
     expect(within(streaming).queryByRole('button')).not.toBeInTheDocument()
     expect(screen.getByRole('button', { name: 'Stop' })).toBeInTheDocument()
     expect(screen.getByRole('button', { name: 'Steer' })).toBeDisabled()
-    expect(screen.getByLabelText('Agent')).toBeDisabled()
+    // The header's picker takes a choice for the next answer, not this one.
+    await userEvent.click(within(header()).getByRole('button', { name: /Agent and model/ }))
+    expect(within(header()).getByLabelText('Agent')).toBeDisabled()
+    expect(within(header()).getByText(/applies to the next one/)).toBeInTheDocument()
+    await userEvent.keyboard('{Escape}')
 
     // The tool is called: its card runs.
     replay(eventsThrough(r, (e) => e.type === 'run.tool_call').filter((e) => (e.seq ?? 0) > (steps[5].seq ?? 0)))

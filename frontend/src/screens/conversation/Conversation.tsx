@@ -17,6 +17,7 @@ import { startWorkflow } from '../workflows/actions'
 import { cancelRun, startRun, steer } from './actions'
 import { Composer } from './Composer'
 import { ExportMenu } from './ExportMenu'
+import { ModelPicker } from './ModelPicker'
 import { ProjectChip, ProjectPicker, ProjectTerminalButton } from './ProjectPicker'
 import { Timeline } from './Timeline'
 
@@ -33,6 +34,7 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
   const live = useLiveSession(sessionId)
   const busStatus = useBusStatus()
   const [agentChoice, setAgentChoice] = useState<string | null>(null)
+  const [modelChoice, setModelChoice] = useState('')
   const [planChoice, setPlanChoice] = useState<boolean | null>(null)
   const [projectChoice, setProjectChoice] = useState('')
 
@@ -54,6 +56,7 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
     agentId: agentId && agentId !== session.data?.agent_config_id ? agentId : undefined,
     plan: plan !== planning ? plan : undefined,
     projectId: !boundProject && projectChoice ? projectChoice : undefined,
+    model: modelChoice || undefined,
   }
 
   const liveRunId = liveRun?.runId
@@ -83,6 +86,8 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
       await startRun(sessionId, text, { ...runOptions, plan, attachmentIds })
       if (plan !== undefined) qc.invalidateQueries({ queryKey: keys.session(sessionId) })
       setPlanChoice(null)
+      // A model was for that answer only.
+      setModelChoice('')
       return true
     } catch (e) {
       notify(errorText(e))
@@ -110,6 +115,7 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
           {planning && <span className="pill pill-warn">Planning</span>}
           {liveRun && <span className={`pill ${liveRun.status === 'interrupted' ? 'pill-warn' : 'pill-run'}`}>{liveRun.status === 'interrupted' ? 'Waiting for approval' : 'Running'}</span>}
           <span className="grow" />
+          <ModelPicker agents={agentList} agentId={agentId} onAgent={setAgentChoice} model={modelChoice} onModel={setModelChoice} disabled={!!liveRun} />
           {boundProject && <ProjectTerminalButton projectId={boundProject} />}
           {session.data && <ExportMenu session={session.data} agentName={agentList.find((a) => a.id === session.data.agent_config_id)?.name} />}
           {busStatus !== 'open' && <span className="pill pill-muted" role="status">{busStatus === 'closed' ? 'Offline — reconnecting…' : 'Connecting…'}</span>}
@@ -127,9 +133,7 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
         )}
         <TaskList sessionId={sessionId} tasks={taskList} />
         <Composer
-          agents={agentList}
           agentId={agentId}
-          onAgent={setAgentChoice}
           plan={plan}
           onPlan={setPlanChoice}
           onSend={send}

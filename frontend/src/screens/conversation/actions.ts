@@ -11,9 +11,10 @@ export const MAX_INPUT_BYTES = (1 << 20) - 1024
 
 /**
  * projectId binds an unbound session on this run (the server ignores it once
- * bound); attachmentIds are the images the message carries (uploaded first).
+ * bound); attachmentIds are the images the message carries (uploaded first);
+ * model answers this run only, in place of the agent's own.
  */
-export interface RunOptions { agentId?: string; plan?: boolean; projectId?: string; attachmentIds?: string[] }
+export interface RunOptions { agentId?: string; plan?: boolean; projectId?: string; attachmentIds?: string[]; model?: string }
 
 export async function startRun(sessionId: string, input: string, o: RunOptions = {}) {
   // JSON: the tab never asks for the start's event stream (Accept:
@@ -23,6 +24,7 @@ export async function startRun(sessionId: string, input: string, o: RunOptions =
     body: {
       input, ...(o.agentId ? { agent_config_id: o.agentId } : {}), ...(o.plan !== undefined ? { plan: o.plan } : {}),
       ...(o.projectId ? { project_id: o.projectId } : {}), ...(o.attachmentIds?.length ? { attachment_ids: o.attachmentIds } : {}),
+      ...(o.model ? { model: o.model } : {}),
     },
   }))) as Schemas['RunStateView']
   followRun(run.run_id, sessionId)
