@@ -18,12 +18,28 @@ function describe(v: Result) {
   return `${v.id} (${v.impact}) ${v.help}\n${nodes.join('\n')}`
 }
 
-/** Runs axe on the page as it stands; fails listing every serious or critical violation. */
+/** One axe run over the page as it stands: its serious and critical violations. */
+async function violations(page: Page) {
+  const results = await page.evaluate(() => (window as unknown as { axe: { run: (c: Document, o: object) => Promise<AxeResults> } }).axe.run(document, { resultTypes: ['violations'] }))
+  return results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+}
+
+/**
+ * Runs axe on the page as it stands, in the light theme and in the dark
+ * one; fails listing every serious or critical violation of either. The
+ * theme is flipped on the root element, as the toggle does, and put back:
+ * the scan must not change what the test goes on with.
+ */
 async function expectAccessible(page: Page, what: string) {
   if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: axeSource })
-  const results = await page.evaluate(() => (window as unknown as { axe: { run: (c: Document, o: object) => Promise<AxeResults> } }).axe.run(document, { resultTypes: ['violations'] }))
-  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
-  expect(bad.length, `${what}: axe found\n${bad.map(describe).join('\n')}`).toBe(0)
+  const was = await page.evaluate(() => document.documentElement.dataset.theme ?? 'light')
+  const report: string[] = []
+  for (const theme of [was, was === 'dark' ? 'light' : 'dark']) {
+    await page.evaluate((t) => { document.documentElement.dataset.theme = t }, theme)
+    report.push(...(await violations(page)).map((v) => `[${theme}] ${describe(v)}`))
+  }
+  await page.evaluate((t) => { document.documentElement.dataset.theme = t }, was)
+  expect(report.length, `${what}: axe found\n${report.join('\n')}`).toBe(0)
 }
 
 test('a11y: a conversation with folded messages and its fold, light and dark', async ({ page, user, agentFor }) => {
@@ -36,11 +52,7 @@ test('a11y: a conversation with folded messages and its fold, light and dark', a
   await panel.getByRole('button', { name: 'Compact now' }).click()
   await expect(page.locator('.item.item-folded').first()).toBeVisible()
   await page.locator('.timeline details.compaction summary').click()
-  await expectAccessible(page, 'folded messages and the fold (light)')
-  await page.getByRole('button', { name: 'Dark theme' }).click()
-  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
-  await expectAccessible(page, 'folded messages and the fold (dark)')
-  await page.getByRole('button', { name: 'Light theme' }).click()
+  await expectAccessible(page, 'folded messages and the fold')
 })
 
 test('a11y: the chat with an answer and a tool card, and the inspector', async ({ page, user, agentFor }) => {
@@ -64,16 +76,17 @@ test('a11y: the chat with an answer and a tool card, and the inspector', async (
   await panel.getByRole('tab', { name: 'Trace' }).click()
   await panel.locator('.span-row', { hasText: 'generation' }).first().click()
   await expect(panel.locator('.span-detail .json-label').first()).toBeVisible()
-  await expectAccessible(page, 'chat + trace panel (light)')
+  await expectAccessible(page, 'chat + trace panel')
 
   await panel.getByRole('tab', { name: 'Context' }).click()
   await expect(panel.locator('.ctx-big')).toBeVisible()
-  await expectAccessible(page, 'chat + context panel (light)')
+  await expectAccessible(page, 'chat + context panel')
 
-  await page.getByRole('button', { name: 'Dark theme' }).click()
-  await expect(page.locator('html')).toHaveAttribute('data-theme', 'dark')
-  await expectAccessible(page, 'chat + context panel (dark)')
-  await page.getByRole('button', { name: 'Light theme' }).click()
+  // The header's agent and model picker, open.
+  await page.locator('.conv-head').getByRole('button', { name: /Agent and model/ }).click()
+  await expect(page.getByRole('group', { name: 'Agent and model for the next answer' })).toBeVisible()
+  await expectAccessible(page, 'the agent and model picker')
+  await page.keyboard.press('Escape')
 
   await page.getByRole('button', { name: 'Keyboard shortcuts' }).click()
   await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible()
@@ -164,6 +177,11 @@ test("a11y: the workflows hub with its triggers, a definition's flowchart, the e
   await expectAccessible(page, 'a workflow and its flowchart (dark)')
   await page.getByRole('button', { name: 'Light theme' }).click()
 
+  await page.getByRole('button', { name: 'Run…' }).click()
+  await expect(page.getByRole('form', { name: `Run a11y-${tag}` })).toBeVisible()
+  await expectAccessible(page, "a workflow's Run… form")
+  await page.getByRole('form', { name: `Run a11y-${tag}` }).getByRole('button', { name: 'Cancel' }).click()
+
   await page.getByRole('button', { name: 'Edit' }).click()
   await expect(page.locator('.wf-editor .react-flow__node')).toHaveCount(3)
   await expectAccessible(page, 'the workflow editor')
@@ -174,4 +192,20 @@ test("a11y: the workflows hub with its triggers, a definition's flowchart, the e
   await page.getByRole('textbox', { name: 'Message' }).fill('/')
   await expect(page.getByRole('listbox', { name: 'Commands' })).toBeVisible()
   await expectAccessible(page, 'the composer offering commands')
+})
+
+test('a11y: the start screen', async ({ page, agentFor }) => {
+  await agentFor('Greeter', 'echo')
+  await page.goto('/')
+  await expect(page.getByRole('textbox', { name: 'Message' })).toBeVisible()
+  await expectAccessible(page, 'the start screen')
+})
+
+test.describe('signed out', () => {
+  test.use({ signedIn: false })
+  test('a11y: the sign-in screen', async ({ page }) => {
+    await page.goto('/')
+    await expect(page.getByRole('button', { name: /Sign in/ })).toBeVisible()
+    await expectAccessible(page, 'the sign-in screen')
+  })
 })
