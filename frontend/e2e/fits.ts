@@ -41,11 +41,12 @@ interface Probe { interactive: string; mayScroll: string[]; names: string[]; pop
  * offender, unless the page as drawn fits its viewport: the document does
  * not scroll sideways; no pane scrolls sideways unless it is meant to;
  * every visible control lies wholly inside the viewport and inside every
- * pane that clips it, horizontally (vertical scrolling is fine); no two
- * controls overlap; no word is broken into a column narrower than ~4
- * letters; no control covers text; and names (NAMES) show at least ~4
- * letters or whole. Only the top layer is measured: an open modal dialog,
- * the open drawer, or the inspector laid over the page.
+ * pane that clips it, horizontally (vertical scrolling is fine, but a
+ * sticky bar's controls show whole); no two controls overlap; no word is
+ * broken into a column narrower than ~4 letters; no control covers text;
+ * and names (NAMES) show at least ~4 letters or whole. Only the top layer
+ * is measured: an open modal dialog, the open drawer, or the inspector
+ * laid over the page.
  */
 export async function expectFits(page: Page, what: string) {
   const offenders = await fitOffenders(page)
@@ -136,6 +137,10 @@ function probeFit({ interactive, mayScroll, names, popups }: Probe): string[] {
     return layer
   }
   const apart = (a: Element, b: Element) => over(a) !== over(b)
+  const sticky = (el: Element) => {
+    for (let a: Element | null = el; a && a !== layer; a = a.parentElement) if (getComputedStyle(a).position === 'sticky') return true
+    return false
+  }
 
   // 3. Every control wholly inside the screen and every pane that clips it, sideways.
   const rects = new Map<Element, Box>()
@@ -145,6 +150,11 @@ function probeFit({ interactive, mayScroll, names, popups }: Probe): string[] {
     else {
       const pane = clippers(el).find((p) => !meant(p) && (r.left < paneBox(p).left - 1 || r.right > paneBox(p).right + 1))
       if (pane) out.push(`${describe(el)} is cut off by ${describe(pane)}: ${px(r.left)}…${px(r.right)} shown in ${px(paneBox(pane).left)}…${px(paneBox(pane).right)}`)
+    }
+    // A bar that sticks while the page scrolls is meant to be seen whole, up and down too.
+    if (sticky(el)) {
+      const pane = clippers(el).find((p) => !meant(p) && (r.top < paneBox(p).top - 1 || r.bottom > paneBox(p).bottom + 1))
+      if (r.top < -1 || pane) out.push(`${describe(el)} sticks part hidden: ${px(r.top)}…${px(r.bottom)} shown in ${pane ? `${px(paneBox(pane).top)}…${px(paneBox(pane).bottom)}` : `0…${root.clientHeight}`}`)
     }
     rects.set(el, shown(el, r))
   }

@@ -180,12 +180,15 @@ test('phone: the fit check finds each fault it looks for, and lets code scroll',
         <button style="position:absolute;left:0;top:0;width:120px">Tools</button></div>
       <div class="squeezed" style="width:12px;overflow-wrap:anywhere">abcdefghijkl</div>
       <div class="task-row"><button class="task-open" style="width:20px;overflow:hidden;white-space:nowrap;text-overflow:ellipsis">Write the report</button></div>
+      <div id="scroller" style="height:100px;overflow-y:auto"><div style="position:sticky;top:-20px;background:#fff"><button id="stuck">Save</button></div>
+        <div style="height:400px"></div></div>
     </body>`)
+  await page.locator('#scroller').evaluate((e) => { e.scrollTop = 200 })
   const found = (await fitOffenders(page)).join('\n')
   for (const fault of [
     'the page scrolls sideways', 'div.pane "wide content" scrolls sideways', 'button#edge "Edge" is off the screen',
     'button "First" overlaps button "Second"', 'button "Tools" covers the text of span "the endpoint text"',
-    'the text of div.squeezed "abcdefghijkl" is squeezed', 'button.task-open "Write the report" shows 16 px of its name',
+    'the text of div.squeezed "abcdefghijkl" is squeezed', 'button#stuck "Save" sticks part hidden', 'button.task-open "Write the report" shows 16 px of its name',
   ]) expect(found, `the check to report: ${fault}`).toContain(fault)
   expect(found, 'a pre scrolls sideways as it may').not.toContain('pre')
 })
