@@ -122,7 +122,7 @@ export function TriggerTable({ label, list, open, onOpen, secrets, onSecret }: T
   return (
     <>
       <div className="table-scroll">
-        <table className="table triggers" aria-label={label}>
+        <table className="table table-stack triggers" aria-label={label}>
           <thead>
             <tr>
               <th scope="col">Trigger</th><th scope="col">Fires</th><th scope="col">Target</th><th scope="col">Conversation</th>
@@ -169,12 +169,12 @@ function TriggerRows({ trigger: t, names, open, onToggle, secret, onSecret }: {
     <tbody className="trigger" data-trigger-id={t.id} data-trigger={label}>
       <tr className="trigger-row">
         <td><button className="row-open" aria-expanded={open} aria-controls={open ? detailId : undefined} onClick={onToggle}>{label}</button></td>
-        <td className="trigger-fires">{t.kind === 'cron' ? <>cron <code>{t.schedule}</code></> : 'webhook'}</td>
-        <td className="trigger-target"><span className="muted small">{t.target === 'workflow' ? 'workflow' : 'agent'}</span> {names.target(t)}</td>
-        <td className="trigger-session">{names.session(t.session_id)}</td>
-        <td><span className={`pill ${t.enabled ? 'pill-ok' : 'pill-muted'}`}>{t.enabled ? 'Enabled' : 'Disabled'}</span></td>
-        <td className="muted">{t.kind === 'cron' && t.enabled && t.next_fire_at ? <time dateTime={t.next_fire_at}>{when(t.next_fire_at)}</time> : '—'}</td>
-        <td className="trigger-last"><LastResultView trigger={t} /></td>
+        <td className="trigger-fires" data-label="Fires">{t.kind === 'cron' ? <>cron <code>{t.schedule}</code></> : 'webhook'}</td>
+        <td className="trigger-target" data-label="Target"><span className="muted small">{t.target === 'workflow' ? 'workflow' : 'agent'}</span> {names.target(t)}</td>
+        <td className="trigger-session" data-label="Conversation">{names.session(t.session_id)}</td>
+        <td data-label="Enabled"><span className={`pill ${t.enabled ? 'pill-ok' : 'pill-muted'}`}>{t.enabled ? 'Enabled' : 'Disabled'}</span></td>
+        <td className="muted" data-label="Next fire">{t.kind === 'cron' && t.enabled && t.next_fire_at ? <time dateTime={t.next_fire_at}>{when(t.next_fire_at)}</time> : '—'}</td>
+        <td className="trigger-last" data-label="Last result"><LastResultView trigger={t} /></td>
       </tr>
       {open && (
         <tr className="trigger-detail-row">

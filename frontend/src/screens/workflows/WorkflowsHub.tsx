@@ -96,7 +96,7 @@ function Runs() {
       {runs.isSuccess && !tasks.length && <p className="empty muted">No workflow has run yet.</p>}
       {tasks.length > 0 && (
         <div className="table-scroll">
-          <table className="table wf-runs" aria-label="Workflow runs">
+          <table className="table table-stack wf-runs" aria-label="Workflow runs">
             <thead>
               <tr><th scope="col">Workflow</th><th scope="col">Conversation</th><th scope="col">Status</th><th scope="col">Progress</th><th scope="col">Started</th></tr>
             </thead>
@@ -126,10 +126,10 @@ function RunRow({ task }: { task: Task }) {
   return (
     <tr className="wf-run-row" data-task-id={task.task_id} data-status={task.status}>
       <td><button className="row-open" title="Open it in its conversation" onClick={open}>{name}</button></td>
-      <td className="wf-run-session">{task.session_name || 'New conversation'}</td>
-      <td><TaskChip task={task} /></td>
-      <td className="wf-run-progress">{st ? progressText(st) : ''}</td>
-      <td className="muted"><time dateTime={task.created_at}>{when(task.created_at)}</time></td>
+      <td className="wf-run-session" data-label="Conversation">{task.session_name || 'New conversation'}</td>
+      <td data-label="Status"><TaskChip task={task} /></td>
+      <td className="wf-run-progress" data-label="Progress">{st ? progressText(st) : ''}</td>
+      <td className="muted" data-label="Started"><time dateTime={task.created_at}>{when(task.created_at)}</time></td>
     </tr>
   )
 }
