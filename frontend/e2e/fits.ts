@@ -15,7 +15,7 @@ const INTERACTIVE = 'button, a[href], input, select, textarea, summary, [role=ta
  * - a table in a message's Markdown: an answer's columns keep their width;
  * - the terminal: xterm draws a fixed grid of columns.
  */
-const MAY_SCROLL_SIDEWAYS = ['pre', '.markdown table', '.markdown .table-scroll', '.terminal-screen', '.xterm', '.xterm *']
+const MAY_SCROLL_SIDEWAYS = ['pre', '.markdown .table-wrap', '.terminal-screen', '.xterm', '.xterm *']
 
 /**
  * Names that must be readable: at least about four letters of them, or

@@ -64,6 +64,12 @@ test('phone: the new conversation, a conversation with tasks and an approval, th
   await expectFits(page, "the conversation's Export menu")
   await page.keyboard.press('Escape')
 
+  // The header's agent and model picker.
+  await page.locator('.conv-head').getByRole('button', { name: /Agent and model/ }).click()
+  await expect(page.getByRole('group', { name: 'Agent and model for the next answer' })).toBeVisible()
+  await expectFits(page, 'the agent and model picker')
+  await page.keyboard.press('Escape')
+
   // The sidebar's drawer, and the shortcuts dialog from it.
   await openDrawer(page)
   await expectFits(page, 'the sidebar drawer')
