@@ -55,7 +55,7 @@ test('first run: sign-in link → one screen → a streamed answer, three screen
 
     // One screen, its first field focused.
     await expect(page.getByRole('heading', { name: 'Start your first chat' })).toBeVisible()
-    const provider = page.getByRole('form', { name: 'Provider' })
+    const provider = page.getByRole('form', { name: 'Connect a provider' })
     await expect(provider.getByLabel('Type')).toBeFocused()
     await expect(provider.getByLabel('Type').locator('option')).toHaveText(['OpenAI or OpenAI-compatible', 'Anthropic'])
     await provider.getByLabel('Base URL').fill(stack.scriptedURL)
@@ -117,7 +117,7 @@ test('first run: an address nothing answers at is said next to the base URL and 
   const server = await freshServer()
   try {
     await page.goto(server.link)
-    const form = page.getByRole('form', { name: 'Provider' })
+    const form = page.getByRole('form', { name: 'Connect a provider' })
     const baseURL = form.getByLabel('Base URL')
     await baseURL.fill(`http://127.0.0.1:${await freePort()}/v1`)
     await form.getByLabel('API key').fill('any-key')

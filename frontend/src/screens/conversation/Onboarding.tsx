@@ -133,46 +133,48 @@ export function Onboarding() {
             <p className="muted">Connect a model provider, pick one of its models and say hello. An agent named {DEFAULT_AGENT_NAME} is made for you; change it any time in Settings → Agents.</p>
           </header>
 
-          <form className="card form" aria-label="Provider" onSubmit={(e) => void connect(e)} noValidate>
-            <h2>1. Connect a provider</h2>
-            {saved.length > 0 && (
-              <Field label="Provider" error={errors.provider}>{(id, aria) => (
-                <select id={id} {...aria} autoFocus value={source} onChange={(e) => { setChoice(e.target.value); setFound(null); setErrors({}) }}>
-                  {saved.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
-                  <option value={NEW}>A new provider…</option>
-                </select>
-              )}</Field>
-            )}
-            {source === NEW && (
-              <div className="grid2">
-                <Field label="Type" error={errors.type}>{(id, aria) => (
-                  <select id={id} {...aria} autoFocus={!saved.length} value={form.type} onChange={(e) => edit({ type: e.target.value })}>
-                    {typeList.map((t) => <option key={t} value={t}>{TYPE_LABELS[t] ?? t}</option>)}
+          {providers.isPending ? <p className="muted" role="status">Loading…</p> : (
+            <form className="card form" aria-label="Connect a provider" onSubmit={(e) => void connect(e)} noValidate>
+              <h2>1. Connect a provider</h2>
+              {saved.length > 0 && (
+                <Field label="Provider" error={errors.provider}>{(id, aria) => (
+                  <select id={id} {...aria} autoFocus value={source} onChange={(e) => { setChoice(e.target.value); setFound(null); setErrors({}) }}>
+                    {saved.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
+                    <option value={NEW}>A new provider…</option>
                   </select>
                 )}</Field>
-                <Field label="API key" error={errors.api_key}
-                  hint={form.baseURL.trim() ? 'Leave empty for a server that needs no key.' : 'Kept on this server, never shown again.'}>{(id, aria) => (
-                  <input id={id} {...aria} type="password" autoComplete="off" value={form.apiKey} placeholder={form.type === 'anthropic' ? 'sk-ant-…' : 'sk-…'}
-                    onChange={(e) => edit({ apiKey: e.target.value })} />
-                )}</Field>
-                <Field label="Base URL" error={errors.base_url}
-                  hint={type?.default_base_url ? `Empty uses ${type.default_base_url}. For another server (Ollama, vLLM, OpenRouter…) its address, usually ending in /v1.` : 'The server\'s address, usually ending in /v1.'}>{(id, aria) => (
-                  <input id={id} {...aria} type="url" inputMode="url" autoComplete="off" spellCheck={false} value={form.baseURL}
-                    placeholder={type?.default_base_url || 'https://…/v1'} onChange={(e) => edit({ baseURL: e.target.value })} />
-                )}</Field>
+              )}
+              {source === NEW && (
+                <div className="onboarding-fields">
+                  <Field label="Type" error={errors.type}>{(id, aria) => (
+                    <select id={id} {...aria} autoFocus={!saved.length} value={form.type} onChange={(e) => edit({ type: e.target.value })}>
+                      {typeList.map((t) => <option key={t} value={t}>{TYPE_LABELS[t] ?? t}</option>)}
+                    </select>
+                  )}</Field>
+                  <Field label="API key" error={errors.api_key}
+                    hint={form.baseURL.trim() ? 'Leave empty for a server that needs no key.' : 'Kept on this server, never shown again.'}>{(id, aria) => (
+                    <input id={id} {...aria} type="password" autoComplete="off" value={form.apiKey} placeholder={form.type === 'anthropic' ? 'sk-ant-…' : 'sk-…'}
+                      onChange={(e) => edit({ apiKey: e.target.value })} />
+                  )}</Field>
+                  <Field label="Base URL" error={errors.base_url}
+                    hint={type?.default_base_url ? `Empty uses ${type.default_base_url}. For another server (Ollama, vLLM, OpenRouter…) its address, usually ending in /v1.` : 'The server\'s address, usually ending in /v1.'}>{(id, aria) => (
+                    <input id={id} {...aria} type="url" inputMode="url" autoComplete="off" spellCheck={false} value={form.baseURL}
+                      placeholder={type?.default_base_url || 'https://…/v1'} onChange={(e) => edit({ baseURL: e.target.value })} />
+                  )}</Field>
+                </div>
+              )}
+              {errors.form && <p className="error-text" role="alert">{errors.form}</p>}
+              <div className="form-actions">
+                <button className="btn btn-primary" disabled={!!busy}>{found ? 'List the models again' : 'Connect and list models'}</button>
+                {listingOnly && <button type="button" className="btn btn-ghost" disabled={!!busy} onClick={() => void connect(undefined, true)}>Use it anyway</button>}
+                <span className="muted small" role="status">{status}</span>
               </div>
-            )}
-            {errors.form && <p className="error-text" role="alert">{errors.form}</p>}
-            <div className="form-actions">
-              <button className="btn btn-primary" disabled={!!busy}>{found ? 'List the models again' : 'Connect and list models'}</button>
-              {listingOnly && <button type="button" className="btn btn-ghost" disabled={!!busy} onClick={() => void connect(undefined, true)}>Use it anyway</button>}
-              <span className="muted small" role="status">{status}</span>
-            </div>
-            {chatgpt && source === NEW && (
-              <p className="muted small">Signing in with a ChatGPT account instead of a key? Add that provider in{' '}
-                <a href="/settings/providers" onClick={(e) => { e.preventDefault(); navigate('/settings/providers') }}>Settings → Providers</a>, then come back here.</p>
-            )}
-          </form>
+              {chatgpt && source === NEW && (
+                <p className="muted small">Signing in with a ChatGPT account instead of a key? Add that provider in{' '}
+                  <a href="/settings/providers" onClick={(e) => { e.preventDefault(); navigate('/settings/providers') }}>Settings → Providers</a>, then come back here.</p>
+              )}
+            </form>
+          )}
 
           {found && (
             <form className="card form" aria-label="First message" onSubmit={(e) => void send(e)} noValidate>
