@@ -59,6 +59,8 @@ describe('connecting', () => {
     const model = await screen.findByLabelText('Model')
     expect(model).toHaveFocus()
     expect([...model.querySelectorAll('option:not([disabled])')].map((o) => o.textContent)).toEqual(['gpt-a', 'gpt-b'])
+    expect(screen.getByRole('form', { name: 'Connect a provider' })).toHaveTextContent('Connected to Team OpenAI · 2 models')
+    expect(screen.queryByLabelText('Provider'), 'the card folds once connected').toBeNull()
     expect(posted()).toEqual(['/api/v1/providers/{id}/test'])
     expect(api.DELETE).not.toHaveBeenCalled()
   })

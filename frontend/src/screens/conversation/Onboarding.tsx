@@ -48,6 +48,9 @@ export function Onboarding() {
   const [busy, setBusy] = useState<'' | 'connecting' | 'sending'>('')
   const [status, setStatus] = useState('')
   const [sendError, setSendError] = useState('')
+  // Connected, the provider's card folds to one line until Change opens it.
+  const [changing, setChanging] = useState(false)
+  const changeRef = useRef<HTMLDivElement>(null)
   const modelRef = useRef<HTMLSelectElement & HTMLInputElement>(null)
   const type = types.data?.find((t) => t.type === form.type)
   const typeList = types.data?.map((t) => t.type) ?? ['openai', 'anthropic']
@@ -64,6 +67,9 @@ export function Onboarding() {
   useEffect(() => {
     if (found) modelRef.current?.focus()
   }, [found])
+  useEffect(() => {
+    if (changing) changeRef.current?.querySelector<HTMLElement>('select, input')?.focus()
+  }, [changing])
 
   async function connect(e?: FormEvent, anyway = false) {
     e?.preventDefault()
@@ -85,6 +91,7 @@ export function Onboarding() {
     }
     if (!chosen) setHeld(r.held)
     setListingOnly(false)
+    setChanging(false)
     setFound({ providerId: r.held.id, models: r.models, listed: r.listed })
     setModel(r.models.length === 1 ? r.models[0] : r.models.includes(model) ? model : '')
     setStatus(!r.listed ? 'Connected. Type the name of the model to use.'
@@ -123,6 +130,9 @@ export function Onboarding() {
   }
 
   const models = found?.models ?? []
+  const chosenSaved = saved.find((p) => p.id === source)
+  const providerLabel = chosenSaved ? chosenSaved.name : whereIs(form.type, form.baseURL)
+  const folded = !!found && !changing
   return (
     <section className="conversation onboarding" aria-label="Get started">
       <div className="timeline">
@@ -136,43 +146,52 @@ export function Onboarding() {
           {providers.isPending ? <p className="muted" role="status">Loading…</p> : (
             <form className="card form" aria-label="Connect a provider" onSubmit={(e) => void connect(e)} noValidate>
               <h2>1. Connect a provider</h2>
-              {saved.length > 0 && (
-                <Field label="Provider" error={errors.provider}>{(id, aria) => (
-                  <select id={id} {...aria} autoFocus value={source} onChange={(e) => { setChoice(e.target.value); setFound(null); setErrors({}) }}>
-                    {saved.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
-                    <option value={NEW}>A new provider…</option>
-                  </select>
-                )}</Field>
-              )}
-              {source === NEW && (
-                <div className="onboarding-fields">
-                  <Field label="Type" error={errors.type}>{(id, aria) => (
-                    <select id={id} {...aria} autoFocus={!saved.length} value={form.type} onChange={(e) => edit({ type: e.target.value })}>
-                      {typeList.map((t) => <option key={t} value={t}>{TYPE_LABELS[t] ?? t}</option>)}
-                    </select>
-                  )}</Field>
-                  <Field label="API key" error={errors.api_key}
-                    hint={form.baseURL.trim() ? 'Leave empty for a server that needs no key.' : 'Kept on this server, never shown again.'}>{(id, aria) => (
-                    <input id={id} {...aria} type="password" autoComplete="off" value={form.apiKey} placeholder={form.type === 'anthropic' ? 'sk-ant-…' : 'sk-…'}
-                      onChange={(e) => edit({ apiKey: e.target.value })} />
-                  )}</Field>
-                  <Field label="Base URL" error={errors.base_url}
-                    hint={type?.default_base_url ? `Empty uses ${type.default_base_url}. For another server (Ollama, vLLM, OpenRouter…) its address, usually ending in /v1.` : 'The server\'s address, usually ending in /v1.'}>{(id, aria) => (
-                    <input id={id} {...aria} type="url" inputMode="url" autoComplete="off" spellCheck={false} value={form.baseURL}
-                      placeholder={type?.default_base_url || 'https://…/v1'} onChange={(e) => edit({ baseURL: e.target.value })} />
-                  )}</Field>
+              {folded ? (
+                <div className="onboarding-connected">
+                  <span>Connected to <b>{providerLabel}</b>{found.listed ? ` · ${found.models.length} model${found.models.length === 1 ? '' : 's'}` : ''}</span>
+                  <button type="button" className="btn btn-ghost btn-sm" onClick={() => setChanging(true)}>Change</button>
+                </div>
+              ) : (
+                <div className="onboarding-fields" ref={changeRef}>
+                  {saved.length > 0 && (
+                    <Field label="Provider" error={errors.provider}>{(id, aria) => (
+                      <select id={id} {...aria} autoFocus value={source} onChange={(e) => { setChoice(e.target.value); setFound(null); setErrors({}) }}>
+                        {saved.map((p) => <option key={p.id} value={p.id}>{p.name}</option>)}
+                        <option value={NEW}>A new provider…</option>
+                      </select>
+                    )}</Field>
+                  )}
+                  {source === NEW && <>
+                    <Field label="Type" error={errors.type}>{(id, aria) => (
+                      <select id={id} {...aria} autoFocus={!saved.length} value={form.type} onChange={(e) => edit({ type: e.target.value })}>
+                        {typeList.map((t) => <option key={t} value={t}>{TYPE_LABELS[t] ?? t}</option>)}
+                      </select>
+                    )}</Field>
+                    <Field label="API key" error={errors.api_key}
+                      hint={form.baseURL.trim() ? 'Leave empty for a server that needs no key.' : 'Kept on this server, never shown again.'}>{(id, aria) => (
+                      <input id={id} {...aria} type="password" autoComplete="off" value={form.apiKey} placeholder={form.type === 'anthropic' ? 'sk-ant-…' : 'sk-…'}
+                        onChange={(e) => edit({ apiKey: e.target.value })} />
+                    )}</Field>
+                    <Field label="Base URL" error={errors.base_url}
+                      hint={type?.default_base_url ? `Empty uses ${type.default_base_url}. For another server (Ollama, vLLM, OpenRouter…) its address, usually ending in /v1.` : 'The server\'s address, usually ending in /v1.'}>{(id, aria) => (
+                      <input id={id} {...aria} type="url" inputMode="url" autoComplete="off" spellCheck={false} value={form.baseURL}
+                        placeholder={type?.default_base_url || 'https://…/v1'} onChange={(e) => edit({ baseURL: e.target.value })} />
+                    )}</Field>
+                  </>}
+                  {errors.form && <p className="error-text" role="alert">{errors.form}</p>}
+                  <div className="form-actions">
+                    <button className="btn btn-primary" disabled={!!busy}>{found ? 'List the models again' : 'Connect and list models'}</button>
+                    {found && <button type="button" className="btn btn-ghost" onClick={() => setChanging(false)}>Keep it</button>}
+                    {listingOnly && <button type="button" className="btn btn-ghost" disabled={!!busy} onClick={() => void connect(undefined, true)}>Use it anyway</button>}
+                  </div>
+                  {chatgpt && source === NEW && (
+                    <p className="muted small">Signing in with a ChatGPT account instead of a key? Add that provider in{' '}
+                      <a href="/settings/providers" onClick={(e) => { e.preventDefault(); navigate('/settings/providers') }}>Settings → Providers</a>, then come back here.</p>
+                  )}
                 </div>
               )}
-              {errors.form && <p className="error-text" role="alert">{errors.form}</p>}
-              <div className="form-actions">
-                <button className="btn btn-primary" disabled={!!busy}>{found ? 'List the models again' : 'Connect and list models'}</button>
-                {listingOnly && <button type="button" className="btn btn-ghost" disabled={!!busy} onClick={() => void connect(undefined, true)}>Use it anyway</button>}
-                <span className="muted small" role="status">{status}</span>
-              </div>
-              {chatgpt && source === NEW && (
-                <p className="muted small">Signing in with a ChatGPT account instead of a key? Add that provider in{' '}
-                  <a href="/settings/providers" onClick={(e) => { e.preventDefault(); navigate('/settings/providers') }}>Settings → Providers</a>, then come back here.</p>
-              )}
+              {/* Always there, so the answer is heard even as the card folds. */}
+              <p className={folded ? 'visually-hidden' : 'muted small'} role="status">{status}</p>
             </form>
           )}
 
