@@ -6,7 +6,7 @@
 import { chromium } from '@playwright/test'
 import { mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromiumLaunch, chromiumMissing, repoDir, startStack } from './stack.mjs'
+import { apiClient, chromiumLaunch, chromiumMissing, repoDir, startStack } from './stack.mjs'
 
 const missing = chromiumMissing()
 if (missing) {
@@ -37,6 +37,25 @@ try {
   await page.goto(stack.baseURL + '/')
   await page.getByRole('heading', { name: 'Sign in' }).waitFor()
   await shot('sign-in')
+
+  // The first-run screen, as a member with nothing to chat with sees it:
+  // connected to the scripted model, a model picked, the first message
+  // written (not sent: the provider it saved is removed again).
+  const samUser = await stack.api('POST', '/auth/users', { username: 'sam', password: 'first-run password', role: 'member' })
+  const sam = await stack.api('POST', '/auth/login', { username: 'sam', password: 'first-run password' })
+  await page.goto(`${stack.baseURL}/#token=${sam.token}`)
+  const connect = page.getByRole('form', { name: 'Connect a provider' })
+  await connect.getByLabel('Base URL').fill(stack.scriptedURL)
+  await connect.getByLabel('API key').fill('demo')
+  await connect.getByRole('button', { name: 'Connect and list models' }).click()
+  const first = page.getByRole('form', { name: 'First message' })
+  await first.getByLabel('Model').selectOption('echo')
+  await first.getByLabel('Message').fill('Hello! What can you do?')
+  await shot('first-run')
+  const samClient = apiClient(stack.baseURL, sam.token)
+  for (const p of await samClient.api('GET', '/providers')) {
+    if (p.owner_id === samUser.id) await samClient.api('DELETE', `/providers/${p.id}`)
+  }
 
   const prov = await stack.api('POST', '/providers', { name: 'scripted', base_url: stack.scriptedURL, api_key: 'demo' })
   await stack.api('POST', '/agents', {

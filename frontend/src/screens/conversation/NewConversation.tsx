@@ -8,6 +8,8 @@ import { navigate, sessionPath } from '../../lib/router'
 import { startWorkflow } from '../workflows/actions'
 import { startRun } from './actions'
 import { Composer } from './Composer'
+import { Onboarding } from './Onboarding'
+import { needsOnboarding } from './firstChat'
 import { ProjectPicker } from './ProjectPicker'
 import { at } from '../../lib/base'
 
@@ -59,6 +61,9 @@ export function NewConversation() {
     navigate(sessionPath(s.id))
   }
 
+  // Nothing to chat with yet: the first-run screen makes the first agent.
+  if (needsOnboarding(agents.data)) return <Onboarding />
+
   return (
     <section className="conversation new-conversation" aria-label="New conversation">
       <div className="timeline">
@@ -66,11 +71,6 @@ export function NewConversation() {
           {agent ? <Avatar agent={agent} size={56} /> : <img src={at('/favicon.svg')} alt="" width={56} height={56} />}
           <h2>{agent ? `Chat with ${agent.name}` : 'Welcome to agents-server'}</h2>
           {agent?.description && <p className="muted">{agent.description}</p>}
-          {agents.isSuccess && !list.length && (
-            <p className="muted">
-              No agents yet. Add a provider and an agent in <a href="/settings/providers" onClick={(e) => { e.preventDefault(); navigate('/settings/providers') }}>Settings</a> to start.
-            </p>
-          )}
         </div>
       </div>
       <Composer agents={list} agentId={agentId} onAgent={setChoice} plan={plan} onPlan={setPlan} onSend={send} autoFocus
