@@ -1,3 +1,4 @@
+import '../../styles/model-picker.css'
 import { useEffect, useId, useRef, useState } from 'react'
 import { Icon } from '../../components/Icon'
 import { errorText, type Agent } from '../../lib/api'

@@ -1,3 +1,4 @@
+import '../../styles/onboarding.css'
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react'
 import { Field } from '../../components/Field'
