@@ -82,7 +82,7 @@ func (db *DB) SearchMessages(ctx context.Context, q ports.MessageQuery) ([]ports
 		args = append(args, at, at, q.After.RowID)
 	}
 	query := `SELECT p.session_id, p.name, p.entry_id, p.row_id, p.created_at, e.body FROM (
-			SELECT m.session_id, s.name, m.entry_id, m.row_id, m.created_at FROM `+from+`
+			SELECT m.session_id, s.name, m.entry_id, m.row_id, m.created_at FROM ` + from + `
 			JOIN sessions s ON s.id = m.session_id
 			WHERE ` + cond + ` AND s.owner_id = ? AND s.hidden = 0` + page + `
 			ORDER BY m.created_at DESC, m.row_id DESC LIMIT ?
