@@ -7,6 +7,7 @@ import { captureTokenFromHash } from './lib/auth'
 import './lib/theme'
 import './styles/theme.css'
 import './styles/app.css'
+import './styles/search.css'
 
 captureTokenFromHash()
 // The link pasted into a tab that is already open only changes the fragment.
