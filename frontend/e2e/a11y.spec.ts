@@ -1,13 +1,30 @@
 // Accessibility: axe-core (its own source, injected into the page) finds no
 // serious or critical violation on the main screens; and the transcript is
 // a list of messages, each saying who spoke.
-import { expectAccessible } from './axe'
+import { createRequire } from 'node:module'
+import type { Page } from '@playwright/test'
+import type { AxeResults, Result } from 'axe-core'
 import { conversationFor, expect, inspector, test } from './fixtures'
+
+const axeSource = createRequire(import.meta.url).resolve('axe-core')
 
 // The app's CSP (default-src 'self') refuses an injected script; axe is the
 // test's, not the app's, so this spec's pages let it in. Reduced motion:
 // colours are measured as they settle, not halfway through a transition.
 test.use({ bypassCSP: true, reducedMotion: 'reduce' })
+
+function describe(v: Result) {
+  const nodes = v.nodes.slice(0, 6).map((n) => `    ${n.target.join(' ')}: ${n.failureSummary?.replace(/\s+/g, ' ')}`)
+  return `${v.id} (${v.impact}) ${v.help}\n${nodes.join('\n')}`
+}
+
+/** Runs axe on the page as it stands; fails listing every serious or critical violation. */
+async function expectAccessible(page: Page, what: string) {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.addScriptTag({ path: axeSource })
+  const results = await page.evaluate(() => (window as unknown as { axe: { run: (c: Document, o: object) => Promise<AxeResults> } }).axe.run(document, { resultTypes: ['violations'] }))
+  const bad = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical')
+  expect(bad.length, `${what}: axe found\n${bad.map(describe).join('\n')}`).toBe(0)
+}
 
 test('a11y: a conversation with folded messages and its fold, light and dark', async ({ page, user, agentFor }) => {
   const agent = await agentFor('Folder', 'compacting', { compaction: { compaction_enabled: true, compaction_threshold_tokens: 10_000_000, compaction_window: 2 } })
