@@ -234,7 +234,7 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	// through; the service that deletes and branches sessions (stopping
 	// their live work) is built after the run engine and the task manager.
 	// The context report asks live MCP servers.
-	journal := sessions.NewJournal(sessions.Deps{Store: db, Agents: db, Traces: db, Runs: db, MCP: s.mcp, IDs: idGen, Clock: clock})
+	journal := sessions.NewJournal(sessions.Deps{Store: db, Agents: db, Traces: db, Runs: db, MCP: s.mcp, Search: db, IDs: idGen, Clock: clock})
 	s.workflows = workflows.NewService(db, idGen, clock)
 	s.skills = skills.NewService(db, idGen, clock)
 	// The task manager drives the run engine, and the engine tells it of

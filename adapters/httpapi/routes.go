@@ -17,6 +17,7 @@ func (s *Server) table() []Route {
 		s.memoryRoutes(),
 		s.guardrailRoutes(),
 		s.sessionRoutes(),
+		s.searchRoutes(),
 		s.runRoutes(),
 		s.attachmentRoutes(),
 		s.traceRoutes(),

@@ -84,7 +84,7 @@ func (db *DB) observeWrite(waited, took time.Duration) {
 func (db *DB) migrate(ctx context.Context) error {
 	opts := []goose.ProviderOption{goose.WithDisableGlobalRegistry(true)}
 	if db.dialect.goMigrations != nil {
-		opts = append(opts, goose.WithGoMigrations(db.dialect.goMigrations(db.log)...))
+		opts = append(opts, goose.WithGoMigrations(db.dialect.goMigrations(db.dialect, db.log)...))
 	}
 	if db.dialect.migrateLock != nil {
 		lock, err := db.dialect.migrateLock()

@@ -17,7 +17,7 @@ type dialect struct {
 	name         string
 	goose        goose.Dialect
 	migrations   fs.FS
-	goMigrations func(*slog.Logger) []*goose.Migration
+	goMigrations func(*dialect, *slog.Logger) []*goose.Migration
 	// migrateLock, when set, makes concurrent openers (replicas starting
 	// together) migrate one at a time.
 	migrateLock func() (goose.ProviderOption, error)
@@ -30,6 +30,10 @@ type dialect struct {
 	// snapshot is the isolation of a read transaction that must see one
 	// snapshot.
 	snapshot sql.IsolationLevel
+	// wordMatch renders a message search's terms (letters and digits
+	// only) as the rows to search (message_texts as m, joined to what
+	// indexes it), the condition on them and its one argument.
+	wordMatch func(terms []string) (from, cond, arg string)
 	// onClose runs on the writer before it closes.
 	onClose func(*sql.DB) error
 

@@ -241,6 +241,9 @@ func (s sessionQ) InsertEntries(ctx context.Context, entries []domain.Entry, met
 			m.Chars, in, out, cached, cacheWrite, total, string(body), ms(e.CreatedAt)); err != nil {
 			return translate(err)
 		}
+		if _, err := insertMessageText(ctx, s.q, s.id, e); err != nil {
+			return err
+		}
 	}
 	return s.bindAttachments(ctx, entries)
 }

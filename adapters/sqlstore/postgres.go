@@ -33,6 +33,10 @@ var postgresDialect = &dialect{
 	numbered:   true,
 	lockWrites: "SELECT pg_advisory_xact_lock(" + strconv.FormatInt(writeLockKey, 10) + ")",
 	snapshot:   sql.LevelRepeatableRead,
+	wordMatch:  postgresWordMatch,
+	goMigrations: func(d *dialect, log *slog.Logger) []*goose.Migration {
+		return []*goose.Migration{messageTextsMigration(d, 7, log)}
+	},
 	migrateLock: func() (goose.ProviderOption, error) {
 		l, err := lock.NewPostgresSessionLocker()
 		if err != nil {

@@ -11,7 +11,7 @@ import (
 // contracts use it.
 func openStores(t *testing.T) storetest.Stores {
 	db := openTemp(t)
-	return storetest.Stores{Runs: db, Approvals: db, Sessions: db, Tasks: db, Traces: db, Beat: db.Beat,
+	return storetest.Stores{Runs: db, Approvals: db, Sessions: db, Tasks: db, Traces: db, Search: db, Beat: db.Beat,
 		NewSession: func(t *testing.T, id string) domain.Session { return newSession(t, db, id) }}
 }
 

@@ -8,3 +8,6 @@ import (
 
 // The store keeps the session contract its in-memory fake is held to.
 func TestSessionStoreKeepsTheSessionContract(t *testing.T) { storetest.Sessions(t, openStores) }
+
+// The store keeps the message search contract its in-memory fake is held to.
+func TestMessageSearchKeepsTheSearchContract(t *testing.T) { storetest.MessageSearch(t, openStores) }

@@ -26,9 +26,10 @@ var sqliteDialect = &dialect{
 	name:       "sqlite",
 	goose:      goose.DialectSQLite3,
 	migrations: migrations.SQLite,
-	goMigrations: func(log *slog.Logger) []*goose.Migration {
-		return []*goose.Migration{usernameKeysMigration(log)}
+	goMigrations: func(d *dialect, log *slog.Logger) []*goose.Migration {
+		return []*goose.Migration{usernameKeysMigration(log), messageTextsMigration(d, 27, log)}
 	},
+	wordMatch: sqliteWordMatch,
 	// The writer checkpoints the WAL into the main file before closing.
 	onClose: func(write *sql.DB) error {
 		_, err := write.Exec("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -76,6 +76,8 @@ func TestDocumentedBoundsAreEnforced(t *testing.T) {
 	p.query("/api/v1/runs/"+run+"/events", "from_seq")
 	p.query("/api/v1/tasks", "limit")
 	p.query("/api/v1/tasks", "offset")
+	p.query("/api/v1/search/messages", "q")
+	p.query("/api/v1/search/messages?q=hello", "limit")
 	p.header("/api/v1/runs/"+run+"/events", "Last-Event-ID")
 
 	stated := documentedBounds(h.doc)
@@ -113,8 +115,12 @@ func (p *boundProber) body(method, path string, base func(n int) map[string]any)
 
 // query probes a bounded query parameter on a GET.
 func (p *boundProber) query(path, name string) {
+	sep := "?" // a path may carry the other parameters its operation needs
+	if strings.Contains(path, "?") {
+		sep = "&"
+	}
 	p.param(path, name, func(v any) reply {
-		return p.h.call("GET", path+"?"+url.Values{name: {fmt.Sprint(v)}}.Encode(), p.h.admin, nil)
+		return p.h.call("GET", path+sep+url.Values{name: {fmt.Sprint(v)}}.Encode(), p.h.admin, nil)
 	})
 }
 

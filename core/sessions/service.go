@@ -26,6 +26,7 @@ type Journal struct {
 	ids    ports.IDs
 	clock  ports.Clock
 	mcp    MCPProbe
+	search ports.MessageSearch
 }
 
 // MCPProbe sizes the MCP tool definitions an agent selects, per server,
@@ -46,14 +47,17 @@ type Deps struct {
 	Runs ports.RunStore
 	// MCP lets the context report count MCP tools live, per server (nil:
 	// they are not counted).
-	MCP   MCPProbe
-	IDs   ports.IDs
-	Clock ports.Clock
+	MCP MCPProbe
+	// Search finds words in the sessions' messages (nil: searching
+	// answers unavailable).
+	Search ports.MessageSearch
+	IDs    ports.IDs
+	Clock  ports.Clock
 }
 
 // NewJournal returns a Journal.
 func NewJournal(d Deps) *Journal {
-	return &Journal{store: d.Store, agents: d.Agents, traces: d.Traces, runs: d.Runs, ids: d.IDs, clock: d.Clock, mcp: d.MCP}
+	return &Journal{store: d.Store, agents: d.Agents, traces: d.Traces, runs: d.Runs, ids: d.IDs, clock: d.Clock, mcp: d.MCP, search: d.Search}
 }
 
 // Create starts an empty session owned by the caller, optionally bound to

@@ -7,6 +7,8 @@ import { captureTokenFromHash } from './lib/auth'
 import './lib/theme'
 import './styles/theme.css'
 import './styles/app.css'
+import './styles/search.css'
+// Last: its phone-width rules override the rest.
 import './styles/phone.css'
 
 captureTokenFromHash()

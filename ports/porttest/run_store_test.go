@@ -42,7 +42,7 @@ func (f fakeDatabase) newSession(t *testing.T, id string) domain.Session {
 // contracts use it.
 func openStores(*testing.T) storetest.Stores {
 	f := newFakeDatabase()
-	return storetest.Stores{Runs: f.runs, Approvals: f.runs, Sessions: f.sessions, Tasks: f.tasks, Traces: f.traces, Beat: f.runs.Beat,
+	return storetest.Stores{Runs: f.runs, Approvals: f.runs, Sessions: f.sessions, Tasks: f.tasks, Traces: f.traces, Search: f.sessions, Beat: f.runs.Beat,
 		NewSession: f.newSession}
 }
 

@@ -25,6 +25,8 @@ type Stores struct {
 	Sessions  ports.SessionStore
 	Tasks     ports.TaskStore
 	Traces    ports.TraceStore
+	// Search searches the messages Sessions holds.
+	Search ports.MessageSearch
 	// Beat puts a replica on the roll, alive at at (ports.ReplicaStore's
 	// Beat).
 	Beat func(ctx context.Context, replica string, at time.Time) error

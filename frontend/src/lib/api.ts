@@ -8,6 +8,7 @@ import { at, BASE } from './base'
 export type Schemas = components['schemas']
 export type Session = Schemas['SessionView']
 export type Entry = Schemas['EntryView']
+export type MessageHit = Schemas['MessageHitView']
 export type Agent = Schemas['AgentView']
 export type Provider = Schemas['ProviderView']
 export type User = Schemas['UserView']

@@ -1014,6 +1014,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/search/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Full-text search over the words of the caller's own conversations (user messages and assistant answers; not tool payloads, notes or hidden task sessions), newest first. Every word of q must start a word of the message; punctuation and operators are plain separators. Page with cursor */
+        get: operations["searchMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/server": {
         parameters: {
             query?: never;
@@ -2456,6 +2473,24 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
+        MessageHitView: {
+            /** Format: date-time */
+            created_at: string;
+            /** @description The entry's id, as /sessions/:id/messages lists it */
+            entry_id: string;
+            /** @description user or assistant */
+            role: string;
+            row_id: string;
+            session_id: string;
+            session_name: string;
+            /** @description A short window of the message around the first match, in runs of plain text; never markup */
+            snippet: components["schemas"]["SnippetPartView"][];
+        };
+        MessageSearchView: {
+            hits: components["schemas"]["MessageHitView"][];
+            /** @description Pass as cursor for the next page; absent on the last page */
+            next_cursor?: string;
+        };
         ModelInfo: {
             display_name?: string;
             id: string;
@@ -3193,6 +3228,11 @@ export interface components {
         SkippedFile: {
             path: string;
             reason: string;
+        };
+        SnippetPartView: {
+            /** @description A word the search matched: show it marked */
+            hit?: boolean;
+            text: string;
         };
         SpanPayload: {
             data?: unknown;
@@ -6171,6 +6211,38 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    searchMessages: {
+        parameters: {
+            query?: {
+                /** @description The words to find (required) */
+                q?: string;
+                /** @description Hits per page; default 20 */
+                limit?: number;
+                /** @description The next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessageSearchView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
             503: components["responses"]["Error"];
         };
     };

@@ -10,6 +10,8 @@ export const keys = {
   sessions: ['sessions'] as const,
   session: (id: string) => ['session', id] as const,
   messages: (id: string) => ['messages', id] as const,
+  /** A full-text search over the caller's messages. */
+  messageSearch: (q: string) => ['message-search', q] as const,
   approvals: (id: string) => ['approvals', id] as const,
   traces: (id: string) => ['traces', id] as const,
   runs: (id: string) => ['runs', id] as const,
@@ -93,6 +95,15 @@ export function useMessages(id: string) {
     getNextPageParam: (last: Entry[]) => (last.length < PAGE ? undefined : last[0]?.row_id),
   })
 }
+
+/** The newest messages of the caller's conversations holding every word of q; off below 2 characters. */
+export const useMessageSearch = (q: string) =>
+  useQuery({
+    queryKey: keys.messageSearch(q),
+    queryFn: () => ok(api.GET('/api/v1/search/messages', { params: { query: { q } } })),
+    enabled: q.length >= 2,
+    staleTime: 10_000,
+  })
 
 export const useApprovals = (id: string) =>
   useQuery({ queryKey: keys.approvals(id), queryFn: () => ok(api.GET('/api/v1/sessions/{id}/approvals', { params: { path: { id } } })) })

@@ -1,4 +1,5 @@
-// A small path router: / (new conversation), /s/<session>, /settings/<tab>,
+// A small path router: / (new conversation), /s/<session> (?m=<entry> opens it
+// at that message, as a search hit does), /settings/<tab>,
 // /workflows (the hub), /workflows/new, /workflows/<id> and /workflows/<id>/edit.
 // The server answers index.html for every UI path, so reloads keep the place.
 import { useSyncExternalStore } from 'react'
@@ -6,22 +7,26 @@ import { BASE } from './base'
 
 export type Route =
   | { name: 'home' }
-  | { name: 'session'; id: string }
+  | { name: 'session'; id: string; m?: string }
   | { name: 'settings'; tab: string }
   | { name: 'workflows'; id?: string; edit?: boolean }
 
 const listeners = new Set<() => void>()
 let current = parse(appPath())
 
-/** The address bar's path within the app: the mount prefix taken off. */
+/** The address bar's path (and query) within the app: the mount prefix taken off. */
 function appPath(): string {
   const p = window.location.pathname
-  return BASE && p.startsWith(BASE) ? p.slice(BASE.length) || '/' : p
+  return (BASE && p.startsWith(BASE) ? p.slice(BASE.length) || '/' : p) + window.location.search
 }
 
-function parse(path: string): Route {
+function parse(full: string): Route {
+  const [path, search = ''] = full.split('?', 2)
   const s = /^\/s\/([^/]+)/.exec(path)
-  if (s) return { name: 'session', id: decodeURIComponent(s[1]) }
+  if (s) {
+    const m = new URLSearchParams(search).get('m')
+    return { name: 'session', id: decodeURIComponent(s[1]), ...(m ? { m } : {}) }
+  }
   const t = /^\/settings(?:\/([^/]+))?/.exec(path)
   if (t) return { name: 'settings', tab: t[1] ?? 'providers' }
   const w = /^\/workflows(?:\/([^/]+)(\/edit)?)?\/?$/.exec(path)
@@ -52,5 +57,6 @@ export function useRoute(): Route {
   )
 }
 
-export const sessionPath = (id: string) => `/s/${encodeURIComponent(id)}`
+/** A conversation's path; with entryId, opened at that message (scrolled to it, marked). */
+export const sessionPath = (id: string, entryId?: string) => `/s/${encodeURIComponent(id)}${entryId ? `?m=${encodeURIComponent(entryId)}` : ''}`
 export const workflowPath = (id?: string, edit = false) => (id ? `/workflows/${encodeURIComponent(id)}${edit ? '/edit' : ''}` : '/workflows')

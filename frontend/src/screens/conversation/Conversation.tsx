@@ -16,6 +16,7 @@ import { TaskList } from '../tasks/TaskList'
 import { startWorkflow } from '../workflows/actions'
 import { cancelRun, startRun, steer } from './actions'
 import { Composer } from './Composer'
+import { useMessageTarget } from './messageTarget'
 import { ExportMenu } from './ExportMenu'
 import { ModelPicker } from './ModelPicker'
 import { ProjectChip, ProjectPicker, ProjectTerminalButton } from './ProjectPicker'
@@ -40,6 +41,7 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
 
   const entries = useMemo(() => (messages.data ? messages.data.pages.slice().reverse().flat() : []), [messages.data])
   const stored = useMemo(() => fromEntries(entries), [entries])
+  const target = useMessageTarget(sessionId, messages, entries)
   const items = useMemo(() => composeTimeline(stored, live.runs, live.notes), [stored, live])
   const liveRun = live.runs.find((r) => r.status === 'running' || r.status === 'interrupted')
   const taskList = useMemo(() => tasks.data ?? [], [tasks.data])
@@ -128,7 +130,7 @@ export function Conversation({ sessionId, inspectorOpen, onToggleInspector }: Pr
         ) : empty ? (
           <div className="timeline"><div className="empty-state"><h2>Say hello</h2><p className="muted">Your first message starts the conversation.</p></div></div>
         ) : (
-          <Timeline sessionId={sessionId} items={items} agent={agent} approvals={approvals.data ?? []} live={!!liveRun} runOptions={runOptions}
+          <Timeline sessionId={sessionId} items={items} agent={agent} approvals={approvals.data ?? []} live={!!liveRun} runOptions={runOptions} target={target}
             hasEarlier={!!messages.hasNextPage} loadingEarlier={messages.isFetchingNextPage} onLoadEarlier={() => void messages.fetchNextPage()} />
         )}
         <TaskList sessionId={sessionId} tasks={taskList} />

@@ -17,6 +17,8 @@ interface Props {
   approvals: Approval[]
   live: boolean
   runOptions: RunOptions
+  /** The entry id of a message to bring into view and mark (a search hit's). */
+  target?: string
   hasEarlier: boolean
   loadingEarlier: boolean
   onLoadEarlier: () => void
@@ -25,12 +27,13 @@ interface Props {
 const FOLDED = 'Folded into a summary; the model no longer sees it'
 
 /** The conversation, kept scrolled to the newest while the reader is at the bottom. */
-export function Timeline({ sessionId, items, agent, approvals, live, runOptions, hasEarlier, loadingEarlier, onLoadEarlier }: Props) {
+export function Timeline({ sessionId, items, agent, approvals, live, runOptions, target, hasEarlier, loadingEarlier, onLoadEarlier }: Props) {
   const qc = useQueryClient()
   const scroller = useRef<HTMLDivElement>(null)
   const atBottom = useRef(true)
   const prevHeight = useRef(0)
   const keepOffset = useRef(false)
+  const shown = useRef<string | undefined>(undefined)
 
   // A background task's approval is listed here too, but its call is in the
   // task's own transcript, not this one: it is never matched to a card of
@@ -52,6 +55,18 @@ export function Timeline({ sessionId, items, agent, approvals, live, runOptions,
     } else if (atBottom.current) el.scrollTop = el.scrollHeight
     prevHeight.current = el.scrollHeight
   }, [items, loose])
+
+  // A target message is scrolled into view once it is drawn; after that the
+  // reader scrolls where they like (new messages no longer pull them down).
+  useLayoutEffect(() => {
+    const el = scroller.current
+    if (!el || !target || shown.current === target) return
+    const li = el.querySelector<HTMLElement>(`[data-entry-id="${CSS.escape(target)}"]`)
+    if (!li) return
+    shown.current = target
+    li.scrollIntoView({ block: 'center' })
+    atBottom.current = false
+  }, [items, target])
 
   function run(f: () => Promise<unknown>) {
     f().catch((e) => notify(errorText(e)))
@@ -98,7 +113,8 @@ export function Timeline({ sessionId, items, agent, approvals, live, runOptions,
         onSwitch={(tip) => run(() => switchBranch(qc, sessionId, tip))} />
     )
     return (
-      <li className={item.folded ? 'item item-folded' : 'item'} key={item.key} data-kind={item.kind}
+      <li className={`item${item.folded ? ' item-folded' : ''}${target && item.entryId === target ? ' item-target' : ''}`} key={item.key}
+        data-kind={item.kind} data-entry-id={item.entryId}
         {...(item.folded ? { title: FOLDED, 'aria-description': FOLDED } : {})}>
         {switcher}
         <ItemView item={item} agent={agent} approval={item.kind === 'tool' ? byCall.get(callKey(item.runId, item.callId)) : undefined} live={live} actions={actions} />

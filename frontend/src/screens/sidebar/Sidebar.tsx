@@ -3,14 +3,19 @@ import { useMemo, useState } from 'react'
 import { Icon } from '../../components/Icon'
 import { getToken, setToken } from '../../lib/auth'
 import { useMe, useSessions } from '../../lib/queries'
-import { navigate, useRoute } from '../../lib/router'
+import { navigate, sessionPath, useRoute } from '../../lib/router'
 import { openShortcutsHelp } from '../../lib/shortcuts'
 import { setTheme, useTheme } from '../../lib/theme'
 import { useBusySessions } from '../../live/store'
+import { MessageHits } from './MessageHits'
 import { SessionRow } from './SessionRow'
 import { at, HOST_SIGN_IN } from '../../lib/base'
 
-/** The caller's conversations (pinned first, then newest), search, and the way to settings. */
+/**
+ * The caller's conversations (pinned first, then newest), search — titles
+ * filtered as one types, and the words of their messages asked of the
+ * server — and the way to settings.
+ */
 export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
   const route = useRoute()
   const sessions = useSessions()
@@ -73,6 +78,7 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
           <SessionRow key={s.id} session={s} active={s.id === activeId} status={busy[s.id]} onOpen={() => go(`/s/${s.id}`)} />
         ))}
       </ul>
+      <MessageHits query={query} onOpen={(h) => go(sessionPath(h.session_id, h.entry_id))} />
       <div className="sidebar-foot">
         <button className={`nav-btn${route.name === 'settings' && route.tab === 'projects' ? ' active' : ''}`} onClick={() => go('/settings/projects')}>
           <Icon name="folder" /> Projects
