@@ -176,8 +176,9 @@ func TestPreferWait(t *testing.T) {
 	if v.Status != "completed" || v.FinalOutput == nil || *v.FinalOutput != "done quickly" || r.Header.Get("Preference-Applied") != "wait=30" {
 		t.Fatalf("wait answered %s %v", r.Body, r.Header)
 	}
-	// A regenerate that fails at once writes nothing but the note of its
-	// failure; the session's run listing has it, with how it ended.
+	// A regenerate (on another agent) that fails at once writes nothing
+	// but the note of the switch and the note of its failure; the
+	// session's run listing has it, with how it ended.
 	refuse := scripted.Step{Error: &scripted.Failure{Status: 400, Message: "bad request"}}
 	model.SetScript("broken", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{refuse, refuse}}}})
 	broken := h.createAgent(tok, map[string]any{"name": "broken", "model": "broken", "provider_id": prov.ID})
@@ -187,10 +188,10 @@ func TestPreferWait(t *testing.T) {
 	h.call("GET", "/api/v1/sessions/"+s.ID+"/runs", tok, nil).want(t, 200).decode(t, &runs)
 	if len(runs) != 2 || runs[0].RunID != v.RunID || runs[0].Status != "completed" || runs[0].Question != "go" || runs[0].EndedAt == nil ||
 		runs[1].RunID != failed.RunID || runs[1].Status != "error" || runs[1].ErrorCode != domain.CodeModelError ||
-		runs[1].Entries != 1 || runs[1].AgentConfigID != broken.ID {
+		runs[1].Entries != 2 || runs[1].AgentConfigID != broken.ID {
 		t.Fatalf("session runs = %+v", runs)
 	}
-	// Its one entry is the note of how it failed, there after a reload.
+	// Its last entry is the note of how it failed, there after a reload.
 	msgs := h.messages(tok, s.ID, "")
 	if last := msgs[len(msgs)-1]; last.RunID != failed.RunID || last.Display == nil || last.Display.Kind != "run_error" ||
 		!last.Display.IsError || last.Display.Extra["code"] != domain.CodeModelError || !strings.Contains(last.Text, "bad request") {
