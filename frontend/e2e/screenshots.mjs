@@ -159,6 +159,9 @@ try {
   await page.locator(`tbody[data-trigger-id="${hook.id}"] .trigger-curl`).waitFor()
   await shot('triggers')
   await page.goto(`${stack.baseURL}/s/${sid}`)
+  // The composer knows the workflows once they load: wait until it offers this one.
+  await page.getByRole('textbox', { name: 'Message' }).fill('/workflow ')
+  await page.getByRole('listbox', { name: 'Workflows' }).getByRole('option', { name: /ship/ }).waitFor()
   await page.getByRole('textbox', { name: 'Message' }).fill('/workflow ship fix the login bug')
   await page.keyboard.press('Enter')
   await page.locator('.wf-start-chip').click()
