@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Page } from '@playwright/test'
 import { expectAccessible } from './axe'
+import { expectFits } from './fits'
 import { expect, test } from './fixtures'
 import { apiClient, freePort, startServer } from './stack.mjs'
 
@@ -136,6 +137,10 @@ test('first run: an address nothing answers at is said next to the base URL and 
     await baseURL.press('Enter')
     await expect(page.getByRole('form', { name: 'First message' }).getByLabel('Model').locator('option', { hasText: 'regen' })).toHaveCount(1)
     await expectAccessible(page, 'the first-run screen with its models')
+    // On a phone, the same screen fits: nothing off screen, nothing overlapping.
+    await page.setViewportSize({ width: 360, height: 740 })
+    await expectFits(page, 'the first-run screen on a phone')
+    await page.setViewportSize({ width: 1280, height: 820 })
     const saved = await server.api('GET', '/providers')
     expect(saved).toHaveLength(1)
     await expect(form.getByLabel('API key'), 'the connected provider folds to one line').toHaveCount(0)

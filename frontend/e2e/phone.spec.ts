@@ -73,6 +73,11 @@ test('phone: the new conversation, a conversation with tasks and an approval, th
   // The sidebar's drawer, and the shortcuts dialog from it.
   await openDrawer(page)
   await expectFits(page, 'the sidebar drawer')
+  // Its search, finding words in the messages too.
+  await page.getByRole('searchbox', { name: 'Search conversations' }).fill('survey')
+  await expect(page.getByRole('region', { name: 'Messages' }).locator('mark').first()).toBeVisible()
+  await expectFits(page, 'the sidebar drawer searching messages')
+  await page.getByRole('searchbox', { name: 'Search conversations' }).fill('')
   await page.getByRole('button', { name: 'Keyboard shortcuts' }).click()
   await expect(page.getByRole('dialog', { name: 'Keyboard shortcuts' })).toBeVisible()
   await expectFits(page, 'the keyboard shortcuts dialog')

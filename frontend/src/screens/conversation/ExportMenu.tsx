@@ -1,10 +1,11 @@
-import { useEffect, useRef, useState } from 'react'
+import { useState } from 'react'
 import { Icon } from '../../components/Icon'
 import { api, errorText, ok, type Entry, type Session } from '../../lib/api'
 import { saveBlob } from '../../lib/download'
 import { exportFileName, toJSON, toMarkdown } from '../../lib/exportConversation'
 import { notify } from '../../lib/notices'
 import { PAGE } from '../../lib/queries'
+import { useMenu } from '../../lib/useMenu'
 
 /** Every entry of a session, oldest first: the screen holds only the newest page, an export needs them all. */
 async function allEntries(sessionId: string): Promise<Entry[]> {
@@ -23,20 +24,8 @@ async function allEntries(sessionId: string): Promise<Entry[]> {
 
 /** "Export": the conversation's active branch as a Markdown or a JSON file. */
 export function ExportMenu({ session, agentName }: { session: Session; agentName?: string }) {
-  const [open, setOpen] = useState(false)
+  const { open, setOpen, toggle, wrapProps } = useMenu()
   const [busy, setBusy] = useState(false)
-  const wrap = useRef<HTMLDivElement>(null)
-  const toggle = useRef<HTMLButtonElement>(null)
-
-  // A click anywhere else closes it, as menus do.
-  useEffect(() => {
-    if (!open) return
-    const away = (e: PointerEvent) => {
-      if (!wrap.current?.contains(e.target as Node)) setOpen(false)
-    }
-    document.addEventListener('pointerdown', away)
-    return () => document.removeEventListener('pointerdown', away)
-  }, [open])
 
   async function save(kind: 'md' | 'json') {
     setBusy(true)
@@ -54,15 +43,7 @@ export function ExportMenu({ session, agentName }: { session: Session; agentName
   }
 
   return (
-    <div className="menu-wrap" ref={wrap}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape' && open) {
-          // Handled: the conversation's Esc (stop the run) leaves it alone.
-          e.preventDefault()
-          setOpen(false)
-          toggle.current?.focus()
-        }
-      }}>
+    <div className="menu-wrap" {...wrapProps}>
       <button ref={toggle} className={`icon-btn${open ? ' active' : ''}`} aria-label="Export the conversation" title="Export" aria-expanded={open}
         aria-controls="export-menu" onClick={() => setOpen(!open)}>
         <Icon name="download" size={18} />

@@ -1,8 +1,9 @@
 import '../../styles/model-picker.css'
-import { useEffect, useId, useRef, useState } from 'react'
+import { useId } from 'react'
 import { Icon } from '../../components/Icon'
 import { errorText, type Agent } from '../../lib/api'
 import { useProviderModels } from '../../lib/queries'
+import { useMenu } from '../../lib/useMenu'
 
 interface Props {
   agents: Agent[]
@@ -22,33 +23,13 @@ interface Props {
  * The server notes either change in the transcript when the answer starts.
  */
 export function ModelPicker({ agents, agentId, onAgent, model, onModel, disabled }: Props) {
-  const [open, setOpen] = useState(false)
-  const wrap = useRef<HTMLDivElement>(null)
-  const toggle = useRef<HTMLButtonElement>(null)
+  const { open, setOpen, toggle, wrapProps } = useMenu()
   const panelId = useId()
   const agent = agents.find((a) => a.id === agentId)
 
-  // A click anywhere else closes it, as menus do.
-  useEffect(() => {
-    if (!open) return
-    const away = (e: PointerEvent) => {
-      if (!wrap.current?.contains(e.target as Node)) setOpen(false)
-    }
-    document.addEventListener('pointerdown', away)
-    return () => document.removeEventListener('pointerdown', away)
-  }, [open])
-
   const shown = model || agent?.model || ''
   return (
-    <div className="menu-wrap model-pick" ref={wrap}
-      onKeyDown={(e) => {
-        if (e.key === 'Escape' && open) {
-          // Handled: the conversation's Esc (stop the run) leaves it alone.
-          e.preventDefault()
-          setOpen(false)
-          toggle.current?.focus()
-        }
-      }}>
+    <div className="menu-wrap model-pick" {...wrapProps}>
       <button ref={toggle} type="button" className={`btn btn-sm model-pick-btn${open ? ' active' : ''}`} aria-expanded={open} aria-controls={panelId}
         title="Agent and model" onClick={() => setOpen(!open)}>
         <span className="visually-hidden">Agent and model: </span>
