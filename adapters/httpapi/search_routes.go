@@ -8,7 +8,6 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agents-server/agents-server/core/domain"
-	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/sessions"
 )
 
@@ -56,12 +55,9 @@ func (s *Server) handleSearchMessages(c echo.Context, _ *NoBody) (MessageSearchV
 	if err != nil {
 		return MessageSearchView{}, err
 	}
-	q := c.QueryParam("q")
-	if q == "" {
-		return MessageSearchView{}, errs.Field("q", "type a word to search for")
-	}
+	// An empty q is core's to refuse, with the other queries that hold no word.
 	page, err := s.deps.Sessions.SearchMessages(c.Request().Context(), caller(c),
-		sessions.SearchQuery{Q: q, Limit: limit, Cursor: c.QueryParam("cursor")})
+		sessions.SearchQuery{Q: c.QueryParam("q"), Limit: limit, Cursor: c.QueryParam("cursor")})
 	if err != nil {
 		return MessageSearchView{}, err
 	}

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -107,13 +108,9 @@ func SearchTerms(q string) ([]string, error) {
 	}
 	var terms []string
 	eachWord(q, func(start, end int) {
-		w := strings.ToLower(q[start:end])
-		for _, t := range terms {
-			if t == w {
-				return
-			}
+		if w := strings.ToLower(q[start:end]); !slices.Contains(terms, w) {
+			terms = append(terms, w)
 		}
-		terms = append(terms, w)
 	})
 	if len(terms) == 0 {
 		return nil, errs.Field("q", "type a word to search for")
