@@ -22,6 +22,7 @@ export const keys = {
   providerModels: (id: string) => ['provider-models', id] as const,
   sandboxes: ['sandboxes'] as const,
   sandboxTypes: ['sandbox-types'] as const,
+  providerTypes: ['provider-types'] as const,
   /** Every project list (own and all owners') sits under this prefix. */
   projects: ['projects'] as const,
   projectList: (all: boolean) => ['projects', all ? 'all' : 'own'] as const,
@@ -78,6 +79,9 @@ export const useProviderModels = (id: string) =>
     enabled: !!id, staleTime: 60_000, retry: false,
   })
 export const useSandboxes = () => useQuery({ queryKey: keys.sandboxes, queryFn: () => ok(api.GET('/api/v1/sandboxes')) })
+/** The provider types and what each supports (APIs, sign-in modes, the official base URL). They change only with the binary. */
+export const useProviderTypes = () =>
+  useQuery({ queryKey: keys.providerTypes, queryFn: () => ok(api.GET('/api/v1/provider-types')), staleTime: Infinity })
 /** The sandbox types and their flags: which ones this server runs yet. They change only with the binary. */
 export const useSandboxTypes = () =>
   useQuery({ queryKey: keys.sandboxTypes, queryFn: () => ok(api.GET('/api/v1/sandbox-types')), staleTime: Infinity })

@@ -1,10 +1,10 @@
 import '../../styles/onboarding.css'
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQueryClient } from '@tanstack/react-query'
 import { useEffect, useRef, useState, type FormEvent, type KeyboardEvent } from 'react'
 import { Field } from '../../components/Field'
-import { api, ApiError, errorText, ok } from '../../lib/api'
+import { ApiError, errorText } from '../../lib/api'
 import { at } from '../../lib/base'
-import { keys, useProviders } from '../../lib/queries'
+import { keys, useProviders, useProviderTypes } from '../../lib/queries'
 import { navigate, sessionPath } from '../../lib/router'
 import {
   checkProviderForm, connectProvider, connectSaved, DEFAULT_AGENT_NAME, startFirstChat, whereIs,
@@ -34,7 +34,7 @@ interface Found {
 export function Onboarding() {
   const qc = useQueryClient()
   const providers = useProviders()
-  const types = useQuery({ queryKey: ['provider-types'], queryFn: () => ok(api.GET('/api/v1/provider-types')) })
+  const types = useProviderTypes()
   // The provider this screen saved: reused by a retry, never offered as "saved".
   const [held, setHeld] = useState<Held | null>(null)
   const saved = (providers.data ?? []).filter((p) => p.id !== held?.id)

@@ -1,8 +1,8 @@
-import { useQuery, useQueryClient } from '@tanstack/react-query'
+import { useQueryClient } from '@tanstack/react-query'
 import { useState, type FormEvent } from 'react'
 import { Field } from '../../components/Field'
 import { api, ApiError, errorText, MASK, ok, type Provider } from '../../lib/api'
-import { keys, useProviders } from '../../lib/queries'
+import { keys, useProviders, useProviderTypes } from '../../lib/queries'
 import { ChatGPTSignIn } from './ChatGPTSignIn'
 import { ProviderTestResult, useProviderTests } from './ProviderTest'
 import { ScopeButton } from './ScopeButton'
@@ -60,7 +60,7 @@ const CHATGPT = 'chatgpt_login'
 
 function ProviderForm({ provider, onDone, onSaved }: { provider?: Provider; onDone: () => void; onSaved: (p: Provider, test: boolean) => void }) {
   const qc = useQueryClient()
-  const types = useQuery({ queryKey: ['provider-types'], queryFn: () => ok(api.GET('/api/v1/provider-types')) })
+  const types = useProviderTypes()
   const [form, setForm] = useState({
     name: provider?.name ?? '', type: provider?.type ?? 'openai', api: provider?.api ?? '', auth_mode: provider?.auth_mode ?? '', base_url: provider?.base_url ?? '',
   })
