@@ -25,8 +25,7 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 	}
 	sem := make(chan struct{}, limit)
 	var wg sync.WaitGroup
-	errs := make([]error, len(calls))
-	leavePlanning := false
+	errs, leavePlanning := make([]error, len(calls)), false
 	for i, call := range calls {
 		if reason, no := rejected[call.CallID]; no {
 			results[i] = transcript.Rejected(call, reason)
@@ -59,19 +58,20 @@ func (s *Service) runTools(ctx context.Context, rc *runCtx, calls []domain.Item,
 		if !s.knows(rc, call.Name) && rc.agent.Agent.Behavior.ToolNotFoundBehavior == "error" {
 			return nil, nil, &behaviorError{fmt.Sprintf("the model called %q, a tool this agent does not have", call.Name)}
 		}
+		select { // slots are taken in the model's order, whatever the scheduling
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+		}
+		if ctx.Err() != nil {
+			results[i] = transcript.NotRun(call)
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
 			defer func() { <-sem }()
-			if ctx.Err() != nil {
-				results[i] = transcript.Result{CallID: call.CallID, Name: call.Name, Output: "The run was stopped before this call ran.",
-					IsError: true, CutOff: true, Display: &domain.Display{Kind: "stopped", Title: call.Name + " not run", Summary: "Stopped before it ran"}}
-				return
-			}
 			if results[i], errs[i] = s.runTool(ctx, rc, call); errs[i] != nil && ctx.Err() != nil {
-				results[i] = transcript.Result{CallID: call.CallID, Name: call.Name, Output: transcript.StoppedOutcome, IsError: true, CutOff: true,
-					Display: &domain.Display{Kind: "interrupted", Title: call.Name + " stopped", Summary: "Result unknown"}}
+				results[i] = transcript.Stopped(call)
 			}
 		}()
 	}

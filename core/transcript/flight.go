@@ -26,6 +26,19 @@ const UnknownOutcome = "The server restarted during this call; its result is unk
 const StoppedOutcome = "The run was stopped during this call; its result is unknown. It may or may not have taken effect: " +
 	"check before calling it again."
 
+// NotRun answers a call a cancel came before: it never started.
+func NotRun(call domain.Item) Result {
+	return Result{CallID: call.CallID, Name: call.Name, Output: "The run was stopped before this call ran.", IsError: true, CutOff: true,
+		Display: &domain.Display{Kind: "stopped", Title: call.Name + " not run", Summary: "Stopped before it ran"}}
+}
+
+// Stopped answers a call a cancel cut off while it ran: its outcome is
+// unknown (StoppedOutcome).
+func Stopped(call domain.Item) Result {
+	return Result{CallID: call.CallID, Name: call.Name, Output: StoppedOutcome, IsError: true, CutOff: true,
+		Display: &domain.Display{Kind: "interrupted", Title: call.Name + " stopped", Summary: "Result unknown"}}
+}
+
 // Flight is a turn's tool calls as recorded before they run (the runs
 // table's calls_in_flight, as JSON).
 type Flight struct {
