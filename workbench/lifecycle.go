@@ -20,6 +20,7 @@ func (w *Workbench) startUpkeep() {
 			{Run: w.auth.PruneExpiredTokens, Failed: "pruning expired tokens failed", Done: "pruned expired tokens"},
 			{Run: w.runs.ReapApprovals, Failed: "expiring approvals failed", Done: "expired approvals"},
 			{Run: w.traces.Prune, Failed: "pruning old traces failed", Done: "pruned old traces"},
+			{Run: w.audit.Prune, Failed: "pruning the audit log failed", Done: "pruned audit records past their retention"},
 			{Run: w.tasks.Prune, Failed: "pruning task leftovers failed", Done: "pruned settled wake-ups and orphan task sessions"},
 			{Run: w.attachments.Prune, Failed: "pruning unsent attachments failed", Done: "pruned attachments no message carries"},
 			{Run: w.triggers.PruneDeliveries, Failed: "pruning remembered webhook deliveries failed",

@@ -22,6 +22,7 @@ import (
 	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/ask"
 	"github.com/agents-server/agents-server/core/attachments"
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
@@ -94,6 +95,7 @@ type services struct {
 	workflows   *workflows.Service
 	triggers    *triggers.Service
 	traces      *traces.Service
+	audit       *audit.Service
 	attachments *attachments.Service
 	guardrails  *guardrails.Service
 	skills      *skills.Service
@@ -279,9 +281,10 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	// the registry re-reads a credential's standing from the store, and
 	// the auth service's changes reach the streams they invalidate (on
 	// every replica). A deleted account's runs stop first.
+	s.audit = audit.New(db, func(ctx context.Context) (int, error) { return s.settings.Int(ctx, settings.KeyAuditRetentionDays) }, clock)
 	s.streams = livestreams.New(auth.NewStanding(db, db, clock), s.settings, clock)
 	if s.auth, err = auth.New(auth.Deps{Users: db, Tokens: db, IDs: idGen, Clock: clock, Log: log, Params: o.PasswordParams,
-		Work: s.runs, Streams: s.peers.streams(s.streams), Fence: s.peers.fence()}); err != nil {
+		Work: s.runs, Streams: s.peers.streams(s.streams), Fence: s.peers.fence(), Refusals: s.audit}); err != nil {
 		return err
 	}
 	// What the other replicas send is filed once all it reaches is built.
@@ -294,7 +297,7 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 		ProviderTypes: s.providers.LookupType})
 	s.triggers = triggers.New(triggers.Deps{Store: db, Deliveries: db, Users: db, Config: db, Sessions: s.sessions,
 		Workflows: s.workflows, Starter: triggerStarter{s.tasks, s.runs}, Box: box, IDs: idGen, Clock: clock,
-		Location: time.Local, Log: log})
+		Location: time.Local, Log: log, Refusals: s.audit})
 	// Ticks missed while the process was down are skipped before anything
 	// could fire them: they are not replayed.
 	return s.triggers.SkipMissed(ctx)
@@ -351,6 +354,7 @@ func (w *Workbench) buildEdges() (err error) {
 		Runs:         s.runs,
 		Models:       s.models,
 		Traces:       s.traces,
+		Audit:        s.audit,
 		Sandboxes:    s.sandboxes,
 		MCP:          s.mcp,
 		Tasks:        s.tasks,

@@ -13,6 +13,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
 )
 
 // contentSecurityPolicy lets the UI load only from its own origin.
@@ -210,8 +211,17 @@ func (s *Server) authenticate(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		c.Set(principalKey, p)
+		setActor(c, domain.UserActor(p.User, ""))
 		return next(c)
 	}
+}
+
+// setActor makes a the actor of the request's audit records, from the
+// client's address (the direct peer's: forwarding headers are anyone's).
+func setActor(c echo.Context, a domain.Actor) {
+	r := c.Request()
+	a.Address = clientIP(r)
+	c.SetRequest(r.WithContext(ports.WithActor(r.Context(), a)))
 }
 
 // bearerToken reads "Authorization: Bearer <token>". Tokens are never read

@@ -18,6 +18,7 @@ func (s *Server) table() []Route {
 		s.guardrailRoutes(),
 		s.sessionRoutes(),
 		s.searchRoutes(),
+		s.auditRoutes(),
 		s.runRoutes(),
 		s.attachmentRoutes(),
 		s.traceRoutes(),

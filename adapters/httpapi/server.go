@@ -18,6 +18,7 @@ import (
 
 	"github.com/agents-server/agents-server/core/agents"
 	"github.com/agents-server/agents-server/core/attachments"
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/auth"
 	"github.com/agents-server/agents-server/core/guardrails"
 	"github.com/agents-server/agents-server/core/livestreams"
@@ -48,8 +49,10 @@ type Deps struct {
 	Runs       *runs.Service
 	// Models lists providers' models, tests providers, replays traced
 	// calls and compacts sessions on request.
-	Models    *models.Service
-	Traces    *traces.Service
+	Models *models.Service
+	Traces *traces.Service
+	// Audit lists and exports the audit log.
+	Audit     *audit.Service
 	Sandboxes *sandboxes.Service
 	MCP       *mcp.Service
 	Tasks     *tasks.Manager

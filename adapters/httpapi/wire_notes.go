@@ -144,6 +144,8 @@ var wireEnums = map[string]enumer{
 	"sandbox_type":    sandboxTypes{},
 	"mcp_auth_mode":   domain.MCPAuthMode(""),
 	"mcp_status":      domain.MCPStatus(""),
+	"actor_kind":      domain.ActorKind(""),
+	"audit_outcome":   domain.AuditOutcome(""),
 }
 
 // sandboxTypes lists the sandbox types of the type table.

@@ -10,6 +10,7 @@ package sqlstore
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"log/slog"
 	"path/filepath"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"github.com/pressly/goose/v3"
 
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
 )
 
 // DB is the open store: read queries go to a pool, writes to the writer
@@ -180,10 +182,15 @@ func (db *DB) tx(ctx context.Context, fn func(txQ) error) error {
 		}
 		waited := time.Since(asked)
 		err := fn(t)
+		if err == nil {
+			// The records of the change go in its own transaction: a change
+			// cannot commit without them, a failed one leaves none.
+			err = writeStagedAudit(ctx, t)
+		}
 		if err != nil {
 			_ = t.Rollback()
-		} else {
-			err = translate(t.Commit())
+		} else if err = translate(t.Commit()); err == nil {
+			ports.StagedAudit(ctx).Landed()
 		}
 		db.observeWrite(waited, time.Since(asked))
 		return err
@@ -224,20 +231,35 @@ func scanString(r rowScanner) (string, error) {
 
 // exec runs one write statement outside an explicit transaction; where
 // writers are serialized by a lock (Postgres), in a transaction holding it,
-// so a lone statement never lands between a transaction's reads.
+// so a lone statement never lands between a transaction's reads; and when
+// ctx stages audit records, in a transaction writing them too.
 func (db *DB) exec(ctx context.Context, query string, args ...any) (r sql.Result, err error) {
-	if db.dialect.lockWrites == "" {
+	if db.dialect.lockWrites == "" && len(ports.StagedAudit(ctx).Pending()) == 0 {
 		asked := time.Now()
 		r, err = db.write.ExecContext(ctx, query, args...)
 		db.observeWrite(-1, time.Since(asked))
 		return r, translate(err)
 	}
 	err = db.tx(ctx, func(t txQ) error {
-		r, err = t.ExecContext(ctx, query, args...)
-		return translate(err)
+		if r, err = t.ExecContext(ctx, query, args...); err != nil {
+			return translate(err)
+		}
+		// A statement that changed no row (a delete of what is not there)
+		// changed nothing to record: its caller reports not_found.
+		if n, err := r.RowsAffected(); err == nil && n == 0 && len(ports.StagedAudit(ctx).Pending()) > 0 {
+			return errUnchanged
+		}
+		return nil
 	})
+	if err == errUnchanged {
+		err = nil
+	}
 	return r, err
 }
+
+// errUnchanged rolls back the audit records of a lone statement that
+// changed no row.
+var errUnchanged = errors.New("the statement changed no row")
 
 // writer is what lone writes (one statement, no transaction of their own)
 // go through: the write pool, or, where writers are serialized by a lock,

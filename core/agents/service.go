@@ -13,6 +13,7 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/mcp"
@@ -117,7 +118,8 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 	now := s.clock.Now()
 	a := domain.Agent{ID: s.ids.NewID(), Ownership: domain.Ownership{Scope: scope, OwnerID: p.User.ID},
 		AgentSpec: normalize(spec), CreatedAt: now, UpdatedAt: now}
-	err := s.store.InAgentTx(ctx, func(tx ports.AgentTx) error {
+	actx := audit.Change(ctx, now, "agent.create", audit.Object{Kind: "agent", ID: a.ID, Name: a.Name}, audit.Diff(nil, a.AgentSpec)...)
+	err := s.store.InAgentTx(actx, func(tx ports.AgentTx) error {
 		if err := s.validate(ctx, tx, a); err != nil {
 			return err
 		}
@@ -131,7 +133,8 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 // validation, conflict.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id string, spec domain.AgentSpec) (domain.Agent, error) {
 	var out domain.Agent
-	err := s.store.InAgentTx(ctx, func(tx ports.AgentTx) error {
+	actx, rec := audit.Stage(ctx, s.clock.Now(), "agent.update", audit.Object{Kind: "agent", ID: id})
+	err := s.store.InAgentTx(actx, func(tx ports.AgentTx) error {
 		a, err := tx.FindAgent(ctx, id)
 		if err != nil {
 			return err
@@ -139,7 +142,9 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, spe
 		if err := a.CheckUpdate(p, what); err != nil {
 			return err
 		}
+		before := a.AgentSpec
 		a.AgentSpec, a.UpdatedAt = normalize(spec), s.clock.Now()
+		audit.Changed(rec, a.Name, before, a.AgentSpec)
 		if err := s.validate(ctx, tx, a); err != nil {
 			return err
 		}
@@ -152,11 +157,13 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, spe
 // Delete removes an agent (and its memories) no other agent hands off to.
 // Returns not_found, forbidden, or conflict while handoffs point at it.
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
-	return s.store.InAgentTx(ctx, func(tx ports.AgentTx) error {
+	actx, rec := audit.Stage(ctx, s.clock.Now(), "agent.delete", audit.Object{Kind: "agent", ID: id})
+	return s.store.InAgentTx(actx, func(tx ports.AgentTx) error {
 		a, err := tx.FindAgent(ctx, id)
 		if err != nil {
 			return err
 		}
+		rec.ObjectName = a.Name
 		if err := a.CheckDelete(p, what); err != nil {
 			return err
 		}
@@ -192,11 +199,13 @@ func countOthers(list []domain.Agent, self string) int {
 // person's agent hands off to it. Returns not_found, forbidden, conflict.
 func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, to domain.Scope) (domain.Agent, error) {
 	var out domain.Agent
-	err := s.store.InAgentTx(ctx, func(tx ports.AgentTx) error {
+	actx, rec := audit.Stage(ctx, s.clock.Now(), audit.ScopeAction("agent", to), audit.Object{Kind: "agent", ID: id}, "scope")
+	err := s.store.InAgentTx(actx, func(tx ports.AgentTx) error {
 		a, err := tx.FindAgent(ctx, id)
 		if err != nil {
 			return err
 		}
+		rec.ObjectName = a.Name
 		if err := a.CheckScopeChange(p, to, what); err != nil {
 			return err
 		}

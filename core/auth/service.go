@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/livestreams"
@@ -29,6 +30,7 @@ type Service struct {
 	work      UserWork
 	cache     *tokenCache
 	fence     CacheFence
+	refusals  Refusals
 }
 
 // Deps are what the auth service works with.
@@ -50,6 +52,13 @@ type Deps struct {
 	// only while this one hears the others' closings (see CacheFence);
 	// nil: always (one process makes every change itself).
 	Fence CacheFence
+	// Refusals records refused sign-ins in the audit log; nil: none.
+	Refusals Refusals
+}
+
+// Refusals records an action refused before it changed anything.
+type Refusals interface {
+	Refused(ctx context.Context, action string, obj audit.Object, method, reason string) error
 }
 
 // CacheFence tells the token cache whether this process would have heard
@@ -79,7 +88,7 @@ func New(d Deps) (*Service, error) {
 	}
 	return &Service{users: d.Users, tokens: d.Tokens, ids: d.IDs, clock: d.Clock, log: d.Log, params: d.Params, dummyHash: dummy,
 		standing: NewStanding(d.Users, d.Tokens, d.Clock), streams: streams, work: work,
-		cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize), fence: d.Fence}, nil
+		cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize), fence: d.Fence, refusals: d.Refusals}, nil
 }
 
 var errBadToken = errs.E(errs.Unauthorized, "invalid or expired token")
@@ -152,6 +161,37 @@ func (s *Service) Authenticate(ctx context.Context, token string) (domain.Princi
 // failure reads the same ("invalid username or password") and costs the same
 // time, so a response names no account. Returns unauthorized or unavailable.
 func (s *Service) Login(ctx context.Context, username, password string) (string, domain.User, error) {
+	token, u, err := s.login(ctx, username, password)
+	if err != nil {
+		s.refusedSignIn(ctx, "password", username, err)
+	}
+	return token, u, err
+}
+
+// signedIn returns ctx staging the record of u's sign-in by method, for
+// the write of the token it mints.
+func (s *Service) signedIn(ctx context.Context, u domain.User, method string) context.Context {
+	who := ports.ActorOf(ctx)
+	who.Kind, who.ID, who.Name = domain.ActorUser, u.ID, u.Username
+	ctx, rec := audit.Stage(ports.WithActor(ctx, who), s.clock.Now(), "signin", audit.Object{Kind: "user", ID: u.ID, Name: u.Username})
+	rec.Method = method
+	return ctx
+}
+
+// refusedSignIn records a sign-in refused for the account named, with the
+// reason people read.
+func (s *Service) refusedSignIn(ctx context.Context, method, name string, err error) {
+	if s.refusals == nil || errs.CodeOf(err) == errs.Internal || errs.CodeOf(err) == errs.Unavailable {
+		return
+	}
+	if rerr := s.refusals.Refused(context.WithoutCancel(ctx), "signin", audit.Object{Kind: "user", Name: name}, method,
+		errs.MessageOf(err)); rerr != nil {
+		s.log.Warn("recording a refused sign-in failed", "err", rerr)
+	}
+}
+
+// login is Login without its record.
+func (s *Service) login(ctx context.Context, username, password string) (string, domain.User, error) {
 	fail := errs.E(errs.Unauthorized, "invalid username or password")
 	if username == "" || password == "" || len(password) > domain.MaxPasswordLen {
 		return "", domain.User{}, fail
@@ -168,7 +208,7 @@ func (s *Service) Login(ctx context.Context, username, password string) (string,
 	if err != nil || !u.HasPassword() || !ok || u.Disabled {
 		return "", domain.User{}, fail
 	}
-	token, _, err := s.issue(ctx, u.ID, domain.TokenSession, "", nil)
+	token, _, err := s.issue(s.signedIn(ctx, u, "password"), u.ID, domain.TokenSession, "", nil)
 	if err != nil {
 		return "", domain.User{}, err
 	}
@@ -193,6 +233,9 @@ func (s *Service) issue(ctx context.Context, userID string, kind domain.TokenKin
 	case t.Slides():
 		exp := t.SlidExpiry(now)
 		t.ExpiresAt = &exp
+	}
+	if kind == domain.TokenPersonal {
+		ctx = audit.Change(ctx, now, "token.create", audit.Object{Kind: "token", ID: t.ID, Name: name}, "name", "expires_at")
 	}
 	if err := s.tokens.CreateToken(ctx, t); err != nil {
 		return "", domain.Token{}, err
@@ -245,7 +288,7 @@ func (s *Service) CreatePersonalToken(ctx context.Context, p domain.Principal, n
 // RevokeToken deletes one of the caller's tokens, ending the streams it
 // holds open. Returns not_found for a token that is not the caller's.
 func (s *Service) RevokeToken(ctx context.Context, p domain.Principal, id string) error {
-	err := s.tokens.DeleteToken(ctx, p.User.ID, id)
+	err := s.tokens.DeleteToken(audit.Change(ctx, s.clock.Now(), "token.revoke", audit.Object{Kind: "token", ID: id}), p.User.ID, id)
 	s.cache.forgetToken(id)
 	if err != nil {
 		return err

@@ -3,6 +3,7 @@ package auth
 import (
 	"context"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/livestreams"
@@ -51,7 +52,8 @@ func (s *Service) addUser(ctx context.Context, username, password string, role d
 	}
 	now := s.clock.Now()
 	u := domain.User{ID: s.ids.NewID(), Username: username, Role: role, PasswordHash: hash, CreatedAt: now, UpdatedAt: now}
-	if err := s.users.CreateUser(ctx, u); err != nil {
+	actx := audit.Change(ctx, now, "user.create", audit.Object{Kind: "user", ID: u.ID, Name: u.Username}, "username", "role", "password")
+	if err := s.users.CreateUser(actx, u); err != nil {
 		return domain.User{}, err
 	}
 	return u, nil
@@ -86,8 +88,10 @@ func (s *Service) UpdateUser(ctx context.Context, p domain.Principal, id string,
 	}
 	now := s.clock.Now()
 	var before domain.User
-	after, err := s.users.UpdateUser(ctx, id, func(u *domain.User, otherActiveAdmins int) error {
+	actx, rec := audit.Stage(ctx, now, "user.update", audit.Object{Kind: "user", ID: id})
+	after, err := s.users.UpdateUser(actx, id, func(u *domain.User, otherActiveAdmins int) error {
 		before = *u
+		rec.ObjectName, rec.Fields = u.Username, audit.Names(patch.Fields(*u))
 		if patch.Role != nil {
 			u.Role = *patch.Role
 		}
@@ -146,7 +150,8 @@ func (s *Service) DeleteUser(ctx context.Context, p domain.Principal, id string)
 	if err := s.work.StopUserWork(ctx, id); err != nil {
 		return err
 	}
-	err = s.users.DeleteUser(ctx, id, p.User.ID, func(u domain.User, otherActiveAdmins int) error {
+	actx := audit.Change(ctx, s.clock.Now(), "user.delete", audit.Object{Kind: "user", ID: id, Name: u.Username})
+	err = s.users.DeleteUser(actx, id, p.User.ID, func(u domain.User, otherActiveAdmins int) error {
 		return domain.CheckAdminRemains(u, nil, otherActiveAdmins)
 	})
 	s.cache.forgetUser(id)

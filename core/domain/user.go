@@ -107,6 +107,22 @@ type UserPatch struct {
 	Disabled *bool
 }
 
+// Fields names what the patch changes on u (a password is always a
+// change: its value is never compared), for the audit log.
+func (p UserPatch) Fields(u User) []string {
+	var out []string
+	if p.Role != nil && *p.Role != u.Role {
+		out = append(out, "role")
+	}
+	if p.Disabled != nil && *p.Disabled != u.Disabled {
+		out = append(out, "disabled")
+	}
+	if p.Password != nil {
+		out = append(out, "password")
+	}
+	return out
+}
+
 // CheckAdminRemains enforces that an instance always keeps an active admin and
 // that the bootstrap admin — the break-glass account of the ready line — is
 // never disabled, demoted or deleted. before and after are the user's states

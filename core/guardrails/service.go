@@ -23,7 +23,9 @@ type Service struct {
 // New returns a Service.
 func New(store ports.GuardrailStore, ids ports.IDs, clock ports.Clock) *Service {
 	rows := scoped.Rows[domain.Guardrail, ports.GuardrailTx]{InTx: store.InGuardrailTx, Find: ports.GuardrailTx.FindGuardrail,
-		Insert: ports.GuardrailTx.InsertGuardrail, Update: ports.GuardrailTx.UpdateGuardrail, Delete: ports.GuardrailTx.DeleteGuardrail}
+		Insert: ports.GuardrailTx.InsertGuardrail, Update: ports.GuardrailTx.UpdateGuardrail, Delete: ports.GuardrailTx.DeleteGuardrail,
+		Kind: "guardrail", ID: func(g domain.Guardrail) string { return g.ID }, Name: func(g domain.Guardrail) string { return g.Name },
+		Own: func(domain.Guardrail) domain.Ownership { return domain.Ownership{Scope: domain.ScopeGlobal} }, Now: clock.Now}
 	return &Service{store: store, rows: rows, ids: ids, clock: clock}
 }
 

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/secrets"
@@ -140,7 +141,8 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 		return Server{}, err
 	}
 	var refused error // the cap's refusal, as opposed to the store's
-	err = s.d.Store.InsertMCPServer(ctx, row, func(owned int) error {
+	actx := audit.Change(ctx, now, "mcp_server.create", audit.Object{Kind: "mcp_server", ID: row.ID, Name: row.Name}, audit.Diff(nil, row)...)
+	err = s.d.Store.InsertMCPServer(actx, row, func(owned int) error {
 		refused = admit(owned)
 		return refused
 	})
@@ -161,8 +163,11 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 // tools by the old name. Returns not_found, forbidden, validation, conflict.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in Input) (Server, error) {
 	var refused error // the change's own refusal, as opposed to the store's
-	row, err := s.d.Store.UpdateMCPServer(ctx, id, func(row *domain.MCPServer) error {
+	actx, rec := audit.Stage(ctx, s.d.Clock.Now(), "mcp_server.update", audit.Object{Kind: "mcp_server", ID: id})
+	row, err := s.d.Store.UpdateMCPServer(actx, id, func(row *domain.MCPServer) error {
+		before := *row
 		refused = s.change(ctx, p, row, in)
+		audit.Changed(rec, row.Name, before, *row)
 		return refused
 	})
 	if refused != nil {
@@ -206,7 +211,9 @@ func (s *Service) change(ctx context.Context, p domain.Principal, row *domain.MC
 // conflict.
 func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, to domain.Scope) (Server, error) {
 	var refused error
-	row, err := s.d.Store.UpdateMCPServer(ctx, id, func(row *domain.MCPServer) error {
+	actx, rec := audit.Stage(ctx, s.d.Clock.Now(), audit.ScopeAction("mcp_server", to), audit.Object{Kind: "mcp_server", ID: id}, "scope")
+	row, err := s.d.Store.UpdateMCPServer(actx, id, func(row *domain.MCPServer) error {
+		rec.ObjectName = row.Name
 		refused = s.rescope(ctx, p, row, to)
 		return refused
 	})
@@ -255,7 +262,8 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 	if err := s.checkUnused(ctx, row, "deleted"); err != nil {
 		return err
 	}
-	if err := s.d.Store.DeleteMCPServer(ctx, id); err != nil {
+	actx := audit.Change(ctx, s.d.Clock.Now(), "mcp_server.delete", audit.Object{Kind: "mcp_server", ID: id, Name: row.Name})
+	if err := s.d.Store.DeleteMCPServer(actx, id); err != nil {
 		return err
 	}
 	s.d.Log.Info("mcp server deleted", "server", row.Name, "server_id", row.ID)

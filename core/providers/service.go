@@ -10,6 +10,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/secrets"
@@ -136,7 +137,8 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 	if err := s.apply(&pr, in, ""); err != nil {
 		return domain.Provider{}, err
 	}
-	return pr, s.store.InProviderTx(ctx, func(tx ports.ProviderTx) error { return tx.InsertProvider(ctx, pr) })
+	actx := audit.Change(ctx, now, "provider.create", audit.Object{Kind: "provider", ID: pr.ID, Name: pr.Name}, audit.Diff(nil, pr)...)
+	return pr, s.store.InProviderTx(actx, func(tx ports.ProviderTx) error { return tx.InsertProvider(ctx, pr) })
 }
 
 // Update replaces a provider's fields. The mask keeps the stored key, but
@@ -147,7 +149,8 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 // not_found, forbidden, validation, conflict.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in Input) (domain.Provider, error) {
 	var out, before domain.Provider
-	err := s.store.InProviderTx(ctx, func(tx ports.ProviderTx) error {
+	actx, rec := audit.Stage(ctx, s.clock.Now(), "provider.update", audit.Object{Kind: "provider", ID: id})
+	err := s.store.InProviderTx(actx, func(tx ports.ProviderTx) error {
 		pr, err := tx.FindProvider(ctx, id)
 		if err != nil {
 			return err
@@ -167,6 +170,7 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in 
 		}
 		pr.UpdatedAt = s.clock.Now()
 		out = pr
+		audit.Changed(rec, pr.Name, before, pr)
 		return tx.UpdateProvider(ctx, pr)
 	})
 	if err == nil && before.ChatGPTLoggedIn() && out.AuthMode != domain.AuthChatGPTLogin {
@@ -291,7 +295,8 @@ func normalizeBaseURL(raw string) (string, error) {
 // while agents reference it.
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
 	var gone domain.Provider
-	err := s.store.InProviderTx(ctx, func(tx ports.ProviderTx) error {
+	actx, rec := audit.Stage(ctx, s.clock.Now(), "provider.delete", audit.Object{Kind: "provider", ID: id})
+	err := s.store.InProviderTx(actx, func(tx ports.ProviderTx) error {
 		pr, err := tx.FindProvider(ctx, id)
 		if err != nil {
 			return err
@@ -306,7 +311,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 		if len(users) > 0 {
 			return errs.E(errs.Conflict, "%d agent(s) use this provider; point them elsewhere first", len(users))
 		}
-		gone = pr
+		gone, rec.ObjectName = pr, pr.Name
 		return tx.DeleteProvider(ctx, id)
 	})
 	if err == nil && gone.ChatGPTLoggedIn() {
@@ -320,11 +325,13 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) err
 // agent, or another person's. Returns not_found, forbidden, conflict.
 func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, to domain.Scope) (domain.Provider, error) {
 	var out domain.Provider
-	err := s.store.InProviderTx(ctx, func(tx ports.ProviderTx) error {
+	actx, rec := audit.Stage(ctx, s.clock.Now(), audit.ScopeAction("provider", to), audit.Object{Kind: "provider", ID: id}, "scope")
+	err := s.store.InProviderTx(actx, func(tx ports.ProviderTx) error {
 		pr, err := tx.FindProvider(ctx, id)
 		if err != nil {
 			return err
 		}
+		rec.ObjectName = pr.Name
 		if err := pr.CheckScopeChange(p, to, what); err != nil {
 			return err
 		}

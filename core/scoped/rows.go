@@ -7,7 +7,9 @@ package scoped
 
 import (
 	"context"
+	"time"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 )
 
@@ -25,6 +27,48 @@ type Rows[T, Tx any] struct {
 	Update func(tx Tx, ctx context.Context, row T) error
 	// Delete removes a row; not_found when absent.
 	Delete func(tx Tx, ctx context.Context, id string) error
+	// Kind names the rows in the audit log: each write records
+	// <kind>.create, .update, .delete, or .publish/.unpublish for a move
+	// of scope alone, with the fields it changed ("": nothing recorded).
+	// ID, Name and Own read a row's id, name and ownership; Now is the
+	// clock.
+	Kind string
+	ID   func(T) string
+	Name func(T) string
+	Own  func(T) domain.Ownership
+	Now  func() time.Time
+}
+
+// stage returns ctx staging the audit record of a write to row id (see
+// Kind), to complete in the transaction; nil without a Kind.
+func (r Rows[T, Tx]) stage(ctx context.Context, verb, id string) (context.Context, *domain.AuditRecord) {
+	if r.Kind == "" {
+		return ctx, nil
+	}
+	return audit.Stage(ctx, r.Now(), r.Kind+"."+verb, audit.Object{Kind: r.Kind, ID: id})
+}
+
+// changed completes rec (when there is one) for a write from before to
+// after; a zero before is a create, a zero after a delete.
+func (r Rows[T, Tx]) changed(rec *domain.AuditRecord, before, after *T) {
+	if rec == nil {
+		return
+	}
+	var b, a any
+	if before != nil {
+		b, rec.ObjectID, rec.ObjectName = *before, r.ID(*before), r.Name(*before)
+	}
+	if after != nil {
+		a, rec.ObjectID, rec.ObjectName = *after, r.ID(*after), r.Name(*after)
+	}
+	if before != nil && after != nil {
+		if to := r.Own(*after).Scope; to != r.Own(*before).Scope {
+			rec.Action = audit.ScopeAction(r.Kind, to)
+		}
+	}
+	if b != nil || a != nil {
+		rec.Fields = audit.Diff(b, a)
+	}
 }
 
 // Add inserts row in one transaction, after prepare (nil: none) has
@@ -32,13 +76,15 @@ type Rows[T, Tx any] struct {
 // row, or the zero row with prepare's or the store's error (conflict for
 // a taken name).
 func (r Rows[T, Tx]) Add(ctx context.Context, row T, prepare func(tx Tx, row T) (T, error)) (T, error) {
-	err := r.InTx(ctx, func(tx Tx) error {
+	actx, rec := r.stage(ctx, "create", "")
+	err := r.InTx(actx, func(tx Tx) error {
 		if prepare != nil {
 			var err error
 			if row, err = prepare(tx, row); err != nil {
 				return err
 			}
 		}
+		r.changed(rec, nil, &row)
 		return r.Insert(tx, ctx, row)
 	})
 	if err != nil {
@@ -54,19 +100,22 @@ func (r Rows[T, Tx]) Add(ctx context.Context, row T, prepare func(tx Tx, row T) 
 // false). Returns not_found, edit's error, or the store's.
 func (r Rows[T, Tx]) Change(ctx context.Context, id string, edit func(tx Tx, row T) (out T, write bool, err error)) (T, error) {
 	var out T
-	err := r.InTx(ctx, func(tx Tx) error {
-		row, err := r.Find(tx, ctx, id)
+	actx, rec := r.stage(ctx, "update", id)
+	err := r.InTx(actx, func(tx Tx) error {
+		before, err := r.Find(tx, ctx, id)
 		if err != nil {
 			return err
 		}
-		row, write, err := edit(tx, row)
+		row, write, err := edit(tx, before)
 		if err != nil {
 			return err
 		}
 		out = row
 		if !write {
+			audit.Drop(rec) // nothing written, nothing to record
 			return nil
 		}
+		r.changed(rec, &before, &row)
 		return r.Update(tx, ctx, row)
 	})
 	if err != nil {
@@ -80,7 +129,8 @@ func (r Rows[T, Tx]) Change(ctx context.Context, id string, edit func(tx Tx, row
 // (the caller's right, a reference that still holds it) lets it go.
 // Returns not_found, check's error, or the store's.
 func (r Rows[T, Tx]) Remove(ctx context.Context, id string, check func(tx Tx, row T) error) error {
-	return r.InTx(ctx, func(tx Tx) error {
+	actx, rec := r.stage(ctx, "delete", id)
+	return r.InTx(actx, func(tx Tx) error {
 		row, err := r.Find(tx, ctx, id)
 		if err != nil {
 			return err
@@ -88,6 +138,7 @@ func (r Rows[T, Tx]) Remove(ctx context.Context, id string, check func(tx Tx, ro
 		if err := check(tx, row); err != nil {
 			return err
 		}
+		r.changed(rec, &row, nil)
 		return r.Delete(tx, ctx, id)
 	})
 }

@@ -28,6 +28,7 @@ const (
 	KeyMaxMCPServersPerUser      = "max_mcp_servers_per_user"
 	KeyMaxRunsPerUser            = "max_runs_per_user"
 	KeyMaxMCPSessionsPerUser     = "max_mcp_sessions_per_user"
+	KeyAuditRetentionDays        = "audit_retention_days"
 )
 
 // Registry is every global setting, in the order the panel shows them.
@@ -67,6 +68,11 @@ var Registry = []domain.SettingDef{
 		Key: KeyLogSensitiveData, Kind: domain.SettingBool, Default: "false",
 		Group: "logging", Label: "Log conversation content",
 		Description: "When on, the server log may include prompts and model output. Credentials are never logged.",
+	},
+	{
+		Key: KeyAuditRetentionDays, Kind: domain.SettingInt, Default: "365", Min: 0, Max: 36500,
+		Group: "logging", Label: "Audit log retention (days)",
+		Description: "Audit records (who changed what, sign-ins, refused webhooks) older than this are pruned; 0 keeps them for ever.",
 	},
 	{
 		Key: KeyApprovalTTLMinutes, Kind: domain.SettingInt, Default: "1440", Min: 0, Max: 525600,

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"sync"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/secrets"
@@ -110,6 +111,7 @@ func (s *Service) Put(ctx context.Context, p domain.Principal, key, value string
 		return Setting{}, err
 	}
 	defer s.forget()
+	ctx = audit.Change(ctx, s.clock.Now(), "setting.update", audit.Object{Kind: "setting", ID: key, Name: d.Label}, "value")
 	if norm == "" {
 		if _, err := s.store.DeleteSetting(ctx, key); err != nil {
 			return Setting{}, err
@@ -136,7 +138,7 @@ func (s *Service) Delete(ctx context.Context, p domain.Principal, key string) er
 		return err
 	}
 	defer s.forget()
-	existed, err := s.store.DeleteSetting(ctx, key)
+	existed, err := s.store.DeleteSetting(audit.Change(ctx, s.clock.Now(), "setting.reset", audit.Object{Kind: "setting", ID: key}, "value"), key)
 	if err != nil {
 		return err
 	}

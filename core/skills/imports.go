@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/settings"
@@ -272,7 +273,8 @@ func (im *Importer) upsert(ctx context.Context, p domain.Principal, files []fetc
 	if res.Skipped == nil {
 		res.Skipped = []SkippedFile{}
 	}
-	return s.store.InSkillTx(ctx, func(tx ports.SkillTx) error {
+	actx, rec := audit.Stage(ctx, s.clock.Now(), "skill.import", audit.Object{Kind: "skill_source", ID: res.SourceRepo, Name: res.SourceRepo})
+	return s.store.InSkillTx(actx, func(tx ports.SkillTx) error {
 		all, err := tx.ListSkills(ctx)
 		if err != nil {
 			return err
@@ -328,6 +330,9 @@ func (im *Importer) upsert(ctx context.Context, p domain.Principal, files []fetc
 				all = append(all, k)
 				res.Created = append(res.Created, imported(k))
 			}
+		}
+		if len(res.Created)+len(res.Updated) == 0 {
+			audit.Drop(rec) // nothing new: nothing to record
 		}
 		return nil
 	})

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/scoped"
@@ -24,7 +25,9 @@ type Service struct {
 // NewService returns a Service.
 func NewService(store ports.SkillStore, ids ports.IDs, clock ports.Clock) *Service {
 	rows := scoped.Rows[domain.Skill, ports.SkillTx]{InTx: store.InSkillTx, Find: ports.SkillTx.FindSkill,
-		Insert: ports.SkillTx.InsertSkill, Update: ports.SkillTx.UpdateSkill, Delete: ports.SkillTx.DeleteSkill}
+		Insert: ports.SkillTx.InsertSkill, Update: ports.SkillTx.UpdateSkill, Delete: ports.SkillTx.DeleteSkill,
+		Kind: "skill", ID: func(k domain.Skill) string { return k.ID }, Name: func(k domain.Skill) string { return k.Name },
+		Own: ownership, Now: clock.Now}
 	return &Service{store: store, rows: rows, ids: ids, clock: clock}
 }
 
@@ -199,7 +202,8 @@ func (s *Service) SetGroupScope(ctx context.Context, p domain.Principal, sourceR
 		ownerID = p.User.ID
 	}
 	var out []domain.Skill
-	err := s.store.InSkillTx(ctx, func(tx ports.SkillTx) error {
+	actx := audit.Change(ctx, s.clock.Now(), audit.ScopeAction("skill", to), audit.Object{Kind: "skill_source", ID: sourceRepo, Name: sourceRepo}, "scope")
+	err := s.store.InSkillTx(actx, func(tx ports.SkillTx) error {
 		all, err := tx.ListSkills(ctx)
 		if err != nil {
 			return err

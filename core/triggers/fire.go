@@ -7,8 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
+	"github.com/agents-server/agents-server/ports"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/tasks"
 )
@@ -38,8 +40,23 @@ func (s *Service) Fire(ctx context.Context, p domain.Principal, id string) (doma
 // is not a webhook or a bad signature or timestamp (the caller spends the
 // webhook budget of the trigger and address), validation for a body over
 // domain.MaxHookBody or one holding a NUL byte, and what Fire returns.
-func (s *Service) Deliver(ctx context.Context, id, timestamp, signature string, body []byte) (domain.Fired, error) {
+func (s *Service) Deliver(ctx context.Context, id, timestamp, signature string, body []byte) (fired domain.Fired, err error) {
+	who := ports.ActorOf(ctx)
+	who.Kind, who.ID = domain.ActorWebhook, id
+	ctx = ports.WithActor(ctx, who)
+	name := ""
+	defer func() {
+		// A delivery turned away is recorded; one whose run failed to
+		// start is the fire's record.
+		if err != nil && s.d.Refusals != nil && fired.StartedID() == "" && errs.CodeOf(err) != errs.Internal {
+			if rerr := s.d.Refusals.Refused(context.WithoutCancel(ctx), "webhook.deliver", audit.Object{Kind: "trigger", ID: id, Name: name},
+				"", errs.MessageOf(err)); rerr != nil {
+				s.d.Log.Warn("recording a refused webhook delivery failed", "trigger_id", id, "err", rerr)
+			}
+		}
+	}()
 	t, err := s.d.Store.FindTrigger(ctx, id)
+	name = t.Name
 	if errs.Is(err, errs.NotFound) || (err == nil && t.Kind != domain.TriggerWebhook) {
 		// An unknown id answers as a bad signature: the hook URL is the
 		// only thing a stranger holds, and it tells them nothing.
@@ -73,7 +90,7 @@ func (s *Service) Deliver(ctx context.Context, id, timestamp, signature string, 
 	} else if err != nil {
 		return domain.Fired{}, err
 	}
-	fired, err := s.fire(ctx, t, withPayload(t.Brief, body), "webhook")
+	fired, err = s.fire(ctx, t, withPayload(t.Brief, body), "webhook")
 	if err != nil {
 		s.release(ctx, d)
 	}
@@ -89,12 +106,15 @@ func (s *Service) fire(ctx context.Context, t domain.Trigger, input, how string)
 		lastErr = errs.MessageOf(err)
 	}
 	at := s.d.Clock.Now()
-	if rerr := s.d.Store.RecordFire(context.WithoutCancel(ctx), t.ID, at, lastErr, fired.StartedID()); rerr != nil {
+	// The fire is recorded with how it went, in the audit log with it.
+	actx, rec := audit.Stage(context.WithoutCancel(ctx), at, "trigger.fire", audit.Object{Kind: "trigger", ID: t.ID, Name: t.Name})
+	rec.Method = how
+	if lastErr != "" {
+		rec.Outcome, rec.Reason = domain.AuditFailure, errs.Short(lastErr)
+	}
+	if rerr := s.d.Store.RecordFire(actx, t.ID, at, lastErr, fired.StartedID()); rerr != nil {
 		s.d.Log.Warn("recording a trigger's fire failed", "trigger_id", t.ID, "err", rerr)
 	}
-	// trigger.fire is audited like a person's change: who, what, how it went.
-	s.d.Log.Info("audit", "event", "trigger.fire", "actor", t.OwnerID, "trigger_id", t.ID, "how", how,
-		"started", fired.StartedID(), "refused", lastErr)
 	return fired, err
 }
 
@@ -189,7 +209,7 @@ func (s *Service) Tick(ctx context.Context) {
 	}
 	for _, t := range due {
 		if won := s.claim(ctx, t, now); won {
-			_, _ = s.fire(ctx, t, t.Brief, "cron")
+			_, _ = s.fire(ports.WithActor(ctx, domain.Actor{Kind: domain.ActorTrigger, ID: t.ID, Name: t.Label()}), t, t.Brief, "cron")
 		}
 	}
 }

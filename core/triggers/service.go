@@ -12,6 +12,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/runs"
@@ -59,6 +60,14 @@ type Deps struct {
 	// Deliveries keeps the webhook deliveries that fired: the replay
 	// guard, shared by every replica.
 	Deliveries ports.HookDeliveryStore
+	// Refusals records the webhook deliveries turned away in the audit
+	// log; nil records none (a program without one).
+	Refusals Refusals
+}
+
+// Refusals records an action refused before it changed anything.
+type Refusals interface {
+	Refused(ctx context.Context, action string, obj audit.Object, method, reason string) error
 }
 
 // Service keeps triggers and fires them.
@@ -132,7 +141,8 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, spec Spec) (do
 			return domain.Trigger{}, "", err
 		}
 	}
-	if err := s.d.Store.InsertTrigger(ctx, t, domain.MaxTriggersPerOwner); err != nil {
+	actx := audit.Change(ctx, now, "trigger.create", audit.Object{Kind: "trigger", ID: t.ID, Name: t.Name}, audit.Diff(nil, t)...)
+	if err := s.d.Store.InsertTrigger(actx, t, domain.MaxTriggersPerOwner); err != nil {
 		return domain.Trigger{}, "", err
 	}
 	return t, secret, nil
@@ -149,21 +159,22 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, spe
 		return t, errs.Field("kind", "a trigger's kind stays what it was created as: delete it and create a %s trigger", spec.Kind)
 	}
 	spec.Kind = t.Kind
+	before := t
 	if err := s.apply(ctx, p, &t, spec, false); err != nil {
 		return domain.Trigger{}, err
 	}
 	t.UpdatedAt = s.d.Clock.Now()
-	return t, s.d.Store.UpdateTrigger(ctx, t)
+	actx := audit.Change(ctx, t.UpdatedAt, "trigger.update", audit.Object{Kind: "trigger", ID: t.ID, Name: t.Name}, audit.Diff(before, t)...)
+	return t, s.d.Store.UpdateTrigger(actx, t)
 }
 
 // Delete removes one of the caller's triggers, or anyone's for an admin.
 func (s *Service) Delete(ctx context.Context, p domain.Principal, id string) error {
-	if !p.IsAdmin() {
-		if _, err := s.Get(ctx, p, id); err != nil {
-			return err
-		}
+	t, err := s.Get(ctx, p, id)
+	if err != nil && (!p.IsAdmin() || !errs.Is(err, errs.NotFound)) {
+		return err
 	}
-	return s.d.Store.DeleteTrigger(ctx, id)
+	return s.d.Store.DeleteTrigger(audit.Change(ctx, s.d.Clock.Now(), "trigger.delete", audit.Object{Kind: "trigger", ID: id, Name: t.Name}), id)
 }
 
 // RotateSecret mints a webhook trigger a new signing secret, returned once;
@@ -181,7 +192,8 @@ func (s *Service) RotateSecret(ctx context.Context, p domain.Principal, id strin
 		return t, "", err
 	}
 	t.SealedSecret, t.UpdatedAt = sealed, s.d.Clock.Now()
-	return t, secret, s.d.Store.UpdateTrigger(ctx, t)
+	actx := audit.Change(ctx, t.UpdatedAt, "trigger.rotate_secret", audit.Object{Kind: "trigger", ID: t.ID, Name: t.Name}, "secret")
+	return t, secret, s.d.Store.UpdateTrigger(actx, t)
 }
 
 // mint makes a new signing secret and its stored form.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/ports"
@@ -159,7 +160,8 @@ func (s *Service) SaveNamed(ctx context.Context, ownerID, args string) (string, 
 	}
 	var out domain.Workflow
 	var replaced bool
-	err = s.store.InWorkflowTx(ctx, func(tx ports.WorkflowTx) error {
+	actx, rec := audit.Stage(ctx, s.clock.Now(), "workflow.create", audit.Object{Kind: "workflow"})
+	err = s.store.InWorkflowTx(actx, func(tx ports.WorkflowTx) error {
 		spec, existing, err := s.resolve(ctx, tx, ownerID, n)
 		if err != nil {
 			return err
@@ -169,10 +171,14 @@ func (s *Service) SaveNamed(ctx context.Context, ownerID, args string) (string, 
 			replaced = true
 			out = *existing
 			out.WorkflowSpec, out.UpdatedAt = spec, now
+			rec.Action, rec.ObjectID = "workflow.update", out.ID
+			audit.Changed(rec, out.Name, existing.WorkflowSpec, spec)
 			return tx.UpdateWorkflow(ctx, out)
 		}
 		out = domain.Workflow{ID: s.ids.NewID(), Ownership: domain.Ownership{Scope: domain.ScopePrivate, OwnerID: ownerID},
 			WorkflowSpec: spec, CreatedAt: now, UpdatedAt: now}
+		rec.ObjectID = out.ID
+		audit.Changed(rec, out.Name, nil, spec)
 		return tx.InsertWorkflow(ctx, out)
 	})
 	if err != nil {

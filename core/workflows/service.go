@@ -25,7 +25,9 @@ type Service struct {
 // NewService returns a Service.
 func NewService(store ports.WorkflowStore, ids ports.IDs, clock ports.Clock) *Service {
 	rows := scoped.Rows[domain.Workflow, ports.WorkflowTx]{InTx: store.InWorkflowTx, Find: ports.WorkflowTx.FindWorkflow,
-		Insert: ports.WorkflowTx.InsertWorkflow, Update: ports.WorkflowTx.UpdateWorkflow, Delete: ports.WorkflowTx.DeleteWorkflow}
+		Insert: ports.WorkflowTx.InsertWorkflow, Update: ports.WorkflowTx.UpdateWorkflow, Delete: ports.WorkflowTx.DeleteWorkflow,
+		Kind: "workflow", ID: func(w domain.Workflow) string { return w.ID }, Name: func(w domain.Workflow) string { return w.Name },
+		Own: ownership, Now: clock.Now}
 	return &Service{store: store, rows: rows, ids: ids, clock: clock}
 }
 

@@ -160,6 +160,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/audit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The audit log, newest first (admins): sign-ins, tokens, users, every change to configuration, approval decisions, refused webhooks — who, when, from where, the object, the outcome and the names of the fields changed. Page with cursor */
+        get: operations["listAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every record the filters select, newest first, as JSON Lines (one record per line, as listAudit shows them); admins */
+        get: operations["exportAudit"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/auth/login": {
         parameters: {
             query?: never;
@@ -1931,6 +1965,44 @@ export interface components {
              */
             size: number;
             width: number;
+        };
+        AuditPageView: {
+            /** @description Pass as cursor for the next (older) page; absent on the last page */
+            next_cursor?: string;
+            records: components["schemas"]["AuditRecordView"][];
+        };
+        AuditRecordView: {
+            /** @description What was done, <kind>.<verb> (provider.update, token.revoke, signin…) */
+            action: string;
+            /** @description The user's (or trigger's) id; empty for an unknown person or the system */
+            actor_id: string;
+            /**
+             * @description user, webhook, trigger or system
+             * @enum {string}
+             */
+            actor_kind: "user" | "webhook" | "trigger" | "system";
+            /** @description The username (or the trigger's name) at the time */
+            actor_name: string;
+            /** @description The client's address, when it came over the network */
+            address: string;
+            /** Format: date-time */
+            at: string;
+            /** @description The names of the fields the change set; never their values */
+            fields: string[];
+            /** @description How a sign-in was made: password, oidc */
+            method?: string;
+            object_id: string;
+            object_kind: string;
+            object_name: string;
+            /** @enum {string} */
+            outcome: "success" | "failure";
+            /** @description Why a failure failed */
+            reason?: string;
+            /**
+             * Format: int64
+             * @description The record's place in the log (larger is later)
+             */
+            seq: number;
         };
         BranchRequest: {
             /** @description The entry to continue from; "root" continues from before the first message (an edited first message starts a new first branch) */
@@ -4086,6 +4158,92 @@ export interface operations {
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listAudit: {
+        parameters: {
+            query?: {
+                /** @description Only what this user (or trigger) id did */
+                actor?: string;
+                /** @description Only what this kind of actor did: user, webhook, trigger, system */
+                actor_kind?: string;
+                /** @description Only records about this kind of object (provider, agent, user, token…) */
+                kind?: string;
+                /** @description Only records about the object with this id */
+                object?: string;
+                /** @description Only this action (provider.update, signin…) */
+                action?: string;
+                /** @description Only records made at or after this time (RFC 3339) */
+                since?: string;
+                /** @description Only records made before this time (RFC 3339) */
+                until?: string;
+                /** @description Records per page; default 100 */
+                limit?: number;
+                /** @description The next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPageView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    exportAudit: {
+        parameters: {
+            query?: {
+                /** @description Only what this user (or trigger) id did */
+                actor?: string;
+                /** @description Only what this kind of actor did: user, webhook, trigger, system */
+                actor_kind?: string;
+                /** @description Only records about this kind of object (provider, agent, user, token…) */
+                kind?: string;
+                /** @description Only records about the object with this id */
+                object?: string;
+                /** @description Only this action (provider.update, signin…) */
+                action?: string;
+                /** @description Only records made at or after this time (RFC 3339) */
+                since?: string;
+                /** @description Only records made before this time (RFC 3339) */
+                until?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/x-ndjson": string;
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
