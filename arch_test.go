@@ -348,6 +348,7 @@ func TestOnlyTheServerReachesTheParts(t *testing.T) {
 // order, is a decision made here. (Tests may reach further: a test
 // drives its module through the modules that use it.)
 var coreTiers = map[string]int{
+	"audit":   -2, // the audit log's records, staged by every service that changes something: below them all
 	"scoped":  -1, // the scoped-CRUD shape the configuration services share: below them all
 	"secrets": 0, "patch": 0, "tools": 0, "hub": 0, "outbound": 0, "attachments": 0, "guardrails": 0, "memories": 0,
 	"sessions": 0,

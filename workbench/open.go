@@ -183,7 +183,20 @@ func openStorage(ctx context.Context, o Options) (_ storage, err error) {
 			db.Close()
 		}
 	}()
-	if err := secrets.CheckKey(ctx, box, db); err != nil {
+	clock := o.Clock
+	if clock == nil {
+		clock = ports.SystemClock
+	}
+	// The key's first sealing of this database is recorded with it; a
+	// start refused for a missing or wrong key is recorded on its own.
+	key := audit.Object{Kind: "secret_key", ID: box.KeyID(), Name: box.KeyID()}
+	if err := secrets.CheckKey(audit.Change(ctx, clock.Now(), "secret_key.seal", key), box, db); err != nil {
+		if errs.Is(err, errs.Unavailable) {
+			if rerr := db.AppendAudit(ctx, domain.AuditRecord{At: clock.Now(), Actor: ports.ActorOf(ctx), Action: "secret_key.check",
+				ObjectKind: key.Kind, ObjectID: key.ID, ObjectName: key.Name, Outcome: domain.AuditFailure, Reason: errs.Short(errs.MessageOf(err))}); rerr != nil {
+				log.Warn("recording the refused secret key failed", "err", rerr)
+			}
+		}
 		return storage{}, err
 	}
 	if box.Sealing() {

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/agents-server/agents-server/core/hub"
 	"github.com/agents-server/agents-server/core/livestreams"
 	"github.com/agents-server/agents-server/core/runs"
+	"github.com/agents-server/agents-server/ports"
 )
 
 // Protocol limits.
@@ -151,6 +153,13 @@ func (c *conn) authenticate(r *http.Request) bool {
 		return false
 	}
 	c.token, c.p, c.stream = token, p, stream
+	// What the connection does is recorded as its person's, from its
+	// direct peer's address.
+	addr, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		addr = r.RemoteAddr
+	}
+	c.ctx = ports.WithActor(c.ctx, domain.UserActor(p.User, addr))
 	if c.send(Envelope{Type: "auth.ok"}) != nil {
 		stream.Release()
 		return false

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
+	"github.com/agents-server/agents-server/core/domain"
 )
 
 // auditLog reads the whole audit log (newest first) as the admin, with
@@ -239,4 +240,50 @@ func TestTheAuditLogRecordsTriggersAndRefusedDeliveries(t *testing.T) {
 	}
 	findAudit(t, recs, "trigger.delete", hook.ID, "ci")
 	noSecretIn(t, h, hook.Secret)
+}
+
+// Approval decisions (over REST and the WebSocket) are recorded as the
+// deciding person's, without their reason's text; sandboxes and projects
+// as their writers', without the secrets in their configuration.
+func TestTheAuditLogRecordsDecisionsSandboxesAndProjects(t *testing.T) {
+	t.Parallel()
+	model, url := startScripted(t)
+	model.SetScript("gated", gatedScript())
+	h := startServer(t, testConfig(t))
+	tok := h.member("dee")
+	s := h.gatedSession(tok, url)
+	ws := h.dialWS(tok)
+	run := h.startRun(tok, s.ID, map[string]any{"input": "do it twice"})
+	for ev := ws.read(); ev.Type != domain.EventInterrupted; ev = ws.read() {
+	}
+	pending := h.approvals(tok, s.ID)
+	if len(pending) != 2 {
+		t.Fatalf("%d pending", len(pending))
+	}
+	h.call("POST", "/api/v1/approvals/"+pending[0].ID+"/reject", tok, map[string]any{"reason": "a private reason"}).want(t, 200)
+	ws.send("tool.approve", map[string]any{"tool_call_id": pending[1].ToolCallID})
+	ws.until(run)
+
+	sb := h.createSandbox(map[string]any{"name": "local", "type": "docker",
+		"config": map[string]any{"image": "agents-sandbox:test", "ssh_password": "hunter2-secret"}})
+	p := h.createProject(tok, map[string]any{"name": "site", "sandbox_id": sb.ID,
+		"env": []map[string]string{{"name": "API_TOKEN", "value": "s3cret-env"}}})
+	h.call("DELETE", "/api/v1/projects/"+p.ID, tok, nil).want(t, 200)
+	h.call("DELETE", "/api/v1/sandboxes/"+sb.ID, h.admin, nil).want(t, 204)
+
+	recs := h.auditLog("")
+	for _, c := range []struct{ action, id, actor string }{
+		{"approval.reject", pending[0].ID, "dee"}, {"approval.approve", pending[1].ID, "dee"},
+		{"sandbox.create", sb.ID, "admin"}, {"project.create", p.ID, "dee"}, {"project.delete", p.ID, "dee"},
+		{"sandbox.delete", sb.ID, "admin"},
+	} {
+		r := findAudit(t, recs, c.action, c.id, "")
+		if r.ActorName != c.actor || r.Address != "127.0.0.1" || r.Outcome != "success" {
+			t.Errorf("%s: %+v, want %s's", c.action, r, c.actor)
+		}
+	}
+	if r := findAudit(t, recs, "project.create", p.ID, "site"); !slices.Contains(r.Fields, "env") {
+		t.Errorf("the project's create names %v", r.Fields)
+	}
+	noSecretIn(t, h, "a private reason", "hunter2-secret", "s3cret-env")
 }

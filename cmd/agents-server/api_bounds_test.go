@@ -78,6 +78,7 @@ func TestDocumentedBoundsAreEnforced(t *testing.T) {
 	p.query("/api/v1/tasks", "offset")
 	p.query("/api/v1/search/messages", "q")
 	p.query("/api/v1/search/messages?q=hello", "limit")
+	p.query("/api/v1/audit", "limit")
 	p.header("/api/v1/runs/"+run+"/events", "Last-Event-ID")
 
 	stated := documentedBounds(h.doc)

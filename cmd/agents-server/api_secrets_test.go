@@ -140,8 +140,16 @@ func TestAWrongOrMissingKeyRefusesToStart(t *testing.T) {
 	if _, err = newApp(context.Background(), malformed, quiet); err == nil {
 		t.Fatal("started with a malformed key")
 	}
-	// The right key still starts.
-	startServer(t, cfg)
+	// The right key still starts, and the log holds the first sealing and
+	// the two refused starts, naming the keys by id only.
+	h = startServer(t, cfg)
+	recs := h.auditLog("&kind=secret_key")
+	if len(recs) != 3 || recs[2].Action != "secret_key.seal" || recs[2].ObjectID != keyID(t, cfg.SecretKey) ||
+		recs[2].ActorKind != "system" || recs[1].Action != "secret_key.check" || recs[1].Outcome != "failure" ||
+		recs[1].ObjectID != keyID(t, wrong.SecretKey) || recs[0].ObjectID != "" {
+		t.Fatalf("the secret key's records: %+v", recs)
+	}
+	noSecretIn(t, h, cfg.SecretKey, wrong.SecretKey)
 }
 
 func TestWithoutAKeySecretsArePlaintextAndStillMasked(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/hub"
@@ -110,9 +111,19 @@ func (k *Desk) Decide(ctx context.Context, p domain.Principal, approvalID string
 	if err != nil {
 		return domain.Run{}, err
 	}
+	// The decision is recorded with its write: who, which call, and
+	// whether it trusts commands for the rest of the session.
+	verb, fields := "approval.reject", []string{"status"}
+	if approve {
+		verb = "approval.approve"
+		if scope == domain.ScopeSame || scope == domain.ScopeAll {
+			verb, fields = "approval.trust_"+string(scope), append(fields, "trust")
+		}
+	}
+	actx := audit.Change(ctx, k.d.Clock.Now(), verb, audit.Object{Kind: "approval", ID: a.ID, Name: a.ToolName}, fields...)
 	if a.ToolName == domain.StepApprovalTool && k.d.Steps != nil {
 		// A workflow held before a step: no run waits, its task does.
-		return k.d.Steps.DecideStep(ctx, a, approve, reason)
+		return k.d.Steps.DecideStep(actx, a, approve, reason)
 	}
 	// A decision may arrive the moment run.interrupted is out, while the
 	// paused run is still letting go of the session: that wait is short.
@@ -120,7 +131,7 @@ func (k *Desk) Decide(ctx context.Context, p domain.Principal, approvalID string
 	if live, busy := k.d.Hub.Busy(a.SessionID); busy {
 		return domain.Run{}, errs.E(errs.Conflict, "the session has an active run (%s); decide when it ends", live)
 	}
-	all, err := k.d.Gate.Record(ctx, a, approve, scope, reason)
+	all, err := k.d.Gate.Record(actx, a, approve, scope, reason)
 	if err != nil {
 		return domain.Run{}, err
 	}

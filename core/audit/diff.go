@@ -44,7 +44,7 @@ func diffJSON(prefix string, a, b map[string]json.RawMessage, out *[]string) {
 	for _, k := range keys {
 		va, vb := a[k], b[k]
 		name := fieldName(k)
-		if name == "updated_at" || empty(va) && empty(vb) || bytes.Equal(va, vb) {
+		if name == "updated_at" || name == "revision" || empty(va) && empty(vb) || bytes.Equal(va, vb) {
 			continue
 		}
 		var ma, mb map[string]json.RawMessage

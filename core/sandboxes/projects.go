@@ -6,6 +6,7 @@ import (
 	"maps"
 	"strings"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/secrets"
@@ -119,10 +120,12 @@ func (s *Service) OwnProject(ctx context.Context, p domain.Principal, id string)
 func (s *Service) CreateProject(ctx context.Context, p domain.Principal, in ProjectInput) (Listed, error) {
 	now := s.d.Clock.Now()
 	pr := domain.Project{ID: s.d.IDs.NewID(), OwnerID: p.User.ID, Revision: 1, Generation: 1, CreatedAt: now, UpdatedAt: now}
-	err := s.d.Store.InProjectTx(ctx, func(tx ports.ProjectTx) error {
+	actx, rec := audit.Stage(ctx, now, "project.create", audit.Object{Kind: "project", ID: pr.ID})
+	err := s.d.Store.InProjectTx(actx, func(tx ports.ProjectTx) error {
 		if _, err := s.applyProject(ctx, tx, &pr, in, nil); err != nil {
 			return err
 		}
+		audit.Changed(rec, pr.Name, nil, pr)
 		return tx.InsertProject(ctx, pr)
 	})
 	if err != nil {
@@ -144,7 +147,8 @@ func (s *Service) CreateProject(ctx context.Context, p domain.Principal, in Proj
 func (s *Service) UpdateProject(ctx context.Context, p domain.Principal, id string, in ProjectInput) (Listed, error) {
 	var out domain.Project
 	var retired bool
-	err := s.d.Store.InProjectTx(ctx, func(tx ports.ProjectTx) error {
+	actx, rec := audit.Stage(ctx, s.d.Clock.Now(), "project.update", audit.Object{Kind: "project", ID: id})
+	err := s.d.Store.InProjectTx(actx, func(tx ports.ProjectTx) error {
 		before, err := tx.FindProject(ctx, id)
 		if err != nil {
 			return err
@@ -164,6 +168,7 @@ func (s *Service) UpdateProject(ctx context.Context, p domain.Principal, id stri
 			pr.Generation++
 		}
 		out = pr
+		audit.Changed(rec, pr.Name, before, pr)
 		return tx.UpdateProject(ctx, pr)
 	})
 	if err != nil {
@@ -282,11 +287,13 @@ type DeleteResult struct {
 func (s *Service) DeleteProject(ctx context.Context, p domain.Principal, id string) (DeleteResult, error) {
 	var pr domain.Project
 	var sb domain.Sandbox
-	err := s.d.Store.InProjectTx(ctx, func(tx ports.ProjectTx) error {
+	actx, rec := audit.Stage(ctx, s.d.Clock.Now(), "project.delete", audit.Object{Kind: "project", ID: id})
+	err := s.d.Store.InProjectTx(actx, func(tx ports.ProjectTx) error {
 		var err error
 		if pr, err = tx.FindProject(ctx, id); err != nil {
 			return err
 		}
+		rec.ObjectName = pr.Name
 		if err := pr.CheckManage(p); err != nil {
 			return err
 		}

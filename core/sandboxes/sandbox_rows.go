@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/secrets"
@@ -59,7 +60,8 @@ func (s *Service) CreateSandbox(ctx context.Context, p domain.Principal, in Sand
 	if err := s.applySandbox(&sb, in, nil); err != nil {
 		return domain.Sandbox{}, err
 	}
-	return sb, s.d.Store.InProjectTx(ctx, func(tx ports.ProjectTx) error { return tx.InsertSandbox(ctx, sb) })
+	actx := audit.Change(ctx, now, "sandbox.create", audit.Object{Kind: "sandbox", ID: sb.ID, Name: sb.Name}, audit.Diff(nil, sb)...)
+	return sb, s.d.Store.InProjectTx(actx, func(tx ports.ProjectTx) error { return tx.InsertSandbox(ctx, sb) })
 }
 
 // UpdateSandbox replaces a sandbox. While projects live on it, its identity
@@ -74,7 +76,8 @@ func (s *Service) UpdateSandbox(ctx context.Context, p domain.Principal, id stri
 	}
 	var out domain.Sandbox
 	var retired []domain.Project
-	err := s.d.Store.InProjectTx(ctx, func(tx ports.ProjectTx) error {
+	actx, rec := audit.Stage(ctx, s.d.Clock.Now(), "sandbox.update", audit.Object{Kind: "sandbox", ID: id})
+	err := s.d.Store.InProjectTx(actx, func(tx ports.ProjectTx) error {
 		before, err := tx.FindSandbox(ctx, id)
 		if err != nil {
 			return err
@@ -95,6 +98,7 @@ func (s *Service) UpdateSandbox(ctx context.Context, p domain.Principal, id stri
 				len(projects), map[bool]string{true: " (and template_id, auto_pause, allow_internet)", false: ""}[sb.Type == domain.SandboxE2B])
 		}
 		sb.Revision, sb.UpdatedAt = before.Revision+1, s.d.Clock.Now()
+		audit.Changed(rec, sb.Name, before, sb)
 		if err := tx.UpdateSandbox(ctx, sb); err != nil {
 			return err
 		}
@@ -190,7 +194,8 @@ func (s *Service) ResetSSHHostKey(ctx context.Context, p domain.Principal, id st
 	if err := requireAdmin(p); err != nil {
 		return err
 	}
-	return s.d.Store.InProjectTx(ctx, func(tx ports.ProjectTx) error { return tx.ClearSSHHostKey(ctx, id) })
+	actx := audit.Change(ctx, s.d.Clock.Now(), "sandbox.reset_host_key", audit.Object{Kind: "sandbox", ID: id}, "ssh_host_key")
+	return s.d.Store.InProjectTx(actx, func(tx ports.ProjectTx) error { return tx.ClearSSHHostKey(ctx, id) })
 }
 
 // DeleteSandbox removes a sandbox no project lives on. Returns forbidden,
@@ -199,10 +204,13 @@ func (s *Service) DeleteSandbox(ctx context.Context, p domain.Principal, id stri
 	if err := requireAdmin(p); err != nil {
 		return err
 	}
-	return s.d.Store.InProjectTx(ctx, func(tx ports.ProjectTx) error {
-		if _, err := tx.FindSandbox(ctx, id); err != nil {
+	actx, rec := audit.Stage(ctx, s.d.Clock.Now(), "sandbox.delete", audit.Object{Kind: "sandbox", ID: id})
+	return s.d.Store.InProjectTx(actx, func(tx ports.ProjectTx) error {
+		sb, err := tx.FindSandbox(ctx, id)
+		if err != nil {
 			return err
 		}
+		rec.ObjectName = sb.Name
 		projects, err := tx.ProjectsOnSandbox(ctx, id)
 		if err != nil {
 			return err
