@@ -2,6 +2,7 @@ import { TabList, tabPanelProps } from '../../components/TabList'
 import { useMe } from '../../lib/queries'
 import { navigate } from '../../lib/router'
 import { AgentsTab } from './AgentsTab'
+import { AuditTab } from './AuditTab'
 import { GlobalSettingsTab } from './GlobalSettingsTab'
 import { GuardrailsTab } from './GuardrailsTab'
 import { ProjectsTab } from '../projects/ProjectsTab'
@@ -25,6 +26,7 @@ const tabs = [
   { id: 'global', label: 'Global settings' },
   { id: 'tokens', label: 'Access tokens' },
   { id: 'users', label: 'Users', admin: true },
+  { id: 'audit', label: 'Audit', admin: true },
 ]
 
 export function Settings({ tab }: { tab: string }) {
@@ -52,6 +54,7 @@ export function Settings({ tab }: { tab: string }) {
         {current === 'global' && <GlobalSettingsTab admin={admin} />}
         {current === 'tokens' && <TokensTab />}
         {current === 'users' && admin && <UsersTab />}
+        {current === 'audit' && admin && <AuditTab />}
       </div>
     </section>
   )
