@@ -74,7 +74,13 @@ func (db *DB) SwapChatGPTToken(ctx context.Context, providerID, old, next string
 		if errors.Is(err, sql.ErrNoRows) {
 			return notFound("provider")
 		}
-		return translate(err)
+		if err != nil {
+			return translate(err)
+		}
+		return errUnchanged // a lost swap changed nothing: no audit record
 	})
+	if err == errUnchanged {
+		err = nil
+	}
 	return swapped, err
 }

@@ -249,7 +249,7 @@ func (s *Service) Logout(ctx context.Context, p domain.Principal) error {
 	if p.TokenID == "" {
 		return errs.E(errs.Validation, "this session was signed in by the program hosting the workbench: sign out there")
 	}
-	err := s.tokens.DeleteToken(ctx, p.User.ID, p.TokenID)
+	err := s.tokens.DeleteToken(audit.Change(ctx, s.clock.Now(), "signout", audit.Object{Kind: "token", ID: p.TokenID}), p.User.ID, p.TokenID)
 	// Forgotten whatever the store said: a failed delete may still have
 	// committed, and a needless forget only costs a read.
 	s.cache.forgetToken(p.TokenID)

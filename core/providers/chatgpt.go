@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/secrets"
@@ -163,7 +164,8 @@ func (s *Service) ChatGPTComplete(ctx context.Context, p domain.Principal, id, c
 		return pr, err
 	}
 	tok.RefreshedAt = s.clock.Now()
-	pr, replaced, err := s.writeToken(ctx, pr.ID, &tok)
+	actx := audit.Change(ctx, tok.RefreshedAt, "provider.chatgpt_signin", audit.Object{Kind: "provider", ID: pr.ID, Name: pr.Name}, "chatgpt_token")
+	pr, replaced, err := s.writeToken(actx, pr.ID, &tok)
 	if err == nil {
 		s.revokeForgotten(ctx, pr, replaced)
 	}
@@ -174,10 +176,12 @@ func (s *Service) ChatGPTComplete(ctx context.Context, p domain.Principal, id, c
 // at the auth server, as the Codex CLI's logout does (see
 // revokeForgotten). Returns not_found, forbidden, validation, unavailable.
 func (s *Service) ChatGPTLogout(ctx context.Context, p domain.Principal, id string) (domain.Provider, error) {
-	if _, err := s.signInTarget(ctx, p, id); err != nil {
+	target, err := s.signInTarget(ctx, p, id)
+	if err != nil {
 		return domain.Provider{}, err
 	}
-	pr, dropped, err := s.writeToken(ctx, id, nil)
+	actx := audit.Change(ctx, s.clock.Now(), "provider.chatgpt_signout", audit.Object{Kind: "provider", ID: id, Name: target.Name}, "chatgpt_token")
+	pr, dropped, err := s.writeToken(actx, id, nil)
 	if err == nil {
 		s.revokeForgotten(ctx, pr, dropped)
 	}
