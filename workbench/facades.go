@@ -34,17 +34,17 @@ func (f Providers) Get(ctx context.Context, p domain.Principal, id string) (doma
 
 // Create adds a provider in scope (private to p, or shared by an admin).
 func (f Providers) Create(ctx context.Context, p domain.Principal, scope domain.Scope, in providers.Input) (domain.Provider, error) {
-	return f.s.Create(ctx, p, scope, in)
+	return f.s.Create(actedBy(ctx, p), p, scope, in)
 }
 
 // Update changes a provider p owns (an empty key keeps the stored one).
 func (f Providers) Update(ctx context.Context, p domain.Principal, id string, in providers.Input) (domain.Provider, error) {
-	return f.s.Update(ctx, p, id, in)
+	return f.s.Update(actedBy(ctx, p), p, id, in)
 }
 
 // Delete removes a provider p owns.
 func (f Providers) Delete(ctx context.Context, p domain.Principal, id string) error {
-	return f.s.Delete(ctx, p, id)
+	return f.s.Delete(actedBy(ctx, p), p, id)
 }
 
 // Agents manages agent configurations.
@@ -62,17 +62,17 @@ func (f Agents) Get(ctx context.Context, p domain.Principal, id string) (domain.
 
 // Create adds an agent in scope.
 func (f Agents) Create(ctx context.Context, p domain.Principal, scope domain.Scope, spec domain.AgentSpec) (domain.Agent, error) {
-	return f.s.Create(ctx, p, scope, spec)
+	return f.s.Create(actedBy(ctx, p), p, scope, spec)
 }
 
 // Update replaces the configuration of an agent p owns.
 func (f Agents) Update(ctx context.Context, p domain.Principal, id string, spec domain.AgentSpec) (domain.Agent, error) {
-	return f.s.Update(ctx, p, id, spec)
+	return f.s.Update(actedBy(ctx, p), p, id, spec)
 }
 
 // Delete removes an agent p owns.
 func (f Agents) Delete(ctx context.Context, p domain.Principal, id string) error {
-	return f.s.Delete(ctx, p, id)
+	return f.s.Delete(actedBy(ctx, p), p, id)
 }
 
 // Tools lists the tools an agent is given, the program's own among them.
@@ -144,7 +144,7 @@ func (f Runs) Approvals(ctx context.Context, p domain.Principal, sessionID strin
 // not); the paused run resumes once every call is decided.
 func (f Runs) Decide(ctx context.Context, p domain.Principal, approvalID string, approve bool, scope domain.ApprovalScope,
 	reason string) (domain.Run, error) {
-	return f.s.Decide(ctx, p, approvalID, approve, scope, reason)
+	return f.s.Decide(actedBy(ctx, p), p, approvalID, approve, scope, reason)
 }
 
 // Traces reads runs' traces.
@@ -159,4 +159,13 @@ func (f Traces) List(ctx context.Context, p domain.Principal, sessionID string, 
 // Get returns one span of a session.
 func (f Traces) Get(ctx context.Context, p domain.Principal, sessionID, spanID string) (domain.Span, error) {
 	return f.s.Get(ctx, p, sessionID, spanID)
+}
+
+// actedBy is ctx naming p as the actor of what a program does for them,
+// for the audit log, unless the program named an actor itself.
+func actedBy(ctx context.Context, p domain.Principal) context.Context {
+	if ports.ActorOf(ctx).Kind != domain.ActorSystem {
+		return ctx
+	}
+	return ports.WithActor(ctx, domain.UserActor(p.User, ""))
 }
