@@ -29,6 +29,10 @@ type Service struct {
 	work      UserWork
 	cache     *tokenCache
 	fence     CacheFence
+	oidc      *OIDCDeps // nil: single sign-on is off
+	// passwordOff refuses password sign-ins; tokens (the bootstrap
+	// admin's, personal ones) still work, for recovery and scripts.
+	passwordOff bool
 }
 
 // Deps are what the auth service works with.
@@ -50,6 +54,10 @@ type Deps struct {
 	// only while this one hears the others' closings (see CacheFence);
 	// nil: always (one process makes every change itself).
 	Fence CacheFence
+	// OIDC turns single sign-on on; nil: off.
+	OIDC *OIDCDeps
+	// PasswordLoginOff refuses password sign-ins (tokens still work).
+	PasswordLoginOff bool
 }
 
 // CacheFence tells the token cache whether this process would have heard
@@ -79,7 +87,8 @@ func New(d Deps) (*Service, error) {
 	}
 	return &Service{users: d.Users, tokens: d.Tokens, ids: d.IDs, clock: d.Clock, log: d.Log, params: d.Params, dummyHash: dummy,
 		standing: NewStanding(d.Users, d.Tokens, d.Clock), streams: streams, work: work,
-		cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize), fence: d.Fence}, nil
+		cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize), fence: d.Fence,
+		oidc: d.OIDC, passwordOff: d.PasswordLoginOff}, nil
 }
 
 var errBadToken = errs.E(errs.Unauthorized, "invalid or expired token")
@@ -150,8 +159,21 @@ func (s *Service) Authenticate(ctx context.Context, token string) (domain.Princi
 
 // Login checks a username and password and mints a session token. Every
 // failure reads the same ("invalid username or password") and costs the same
-// time, so a response names no account. Returns unauthorized or unavailable.
+// time, so a response names no account. Returns unauthorized or
+// unavailable, and forbidden when password sign-in is turned off.
 func (s *Service) Login(ctx context.Context, username, password string) (string, domain.User, error) {
+	token, u, err := s.login(ctx, username, password)
+	return token, u, s.signInOutcome(ctx, MethodPassword, u, err)
+}
+
+func (s *Service) login(ctx context.Context, username, password string) (string, domain.User, error) {
+	if s.passwordOff {
+		how := "with an API token"
+		if s.oidc != nil {
+			how = "with " + s.oidc.Config.Name
+		}
+		return "", domain.User{}, errs.E(errs.Forbidden, "password sign-in is turned off on this server: sign in %s", how)
+	}
 	fail := errs.E(errs.Unauthorized, "invalid username or password")
 	if username == "" || password == "" || len(password) > domain.MaxPasswordLen {
 		return "", domain.User{}, fail
