@@ -5,7 +5,6 @@ import { api, ok, type Entry } from './api'
 
 export const keys = {
   me: ['me'] as const,
-  signInMethods: ['sign-in-methods'] as const,
   selectableTools: ['selectable-tools'] as const,
   agentTools: (id: string) => ['agent-tools', id] as const,
   sessions: ['sessions'] as const,

@@ -1,9 +1,7 @@
-import { useQuery } from '@tanstack/react-query'
-import { useState, type FormEvent } from 'react'
-import { api, errorText, ok } from '../lib/api'
+import { useEffect, useState, type FormEvent } from 'react'
+import { api, errorText, ok, type Schemas } from '../lib/api'
 import { setToken, signedOutByHost, takeSignInRefusal } from '../lib/auth'
 import { at, BASE } from '../lib/base'
-import { keys } from '../lib/queries'
 import '../styles/signin.css'
 
 /** The sign-in screen: single sign-on and a password form, or, when a host program signs people in, its word that it no longer does. */
@@ -39,12 +37,28 @@ function returnPath(): string {
   return (p.startsWith(BASE) ? p.slice(BASE.length) : p) || '/'
 }
 
+/**
+ * What the server offers (null until it answers, or when it cannot: the
+ * password form then shows). Asked outside the query cache: the cache is
+ * the signed-in user's, and signing out clears it while this screen
+ * mounts.
+ */
+function useSignInMethods(): Schemas['SignInMethodsView'] | null {
+  const [methods, setMethods] = useState<Schemas['SignInMethodsView'] | null>(null)
+  useEffect(() => {
+    let live = true
+    ok(api.GET('/api/v1/auth/methods')).then((m) => live && setMethods(m), () => {})
+    return () => { live = false }
+  }, [])
+  return methods
+}
+
 /** Single sign-on when the server offers it, and username and password unless turned off; the server's ready link (#token=…) skips this screen. */
 function AccountSignIn() {
-  const methods = useQuery({ queryKey: keys.signInMethods, queryFn: () => ok(api.GET('/api/v1/auth/methods')) })
+  const methods = useSignInMethods()
   const [refusal] = useState(takeSignInRefusal)
-  const sso = methods.data?.oidc ? methods.data.oidc_name || 'single sign-on' : ''
-  const password = methods.data?.password ?? true
+  const sso = methods?.oidc ? methods.oidc_name || 'single sign-on' : ''
+  const password = methods?.password ?? true
   return (
     <main className="signin">
       <div className="signin-card">
