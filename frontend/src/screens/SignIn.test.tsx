@@ -43,7 +43,8 @@ describe('SignIn', () => {
     captureTokenFromHash()
     expect(window.location.hash).toBe('')
     show({ password: false, oidc: true, oidc_name: 'Acme ID' })
-    expect(await screen.findByRole('alert')).toHaveTextContent(
+    await screen.findByRole('link', { name: 'Sign in with Acme ID' }) // the provider's name has arrived
+    expect(screen.getByRole('alert')).toHaveTextContent(
       "Your Acme ID account's email is not of a domain allowed here (or Acme ID has not verified it). Sign in with your organization's account.",
     )
   })
