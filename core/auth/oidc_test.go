@@ -54,7 +54,9 @@ func (p *claimsProvider) Issuer() string { return p.claims.Issuer }
 func (p *claimsProvider) AuthorizeURL(_ context.Context, a ports.OIDCAuthorize) (string, error) {
 	return "https://idp.example/auth?state=" + a.State, nil
 }
-func (p *claimsProvider) Redeem(context.Context, ports.OIDCRedeem) (domain.OIDCClaims, error) { return p.claims, nil }
+func (p *claimsProvider) Redeem(context.Context, ports.OIDCRedeem) (domain.OIDCClaims, error) {
+	return p.claims, nil
+}
 
 type noLinking struct{}
 
