@@ -296,8 +296,13 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	// every replica). A deleted account's runs stop first.
 	s.audit = audit.New(db, func(ctx context.Context) (int, error) { return s.settings.Int(ctx, settings.KeyAuditRetentionDays) }, clock)
 	s.streams = livestreams.New(auth.NewStanding(db, db, clock), s.settings, clock)
+	sso, err := buildOIDC(o, db, s.settings)
+	if err != nil {
+		return err
+	}
 	if s.auth, err = auth.New(auth.Deps{Users: db, Tokens: db, IDs: idGen, Clock: clock, Log: log, Params: o.PasswordParams,
-		Work: s.runs, Streams: s.peers.streams(s.streams), Fence: s.peers.fence(), Refusals: s.audit}); err != nil {
+		Work: s.runs, Streams: s.peers.streams(s.streams), Fence: s.peers.fence(), Refusals: s.audit, OIDC: sso,
+		PasswordLoginOff: o.PasswordLoginOff}); err != nil {
 		return err
 	}
 	// What the other replicas send is filed once all it reaches is built.

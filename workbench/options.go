@@ -52,6 +52,13 @@ type Options struct {
 	// handed out: OAuth redirects, webhook URLs. "" uses each request's own
 	// address.
 	BaseURL string
+	// OIDC turns on single sign-on with an OpenID Provider (nil: off). It
+	// needs BaseURL.
+	OIDC *OIDCOptions
+	// PasswordLoginOff refuses sign-ins with a password; the bootstrap
+	// admin's token and personal access tokens still work (recovery,
+	// scripts).
+	PasswordLoginOff bool
 	// Version names the build in /api/v1/server and the logs ("dev" when
 	// empty).
 	Version string

@@ -71,8 +71,8 @@ type CreatedToken struct {
 func (s *Server) authRoutes() []Route {
 	return []Route{
 		op(http.MethodPost, APIPrefix+"/auth/login", "login", "auth",
-			"Sign in with username and password; returns a session token", http.StatusOK, s.handleLogin).PublicRoute().
-			WithRefusals(http.StatusUnauthorized),
+			"Sign in with username and password; returns a session token (403 when password sign-in is turned off)",
+			http.StatusOK, s.handleLogin).PublicRoute().WithRefusals(http.StatusUnauthorized, http.StatusForbidden),
 		op(http.MethodPost, APIPrefix+"/auth/logout", "logout", "auth",
 			"Revoke the token this request authenticated with", http.StatusNoContent, s.handleLogout),
 		op(http.MethodGet, APIPrefix+"/auth/me", "getMe", "auth",

@@ -7,6 +7,7 @@ func (s *Server) table() []Route {
 	for _, group := range [][]Route{
 		s.systemRoutes(),
 		s.authRoutes(),
+		s.oidcRoutes(),
 		s.userRoutes(),
 		s.settingRoutes(),
 		s.providerRoutes(),

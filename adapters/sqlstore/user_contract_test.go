@@ -17,3 +17,10 @@ func TestTokenStoreKeepsTheTokenContract(t *testing.T) {
 	db := openTemp(t)
 	storetest.Tokens(t, storetest.UserStores{Users: db, Tokens: db})
 }
+
+// The store keeps the single sign-on contract its in-memory fake is held
+// to.
+func TestOIDCStoreKeepsTheOIDCContract(t *testing.T) {
+	db := openTemp(t)
+	storetest.OIDC(t, storetest.OIDCStores{Users: db, OIDC: db})
+}

@@ -40,6 +40,8 @@ type config struct {
 	// OTLPEndpoint, when set, exports runs as OpenTelemetry traces to this
 	// OTLP/HTTP traces URL.
 	OTLPEndpoint string
+	// SSO is single sign-on and whether passwords sign in.
+	SSO ssoConfig
 
 	// Not flags: tuned by tests.
 	HTTP   workbench.HTTPConfig
@@ -106,10 +108,13 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		"export runs as OpenTelemetry traces to this OTLP/HTTP URL, e.g. http://127.0.0.1:4318/v1/traces (env AGENTS_OTLP_ENDPOINT; off when empty)")
 	fs.StringVar(&cfg.ChatGPTBackendURL, "chatgpt-backend-url", envOr("AGENTS_CHATGPT_BACKEND_URL", workbench.DefaultChatGPTBackendURL),
 		"the Codex backend chatgpt_login providers call (env AGENTS_CHATGPT_BACKEND_URL)")
+	if err := ssoFlags(fs, &cfg.SSO); err != nil {
+		return config{}, err
+	}
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "Usage: agents-server [flags]\n       agents-server version | openapi | scripted-model [--addr …] [--scripts file.json]\n\nFlags:\n")
 		fs.PrintDefaults()
-		fmt.Fprintf(stderr, "\nEnvironment: AGENTS_TOKEN fixes the bootstrap admin's API token; AGENTS_SECRET_KEY is the sealing key.\n")
+		fmt.Fprintf(stderr, "\nEnvironment: AGENTS_TOKEN fixes the bootstrap admin's API token; AGENTS_SECRET_KEY is the sealing key; AGENTS_OIDC_CLIENT_SECRET is the single sign-on client secret.\n")
 	}
 	if err := fs.Parse(args); err != nil {
 		return config{}, err
@@ -121,6 +126,9 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		return config{}, fmt.Errorf("--base-url must start with http:// or https://")
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
+	if err := cfg.SSO.check(cfg.BaseURL); err != nil {
+		return config{}, err
+	}
 	if cfg.FailoverAfter < time.Second {
 		return config{}, fmt.Errorf("--failover-after must be at least 1s")
 	}

@@ -38,6 +38,7 @@ func newApp(ctx context.Context, cfg config, log *slog.Logger) (_ *app, err erro
 		MCPSessionIdle: cfg.MCPSessionIdle,
 		ChatGPTAuthURL: cfg.ChatGPTAuthURL, ChatGPTBackendURL: cfg.ChatGPTBackendURL, ChatGPTHTTP: cfg.ChatGPTHTTP, E2BHTTP: cfg.E2BHTTP,
 		MetricsAddr: cfg.MetricsAddr, OTLPEndpoint: cfg.OTLPEndpoint,
+		OIDC: cfg.SSO.options(), PasswordLoginOff: cfg.SSO.PasswordLoginOff,
 	})
 	if err != nil {
 		return nil, err

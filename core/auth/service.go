@@ -31,6 +31,10 @@ type Service struct {
 	cache     *tokenCache
 	fence     CacheFence
 	refusals  Refusals
+	oidc      *OIDCDeps // nil: single sign-on is off
+	// passwordOff refuses password sign-ins; tokens (the bootstrap
+	// admin's, personal ones) still work, for recovery and scripts.
+	passwordOff bool
 }
 
 // Deps are what the auth service works with.
@@ -54,6 +58,10 @@ type Deps struct {
 	Fence CacheFence
 	// Refusals records refused sign-ins in the audit log; nil: none.
 	Refusals Refusals
+	// OIDC turns single sign-on on; nil: off.
+	OIDC *OIDCDeps
+	// PasswordLoginOff refuses password sign-ins (tokens still work).
+	PasswordLoginOff bool
 }
 
 // Refusals records an action refused before it changed anything.
@@ -88,7 +96,8 @@ func New(d Deps) (*Service, error) {
 	}
 	return &Service{users: d.Users, tokens: d.Tokens, ids: d.IDs, clock: d.Clock, log: d.Log, params: d.Params, dummyHash: dummy,
 		standing: NewStanding(d.Users, d.Tokens, d.Clock), streams: streams, work: work,
-		cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize), fence: d.Fence, refusals: d.Refusals}, nil
+		cache: newTokenCache(DefaultTokenCacheTTL, DefaultTokenCacheSize), fence: d.Fence, refusals: d.Refusals,
+		oidc: d.OIDC, passwordOff: d.PasswordLoginOff}, nil
 }
 
 var errBadToken = errs.E(errs.Unauthorized, "invalid or expired token")
@@ -159,32 +168,34 @@ func (s *Service) Authenticate(ctx context.Context, token string) (domain.Princi
 
 // Login checks a username and password and mints a session token. Every
 // failure reads the same ("invalid username or password") and costs the same
-// time, so a response names no account. Returns unauthorized or unavailable.
+// time, so a response names no account. Returns unauthorized or
+// unavailable, and forbidden when password sign-in is turned off.
 func (s *Service) Login(ctx context.Context, username, password string) (string, domain.User, error) {
 	token, u, err := s.login(ctx, username, password)
-	if err != nil {
-		s.refusedSignIn(ctx, "password", username, err)
+	who := u
+	if err != nil && who.ID == "" {
+		who.Username = username // the account tried, for the record of the refusal
 	}
-	return token, u, err
+	return token, u, s.signInOutcome(ctx, MethodPassword, who, err)
 }
 
 // signedIn returns ctx staging the record of u's sign-in by method, for
 // the write of the token it mints.
-func (s *Service) signedIn(ctx context.Context, u domain.User, method string) context.Context {
+func (s *Service) signedIn(ctx context.Context, u domain.User, method SignInMethod) context.Context {
 	who := ports.ActorOf(ctx)
 	who.Kind, who.ID, who.Name = domain.ActorUser, u.ID, u.Username
 	ctx, rec := audit.Stage(ports.WithActor(ctx, who), s.clock.Now(), "signin", audit.Object{Kind: "user", ID: u.ID, Name: u.Username})
-	rec.Method = method
+	rec.Method = string(method)
 	return ctx
 }
 
-// refusedSignIn records a sign-in refused for the account named, with the
-// reason people read.
-func (s *Service) refusedSignIn(ctx context.Context, method, name string, err error) {
+// refusedSignIn records a sign-in refused for the account u (its name
+// alone when none was found), with the reason people read.
+func (s *Service) refusedSignIn(ctx context.Context, method SignInMethod, u domain.User, err error) {
 	if s.refusals == nil || errs.CodeOf(err) == errs.Internal || errs.CodeOf(err) == errs.Unavailable {
 		return
 	}
-	if rerr := s.refusals.Refused(context.WithoutCancel(ctx), "signin", audit.Object{Kind: "user", Name: name}, method,
+	if rerr := s.refusals.Refused(context.WithoutCancel(ctx), "signin", audit.Object{Kind: "user", ID: u.ID, Name: u.Username}, string(method),
 		errs.MessageOf(err)); rerr != nil {
 		s.log.Warn("recording a refused sign-in failed", "err", rerr)
 	}
@@ -192,6 +203,13 @@ func (s *Service) refusedSignIn(ctx context.Context, method, name string, err er
 
 // login is Login without its record.
 func (s *Service) login(ctx context.Context, username, password string) (string, domain.User, error) {
+	if s.passwordOff {
+		how := "with an API token"
+		if s.oidc != nil {
+			how = "with " + s.oidc.Config.Name
+		}
+		return "", domain.User{}, errs.E(errs.Forbidden, "password sign-in is turned off on this server: sign in %s", how)
+	}
 	fail := errs.E(errs.Unauthorized, "invalid username or password")
 	if username == "" || password == "" || len(password) > domain.MaxPasswordLen {
 		return "", domain.User{}, fail
@@ -208,7 +226,7 @@ func (s *Service) login(ctx context.Context, username, password string) (string,
 	if err != nil || !u.HasPassword() || !ok || u.Disabled {
 		return "", domain.User{}, fail
 	}
-	token, _, err := s.issue(s.signedIn(ctx, u, "password"), u.ID, domain.TokenSession, "", nil)
+	token, _, err := s.issue(s.signedIn(ctx, u, MethodPassword), u.ID, domain.TokenSession, "", nil)
 	if err != nil {
 		return "", domain.User{}, err
 	}

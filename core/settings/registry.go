@@ -29,6 +29,7 @@ const (
 	KeyMaxRunsPerUser            = "max_runs_per_user"
 	KeyMaxMCPSessionsPerUser     = "max_mcp_sessions_per_user"
 	KeyAuditRetentionDays        = "audit_retention_days"
+	KeyOIDCLinkVerifiedEmail     = domain.OIDCLinkVerifiedEmailSetting
 )
 
 // Registry is every global setting, in the order the panel shows them.
@@ -160,5 +161,12 @@ var Registry = []domain.SettingDef{
 		Group: "limits", Label: "MCP servers per user",
 		Description: "MCP servers one account may own, private and global together; past it adding one is refused as conflict. " +
 			"Admins count too (they can raise this).",
+	},
+	{
+		Key: KeyOIDCLinkVerifiedEmail, Kind: domain.SettingBool, Default: "false",
+		Group: "sign-in", Label: "Single sign-on joins accounts by verified email",
+		Description: "When on, a person's first single sign-on joins the existing local account whose username is their email, " +
+			"if the identity provider marks that email verified. When off, a first sign-on always makes a new account. " +
+			"Turn on only if the provider is trusted to verify emails: whoever it vouches for gets that account.",
 	},
 }

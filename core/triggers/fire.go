@@ -10,9 +10,9 @@ import (
 	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
-	"github.com/agents-server/agents-server/ports"
 	"github.com/agents-server/agents-server/core/runs"
 	"github.com/agents-server/agents-server/core/tasks"
+	"github.com/agents-server/agents-server/ports"
 )
 
 // Fire starts a trigger's target now, as its owner asked (fire now).

@@ -221,6 +221,22 @@ async function startChatGPTDouble(dir, logFile) {
   return { child, issuer: match[1], backend: match[2] }
 }
 
+/**
+ * Starts the test OpenID Provider (tools/oidcop: zitadel's OP with its own
+ * login page) with one web client allowed redirectURIs and the accounts
+ * users names ({username, password, email, email_verified, groups?});
+ * resolves with its process and issuer. OIDCOP_BIN names a built binary;
+ * otherwise it is built into dir.
+ */
+export async function startOIDCProvider({ dir, clientID, clientSecret, redirectURIs, users, logFile = '' }) {
+  const bin = buildProgram(dir, 'oidcop', 'OIDCOP_BIN', './tools/oidcop')
+  const args = ['--client-id', clientID, '--client-secret', clientSecret, '--users', JSON.stringify(users)]
+  for (const u of redirectURIs) args.push('--redirect-uri', u)
+  const { child, match } = await startProcess(bin, args, /oidcop ready: (http:\/\/\S+)/, 'oidcop', logFile)
+  child.removeAllListeners('exit')
+  return { child, issuer: match[1] }
+}
+
 /** The key and the header the E2B double requires of every call (the e2b test's sandbox sends both). */
 export const E2B_KEY = 'e2b_0011223344556677'
 export const E2B_HEADER = ['X-Tenant', 'acme']
@@ -249,9 +265,9 @@ async function startDouble(dir, logFile) {
  * port serves the same tab); resolves with its process and base URL. For a
  * test that kills and restarts a server: the shared one stays up.
  */
-export async function startServer({ bin, dataDir, port, token, logFile = '' }) {
-  const env = { ...process.env, AGENTS_TOKEN: token }
-  const { child, match } = await startProcess(bin, ['--addr', `127.0.0.1:${port}`, '--data-dir', dataDir, '--log-level', 'warn'],
+export async function startServer({ bin, dataDir, port, token, logFile = '', args = /** @type {string[]} */ ([]), env: extraEnv = /** @type {Record<string, string>} */ ({}) }) {
+  const env = { ...process.env, AGENTS_TOKEN: token, ...extraEnv }
+  const { child, match } = await startProcess(bin, ['--addr', `127.0.0.1:${port}`, '--data-dir', dataDir, '--log-level', 'warn', ...args],
     /agents-server ready: (http:\/\/\S+?)\/#token=/, `agents-server:${port}`, logFile, env)
   // Past the ready line its exit is the test's business, not a start failure.
   child.removeAllListeners('exit')

@@ -21,11 +21,15 @@ type UserStore struct {
 	mu     sync.Mutex
 	users  map[string]domain.User
 	tokens map[string]domain.Token // by id
+	// The single sign-on half (oidc_store.go).
+	identities map[[2]string]domain.OIDCIdentity // by (issuer, subject)
+	attempts   map[string]domain.OIDCAttempt     // by state
 }
 
 var (
 	_ ports.UserStore  = (*UserStore)(nil)
 	_ ports.TokenStore = (*UserStore)(nil)
+	_ ports.OIDCStore  = (*UserStore)(nil)
 )
 
 func storedUser(u domain.User) domain.User {
@@ -152,5 +156,6 @@ func (s *UserStore) DeleteUser(ctx context.Context, id, _ string, check func(u d
 	}
 	delete(s.users, id)
 	s.dropTokensLocked(id)
+	maps.DeleteFunc(s.identities, func(_ [2]string, x domain.OIDCIdentity) bool { return x.UserID == id })
 	return nil
 }

@@ -18,3 +18,9 @@ func TestUserStoreKeepsTheTokenContract(t *testing.T) {
 	s := &porttest.UserStore{}
 	storetest.Tokens(t, storetest.UserStores{Users: s, Tokens: s})
 }
+
+// The user fake keeps the single sign-on contract the SQL store keeps.
+func TestUserStoreKeepsTheOIDCContract(t *testing.T) {
+	s := &porttest.UserStore{}
+	storetest.OIDC(t, storetest.OIDCStores{Users: s, OIDC: s})
+}

@@ -203,7 +203,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sign in with username and password; returns a session token */
+        /** Sign in with username and password; returns a session token (403 when password sign-in is turned off) */
         post: operations["login"];
         delete?: never;
         options?: never;
@@ -237,6 +237,57 @@ export interface paths {
         };
         /** The signed-in user */
         get: operations["getMe"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/methods": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The ways to sign in this server offers (for the sign-in page) */
+        get: operations["getSignInMethods"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/callback": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Where the identity provider sends the browser back: signs in and redirects to the workbench with the session token in the address's fragment (#token=…), or to the sign-in page with the reason it was refused (#signin_error=…) */
+        get: operations["oidcSignInCallback"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/auth/oidc/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Begin single sign-on: redirects the browser to the identity provider (and hands it the cookie the callback checks) */
+        get: operations["startOIDCSignIn"];
         put?: never;
         post?: never;
         delete?: never;
@@ -3261,6 +3312,14 @@ export interface components {
             /** @description The newest entry of each attempt: branch to it to switch */
             tips: string[];
         } | null;
+        SignInMethodsView: {
+            /** @description Single sign-on with an OpenID Provider is configured */
+            oidc: boolean;
+            /** @description The provider's name, for the button: Sign in with <name> */
+            oidc_name?: string;
+            /** @description The username and password form works (false: --password-login=false) */
+            password: boolean;
+        };
         SkillGroupScopeRequest: {
             /** @description Whose import (admins); default the caller's */
             owner_id?: string;
@@ -4273,6 +4332,7 @@ export interface operations {
             };
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
             413: components["responses"]["Error"];
             415: components["responses"]["Error"];
             429: components["responses"]["Error"];
@@ -4324,6 +4384,86 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];
+        };
+    };
+    getSignInMethods: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignInMethodsView"];
+                };
+            };
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+        };
+    };
+    oidcSignInCallback: {
+        parameters: {
+            query?: {
+                /** @description The authorization code */
+                code?: string;
+                /** @description The sign-in's state */
+                state?: string;
+                /** @description The issuer (RFC 9207) */
+                iss?: string;
+                /** @description The provider's refusal */
+                error?: string;
+                /** @description Its explanation */
+                error_description?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+        };
+    };
+    startOIDCSignIn: {
+        parameters: {
+            query?: {
+                /** @description The workbench path to land on after signing in (default /) */
+                return_to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Found */
+            302: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            502: components["responses"]["Error"];
         };
     };
     listTokens: {

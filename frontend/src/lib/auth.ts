@@ -40,11 +40,30 @@ export function onTokenChange(l: Listener): () => void {
   return () => listeners.delete(l)
 }
 
-/** Takes a token from the URL fragment (the server's ready link) and strips it from the address bar. */
+let signInRefusal: string | null = null
+
+/**
+ * Takes a token from the URL fragment (the server's ready link, or a
+ * single sign-on's landing) and strips it from the address bar; a refused
+ * single sign-on lands with #signin_error=<reason> instead, kept for the
+ * sign-in screen (takeSignInRefusal).
+ */
 export function captureTokenFromHash(): void {
   const m = /(?:^#|&)token=([^&]+)/.exec(window.location.hash)
-  if (!m) return
-  setToken(decodeURIComponent(m[1]))
+  const refused = /(?:^#|&)signin_error=([^&]+)/.exec(window.location.hash)
+  if (!m && !refused) return
   const url = window.location.pathname + window.location.search
   window.history.replaceState(null, '', url)
+  if (refused) {
+    signInRefusal = decodeURIComponent(refused[1])
+    listeners.forEach((l) => l())
+  }
+  if (m) setToken(decodeURIComponent(m[1]))
+}
+
+/** Why the last single sign-on was refused (a short reason the server sent), read once. */
+export function takeSignInRefusal(): string | null {
+  const r = signInRefusal
+  signInRefusal = null
+  return r
 }
