@@ -53,8 +53,9 @@ export function MCPServerRow({ server: s, rights, onEdit }: { server: MCPServer;
           <b>{s.name}</b> <span className={`pill pill-${pill.tone}`} role="status" aria-label="Status">{pill.label}</span>
           {' '}<span className="pill" title="Who sees it">{s.scope}</span>
           {s.config.auth_mode === 'oauth' && (
-            <> <span className="pill" title="Authentication">{personal ? 'OAuth · each person' : 'OAuth'}{s.has_oauth_token ? (personal ? ' · you are signed in' : ' · signed in') : ''}</span></>
+            <> <span className="pill" title="Authentication">{personal ? 'OAuth · each person' : 'OAuth'}{s.has_oauth_token && !personal ? ' · signed in' : ''}</span></>
           )}
+          {personal && s.has_oauth_token && <> <span className="pill" title="Your own sign-in">you are signed in</span></>}
           <div className="muted small">
             <code>{s.config.endpoint}</code>
             {connected && <> · {s.tools.length === 1 ? '1 tool' : `${s.tools.length} tools`}</>}
