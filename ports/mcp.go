@@ -35,6 +35,9 @@ type MCPServerStore interface {
 	// FindMCPPersonalGrant returns the sealed grant a person keeps for a
 	// server whose people sign in each ("" when they have none).
 	FindMCPPersonalGrant(ctx context.Context, serverID, userID string) (string, error)
+	// MCPPersonalGrantHolders returns the ids of the people who keep a
+	// grant for the server, sorted.
+	MCPPersonalGrantHolders(ctx context.Context, serverID string) ([]string, error)
 	// SaveMCPPersonalGrant replaces a person's sealed grant for a server
 	// ("" removes it) when what is stored is still expect ("" = none), as
 	// SaveMCPGrant does; it reports whether it wrote. conflict when the

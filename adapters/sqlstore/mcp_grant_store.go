@@ -17,6 +17,11 @@ func (db *DB) FindMCPPersonalGrant(ctx context.Context, serverID, userID string)
 	return sealed, translate(err)
 }
 
+// MCPPersonalGrantHolders implements ports.MCPServerStore.
+func (db *DB) MCPPersonalGrantHolders(ctx context.Context, serverID string) ([]string, error) {
+	return collect(ctx, db.read, scanString, `SELECT user_id FROM mcp_personal_grants WHERE server_id = ? ORDER BY user_id`, serverID)
+}
+
 // SaveMCPPersonalGrant implements ports.MCPServerStore: one statement per
 // case, each conditioned on what is stored, so a refresh racing a sign-out
 // or a new sign-in writes nothing.

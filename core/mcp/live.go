@@ -49,7 +49,7 @@ type conn struct {
 }
 
 // Start connects every enabled server in the background; a server each
-// person signs in to connects per person, when they first use it.
+// person signs in to, once for each person who keeps a grant for it.
 func (s *Service) Start(ctx context.Context) error {
 	rows, err := s.d.Store.ListMCPServers(ctx)
 	if err != nil {
@@ -59,7 +59,19 @@ func (s *Service) Start(ctx context.Context) error {
 	s.started = true
 	s.mu.Unlock()
 	for _, r := range rows {
-		if r.Enabled && !r.Config.PerPersonAuth {
+		switch {
+		case !r.Enabled:
+		case r.Config.PerPersonAuth:
+			// Everyone who signed in: a trigger's or a task's run must not
+			// find its owner's connection still to be made.
+			users, err := s.d.Store.MCPPersonalGrantHolders(ctx, r.ID)
+			if err != nil {
+				return err
+			}
+			for _, u := range users {
+				s.dialAgain(key{r.ID, u}, true)
+			}
+		default:
 			s.reconnect(r.ID)
 		}
 	}

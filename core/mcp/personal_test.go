@@ -124,6 +124,16 @@ func TestEachPersonSignsInAndCallsWithTheirOwnGrant(t *testing.T) {
 	if err := h.svc.Start(t.Context()); err != nil {
 		t.Fatal(err)
 	}
+	// Start dials everyone who keeps a grant, before anyone reads it.
+	eventually(t, "start connects each person on their stored grant", func() bool {
+		n := 0
+		for _, ss := range e.Open() {
+			if o := ss.Target().OAuth; o != nil && o.Grant != nil {
+				n++
+			}
+		}
+		return n == 2
+	})
 	h.untilAs(alice, s.ID, domain.MCPConnected)
 	h.untilAs(bob, s.ID, domain.MCPConnected)
 

@@ -725,6 +725,23 @@ func (s *MCPStore) FindMCPPersonalGrant(ctx context.Context, serverID, userID st
 	return s.grants[[2]string{serverID, userID}], nil
 }
 
+// MCPPersonalGrantHolders returns who keeps a grant for the server, sorted.
+func (s *MCPStore) MCPPersonalGrantHolders(ctx context.Context, serverID string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []string{}
+	for k := range s.grants {
+		if k[0] == serverID {
+			out = append(out, k[1])
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
 // SaveMCPPersonalGrant replaces a person's grant when it is still expect
 // ("" = none; sealed "" removes it); conflict when the server is gone
 // (the fake knows no users: any user id is one).

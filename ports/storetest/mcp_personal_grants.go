@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -44,6 +45,15 @@ func MCPPersonalGrants(t *testing.T, s ports.MCPServerStore, ann, bob string) {
 	save(bob, "", "bob-1", true)
 	find(ann, "ann-1")
 	find(bob, "bob-1")
+	holders := func(want ...string) {
+		t.Helper()
+		got, err := s.MCPPersonalGrantHolders(ctx, srv.ID)
+		slices.Sort(want)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("holders = %v, %v; want %v", got, err, want)
+		}
+	}
+	holders(ann, bob)
 	save(ann, "stale", "ann-2", false)
 	save(ann, "ann-1", "ann-2", true)
 	find(ann, "ann-2")
@@ -54,6 +64,7 @@ func MCPPersonalGrants(t *testing.T, s ports.MCPServerStore, ann, bob string) {
 	save(ann, "ann-1", "", false) // a stale sign-out removes nothing
 	save(ann, "ann-2", "", true)
 	find(ann, "")
+	holders(bob)
 	save(ann, "", "", true)
 	save(bob, "", "", false)
 
@@ -73,6 +84,7 @@ func MCPPersonalGrants(t *testing.T, s ports.MCPServerStore, ann, bob string) {
 	}
 	find(ann, "")
 	find(bob, "")
+	holders()
 
 	save(ann, "", "ann-4", true)
 	if err := s.DeleteMCPServer(ctx, srv.ID); err != nil {
