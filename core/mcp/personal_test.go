@@ -188,3 +188,25 @@ func TestEachPersonSignsInAndCallsWithTheirOwnGrant(t *testing.T) {
 	}
 	h.untilAs(bob, s.ID, domain.MCPNeedsAuth)
 }
+
+// TestAPersonalSignInOnAnotherReplicaConnectsWhenRead: a replica that
+// started before a person signed in on another connects them the first
+// time it reads the server for them; the others stay as they were.
+func TestAPersonalSignInOnAnotherReplicaConnectsWhenRead(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.endpoint("team", "whoami")
+	s := h.create(admin, domain.ScopeGlobal, personalInput("team"))
+	other := h.newService()
+	if err := other.Start(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	h.signInAs(alice, s.ID, "code-a")
+	eventually(t, "the other replica connects alice when it reads the server for her", func() bool {
+		v, err := other.Get(t.Context(), alice, s.ID)
+		return err == nil && v.Status == domain.MCPConnected && v.HasOAuthToken
+	})
+	if v, err := other.Get(t.Context(), bob, s.ID); err != nil || v.Status != domain.MCPNeedsAuth {
+		t.Fatalf("bob on the other replica: %+v, %v", v, err)
+	}
+}
