@@ -10,6 +10,7 @@ import { keys } from '../../lib/queries'
 import { renderWithData } from '../../test/render'
 import { admin, answer, mcpServer, member, oauthServer } from '../../test/mcp'
 import { MCPServersTab } from './MCPServersTab'
+import { MCPToolPicker } from './MCPToolPicker'
 
 type Call = [string, { params?: { path?: { id: string } }; body?: unknown }?]
 const calls = (m: 'POST' | 'PUT' | 'DELETE') => (vi.mocked(api[m]).mock.calls as unknown as Call[]).map(([path, opts]) => ({ path, ...opts }))
@@ -101,5 +102,13 @@ describe('the form', () => {
     expect(within(f).queryByRole('button', { name: 'Clear sign-in' })).not.toBeInTheDocument()
     await userEvent.click(within(f).getByRole('button', { name: 'Save' }))
     expect((calls('PUT')[0].body as { config: { per_person_auth?: boolean } }).config.per_person_auth).toBe(true)
+  })
+})
+
+describe('the agent form’s tool picker', () => {
+  it('says a server each person signs in to lists its tools once the reader signs in', () => {
+    renderWithData(<MCPToolPicker selected={[]} agent={{ scope: 'global', ownerId: admin.id }} errors={{}} onChange={() => {}} />,
+      [[keys.mcpServers, [team({ has_oauth_token: false, status: 'needs_auth', tools: [] })]]])
+    expect(screen.getByRole('group', { name: 'Tools of team' })).toHaveTextContent('sign in under Settings → MCP servers to list its tools')
   })
 })
