@@ -32,6 +32,21 @@ type MCPServerStore interface {
 	// row's grant is still expect — a refresh racing a clear or a new
 	// sign-in must not bring an old grant back. It reports whether it wrote.
 	SaveMCPGrant(ctx context.Context, id, expect, sealed string) (bool, error)
+	// FindMCPPersonalGrant returns the sealed grant a person keeps for a
+	// server whose people sign in each ("" when they have none).
+	FindMCPPersonalGrant(ctx context.Context, serverID, userID string) (string, error)
+	// MCPPersonalGrantHolders returns the ids of the people who keep a
+	// grant for the server, sorted.
+	MCPPersonalGrantHolders(ctx context.Context, serverID string) ([]string, error)
+	// SaveMCPPersonalGrant replaces a person's sealed grant for a server
+	// ("" removes it) when what is stored is still expect ("" = none), as
+	// SaveMCPGrant does; it reports whether it wrote. conflict when the
+	// server or the person is gone. A server's and a person's grants go
+	// with them.
+	SaveMCPPersonalGrant(ctx context.Context, serverID, userID, expect, sealed string) (bool, error)
+	// DeleteMCPPersonalGrants removes a server's personal grants: the one
+	// of userID, or every person's when userID is "". None is no error.
+	DeleteMCPPersonalGrants(ctx context.Context, serverID, userID string) error
 	// InsertMCPSignIn stores a sign-in waiting for its callback and drops
 	// the expired ones (at now); conflict when its state waits already or
 	// its server is gone. A server's sign-ins go with it.

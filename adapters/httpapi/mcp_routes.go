@@ -23,6 +23,7 @@ type MCPConfigInput struct {
 	OAuthClientID     string            `json:"oauth_client_id,omitempty" doc:"A pre-registered client; empty registers one dynamically"`
 	OAuthClientSecret string            `json:"oauth_client_secret,omitempty" doc:"Write-only: ******** keeps the stored secret, empty clears it"`
 	OAuthScopes       []string          `json:"oauth_scopes,omitempty" doc:"The scopes to request; empty asks for what the server advertises"`
+	PerPersonAuth     bool              `json:"per_person_auth,omitempty" doc:"Each person signs in with their own account (global oauth servers only): a run uses the grant of the person it runs for (a task's, workflow step's or trigger's owner). false (default): one shared sign-in serves everyone, as for a service account. Changing it drops the grants that no longer apply"`
 }
 
 // MCPServerInput is what a client writes about an MCP server (PUT replaces
@@ -36,7 +37,8 @@ type MCPServerInput struct {
 func (in MCPServerInput) core() mcp.Input {
 	c := in.Config
 	return mcp.Input{Name: in.Name, Enabled: in.Enabled, Config: domain.MCPConfig{Endpoint: c.Endpoint, Headers: c.Headers,
-		AuthMode: domain.MCPAuthMode(c.AuthMode), OAuthClientID: c.OAuthClientID, OAuthClientSecret: c.OAuthClientSecret, OAuthScopes: c.OAuthScopes}}
+		AuthMode: domain.MCPAuthMode(c.AuthMode), OAuthClientID: c.OAuthClientID, OAuthClientSecret: c.OAuthClientSecret, OAuthScopes: c.OAuthScopes,
+		PerPersonAuth: c.PerPersonAuth}}
 }
 
 // CreateMCPServerRequest adds a server; scope global is admin-only.
@@ -53,6 +55,7 @@ type MCPConfigView struct {
 	OAuthClientID     string            `json:"oauth_client_id"`
 	OAuthClientSecret string            `json:"oauth_client_secret" doc:"******** when a secret is stored, else empty"`
 	OAuthScopes       []string          `json:"oauth_scopes"`
+	PerPersonAuth     bool              `json:"per_person_auth" doc:"Each person signs in with their own account; status, last_error, has_oauth_token and tools are then the caller's own"`
 }
 
 // MCPToolView is one tool of a connected server.
@@ -72,9 +75,9 @@ type MCPServerView struct {
 	Config        MCPConfigView `json:"config"`
 	Scope         string        `json:"scope" enum:"scope"`
 	OwnerID       string        `json:"owner_id"`
-	Status        string        `json:"status" enum:"mcp_status" doc:"Derived: disabled, connecting, authorizing, needs_auth, disconnected or connected. Writes reconnect in the background: poll until it settles"`
-	LastError     string        `json:"last_error" doc:"Why the last connection attempt failed or ended; empty when connected"`
-	HasOAuthToken bool          `json:"has_oauth_token" doc:"Whether an OAuth grant is stored"`
+	Status        string        `json:"status" enum:"mcp_status" doc:"Derived: disabled, connecting, authorizing, needs_auth, disconnected or connected. Writes reconnect in the background: poll until it settles. When each person signs in (config.per_person_auth), the caller's own: needs_auth until they sign in"`
+	LastError     string        `json:"last_error" doc:"Why the last connection attempt failed or ended; empty when connected (the caller's own when each person signs in)"`
+	HasOAuthToken bool          `json:"has_oauth_token" doc:"Whether an OAuth grant is stored: the shared one, or when each person signs in, the caller's own"`
 	Tools         []MCPToolView `json:"tools" doc:"The live connection's tools; empty unless connected"`
 	CreatedAt     time.Time     `json:"created_at"`
 	UpdatedAt     time.Time     `json:"updated_at"`
@@ -84,7 +87,7 @@ func mcpServerView(s mcp.Server) MCPServerView {
 	c := s.Config
 	v := MCPServerView{ID: s.ID, Name: s.Name, Enabled: s.Enabled, Scope: string(s.Scope), OwnerID: s.OwnerID,
 		Config: MCPConfigView{Endpoint: c.Endpoint, Headers: c.Headers, AuthMode: string(c.AuthMode), OAuthClientID: c.OAuthClientID,
-			OAuthClientSecret: c.OAuthClientSecret, OAuthScopes: c.OAuthScopes},
+			OAuthClientSecret: c.OAuthClientSecret, OAuthScopes: c.OAuthScopes, PerPersonAuth: c.PerPersonAuth},
 		Status: string(s.Status), LastError: s.LastError, HasOAuthToken: s.HasOAuthToken, Tools: []MCPToolView{},
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 	for _, t := range s.Tools {
@@ -118,12 +121,18 @@ func (s *Server) mcpRoutes() []Route {
 			"Publish (admin) or unpublish (admin or author) an MCP server", http.StatusOK, s.handleMCPServerScope).
 			WithRefusals(http.StatusForbidden, http.StatusConflict),
 		op(http.MethodPost, p+"/:id/connect", "connectMCPServer", "mcp",
-			"Connect now; an OAuth server without a usable grant answers an authorize URL (again while authorizing: a fresh one)",
+			"Connect now; an OAuth server without a usable grant answers an authorize URL (again while authorizing: a fresh one). "+
+				"On a server each person signs in to, anyone who sees it connects and signs in as themselves",
 			http.StatusOK, s.handleConnectMCPServer).WithOptionalBody().
 			WithRefusals(http.StatusForbidden, http.StatusConflict, http.StatusBadGateway),
 		op(http.MethodDelete, p+"/:id/oauth-token", "clearMCPServerToken", "mcp",
-			"Drop the stored OAuth grant (to sign in again, e.g. with another account)", http.StatusOK, s.handleClearMCPToken).
+			"Drop the stored OAuth grant (to sign in again, e.g. with another account); on a server each person signs in to, the caller's own",
+			http.StatusOK, s.handleClearMCPToken).
 			WithRefusals(http.StatusForbidden),
+		op(http.MethodDelete, p+"/:id/my-sign-in", "signOutMCPServer", "mcp",
+			"Sign the caller out of a server each person signs in to: their own grant is dropped, everyone else's stays",
+			http.StatusOK, s.handleSignOutMCPServer).
+			WithRefusals(http.StatusConflict),
 		raw(http.MethodGet, p+"/oauth/callback", "mcpOAuthCallback", "mcp",
 			"Where the authorization server sends the browser back: completes the sign-in, and the popup closes itself",
 			"text/html", s.handleMCPCallback).PublicRoute().
@@ -226,6 +235,11 @@ func (s *Server) handleConnectMCPServer(c echo.Context, _ *NoBody) (MCPConnectVi
 
 func (s *Server) handleClearMCPToken(c echo.Context, _ *NoBody) (MCPServerView, error) {
 	v, err := s.deps.MCP.ClearGrant(c.Request().Context(), caller(c), c.Param("id"))
+	return mcpServerView(v), err
+}
+
+func (s *Server) handleSignOutMCPServer(c echo.Context, _ *NoBody) (MCPServerView, error) {
+	v, err := s.deps.MCP.SignOut(c.Request().Context(), caller(c), c.Param("id"))
 	return mcpServerView(v), err
 }
 

@@ -72,6 +72,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 	// run for seconds: more live runs than max_runs_per_user lets one
 	// member keep, which is not what this matrix is about.
 	h.call("PUT", "/api/v1/settings/max_runs_per_user", h.admin, map[string]string{"value": "1000"}).want(t, 200)
+	// Every MCP server route gets a fresh server of ann's: more than
+	// max_mcp_servers_per_user lets one account own.
+	h.call("PUT", "/api/v1/settings/max_mcp_servers_per_user", h.admin, map[string]string{"value": "100"}).want(t, 200)
 	w := &authzWorld{h: h, modelURL: url, made: map[string]string{}, tokens: map[string]string{"anon": "", "admin": h.admin, "ann": h.member("ann"), "bob": h.member("bob")}}
 	w.provider = w.create("ann", "/api/v1/providers", map[string]any{"name": "mine", "base_url": url + "/v1", "api_key": "sk-ann"})
 	w.agent = w.create("ann", "/api/v1/agents", map[string]any{"name": "helper", "model": "authz", "provider_id": w.provider,

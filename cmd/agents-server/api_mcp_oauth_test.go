@@ -38,11 +38,26 @@ import (
 // protectedServer is an MCP server (the official SDK's) that only answers
 // bearer tokens the authorization server signed: it serves its protected
 // resource metadata (RFC 9728) naming that server, and a whoami tool that
-// tells whose token called it.
+// tells whose token called it, and which token (tokenPrint).
 type protectedServer struct {
 	*httptest.Server
 	endpoint string
 	accepted atomic.Int64 // requests with a valid token
+	mu       sync.Mutex
+	calls    []string // the tokenPrint of each whoami call's token, in order
+}
+
+// tokenPrint names a bearer token without showing it.
+func tokenPrint(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return fmt.Sprintf("%x", sum[:6])
+}
+
+// whoamiCalls returns the token prints of the whoami calls so far.
+func (ps *protectedServer) whoamiCalls() []string {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return slices.Clone(ps.calls)
 }
 
 func startProtected(t *testing.T, issuer string) *protectedServer {
@@ -51,11 +66,15 @@ func startProtected(t *testing.T, issuer string) *protectedServer {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "secure", Version: "1"}, nil)
 	sdk.AddTool(srv, &sdk.Tool{Name: "whoami", Description: "Tells whose token called"},
 		func(ctx context.Context, req *sdk.CallToolRequest, _ struct{}) (*sdk.CallToolResult, any, error) {
-			who := "nobody"
+			who, print := "nobody", ""
 			if info := req.Extra.TokenInfo; info != nil {
 				who = info.UserID
+				print, _ = info.Extra["print"].(string)
 			}
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "you are " + who}}}, nil, nil
+			ps.mu.Lock()
+			ps.calls = append(ps.calls, print)
+			ps.mu.Unlock()
+			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: "you are " + who + " (token " + print + ")"}}}, nil, nil
 		})
 	mcpHandler := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
 	keys := &jwks{url: issuer + "/jwks"}
@@ -69,6 +88,7 @@ func startProtected(t *testing.T, issuer string) *protectedServer {
 		info, err := keys.verify(ctx, token, issuer)
 		if err == nil {
 			ps.accepted.Add(1)
+			info.Extra = map[string]any{"print": tokenPrint(token)}
 		}
 		return info, err
 	}

@@ -32,7 +32,7 @@ type SkillExists func(ctx context.Context, holder domain.Ownership, id string) (
 // name may be saved, and the live tools behind selected names.
 type MCPCatalog interface {
 	CheckSelectable(ctx context.Context, holder domain.Ownership, name string) error
-	Resolve(ctx context.Context, holder domain.Ownership, names []string) ([]mcp.Tool, []mcp.Unavailable, error)
+	Resolve(ctx context.Context, holder domain.Ownership, user string, names []string) ([]mcp.Tool, []mcp.Unavailable, error)
 }
 
 // Service manages agents.
@@ -267,7 +267,7 @@ func (s *Service) Tools(ctx context.Context, p domain.Principal, id string) ([]t
 	}
 	if s.mcp != nil {
 		// The live MCP tools: a server that is not connected offers none.
-		live, _, err := s.mcp.Resolve(ctx, a.Ownership, a.Tools)
+		live, _, err := s.mcp.Resolve(ctx, a.Ownership, p.User.ID, a.Tools)
 		if err != nil {
 			return nil, err
 		}

@@ -17,7 +17,8 @@ type MCPServer struct {
 	Enabled bool
 	Config  MCPConfig
 	// SealedGrant is the OAuth grant as stored (sealed JSON of MCPGrant);
-	// "" when there is none. Only the MCP service opens it.
+	// "" when there is none (always, when each person signs in:
+	// MCPConfig.PerPersonAuth). Only the MCP service opens it.
 	SealedGrant string
 	CreatedAt   time.Time
 	UpdatedAt   time.Time
@@ -33,6 +34,11 @@ type MCPConfig struct {
 	OAuthClientID     string            `json:"oauth_client_id"`
 	OAuthClientSecret string            `json:"oauth_client_secret"`
 	OAuthScopes       []string          `json:"oauth_scopes"`
+	// PerPersonAuth marks a shared OAuth server each person signs in to
+	// with their own account: a run uses the grant of the person it runs
+	// for, and SealedGrant stays empty. false: one shared sign-in (a
+	// service account) serves everyone.
+	PerPersonAuth bool `json:"per_person_auth,omitempty"`
 }
 
 // MCPAuthMode is how requests to an MCP server are authorized.

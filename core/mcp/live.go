@@ -48,7 +48,8 @@ type conn struct {
 	grant string
 }
 
-// Start connects every enabled server in the background.
+// Start connects every enabled server in the background; a server each
+// person signs in to, once for each person who keeps a grant for it.
 func (s *Service) Start(ctx context.Context) error {
 	rows, err := s.d.Store.ListMCPServers(ctx)
 	if err != nil {
@@ -58,7 +59,19 @@ func (s *Service) Start(ctx context.Context) error {
 	s.started = true
 	s.mu.Unlock()
 	for _, r := range rows {
-		if r.Enabled {
+		switch {
+		case !r.Enabled:
+		case r.Config.PerPersonAuth:
+			// Everyone who signed in: a trigger's or a task's run must not
+			// find its owner's connection still to be made.
+			users, err := s.d.Store.MCPPersonalGrantHolders(ctx, r.ID)
+			if err != nil {
+				return err
+			}
+			for _, u := range users {
+				s.dialAgain(key{r.ID, u}, true)
+			}
+		default:
 			s.reconnect(r.ID)
 		}
 	}
@@ -86,66 +99,13 @@ func (s *Service) Close() {
 	s.wg.Wait()
 }
 
-// live derives a server's status — the one place it is computed — with
-// its last error and its live tools. A row this replica is behind on — an
-// enabled server it never dialed (created on another replica), or one
-// waiting for a sign-in that another replica's callback has since
-// completed (a grant it has not seen) — is dialed now, so every replica
-// connects once any one of them signs the server in.
-func (s *Service) live(row domain.MCPServer) (domain.MCPStatus, string, []Tool) {
-	st, lastErr, tools, behind := s.liveNow(row)
-	if !behind {
-		return st, lastErr, tools
-	}
-	s.d.Log.Info("mcp server changed on another replica: connecting", "server", row.Name, "server_id", row.ID)
-	s.reconnect(row.ID)
-	st, lastErr, tools, _ = s.liveNow(row)
-	return st, lastErr, tools
-}
-
-// liveNow is live without the catching up: it also reports whether this
-// replica is behind the row.
-func (s *Service) liveNow(row domain.MCPServer) (_ domain.MCPStatus, _ string, _ []Tool, behind bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	c := s.conns[row.ID]
-	if c == nil {
-		if row.Enabled && s.started && s.root.Err() == nil {
-			return domain.MCPConnecting, "", nil, true
-		}
-		c = &conn{}
-	}
-	if row.Enabled && c.phase == idle && c.needsAuth && row.Config.AuthMode == domain.MCPAuthOAuth &&
-		row.SealedGrant != "" && row.SealedGrant != c.grant && s.started && s.root.Err() == nil {
-		return domain.MCPConnecting, "", nil, true
-	}
-	st, lastErr, tools := derive(row, c)
-	return st, lastErr, tools, false
-}
-
-// derive derives the status of row whose connection is c. s.mu is held.
-func derive(row domain.MCPServer, c *conn) (domain.MCPStatus, string, []Tool) {
-	switch {
-	case !row.Enabled:
-		return domain.MCPDisabled, "", nil
-	case c.phase == authorizing:
-		return domain.MCPAuthorizing, c.lastErr, nil
-	case c.phase == connecting:
-		return domain.MCPConnecting, c.lastErr, nil
-	case c.phase == connected:
-		return domain.MCPConnected, "", append([]Tool{}, c.tools...)
-	case row.Config.AuthMode == domain.MCPAuthOAuth && (row.SealedGrant == "" || c.needsAuth):
-		return domain.MCPNeedsAuth, c.lastErr, nil
-	}
-	return domain.MCPDisconnected, c.lastErr, nil
-}
-
-// connLocked returns the server's conn, made on first use. s.mu is held.
-func (s *Service) connLocked(id string) *conn {
-	c := s.conns[id]
+// connLocked returns the connection's conn, made on first use. s.mu is
+// held.
+func (s *Service) connLocked(k key) *conn {
+	c := s.conns[k]
 	if c == nil {
 		c = &conn{}
-		s.conns[id] = c
+		s.conns[k] = c
 	}
 	return c
 }
@@ -184,19 +144,39 @@ func (s *Service) supersede(c *conn, next phase, ended *ending) (uint64, context
 	return c.gen, ctx
 }
 
-// reconnect drops the server's connection and, unless the server is
-// disabled or gone, dials it again in the background.
-func (s *Service) reconnect(id string) { s.dialAgain(id, true) }
-
-// disconnect ends the server's connection for good (disabled or deleted).
-func (s *Service) disconnect(id string) {
+// reconnect drops the server's connections — the shared one and every
+// person's — and, unless the server is disabled or gone, dials them again
+// in the background (a dial finds which of them the row still has).
+func (s *Service) reconnect(id string) {
 	s.mu.Lock()
-	c := s.conns[id]
+	keys := []key{{server: id}}
+	for k := range s.conns {
+		if k.server == id && k.user != "" {
+			keys = append(keys, k)
+		}
+	}
+	s.mu.Unlock()
+	for _, k := range keys {
+		s.dialAgain(k, true)
+	}
+}
+
+// disconnect ends the server's connections for good (disabled or
+// deleted).
+func (s *Service) disconnect(id string) {
+	s.disconnectWhere(func(k key) bool { return k.server == id })
+}
+
+// disconnectWhere ends for good the connections whose keys match.
+func (s *Service) disconnectWhere(match func(key) bool) {
+	s.mu.Lock()
 	var closed ending
-	if c != nil {
-		s.supersede(c, idle, &closed)
-		c.cancel()
-		delete(s.conns, id)
+	for k, c := range s.conns {
+		if match(k) {
+			s.supersede(c, idle, &closed)
+			c.cancel()
+			delete(s.conns, k)
+		}
 	}
 	s.mu.Unlock()
 	s.finish(closed)
@@ -225,19 +205,26 @@ func closeAll(sessions []ports.MCPSession) {
 	}
 }
 
-// dial connects generation gen of the server and, once up, watches the
-// session until it ends. auth, when set, is the interactive sign-in the
-// dial may use.
-func (s *Service) dial(ctx context.Context, id string, gen uint64, auth *attempt) {
+// dial connects generation gen of the connection and, once up, watches
+// the session until it ends. auth, when set, is the interactive sign-in
+// the dial may use. A connection the row no longer has (the shared one of
+// a server each person signs in to, or the reverse) goes idle.
+func (s *Service) dial(ctx context.Context, k key, gen uint64, auth *attempt) {
+	id := k.server
 	row, err := s.d.Store.FindMCPServer(ctx, id)
-	if err != nil || !row.Enabled {
-		s.settle(id, gen, func(c *conn) { c.phase = idle })
+	if err != nil || !row.Enabled || row.Config.PerPersonAuth != (k.user != "") {
+		s.settle(k, gen, func(c *conn) { c.phase = idle })
 		return
 	}
-	s.settle(id, gen, func(c *conn) { c.grant = row.SealedGrant })
-	target, err := s.target(ctx, row, auth)
+	grant, err := s.grantOf(ctx, row, k.user)
 	if err != nil {
-		s.fail(id, gen, row.Name, err)
+		s.fail(k, gen, row.Name, err)
+		return
+	}
+	s.settle(k, gen, func(c *conn) { c.grant = grant })
+	target, err := s.target(ctx, row, k, grant, auth)
+	if err != nil {
+		s.fail(k, gen, row.Name, err)
 		return
 	}
 	hctx, cancel := context.WithTimeout(ctx, HandshakeTimeout)
@@ -249,20 +236,20 @@ func (s *Service) dial(ctx context.Context, id string, gen uint64, auth *attempt
 	session, err := s.d.Dialer.Dial(hctx, target)
 	if err != nil {
 		if auth != nil && ctx.Err() == nil && s.codeDelivered(auth) {
-			err = s.notAccepted(id, row.Name, err)
+			err = s.notAccepted(k, row, err)
 		}
-		s.fail(id, gen, row.Name, err)
+		s.fail(k, gen, row.Name, err)
 		return
 	}
 	listed, err := session.ListTools(hctx)
 	if err != nil {
 		_ = session.Close()
-		s.fail(id, gen, row.Name, err)
+		s.fail(k, gen, row.Name, err)
 		return
 	}
 	tools := exposed(row.Name, listed)
 	current := false
-	s.settle(id, gen, func(c *conn) {
+	s.settle(k, gen, func(c *conn) {
 		current = true
 		c.phase, c.session, c.tools, c.lastErr, c.needsAuth, c.failures, c.auth = connected, session, tools, "", false, 0, nil
 	})
@@ -287,20 +274,20 @@ func (s *Service) dial(ctx context.Context, id string, gen uint64, auth *attempt
 		why = "the connection ended: " + err.Error()
 	}
 	s.d.Log.Warn("mcp server connection lost", "server", row.Name, "server_id", id, "err", why)
-	s.lost(id, gen, session, why)
+	s.lost(k, gen, session, why)
 }
 
 // lost records that a live session of generation gen ended (or a call
 // found it dead) and schedules a redial.
-func (s *Service) lost(id string, gen uint64, session ports.MCPSession, why string) {
+func (s *Service) lost(k key, gen uint64, session ports.MCPSession, why string) {
 	s.mu.Lock()
-	c := s.conns[id]
+	c := s.conns[k]
 	if c == nil || c.gen != gen || c.session != session {
 		s.mu.Unlock()
 		return
 	}
 	c.session, c.tools, c.phase, c.lastErr = nil, nil, idle, why
-	s.scheduleLocked(id, c)
+	s.scheduleLocked(k, c)
 	s.mu.Unlock()
 	_ = session.Close()
 }
@@ -308,16 +295,16 @@ func (s *Service) lost(id string, gen uint64, session ports.MCPSession, why stri
 // fail records a failed dial of generation gen: a missing grant waits for
 // a sign-in, a transport failure is retried with backoff, anything else
 // waits for the next write or connect.
-func (s *Service) fail(id string, gen uint64, name string, err error) {
+func (s *Service) fail(k key, gen uint64, name string, err error) {
 	var me *ports.MCPError
 	kind := ports.MCPProtocol
 	if errors.As(err, &me) {
 		kind = me.Kind
 	}
-	s.d.Log.Warn("mcp server connect failed", "server", name, "server_id", id, "kind", kind, "err", err)
+	s.d.Log.Warn("mcp server connect failed", "server", name, "server_id", k.server, "kind", kind, "err", err)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.conns[id]
+	c := s.conns[k]
 	if c == nil || c.gen != gen {
 		return
 	}
@@ -326,12 +313,12 @@ func (s *Service) fail(id string, gen uint64, name string, err error) {
 	case ports.MCPNeedsAuth, ports.MCPAuthFailed:
 		c.needsAuth = true
 	case ports.MCPUnreachable:
-		s.scheduleLocked(id, c)
+		s.scheduleLocked(k, c)
 	}
 }
 
 // scheduleLocked redials after the next backoff wait. s.mu is held.
-func (s *Service) scheduleLocked(id string, c *conn) {
+func (s *Service) scheduleLocked(k key, c *conn) {
 	if s.root.Err() != nil {
 		return
 	}
@@ -342,30 +329,30 @@ func (s *Service) scheduleLocked(id string, c *conn) {
 	gen := c.gen
 	c.retry = time.AfterFunc(wait, func() {
 		s.mu.Lock()
-		current := s.conns[id] == c && c.gen == gen && c.phase == idle
+		current := s.conns[k] == c && c.gen == gen && c.phase == idle
 		s.mu.Unlock()
 		if current {
-			s.redial(id)
+			s.redial(k)
 		}
 	})
 }
 
 // redial dials again after a transport failure, keeping the failure count
 // for the backoff.
-func (s *Service) redial(id string) { s.dialAgain(id, false) }
+func (s *Service) redial(k key) { s.dialAgain(k, false) }
 
 // dialAgain supersedes the server's connection and dials a new
 // generation in the background. fresh (a write, a connect) starts the
 // failure count and the last error over; a redial keeps them, and does
 // nothing for a server no longer tracked.
-func (s *Service) dialAgain(id string, fresh bool) {
+func (s *Service) dialAgain(k key, fresh bool) {
 	s.mu.Lock()
-	c := s.conns[id]
+	c := s.conns[k]
 	if s.root.Err() != nil || (c == nil && !fresh) {
 		s.mu.Unlock()
 		return
 	}
-	c = s.connLocked(id)
+	c = s.connLocked(k)
 	var closed ending
 	gen, ctx := s.supersede(c, connecting, &closed)
 	if fresh {
@@ -376,22 +363,23 @@ func (s *Service) dialAgain(id string, fresh bool) {
 	s.wg.Add(1)
 	go func() {
 		defer s.wg.Done()
-		s.dial(ctx, id, gen, nil)
+		s.dial(ctx, k, gen, nil)
 	}()
 }
 
 // settle applies f to the server's conn if generation gen is still
 // current.
-func (s *Service) settle(id string, gen uint64, f func(*conn)) {
+func (s *Service) settle(k key, gen uint64, f func(*conn)) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c := s.conns[id]; c != nil && c.gen == gen {
+	if c := s.conns[k]; c != nil && c.gen == gen {
 		f(c)
 	}
 }
 
-// target resolves a row into what the dialer needs, secrets opened.
-func (s *Service) target(ctx context.Context, row domain.MCPServer, auth *attempt) (ports.MCPTarget, error) {
+// target resolves a row into what the dialer needs for connection k,
+// secrets opened; grant is the sealed grant k goes through.
+func (s *Service) target(ctx context.Context, row domain.MCPServer, k key, grant string, auth *attempt) (ports.MCPTarget, error) {
 	t := ports.MCPTarget{ServerID: row.ID, Name: row.Name, Endpoint: row.Config.Endpoint, Headers: map[string]string{}}
 	if s.d.Outbound != nil {
 		// Judged at every dial: an owner demoted since, or a setting
@@ -410,7 +398,7 @@ func (s *Service) target(ctx context.Context, row domain.MCPServer, auth *attemp
 		t.Headers[name] = v
 	}
 	if row.Config.AuthMode == domain.MCPAuthOAuth {
-		o, err := s.oauthFor(row, auth)
+		o, err := s.oauthFor(row, k, grant, auth)
 		if err != nil {
 			return t, err
 		}

@@ -93,39 +93,54 @@ type ConnectResult struct {
 // without a usable grant starts an interactive sign-in instead and returns
 // its authorize URL, whose redirect is callbackURL (the edge builds it from
 // --base-url, else from the request's own scheme and host); connecting
-// again while one waits supersedes it with a fresh URL. Returns not_found, forbidden, conflict for a disabled
-// server, upstream when the sign-in cannot start.
+// again while one waits supersedes it with a fresh URL. On a server each
+// person signs in to, anyone who sees it connects (and signs in) as
+// themselves; otherwise only who may edit it. Returns not_found,
+// forbidden, conflict for a disabled server, upstream when the sign-in
+// cannot start.
 func (s *Service) Connect(ctx context.Context, p domain.Principal, id, callbackURL string) (ConnectResult, error) {
 	row, err := s.find(ctx, p, id)
 	if err != nil {
 		return ConnectResult{}, err
 	}
-	if err := row.CheckUpdate(p, what); err != nil {
-		return ConnectResult{}, err
+	if !row.Config.PerPersonAuth {
+		if err := row.CheckUpdate(p, what); err != nil {
+			return ConnectResult{}, err
+		}
 	}
 	if !row.Enabled {
 		return ConnectResult{}, errs.E(errs.Conflict, "the MCP server is disabled: enable it before connecting")
 	}
+	k := keyFor(row, p.User.ID)
+	grant, err := s.grantOf(ctx, row, p.User.ID)
+	if err != nil {
+		return ConnectResult{}, err
+	}
 	s.mu.Lock()
-	needsAuth := s.conns[id] != nil && s.conns[id].needsAuth
+	needsAuth := s.conns[k] != nil && s.conns[k].needsAuth
 	s.mu.Unlock()
-	if row.Config.AuthMode != domain.MCPAuthOAuth || (row.SealedGrant != "" && !needsAuth) {
-		s.reconnect(id)
-		st, _, _ := s.live(row)
+	if row.Config.AuthMode != domain.MCPAuthOAuth || (grant != "" && !needsAuth) {
+		if row.Config.PerPersonAuth {
+			s.dialAgain(k, true)
+		} else {
+			s.reconnect(id)
+		}
+		st, _, _ := s.liveWith(row, p.User.ID, grant)
 		return ConnectResult{Status: st}, nil
 	}
-	return s.authorize(ctx, p, row, callbackURL)
+	return s.authorize(ctx, p, row, k, callbackURL)
 }
 
-// authorize starts an interactive sign-in and waits for its URL.
-func (s *Service) authorize(ctx context.Context, p domain.Principal, row domain.MCPServer, callbackURL string) (ConnectResult, error) {
+// authorize starts an interactive sign-in of connection k and waits for
+// its URL.
+func (s *Service) authorize(ctx context.Context, p domain.Principal, row domain.MCPServer, k key, callbackURL string) (ConnectResult, error) {
 	a := newAttempt(row.ID, p.User.ID, callbackURL)
 	s.mu.Lock()
 	if s.root.Err() != nil {
 		s.mu.Unlock()
 		return ConnectResult{}, errs.E(errs.Unavailable, "the server is shutting down")
 	}
-	c := s.connLocked(row.ID)
+	c := s.connLocked(k)
 	var closed ending
 	gen, dctx := s.supersede(c, authorizing, &closed)
 	c.auth, c.lastErr, c.failures = a, "", 0
@@ -137,7 +152,7 @@ func (s *Service) authorize(ctx context.Context, p domain.Principal, row domain.
 		defer s.wg.Done()
 		defer close(finished)
 		defer a.abandon()
-		s.dial(dctx, row.ID, gen, a)
+		s.dial(dctx, k, gen, a)
 	}()
 	timer := time.NewTimer(urlWait)
 	defer timer.Stop()
@@ -150,7 +165,7 @@ func (s *Service) authorize(ctx context.Context, p domain.Principal, row domain.
 	case <-finished:
 		// The dial ended without asking for a sign-in: the server could not
 		// be reached, or refused.
-		st, lastErr, _ := s.live(row)
+		st, lastErr, _ := s.live(ctx, row, p.User.ID)
 		if st == domain.MCPConnected {
 			return ConnectResult{Status: st}, nil
 		}
@@ -365,9 +380,13 @@ func (s *Service) notWaiting() error {
 }
 
 // ClearGrant drops a server's stored OAuth grant (to sign in again, say
-// with another account) and reconnects it, which then needs a sign-in.
+// with another account) and reconnects it, which then needs a sign-in. On
+// a server each person signs in to it signs the caller out (SignOut).
 // Returns not_found, forbidden.
 func (s *Service) ClearGrant(ctx context.Context, p domain.Principal, id string) (Server, error) {
+	if row, err := s.find(ctx, p, id); err == nil && row.Config.PerPersonAuth {
+		return s.SignOut(ctx, p, id)
+	}
 	row, err := s.d.Store.UpdateMCPServer(ctx, id, func(row *domain.MCPServer) error {
 		if err := row.CheckUpdate(p, what); err != nil {
 			return err
@@ -384,12 +403,13 @@ func (s *Service) ClearGrant(ctx context.Context, p domain.Principal, id string)
 	} else {
 		s.disconnect(id)
 	}
-	return s.view(row), nil
+	return s.view(ctx, row, p.User.ID), nil
 }
 
-// oauthFor gives a dial what OAuth needs: the client, the stored grant,
-// the one writer of grants, and — for an interactive attempt — Authorize.
-func (s *Service) oauthFor(row domain.MCPServer, a *attempt) (*ports.MCPOAuth, error) {
+// oauthFor gives connection k's dial what OAuth needs: the client, the
+// stored grant (sealed: grant), the one writer of grants, and — for an
+// interactive attempt — Authorize.
+func (s *Service) oauthFor(row domain.MCPServer, k key, grant string, a *attempt) (*ports.MCPOAuth, error) {
 	secret, err := s.box.Open(secretPlace(row.ID), row.Config.OAuthClientSecret)
 	if err != nil {
 		return nil, err
@@ -398,8 +418,8 @@ func (s *Service) oauthFor(row domain.MCPServer, a *attempt) (*ports.MCPOAuth, e
 	if a != nil {
 		o.RedirectURL = a.redirect
 	}
-	if row.SealedGrant != "" {
-		plain, err := s.box.Open(grantPlace(row.ID), row.SealedGrant)
+	if grant != "" {
+		plain, err := s.box.Open(grantPlaceOf(k), grant)
 		if err != nil {
 			return nil, err
 		}
@@ -410,32 +430,15 @@ func (s *Service) oauthFor(row domain.MCPServer, a *attempt) (*ports.MCPOAuth, e
 		o.Grant = &g
 	}
 	var mu sync.Mutex
-	stored := row.SealedGrant
+	stored := grant
 	o.SaveGrant = func(g domain.MCPGrant) error {
 		mu.Lock()
 		defer mu.Unlock()
-		raw, err := json.Marshal(g)
+		sealed, err := s.saveGrant(row, k, stored, g)
 		if err != nil {
 			return err
-		}
-		sealed, err := s.box.Seal(grantPlace(row.ID), string(raw))
-		if err != nil {
-			return err
-		}
-		ok, err := s.d.Store.SaveMCPGrant(context.WithoutCancel(s.root), row.ID, stored, sealed)
-		if err != nil {
-			return err
-		}
-		if !ok {
-			return &ports.MCPError{Kind: ports.MCPNeedsAuth, Message: "the sign-in was cleared or replaced while this connection used it"}
 		}
 		stored = sealed
-		// Known here, so it is not mistaken for another replica's sign-in.
-		s.mu.Lock()
-		if c := s.conns[row.ID]; c != nil {
-			c.grant = sealed
-		}
-		s.mu.Unlock()
 		return nil
 	}
 	if a != nil {
@@ -449,10 +452,12 @@ func (s *Service) oauthFor(row domain.MCPServer, a *attempt) (*ports.MCPOAuth, e
 // notAccepted is how a dial that had its code fails: the sign-in went
 // through in the browser, but it did not yield a working session. The log
 // line and whether a token was stored tell the two causes apart.
-func (s *Service) notAccepted(id, name string, err error) error {
+func (s *Service) notAccepted(k key, row domain.MCPServer, err error) error {
+	id, name := row.ID, row.Name
 	hasToken := false
 	if row, ferr := s.d.Store.FindMCPServer(context.WithoutCancel(s.root), id); ferr == nil {
-		hasToken = row.SealedGrant != ""
+		g, _ := s.grantOf(context.WithoutCancel(s.root), row, k.user)
+		hasToken = g != ""
 	}
 	hint := "the authorization response was refused before any token exchange: check the authorization server's metadata " +
 		"(RFC 9207 iss and authorization_response_iss_parameter_supported, issuer)"

@@ -59,7 +59,7 @@ type Service struct {
 	root  context.Context
 	stop  context.CancelFunc
 	mu    sync.Mutex
-	conns map[string]*conn // by server id
+	conns map[key]*conn // the shared connections and each person's
 	// attempts are this replica's interactive sign-ins waiting for their
 	// callback, by OAuth state (the store keeps every replica's).
 	attempts map[string]*attempt
@@ -75,12 +75,14 @@ func New(d Deps) *Service {
 		d.Log = slog.New(slog.DiscardHandler)
 	}
 	root, stop := context.WithCancel(context.Background())
-	return &Service{d: d, box: d.Box, root: root, stop: stop, conns: map[string]*conn{}}
+	return &Service{d: d, box: d.Box, root: root, stop: stop, conns: map[key]*conn{}}
 }
 
 // Server is a server as a read reports it: the row with its secrets
 // masked, the derived status, the last connection error, whether an OAuth
-// grant is stored, and the tools of the live connection.
+// grant is stored, and the tools of the live connection. On a server each
+// person signs in to, the status, error, grant and tools are the reader's
+// own.
 type Server struct {
 	domain.MCPServer
 	Status        domain.MCPStatus
@@ -98,7 +100,7 @@ func (s *Service) List(ctx context.Context, p domain.Principal) ([]Server, error
 	rows := domain.VisibleOrdered(all, p, func(x domain.MCPServer) domain.Ownership { return x.Ownership })
 	out := make([]Server, len(rows))
 	for i, r := range rows {
-		out[i] = s.view(r)
+		out[i] = s.view(ctx, r, p.User.ID)
 	}
 	return out, nil
 }
@@ -109,7 +111,7 @@ func (s *Service) Get(ctx context.Context, p domain.Principal, id string) (Serve
 	if err != nil {
 		return Server{}, err
 	}
-	return s.view(row), nil
+	return s.view(ctx, row, p.User.ID), nil
 }
 
 func (s *Service) find(ctx context.Context, p domain.Principal, id string) (domain.MCPServer, error) {
@@ -154,19 +156,22 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 	}
 	s.d.Log.Info("mcp server created", "server", row.Name, "server_id", row.ID, "enabled", row.Enabled)
 	s.reconnect(row.ID)
-	return s.view(row), nil
+	return s.view(ctx, row, p.User.ID), nil
 }
 
 // Update replaces a server's fields and reconnects it in the background.
-// A changed endpoint, auth mode or client id drops the OAuth grant in the
-// same transaction; a rename is refused while agents select the server's
-// tools by the old name. Returns not_found, forbidden, validation, conflict.
+// A changed endpoint, auth mode, client id or sign-in mode (one shared or
+// one per person) drops the OAuth grants: the shared one in the same
+// transaction, the personal ones right after; a rename is refused while
+// agents select the server's tools by the old name. Returns not_found,
+// forbidden, validation, conflict.
 func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in Input) (Server, error) {
 	var refused error // the change's own refusal, as opposed to the store's
+	var dropPersonal bool
 	actx, rec := audit.Stage(ctx, s.d.Clock.Now(), "mcp_server.update", audit.Object{Kind: "mcp_server", ID: id})
 	row, err := s.d.Store.UpdateMCPServer(actx, id, func(row *domain.MCPServer) error {
 		before := *row
-		refused = s.change(ctx, p, row, in)
+		dropPersonal, refused = s.change(ctx, p, row, in)
 		audit.Changed(rec, row.Name, before, *row)
 		return refused
 	})
@@ -176,33 +181,39 @@ func (s *Service) Update(ctx context.Context, p domain.Principal, id string, in 
 	if err != nil {
 		return Server{}, nameTaken(err, in.Name)
 	}
+	if dropPersonal {
+		if err := s.revokePersonal(ctx, row, ""); err != nil {
+			return Server{}, err
+		}
+	}
 	s.d.Log.Info("mcp server updated", "server", row.Name, "server_id", row.ID, "enabled", row.Enabled)
 	s.reconnect(row.ID)
-	return s.view(row), nil
+	return s.view(ctx, row, p.User.ID), nil
 }
 
 // change applies an update to the stored row: the caller may edit it, the
 // input is valid, a rename leaves no agent's selection behind, and a new
-// endpoint, auth mode or client id drops the grant.
-func (s *Service) change(ctx context.Context, p domain.Principal, row *domain.MCPServer, in Input) error {
+// endpoint, auth mode, client id or sign-in mode drops the grant. It
+// reports whether the people's own grants no longer apply.
+func (s *Service) change(ctx context.Context, p domain.Principal, row *domain.MCPServer, in Input) (dropPersonal bool, err error) {
 	if err := row.CheckUpdate(p, what); err != nil {
-		return err
+		return false, err
 	}
 	before := *row
 	drop, err := s.applyInput(row, in, before)
 	if err != nil {
-		return err
+		return false, err
 	}
 	if row.Name != before.Name {
 		if err := s.checkUnused(ctx, before, "renamed"); err != nil {
-			return err
+			return false, err
 		}
 	}
-	if drop {
+	if drop || row.Config.PerPersonAuth {
 		row.SealedGrant = ""
 	}
 	row.UpdatedAt = s.d.Clock.Now()
-	return nil
+	return drop && before.Config.PerPersonAuth, nil
 }
 
 // SetScope publishes (global, admins) or unpublishes (private, an admin
@@ -224,12 +235,15 @@ func (s *Service) SetScope(ctx context.Context, p domain.Principal, id string, t
 		return Server{}, err
 	}
 	s.d.Log.Info("mcp server scope changed", "server", row.Name, "server_id", id, "scope", to)
-	return s.view(row), nil
+	return s.view(ctx, row, p.User.ID), nil
 }
 
 func (s *Service) rescope(ctx context.Context, p domain.Principal, row *domain.MCPServer, to domain.Scope) error {
 	if err := row.CheckScopeChange(p, to, what); err != nil {
 		return err
+	}
+	if to != domain.ScopeGlobal && row.Config.PerPersonAuth {
+		return errs.E(errs.Conflict, "each person signs in to this server, which only a shared server can ask: switch it to one shared sign-in before making it private")
 	}
 	users, err := s.agentsSelecting(ctx, row.Name)
 	if err != nil {
@@ -335,9 +349,13 @@ func nameTaken(err error, name string) error {
 	return err
 }
 
-// view masks a row's secrets and adds the live facts.
-func (s *Service) view(row domain.MCPServer) Server {
-	out := Server{MCPServer: row, HasOAuthToken: row.SealedGrant != ""}
+// view masks a row's secrets and adds the live facts, as user sees them.
+func (s *Service) view(ctx context.Context, row domain.MCPServer, user string) Server {
+	grant, err := s.grantOf(ctx, row, user)
+	if err != nil {
+		s.d.Log.Warn("reading a person's MCP grant failed", "server", row.Name, "server_id", row.ID, "err", err)
+	}
+	out := Server{MCPServer: row, HasOAuthToken: grant != ""}
 	out.SealedGrant = ""
 	masked := make(map[string]string, len(row.Config.Headers))
 	for k, v := range row.Config.Headers {
@@ -348,6 +366,9 @@ func (s *Service) view(row domain.MCPServer) Server {
 	if out.Config.OAuthScopes == nil {
 		out.Config.OAuthScopes = []string{}
 	}
-	out.Status, out.LastError, out.Tools = s.live(row)
+	out.Status, out.LastError, out.Tools = s.liveWith(row, user, grant)
+	if err != nil {
+		out.Status, out.LastError, out.Tools = domain.MCPDisconnected, "the sign-in could not be read: "+err.Error(), nil
+	}
 	return out
 }

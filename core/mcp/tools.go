@@ -38,6 +38,9 @@ type Tool struct {
 	Annotations ports.MCPAnnotations
 	ServerID    string
 	Server      string
+	// user is whose connection serves the tool on a server each person
+	// signs in to ("" for the shared one).
+	user string
 }
 
 // Spec is the tool as a model is offered it, with the server it comes from
@@ -83,11 +86,13 @@ type Unavailable struct {
 }
 
 // Resolve finds the live tools behind an agent's selected names (the MCP
-// ones; others are skipped), as the agent's holder may use them. A server
-// that is not connected — or not one the holder may use — is reported
-// unavailable with the names it would have served, never dropped in
-// silence.
-func (s *Service) Resolve(ctx context.Context, holder domain.Ownership, names []string) ([]Tool, []Unavailable, error) {
+// ones; others are skipped), as the agent's holder may use them, for the
+// person user (whom the run is for: on a server each person signs in to,
+// their own connection serves it). A server that is not connected — or
+// not one the holder may use, or one the person has not signed in to — is
+// reported unavailable with the names it would have served, never dropped
+// in silence.
+func (s *Service) Resolve(ctx context.Context, holder domain.Ownership, user string, names []string) ([]Tool, []Unavailable, error) {
 	byServer := map[string][]string{}
 	var order []string
 	for _, n := range names {
@@ -116,11 +121,15 @@ func (s *Service) Resolve(ctx context.Context, holder domain.Ownership, names []
 			out = append(out, Unavailable{Server: srv, Tools: want, Reason: "no such MCP server"})
 			continue
 		}
-		status, lastErr, live := s.live(row)
+		status, lastErr, live := s.live(ctx, row, user)
 		if status != domain.MCPConnected {
 			reason := "the server is " + strings.ReplaceAll(string(status), "_", " ")
 			if lastErr != "" {
 				reason += ": " + lastErr
+			}
+			if row.Config.PerPersonAuth && status == domain.MCPNeedsAuth {
+				reason = "each person signs in to this server with their own account, and the person this run is for has not " +
+					"(or their sign-in expired): its tools are unavailable until they sign in (Connect in the MCP servers panel)"
 			}
 			out = append(out, Unavailable{Server: row.Name, Tools: want, Reason: reason})
 			continue
@@ -132,7 +141,7 @@ func (s *Service) Resolve(ctx context.Context, holder domain.Ownership, names []
 				missing = append(missing, n)
 				continue
 			}
-			t.ServerID = row.ID
+			t.ServerID, t.user = row.ID, keyFor(row, user).user
 			tools = append(tools, t)
 		}
 		if len(missing) > 0 {
@@ -181,7 +190,7 @@ func (s *Service) CheckSelectable(ctx context.Context, holder domain.Ownership, 
 	if !holder.MayReference(row.Ownership) {
 		return errs.E(errs.Validation, "a global agent can use only global MCP servers")
 	}
-	if status, _, live := s.live(row); status == domain.MCPConnected {
+	if status, _, live := s.live(ctx, row, holder.OwnerID); status == domain.MCPConnected {
 		if _, ok := toolNamed(live, name); !ok {
 			return errs.E(errs.Validation, "the MCP server %s offers no tool %q", row.Name, name)
 		}
@@ -194,8 +203,9 @@ func (s *Service) CheckSelectable(ctx context.Context, holder domain.Ownership, 
 // answer: the server is not connected, its sign-in is gone, or the
 // connection broke — then the status shows it.
 func (s *Service) Call(ctx context.Context, t Tool, args json.RawMessage) (ports.MCPResult, error) {
+	k := key{t.ServerID, t.user}
 	s.mu.Lock()
-	c := s.conns[t.ServerID]
+	c := s.conns[k]
 	var session ports.MCPSession
 	var gen uint64
 	if c != nil && c.phase == connected {
@@ -203,7 +213,7 @@ func (s *Service) Call(ctx context.Context, t Tool, args json.RawMessage) (ports
 	}
 	s.mu.Unlock()
 	if session == nil {
-		status, lastErr := s.statusOf(ctx, t.ServerID)
+		status, lastErr := s.statusOf(ctx, t.ServerID, t.user)
 		msg := fmt.Sprintf("the MCP server %s is %s", t.Server, strings.ReplaceAll(string(status), "_", " "))
 		if lastErr != "" {
 			msg += ": " + lastErr
@@ -220,31 +230,32 @@ func (s *Service) Call(ctx context.Context, t Tool, args json.RawMessage) (ports
 	if errors.As(err, &me) {
 		switch me.Kind {
 		case ports.MCPUnreachable:
-			s.lost(t.ServerID, gen, session, err.Error())
+			s.lost(k, gen, session, err.Error())
 		case ports.MCPNeedsAuth:
-			s.settle(t.ServerID, gen, func(c *conn) { c.needsAuth = true })
-			s.lost(t.ServerID, gen, session, err.Error())
+			s.settle(k, gen, func(c *conn) { c.needsAuth = true })
+			s.lost(k, gen, session, err.Error())
 			return res, errs.Wrap(errs.Upstream, err, "the MCP server %s needs to be signed in again (Connect it in the MCP servers panel): %s", t.Server, err.Error())
 		}
 	}
 	return res, errs.Wrap(errs.Upstream, err, "the MCP server %s: %s", t.Server, err.Error())
 }
 
-// statusOf reads a server's status by id.
-func (s *Service) statusOf(ctx context.Context, id string) (domain.MCPStatus, string) {
+// statusOf reads a server's status by id, as user sees it.
+func (s *Service) statusOf(ctx context.Context, id, user string) (domain.MCPStatus, string) {
 	row, err := s.d.Store.FindMCPServer(ctx, id)
 	if err != nil {
 		return domain.MCPDisconnected, "the server was deleted"
 	}
-	st, lastErr, _ := s.live(row)
+	st, lastErr, _ := s.live(ctx, row, user)
 	return st, lastErr
 }
 
 // ToolChars sizes the definitions of the tools an agent selects, per
-// server, for the context report: each connected server is asked within
-// ProbeTimeout; one that cannot answer is reported unavailable (-1).
-func (s *Service) ToolChars(ctx context.Context, holder domain.Ownership, names []string) (map[string]int, error) {
-	tools, unavailable, err := s.Resolve(ctx, holder, names)
+// server, as user would be offered them, for the context report: each
+// connected server is asked within ProbeTimeout; one that cannot answer is
+// reported unavailable (-1).
+func (s *Service) ToolChars(ctx context.Context, holder domain.Ownership, user string, names []string) (map[string]int, error) {
+	tools, unavailable, err := s.Resolve(ctx, holder, user, names)
 	if err != nil {
 		return nil, err
 	}
@@ -260,7 +271,7 @@ func (s *Service) ToolChars(ctx context.Context, holder domain.Ownership, names 
 	for _, t := range tools {
 		if !asked[t.ServerID] {
 			asked[t.ServerID] = true
-			if !s.probe(ctx, t.ServerID) {
+			if !s.probe(ctx, key{t.ServerID, t.user}) {
 				out[t.Server] = -1
 				continue
 			}
@@ -272,11 +283,11 @@ func (s *Service) ToolChars(ctx context.Context, holder domain.Ownership, names 
 	return out, nil
 }
 
-// probe asks a connected server for its tools within ProbeTimeout.
-func (s *Service) probe(ctx context.Context, id string) bool {
+// probe asks a connection for its server's tools within ProbeTimeout.
+func (s *Service) probe(ctx context.Context, k key) bool {
 	s.mu.Lock()
 	var session ports.MCPSession
-	if c := s.conns[id]; c != nil && c.phase == connected {
+	if c := s.conns[k]; c != nil && c.phase == connected {
 		session = c.session
 	}
 	s.mu.Unlock()

@@ -17,7 +17,7 @@ import (
 // resolveOne resolves one tool name for alice's private agent or fails.
 func (h *harness) resolveOne(name string) mcp.Tool {
 	h.t.Helper()
-	got, unavailable, err := h.svc.Resolve(h.t.Context(), domain.Ownership{Scope: domain.ScopePrivate, OwnerID: alice.User.ID}, []string{name})
+	got, unavailable, err := h.svc.Resolve(h.t.Context(), domain.Ownership{Scope: domain.ScopePrivate, OwnerID: alice.User.ID}, alice.User.ID, []string{name})
 	if err != nil || len(got) != 1 || len(unavailable) != 0 {
 		h.t.Fatalf("resolve %s = %+v, %+v, %v", name, got, unavailable, err)
 	}
@@ -174,7 +174,7 @@ func TestResolveAndCheckSelectable(t *testing.T) {
 		{"no MCP names", private, []string{"read_file", "shell"}, nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			tools, unavailable, err := h.svc.Resolve(t.Context(), tc.holder, tc.names)
+			tools, unavailable, err := h.svc.Resolve(t.Context(), tc.holder, tc.holder.OwnerID, tc.names)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -238,7 +238,7 @@ func TestToolChars(t *testing.T) {
 	h.waitStatus(brk.ID, domain.MCPConnected)
 	broken.FailListTools(unreachable("timeout"))
 	private := domain.Ownership{Scope: domain.ScopePrivate, OwnerID: alice.User.ID}
-	got, err := h.svc.ToolChars(t.Context(), private, []string{"sized__t1", "broken__b1", "nope__x"})
+	got, err := h.svc.ToolChars(t.Context(), private, private.OwnerID, []string{"sized__t1", "broken__b1", "nope__x"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,9 @@ func (ts toolset) Offer(ctx context.Context, r tools.Request) (tools.Offer, erro
 	if len(names) == 0 {
 		return o, nil
 	}
-	live, unavailable, err := ts.s.Resolve(ctx, r.Agent.Ownership, names)
+	// The run is for its owner (a task's, a workflow step's or a
+	// trigger's too): a server each person signs in to uses their grant.
+	live, unavailable, err := ts.s.Resolve(ctx, r.Agent.Ownership, r.Run.OwnerID, names)
 	if err != nil {
 		return o, err
 	}

@@ -130,6 +130,11 @@ func (svc *Service) applyInput(s *domain.MCPServer, in Input, stored domain.MCPS
 	case len(secret) > MaxHeaderValue:
 		f.Add("config.oauth_client_secret", "is too long")
 	}
+	if c.PerPersonAuth && !oauth {
+		f.Add("config.per_person_auth", "applies to auth_mode oauth: each person signs in with their own account")
+	} else if c.PerPersonAuth && s.Scope != domain.ScopeGlobal {
+		f.Add("config.per_person_auth", "applies to shared (global) servers only: a private server has one person, its owner")
+	}
 	if len(c.OAuthScopes) > MaxScopes {
 		f.Add("config.oauth_scopes", "at most %d scopes", MaxScopes)
 	}
@@ -150,8 +155,9 @@ func (svc *Service) applyInput(s *domain.MCPServer, in Input, stored domain.MCPS
 	s.Name = in.Name
 	s.Enabled = in.Enabled == nil || *in.Enabled
 	s.Config = domain.MCPConfig{Endpoint: endpoint, Headers: headers, AuthMode: mode, OAuthClientID: c.OAuthClientID,
-		OAuthClientSecret: sealedSecret, OAuthScopes: append([]string{}, c.OAuthScopes...)}
-	dropGrant = stored.ID != "" && (moved || mode != stored.Config.AuthMode || c.OAuthClientID != stored.Config.OAuthClientID)
+		OAuthClientSecret: sealedSecret, OAuthScopes: append([]string{}, c.OAuthScopes...), PerPersonAuth: c.PerPersonAuth}
+	dropGrant = stored.ID != "" && (moved || mode != stored.Config.AuthMode || c.OAuthClientID != stored.Config.OAuthClientID ||
+		c.PerPersonAuth != stored.Config.PerPersonAuth)
 	return dropGrant, nil
 }
 

@@ -217,6 +217,7 @@ type ContextReport struct {
 func (s *Journal) Context(ctx context.Context, p domain.Principal, id string) (ContextReport, error) {
 	var rep ContextReport
 	var agent domain.Agent
+	var owner string
 	err := s.store.ReadSession(ctx, id, func(r ports.SessionReader) error {
 		sess, err := r.Session(ctx)
 		if err != nil {
@@ -225,6 +226,7 @@ func (s *Journal) Context(ctx context.Context, p domain.Principal, id string) (C
 		if err := sess.CheckContent(p); err != nil {
 			return err
 		}
+		owner = sess.OwnerID
 		t := sess.Totals
 		rep = ContextReport{InputTokens: t.AnchorUsage.InputTokens, CachedTokens: t.AnchorUsage.CachedTokens,
 			CacheWriteTokens: t.AnchorUsage.CacheWriteTokens, ConversationTokens: t.ConversationTokens(),
@@ -246,7 +248,7 @@ func (s *Journal) Context(ctx context.Context, p domain.Principal, id string) (C
 		return rep, err
 	}
 	// Outside the snapshot: asking the servers takes up to their bound.
-	rep.Prompt, err = s.liveMCP(ctx, agent, rep.Prompt)
+	rep.Prompt, err = s.liveMCP(ctx, agent, owner, rep.Prompt)
 	return rep, err
 }
 
@@ -254,11 +256,11 @@ func (s *Journal) Context(ctx context.Context, p domain.Principal, id string) (C
 // they are now, per server ("mcp": [{server, chars, unavailable}]), in
 // place of the build's one bucket: their definitions live on the servers,
 // and a server that cannot answer is reported as such, not as zero.
-func (s *Journal) liveMCP(ctx context.Context, agent domain.Agent, profile json.RawMessage) (json.RawMessage, error) {
+func (s *Journal) liveMCP(ctx context.Context, agent domain.Agent, owner string, profile json.RawMessage) (json.RawMessage, error) {
 	if s.mcp == nil || !slices.ContainsFunc(agent.Tools, func(n string) bool { _, _, ok := domain.SplitMCPToolName(n); return ok }) {
 		return profile, nil
 	}
-	chars, err := s.mcp.ToolChars(ctx, agent.Ownership, agent.Tools)
+	chars, err := s.mcp.ToolChars(ctx, agent.Ownership, owner, agent.Tools)
 	if err != nil {
 		return nil, err
 	}

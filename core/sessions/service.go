@@ -33,7 +33,7 @@ type Journal struct {
 // asking each connected server within a short bound: -1 marks a server
 // that could not answer.
 type MCPProbe interface {
-	ToolChars(ctx context.Context, holder domain.Ownership, names []string) (map[string]int, error)
+	ToolChars(ctx context.Context, holder domain.Ownership, user string, names []string) (map[string]int, error)
 }
 
 // Deps are what a Journal needs.

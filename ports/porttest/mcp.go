@@ -32,6 +32,8 @@ type MCPStore struct {
 	rows  map[string]domain.MCPServer
 	// signIns are the waiting sign-ins, by state.
 	signIns map[string]domain.MCPSignIn
+	// grants are the personal grants, by server id and user id.
+	grants map[[2]string]string
 }
 
 var _ ports.MCPServerStore = (*MCPStore)(nil)
@@ -151,6 +153,11 @@ func (s *MCPStore) DeleteMCPServer(ctx context.Context, id string) error {
 		return errs.E(errs.NotFound, "MCP server not found")
 	}
 	delete(s.rows, id)
+	for k := range s.grants {
+		if k[0] == id {
+			delete(s.grants, k)
+		}
+	}
 	for state, in := range s.signIns {
 		if in.ServerID == id {
 			delete(s.signIns, state)
@@ -706,4 +713,78 @@ func (s *MCPSession) Refresh(g domain.MCPGrant) error {
 		return errs.E(errs.Internal, "porttest: the session has no OAuth grant writer")
 	}
 	return s.target.OAuth.SaveGrant(g)
+}
+
+// FindMCPPersonalGrant returns a person's sealed grant ("" for none).
+func (s *MCPStore) FindMCPPersonalGrant(ctx context.Context, serverID, userID string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.grants[[2]string{serverID, userID}], nil
+}
+
+// MCPPersonalGrantHolders returns who keeps a grant for the server, sorted.
+func (s *MCPStore) MCPPersonalGrantHolders(ctx context.Context, serverID string) ([]string, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := []string{}
+	for k := range s.grants {
+		if k[0] == serverID {
+			out = append(out, k[1])
+		}
+	}
+	slices.Sort(out)
+	return out, nil
+}
+
+// SaveMCPPersonalGrant replaces a person's grant when it is still expect
+// ("" = none; sealed "" removes it); conflict when the server is gone
+// (the fake knows no users: any user id is one).
+func (s *MCPStore) SaveMCPPersonalGrant(ctx context.Context, serverID, userID, expect, sealed string) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	s.write.Lock()
+	defer s.write.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	k := [2]string{serverID, userID}
+	if s.grants[k] != expect {
+		return false, nil
+	}
+	if sealed == "" {
+		delete(s.grants, k)
+		return true, nil
+	}
+	if _, ok := s.rows[serverID]; !ok {
+		return false, errs.E(errs.Conflict, "still referenced by other rows")
+	}
+	if s.grants == nil {
+		s.grants = map[[2]string]string{}
+	}
+	s.grants[k] = sealed
+	return true, nil
+}
+
+// DeleteMCPPersonalGrants removes the server's grant of userID, or every
+// person's when userID is "".
+func (s *MCPStore) DeleteMCPPersonalGrants(ctx context.Context, serverID, userID string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.write.Lock()
+	defer s.write.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k := range s.grants {
+		if k[0] == serverID && (userID == "" || k[1] == userID) {
+			delete(s.grants, k)
+		}
+	}
+	return nil
 }

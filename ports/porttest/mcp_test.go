@@ -82,3 +82,7 @@ func kindOf(err error) ports.MCPErrorKind {
 func TestMCPStoreKeepsTheSignInContract(t *testing.T) {
 	storetest.MCPSignIns(t, &porttest.MCPStore{}, "ann")
 }
+
+func TestMCPStoreKeepsThePersonalGrantContract(t *testing.T) {
+	storetest.MCPPersonalGrants(t, &porttest.MCPStore{}, "ann", "bob")
+}

@@ -450,9 +450,26 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Connect now; an OAuth server without a usable grant answers an authorize URL (again while authorizing: a fresh one) */
+        /** Connect now; an OAuth server without a usable grant answers an authorize URL (again while authorizing: a fresh one). On a server each person signs in to, anyone who sees it connects and signs in as themselves */
         post: operations["connectMCPServer"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/mcp-servers/{id}/my-sign-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Sign the caller out of a server each person signs in to: their own grant is dropped, everyone else's stays */
+        delete: operations["signOutMCPServer"];
         options?: never;
         head?: never;
         patch?: never;
@@ -468,7 +485,7 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Drop the stored OAuth grant (to sign in again, e.g. with another account) */
+        /** Drop the stored OAuth grant (to sign in again, e.g. with another account); on a server each person signs in to, the caller's own */
         delete: operations["clearMCPServerToken"];
         options?: never;
         head?: never;
@@ -2517,6 +2534,8 @@ export interface components {
             oauth_client_secret?: string;
             /** @description The scopes to request; empty asks for what the server advertises */
             oauth_scopes?: string[];
+            /** @description Each person signs in with their own account (global oauth servers only): a run uses the grant of the person it runs for (a task's, workflow step's or trigger's owner). false (default): one shared sign-in serves everyone, as for a service account. Changing it drops the grants that no longer apply */
+            per_person_auth?: boolean;
         };
         MCPConfigView: {
             /** @enum {string} */
@@ -2530,6 +2549,8 @@ export interface components {
             /** @description ******** when a secret is stored, else empty */
             oauth_client_secret: string;
             oauth_scopes: string[];
+            /** @description Each person signs in with their own account; status, last_error, has_oauth_token and tools are then the caller's own */
+            per_person_auth: boolean;
         };
         MCPConnectView: {
             /** @description For an OAuth server without a usable grant: open it (a popup) to sign in; the callback completes the connection */
@@ -2549,17 +2570,17 @@ export interface components {
             /** Format: date-time */
             created_at: string;
             enabled: boolean;
-            /** @description Whether an OAuth grant is stored */
+            /** @description Whether an OAuth grant is stored: the shared one, or when each person signs in, the caller's own */
             has_oauth_token: boolean;
             id: string;
-            /** @description Why the last connection attempt failed or ended; empty when connected */
+            /** @description Why the last connection attempt failed or ended; empty when connected (the caller's own when each person signs in) */
             last_error: string;
             name: string;
             owner_id: string;
             /** @enum {string} */
             scope: "private" | "global";
             /**
-             * @description Derived: disabled, connecting, authorizing, needs_auth, disconnected or connected. Writes reconnect in the background: poll until it settles
+             * @description Derived: disabled, connecting, authorizing, needs_auth, disconnected or connected. Writes reconnect in the background: poll until it settles. When each person signs in (config.per_person_auth), the caller's own: needs_auth until they sign in
              * @enum {string}
              */
             status: "disabled" | "connecting" | "authorizing" | "needs_auth" | "disconnected" | "connected";
@@ -4993,6 +5014,35 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    signOutMCPServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MCPServerView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
             503: components["responses"]["Error"];
         };
     };

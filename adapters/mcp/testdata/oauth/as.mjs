@@ -9,6 +9,7 @@
 //   - RFC 7591 dynamic client registration at POST /register;
 //   - refresh tokens that can be revoked (invalid_grant), a settable
 //     expires_in, and an optional RFC 9207 iss on the redirect;
+//   - a unique jti in every access token;
 //   - GET /_test/state (what happened) and POST /_test/{revoke,expires,iss}.
 // PORT picks the port.
 import http from 'node:http'
@@ -50,6 +51,12 @@ mock.service.on('beforeResponse', (resp, req) => {
     state.issued.push(resp.body.refresh_token)
     resp.body.expires_in = state.expiresIn
   }
+})
+
+// Every token is its own (a jti), so a test can tell whose token a call
+// carried even when two are issued in the same second for the same claims.
+mock.service.on('beforeTokenSigning', (token) => {
+  token.payload.jti = randomUUID()
 })
 
 mock.service.on('beforeAuthorizeRedirect', (redirect) => {

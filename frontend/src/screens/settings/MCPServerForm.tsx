@@ -7,7 +7,7 @@ import { api, ApiError, errorText, ok, type MCPServer } from '../../lib/api'
 import { followMCPServers } from '../../lib/mcpServers'
 import { buildBody, headersKeepable, initialState, secretKeepable, secretStored, splitFieldErrors, type AuthMode, type MCPFormState } from './mcpServerBody'
 
-const KNOWN = new Set(['name', 'enabled', 'scope', 'config.endpoint', 'config.auth_mode', 'config.headers', 'config.oauth_client_id', 'config.oauth_client_secret', 'config.oauth_scopes'])
+const KNOWN = new Set(['name', 'enabled', 'scope', 'config.endpoint', 'config.auth_mode', 'config.headers', 'config.oauth_client_id', 'config.oauth_client_secret', 'config.oauth_scopes', 'config.per_person_auth'])
 
 interface Props {
   /** The server as it was when the form opened; absent for a new one. */
@@ -36,7 +36,11 @@ export function MCPServerForm({ server, live, admin, onDone }: Props) {
   const keepHeaders = headersKeepable(f, server)
   const stored = secretStored(server)
   const keepSecret = secretKeepable(f, server)
-  const signedIn = (live ?? server)?.has_oauth_token && (live ?? server)?.config.auth_mode === 'oauth'
+  const now = live ?? server
+  // A personal sign-in is the caller's own: they sign out in the list, not here.
+  const signedIn = now?.has_oauth_token && now.config.auth_mode === 'oauth' && !now.config.per_person_auth
+  // Only a shared server may ask each person to sign in (its scope is set at creation by an admin, later with Publish).
+  const global = server ? server.scope === 'global' : admin && scope === 'global'
 
   async function save(e: FormEvent) {
     e.preventDefault()
@@ -123,6 +127,17 @@ export function MCPServerForm({ server, live, admin, onDone }: Props) {
           <Field label="Scopes" hint="Separated by spaces or commas; empty asks for what the server advertises" error={errors['config.oauth_scopes']}>{(id) => (
             <input id={id} value={f.scopes} onChange={(e) => set('scopes', e.target.value)} spellCheck={false} />
           )}</Field>
+          {(global || f.perPerson) && (
+            <Field label="Who signs in" error={errors['config.per_person_auth']}
+              hint={f.perPerson
+                ? 'Everyone connects their own account; a run uses the sign-in of the person it runs for. Switching drops the stored sign-ins.'
+                : 'One account (a service account) serves everyone who uses the server. Switching drops the stored sign-in.'}>{(id) => (
+              <select id={id} value={f.perPerson ? 'personal' : 'shared'} onChange={(e) => set('perPerson', e.target.value === 'personal')}>
+                <option value="shared">One shared sign-in</option>
+                <option value="personal">Each person signs in</option>
+              </select>
+            )}</Field>
+          )}
           {signedIn && (
             <div className="inline">
               <span className="muted small">A sign-in is stored.</span>

@@ -18,6 +18,22 @@ export function MCPServerRow({ server: s, rights, onEdit }: { server: MCPServer;
   const [error, setError] = useState('')
   const pill = statusPill(s.status)
   const connected = s.status === 'connected'
+  // Each person signs in: the status, grant and tools shown are the reader's own, and anyone who sees it connects as themselves.
+  const personal = s.config.auth_mode === 'oauth' && s.config.per_person_auth
+  const [signingOut, setSigningOut] = useState(false)
+
+  async function signOut() {
+    setError('')
+    setSigningOut(true)
+    try {
+      await ok(api.DELETE('/api/v1/mcp-servers/{id}/my-sign-in', { params: { path: { id: s.id } } }))
+      await followMCPServers(qc)
+    } catch (e) {
+      setError(errorText(e))
+    } finally {
+      setSigningOut(false)
+    }
+  }
 
   async function remove() {
     setConfirming(false)
@@ -36,7 +52,10 @@ export function MCPServerRow({ server: s, rights, onEdit }: { server: MCPServer;
         <div className="row-main">
           <b>{s.name}</b> <span className={`pill pill-${pill.tone}`} role="status" aria-label="Status">{pill.label}</span>
           {' '}<span className="pill" title="Who sees it">{s.scope}</span>
-          {s.config.auth_mode === 'oauth' && <> <span className="pill" title="Authentication">OAuth{s.has_oauth_token ? ' · signed in' : ''}</span></>}
+          {s.config.auth_mode === 'oauth' && (
+            <> <span className="pill" title="Authentication">{personal ? 'OAuth · each person' : 'OAuth'}{s.has_oauth_token && !personal ? ' · signed in' : ''}</span></>
+          )}
+          {personal && s.has_oauth_token && <> <span className="pill" title="Your own sign-in">you are signed in</span></>}
           <div className="muted small">
             <code>{s.config.endpoint}</code>
             {connected && <> · {s.tools.length === 1 ? '1 tool' : `${s.tools.length} tools`}</>}
@@ -45,10 +64,13 @@ export function MCPServerRow({ server: s, rights, onEdit }: { server: MCPServer;
         {connected && s.tools.length > 0 && (
           <button className="btn btn-ghost btn-sm" aria-expanded={showTools} onClick={() => setShowTools((o) => !o)}>Tools</button>
         )}
-        {rights.edit && s.enabled && (
+        {(rights.edit || personal) && s.enabled && (
           <button className="btn btn-ghost btn-sm" disabled={connecting} onClick={connect}>
             {connecting ? 'Connecting…' : connected ? 'Reconnect' : s.status === 'needs_auth' || s.status === 'authorizing' ? 'Sign in' : 'Connect'}
           </button>
+        )}
+        {personal && s.has_oauth_token && (
+          <button className="btn btn-ghost btn-sm" disabled={signingOut} onClick={signOut}>{signingOut ? 'Signing out…' : 'Sign out'}</button>
         )}
         {rights.edit && <button className="btn btn-ghost btn-sm" onClick={onEdit}>Edit</button>}
         <ScopeButton kind="mcp-servers" id={s.id} scope={s.scope} />
@@ -58,6 +80,7 @@ export function MCPServerRow({ server: s, rights, onEdit }: { server: MCPServer;
           <button className="btn btn-danger btn-sm" onClick={() => setConfirming(true)}>Delete</button>
         ))}
       </div>
+      {personal && <p className="muted small">Each person signs in with their own account; the status shown is yours.</p>}
       {!connected && s.last_error && <p className="result result-error" data-last-error>{s.last_error}</p>}
       {s.status === 'authorizing' && <p className="muted small">Waiting for the sign-in in the popup window. Closed it? Sign in again for a fresh one.</p>}
       {blockedURL && (

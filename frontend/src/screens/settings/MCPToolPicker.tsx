@@ -62,7 +62,9 @@ export function MCPToolPicker({ selected, agent, errors, onChange }: Props) {
           <fieldset key={g.server} className="mcp-picker-server" aria-label={`Tools of ${g.server}`} data-mcp-server={g.server}>
             <legend>{g.server} {pill && <span className={`pill pill-${pill.tone}`}>{pill.label}</span>}</legend>
             {g.row && g.row.status !== 'connected' && !g.choices.length && (
-              <p className="muted small">Not connected: its tools are listed once it is.{g.row.last_error && <><br />Last error: {g.row.last_error}</>}</p>
+              g.row.config.per_person_auth && g.row.status === 'needs_auth'
+                ? <p className="muted small">Each person signs in to it with their own account: sign in under Settings → MCP servers to list its tools. A run uses the sign-in of the person it runs for.</p>
+                : <p className="muted small">Not connected: its tools are listed once it is.{g.row.last_error && <><br />Last error: {g.row.last_error}</>}</p>
             )}
             {g.row?.status === 'connected' && !g.row.tools.length && <p className="muted small">It offers no tools.</p>}
             {g.choices.map((c, i) => {

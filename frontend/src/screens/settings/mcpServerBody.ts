@@ -19,6 +19,8 @@ export interface MCPFormState {
   secret: SecretEdit
   /** The scopes as typed: separated by spaces or commas. */
   scopes: string
+  /** Each person signs in with their own account (a global OAuth server only), rather than one shared sign-in. */
+  perPerson: boolean
   headers: SecretRow[]
 }
 
@@ -34,6 +36,7 @@ export function initialState(s?: MCPServer): MCPFormState {
     clientId: s?.config.oauth_client_id ?? '',
     secret: s ? { mode: 'keep', value: '' } : { mode: 'replace', value: '' },
     scopes: (s?.config.oauth_scopes ?? []).join(' '),
+    perPerson: s?.config.per_person_auth ?? false,
     headers: headerRowsOf(s),
   }
 }
@@ -96,6 +99,7 @@ export function buildBody(f: MCPFormState, s?: MCPServer): Built {
     config.oauth_client_id = f.clientId.trim()
     config.oauth_client_secret = secretToSend(f, s, fieldErrors)
     config.oauth_scopes = f.scopes.split(/[\s,]+/).filter(Boolean)
+    if (f.perPerson) config.per_person_auth = true
   }
   return { body: { name: f.name.trim(), enabled: f.enabled, config }, rowOf, headerErrors, fieldErrors }
 }
