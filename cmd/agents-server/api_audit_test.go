@@ -287,3 +287,61 @@ func TestTheAuditLogRecordsDecisionsSandboxesAndProjects(t *testing.T) {
 	}
 	noSecretIn(t, h, "a private reason", "hunter2-secret", "s3cret-env")
 }
+
+// Skills, workflows, guardrails and MCP servers record their creates,
+// updates, publishes and deletes with the fields they changed, as their
+// writers'; an update that changes nothing records nothing.
+func TestTheAuditLogRecordsSkillsWorkflowsGuardrailsAndMCPServers(t *testing.T) {
+	t.Parallel()
+	h := startServer(t, testConfig(t))
+	_, url := startScripted(t)
+	tok := h.member("wes")
+	agent := h.agentOn(tok, protocols(url)["openai-responses"], map[string]any{"name": "worker", "model": "m"})
+
+	var k httpapi.SkillView
+	h.call("POST", "/api/v1/skills", tok, map[string]any{"content": skillDoc("release", "How we cut a release")}).want(t, 201).decode(t, &k)
+	h.call("PUT", "/api/v1/skills/"+k.ID, tok, map[string]any{"content": skillDoc("release", "Revised")}).want(t, 200)
+	h.call("PUT", "/api/v1/skills/"+k.ID, tok, map[string]any{"content": skillDoc("release", "Revised")}).want(t, 200) // no change
+	h.call("POST", "/api/v1/skills/"+k.ID+"/scope", h.admin, map[string]string{"scope": "global"}).want(t, 200)
+
+	var wf struct{ ID string }
+	h.call("POST", "/api/v1/workflows", tok, map[string]any{"name": "ship", "description": "d",
+		"steps": []map[string]any{{"name": "one", "agent": agent, "prompt": "do it"}}}).want(t, 201).decode(t, &wf)
+	h.call("DELETE", "/api/v1/workflows/"+wf.ID, tok, nil).want(t, 204)
+
+	var g struct{ ID string }
+	h.call("POST", "/api/v1/guardrails", h.admin, map[string]any{"name": "no-x", "stages": []string{"output"}, "mode": "regex", "pattern": "x"}).
+		want(t, 201).decode(t, &g)
+
+	var m httpapi.MCPServerView
+	h.call("POST", "/api/v1/mcp-servers", tok, map[string]any{"name": "tools", "config": map[string]any{"endpoint": "http://127.0.0.1:1/mcp",
+		"headers": map[string]string{"Authorization": "Bearer mcp-header-secret"}}}).want(t, 201).decode(t, &m)
+	h.call("DELETE", "/api/v1/mcp-servers/"+m.ID, tok, nil).want(t, 204)
+
+	recs := h.auditLog("")
+	for _, c := range []struct{ action, id, actor string }{
+		{"skill.create", k.ID, "wes"}, {"skill.update", k.ID, "wes"}, {"skill.publish", k.ID, "admin"},
+		{"workflow.create", wf.ID, "wes"}, {"workflow.delete", wf.ID, "wes"},
+		{"guardrail.create", g.ID, "admin"}, {"mcp_server.create", m.ID, "wes"}, {"mcp_server.delete", m.ID, "wes"},
+	} {
+		if r := findAudit(t, recs, c.action, c.id, ""); r.ActorName != c.actor || r.Outcome != "success" {
+			t.Errorf("%s: %+v, want %s's", c.action, r, c.actor)
+		}
+	}
+	var skillUpdates int
+	for _, r := range recs {
+		if r.Action == "skill.update" && r.ObjectID == k.ID {
+			skillUpdates++
+			if !slices.Contains(r.Fields, "content") || !slices.Contains(r.Fields, "description") {
+				t.Errorf("the skill's update names %v", r.Fields)
+			}
+		}
+	}
+	if skillUpdates != 1 {
+		t.Fatalf("%d skill.update records: the update that changed nothing was recorded", skillUpdates)
+	}
+	if r := findAudit(t, recs, "skill.publish", k.ID, "release"); !slices.Equal(r.Fields, []string{"scope"}) {
+		t.Errorf("the publish names %v", r.Fields)
+	}
+	noSecretIn(t, h, "mcp-header-secret")
+}
