@@ -204,12 +204,15 @@ func (s *Server) shouldFail(model string, ex, step int, st Step) bool {
 
 // pick chooses the exchange answering a request: the first that matches
 // and has turns left — counted at each turn's first call, whose choice the
-// turn's later calls keep.
+// turn's later calls keep. A turn is known by its model and its user
+// message, so two conversations on one model taking turns at once (a
+// run and the background task it spawned) keep their own exchanges.
 func (s *Server) pick(conv conversation, sc Script) int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	turn := conv.model + "\x00" + conv.lastUser
 	if conv.afterUser > 0 {
-		if ex, ok := s.turnExchange[conv.model]; ok && ex < len(sc.Exchanges) && strings.Contains(conv.lastUser, sc.Exchanges[ex].When) {
+		if ex, ok := s.turnExchange[turn]; ok && ex < len(sc.Exchanges) && strings.Contains(conv.lastUser, sc.Exchanges[ex].When) {
 			return ex
 		}
 	}
@@ -224,7 +227,7 @@ func (s *Server) pick(conv conversation, sc Script) int {
 			}
 			s.failCounts[key]++
 		}
-		s.turnExchange[conv.model] = i
+		s.turnExchange[turn] = i
 		return i
 	}
 	return -1

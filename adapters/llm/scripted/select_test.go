@@ -122,3 +122,23 @@ func TestChunks(t *testing.T) {
 		t.Fatal("empty text has no chunks")
 	}
 }
+
+// Two conversations on one model taking turns at once (a run and the
+// task it spawned) keep their own exchanges, whichever order their calls
+// reach the server in.
+func TestInterleavedTurnsKeepTheirOwnExchanges(t *testing.T) {
+	s := New(Options{})
+	s.SetScript("m", Script{Exchanges: []Exchange{
+		{When: "JOB", Steps: []Step{{Text: "job 0"}, {Text: "job 1"}}},
+		{Steps: []Step{{Text: "parent 0"}, {Text: "parent 1"}}},
+	}})
+	got := []string{
+		s.resolve(conversation{model: "m", lastUser: "go deep"}).text,
+		s.resolve(conversation{model: "m", lastUser: "JOB"}).text,
+		s.resolve(conversation{model: "m", lastUser: "go deep", afterUser: 1}).text,
+		s.resolve(conversation{model: "m", lastUser: "JOB", afterUser: 1}).text,
+	}
+	if want := []string{"parent 0", "job 0", "parent 1", "job 1"}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+}

@@ -45,7 +45,8 @@ type Server struct {
 	mu         sync.Mutex
 	scripts    map[string]Script
 	failCounts map[failKey]int
-	// turnExchange is the exchange each model's current turn started on.
+	// turnExchange is the exchange each turn (model and user message)
+	// started on.
 	turnExchange map[string]int
 	requests     []Recorded
 	ids          atomic.Int64 // numbers responses, so ids differ between calls
