@@ -118,12 +118,24 @@ func TestApprovalPausesAndTheSameRunContinues(t *testing.T) {
 	}
 }
 
-func TestRejectionReasonReachesTheModelAndTwoCallsAreDecidedOneByOne(t *testing.T) {
-	t.Parallel()
+// pausedOnTwo is a member's run paused on two gated calls, watched over
+// the member's WebSocket.
+type pausedOnTwo struct {
+	h       *harness
+	model   *scripted.Server
+	token   string
+	ws      *wsClient
+	run     string
+	pending []httpapi.ApprovalView
+}
+
+// pauseOnTwoCalls starts a member's run that pauses on two gated calls.
+func pauseOnTwoCalls(t *testing.T, member string) pausedOnTwo {
+	t.Helper()
 	model, url := startScripted(t)
 	model.SetScript("gated", gatedScript())
 	h := startServer(t, testConfig(t))
-	tok := h.member("rej")
+	tok := h.member(member)
 	s := h.gatedSession(tok, url)
 	ws := h.dialWS(tok)
 	run := h.startRun(tok, s.ID, map[string]any{"input": "do it twice"})
@@ -133,6 +145,13 @@ func TestRejectionReasonReachesTheModelAndTwoCallsAreDecidedOneByOne(t *testing.
 	if len(pending) != 2 {
 		t.Fatalf("%d pending", len(pending))
 	}
+	return pausedOnTwo{h: h, model: model, token: tok, ws: ws, run: run, pending: pending}
+}
+
+func TestRejectionReasonReachesTheModelAndTwoCallsAreDecidedOneByOne(t *testing.T) {
+	t.Parallel()
+	p := pauseOnTwoCalls(t, "rej")
+	h, model, tok, ws, run, pending := p.h, p.model, p.token, p.ws, p.run, p.pending
 	var d httpapi.DecisionView
 	h.call("POST", "/api/v1/approvals/"+pending[0].ID+"/reject", tok, map[string]any{"reason": "not that list"}).want(t, 200).decode(t, &d)
 	if d.Status != "interrupted" {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
-	"github.com/agents-server/agents-server/core/domain"
 )
 
 // auditLog reads the whole audit log (newest first) as the admin, with
@@ -247,19 +246,8 @@ func TestTheAuditLogRecordsTriggersAndRefusedDeliveries(t *testing.T) {
 // as their writers', without the secrets in their configuration.
 func TestTheAuditLogRecordsDecisionsSandboxesAndProjects(t *testing.T) {
 	t.Parallel()
-	model, url := startScripted(t)
-	model.SetScript("gated", gatedScript())
-	h := startServer(t, testConfig(t))
-	tok := h.member("dee")
-	s := h.gatedSession(tok, url)
-	ws := h.dialWS(tok)
-	run := h.startRun(tok, s.ID, map[string]any{"input": "do it twice"})
-	for ev := ws.read(); ev.Type != domain.EventInterrupted; ev = ws.read() {
-	}
-	pending := h.approvals(tok, s.ID)
-	if len(pending) != 2 {
-		t.Fatalf("%d pending", len(pending))
-	}
+	paused := pauseOnTwoCalls(t, "dee")
+	h, tok, ws, run, pending := paused.h, paused.token, paused.ws, paused.run, paused.pending
 	h.call("POST", "/api/v1/approvals/"+pending[0].ID+"/reject", tok, map[string]any{"reason": "a private reason"}).want(t, 200)
 	ws.send("tool.approve", map[string]any{"tool_call_id": pending[1].ToolCallID})
 	ws.until(run)

@@ -2,9 +2,8 @@
 // asked for it (the connect answer's cookie rides the authorization
 // server's redirect back to the callback), and a browser that did not ask
 // — someone the link was forwarded to — completes nothing.
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { expect, test } from './fixtures'
+import { startProtectedStub } from './protectedStub'
 import { authServerMissing, startAuthServer } from './stack.mjs'
 
 test('mcp oauth: the sign-in completes in the browser that asked for it, and in no other', async ({ page, browser, user, tag }) => {
@@ -12,21 +11,11 @@ test('mcp oauth: the sign-in completes in the browser that asked for it, and in 
   if (missing && process.env.AGENTS_CI === '1') throw new Error(`e2e: ${missing}; AGENTS_CI=1 requires it`)
   test.skip(!!missing, missing)
   const as = await startAuthServer()
-  // A protected MCP endpoint naming that authorization server; it takes
-  // no token (the sign-in, not the connection, is what this test is about).
-  const rs = http.createServer((req, res) => {
-    const base = `http://127.0.0.1:${(rs.address() as AddressInfo).port}`
-    if (req.url?.startsWith('/.well-known/oauth-protected-resource')) {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ resource: `${base}/mcp`, authorization_servers: [as.url] }))
-      return
-    }
-    res.writeHead(401, { 'WWW-Authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` }).end('sign in')
-  })
-  await new Promise<void>((r) => rs.listen(0, '127.0.0.1', r))
+  const rs = await startProtectedStub(as.url)
   const other = await browser.newContext()
   try {
     const name = `secure-${tag}`
-    const endpoint = `http://127.0.0.1:${(rs.address() as AddressInfo).port}/mcp`
+    const endpoint = rs.endpoint
     const server = await user.api('POST', '/mcp-servers', { name, config: { endpoint, auth_mode: 'oauth' } })
 
     // The person signs in from the MCP servers panel: a popup, the
@@ -52,7 +41,7 @@ test('mcp oauth: the sign-in completes in the browser that asked for it, and in 
     await user.api('DELETE', `/mcp-servers/${server.id}`)
   } finally {
     await other.close()
-    await new Promise((r) => rs.close(r))
+    await rs.close()
     await as.stop()
   }
 })

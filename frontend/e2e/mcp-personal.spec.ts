@@ -3,11 +3,10 @@
 // sign in in a popup as themselves and sign out again, while a member's
 // status stays their own (needs sign-in). The panel passes the axe checks
 // and fits a phone.
-import http from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { expectAccessible } from './axe'
 import { expect, test } from './fixtures'
 import { expectFits } from './fits'
+import { startProtectedStub } from './protectedStub'
 import { authServerMissing, startAuthServer } from './stack.mjs'
 
 // axe is injected into the page: the test's script, not the app's.
@@ -18,20 +17,10 @@ test('mcp personal sign-ins: each person signs in and out as themselves', async 
   if (missing && process.env.AGENTS_CI === '1') throw new Error(`e2e: ${missing}; AGENTS_CI=1 requires it`)
   test.skip(!!missing, missing)
   const as = await startAuthServer()
-  // A protected MCP endpoint naming that authorization server; it takes no
-  // token (the sign-in, not the connection, is what this test is about).
-  const rs = http.createServer((req, res) => {
-    const base = `http://127.0.0.1:${(rs.address() as AddressInfo).port}`
-    if (req.url?.startsWith('/.well-known/oauth-protected-resource')) {
-      res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ resource: `${base}/mcp`, authorization_servers: [as.url] }))
-      return
-    }
-    res.writeHead(401, { 'WWW-Authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"` }).end('sign in')
-  })
-  await new Promise<void>((r) => rs.listen(0, '127.0.0.1', r))
+  const rs = await startProtectedStub(as.url)
   try {
     const name = `team-${tag}`
-    const endpoint = `http://127.0.0.1:${(rs.address() as AddressInfo).port}/mcp`
+    const endpoint = rs.endpoint
     const server = await user.api('POST', '/mcp-servers', { name, scope: 'global', config: { endpoint, auth_mode: 'oauth', per_person_auth: true } })
     const member = await newUser('member', 'mo')
 
@@ -58,7 +47,7 @@ test('mcp personal sign-ins: each person signs in and out as themselves', async 
     expect((await user.api('GET', `/mcp-servers/${server.id}`)).has_oauth_token, 'signed out').toBe(false)
     await user.api('DELETE', `/mcp-servers/${server.id}`)
   } finally {
-    await new Promise((r) => rs.close(r))
+    await rs.close()
     await as.stop()
   }
 })
