@@ -56,4 +56,9 @@ type OIDCStore interface {
 	// when (issuer, subject) is linked already or the user does not
 	// exist. An identity goes with its user.
 	CreateOIDCIdentity(ctx context.Context, id domain.OIDCIdentity) error
+	// CreateOIDCUser makes the account u linked to identity id (whose
+	// UserID is u.ID) in one transaction: neither stands without the
+	// other. Returns conflict when the username is taken or (issuer,
+	// subject) is linked already.
+	CreateOIDCUser(ctx context.Context, u domain.User, id domain.OIDCIdentity) error
 }

@@ -66,7 +66,22 @@ func (db *DB) FindOIDCIdentity(ctx context.Context, issuer, subject string) (dom
 // CreateOIDCIdentity implements ports.OIDCStore: a taken (issuer,
 // subject) or a missing user is a conflict (the key, the foreign key).
 func (db *DB) CreateOIDCIdentity(ctx context.Context, id domain.OIDCIdentity) error {
-	_, err := db.exec(ctx, `INSERT INTO oidc_identities (issuer, subject, user_id, email, created_at) VALUES (?, ?, ?, ?, ?)`,
+	return insertIdentity(ctx, db.writer(), id)
+}
+
+// CreateOIDCUser implements ports.OIDCStore: the account and its
+// identity in one transaction.
+func (db *DB) CreateOIDCUser(ctx context.Context, u domain.User, id domain.OIDCIdentity) error {
+	return db.tx(ctx, func(tx txQ) error {
+		if err := insertUser(ctx, tx, u); err != nil {
+			return err
+		}
+		return insertIdentity(ctx, tx, id)
+	})
+}
+
+func insertIdentity(ctx context.Context, q querier, id domain.OIDCIdentity) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO oidc_identities (issuer, subject, user_id, email, created_at) VALUES (?, ?, ?, ?, ?)`,
 		id.Issuer, id.Subject, id.UserID, id.Email, ms(id.CreatedAt))
-	return err
+	return translate(err)
 }

@@ -32,9 +32,15 @@ func scanUser(r rowScanner) (domain.User, error) {
 
 // CreateUser implements ports.UserStore.
 func (db *DB) CreateUser(ctx context.Context, u domain.User) error {
-	_, err := db.exec(ctx, `INSERT INTO users (`+userColumns+`, username_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	return insertUser(ctx, db.writer(), u)
+}
+
+// insertUser inserts u with q (the writer, or a write transaction).
+func insertUser(ctx context.Context, q querier, u domain.User) error {
+	_, err := q.ExecContext(ctx, `INSERT INTO users (`+userColumns+`, username_key) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		u.ID, u.Username, u.PasswordHash, string(u.Role), u.Disabled, u.Bootstrap, ms(u.CreatedAt), ms(u.UpdatedAt),
 		domain.UsernameKey(u.Username))
+	err = translate(err)
 	if errs.Is(err, errs.Conflict) {
 		return errs.Wrap(errs.Conflict, err, "username %q is taken", u.Username)
 	}

@@ -2,6 +2,8 @@ package main
 
 import (
 	"net/url"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
@@ -41,6 +43,15 @@ func TestOIDCGroupsMapToRoles(t *testing.T) {
 	s.call("PATCH", "/api/v1/auth/users/"+me.ID, s.admin, map[string]any{"role": "member"}).want(t, 204)
 	if again, _ := s.signIn("boss", "boss-password"); s.meOf(again).Role != "admin" {
 		t.Fatal("the groups claim did not make boss an admin again")
+	}
+	// The log holds the admin's demotion and the claim's promotion, each
+	// with its actor.
+	var changes []string
+	for _, r := range s.auditLog("&action=user.update&object=" + me.ID) {
+		changes = append(changes, r.ActorName+":"+strings.Join(r.Fields, ","))
+	}
+	if !slices.Equal(changes, []string{"boss:role", "admin:role"}) {
+		t.Fatalf("the role changes recorded: %v", changes)
 	}
 	if token, refusal = s.signIn("dev", "dev-password"); token == "" || s.meOf(token).Role != "member" {
 		t.Fatalf("a member group: token %q, refusal %q", token, refusal)

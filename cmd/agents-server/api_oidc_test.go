@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
@@ -45,5 +46,11 @@ func TestOIDCFirstSignInMakesTheAccountAndTheNextReusesIt(t *testing.T) {
 	s.call("GET", "/api/v1/auth/users", s.admin, nil).want(t, 200).decode(t, &users)
 	if len(users) != 2 {
 		t.Fatalf("%d accounts after two sign-ins of one person (admin + ann expected): %+v", len(users), users)
+	}
+	// The account was made once, with its identity, by ann herself.
+	made := s.auditLog("&action=user.create")
+	if len(made) != 1 || made[0].ObjectID != me.ID || made[0].ActorID != me.ID ||
+		!slices.Equal(made[0].Fields, []string{"oidc_identity", "role", "username"}) {
+		t.Fatalf("the account's record: %+v", made)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/agents-server/agents-server/core/audit"
 	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/livestreams"
@@ -14,23 +15,30 @@ import (
 // oidcAccount finds the account of the person the claims name: the one
 // linked to (issuer, subject); else, on a first sign-in, the local
 // account whose username is the verified email when an admin allows
-// linking; else a new account with role (member when "").
+// linking; else a new account with role (member when ""), made with its
+// identity in one transaction. A first sign-in of the same person
+// completing in parallel (another tab, another replica) wins the link:
+// theirs is the account.
 func (s *Service) oidcAccount(ctx context.Context, c domain.OIDCClaims, role domain.Role) (domain.User, error) {
 	if u, err := s.linkedUser(ctx, c); !errs.Is(err, errs.NotFound) {
 		return u, err
 	}
-	u, err := s.linkOrCreate(ctx, c, role)
+	now := s.clock.Now()
+	identity := domain.OIDCIdentity{Issuer: c.Issuer, Subject: c.Subject, Email: c.Email, CreatedAt: now}
+	u, found, err := s.linkable(ctx, c)
 	if err != nil {
 		return domain.User{}, err
 	}
-	err = s.oidc.Store.CreateOIDCIdentity(ctx, domain.OIDCIdentity{Issuer: c.Issuer, Subject: c.Subject, UserID: u.ID,
-		Email: c.Email, CreatedAt: s.clock.Now()})
-	if errs.Is(err, errs.Conflict) {
-		// The same person's first sign-in completed in parallel (another
-		// tab, another replica): theirs is the account.
-		return s.linkedUser(ctx, c)
+	if found {
+		identity.UserID = u.ID
+		err := s.oidc.Store.CreateOIDCIdentity(audit.Change(actingAs(ctx, u), now, "user.link_identity",
+			audit.Object{Kind: "user", ID: u.ID, Name: u.Username}, "oidc_identity"), identity)
+		if errs.Is(err, errs.Conflict) {
+			return s.linkedUser(ctx, c)
+		}
+		return u, storeDown(err)
 	}
-	return u, storeDown(err)
+	return s.createOIDCUser(ctx, c, role, identity)
 }
 
 // linkedUser is the user (issuer, subject) is linked to, or not_found.
@@ -49,43 +57,54 @@ func (s *Service) linkedUser(ctx context.Context, c domain.OIDCClaims) (domain.U
 	return u, nil
 }
 
-// linkOrCreate is a first sign-in's account.
-func (s *Service) linkOrCreate(ctx context.Context, c domain.OIDCClaims, role domain.Role) (domain.User, error) {
-	if c.EmailVerified && c.Email != "" {
-		link, err := s.oidc.Settings.Bool(ctx, domain.OIDCLinkVerifiedEmailSetting)
-		if err != nil {
-			return domain.User{}, storeDown(err)
-		}
-		if link {
-			u, err := s.users.FindUserByUsername(ctx, c.Email)
-			if err == nil && !u.Bootstrap {
-				// The bootstrap admin is the recovery account: no
-				// provider's word signs it in.
-				return u, nil
-			}
-			if err != nil && !errs.Is(err, errs.NotFound) {
-				return domain.User{}, storeDown(err)
-			}
-		}
+// linkable is the local account a first sign-in links to: the one named
+// by the provider's verified email, when an admin allows linking.
+func (s *Service) linkable(ctx context.Context, c domain.OIDCClaims) (domain.User, bool, error) {
+	if !c.EmailVerified || c.Email == "" {
+		return domain.User{}, false, nil
 	}
+	link, err := s.oidc.Settings.Bool(ctx, domain.OIDCLinkVerifiedEmailSetting)
+	if err != nil || !link {
+		return domain.User{}, false, storeDown(err)
+	}
+	u, err := s.users.FindUserByUsername(ctx, c.Email)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return domain.User{}, false, nil
+	case err != nil:
+		return domain.User{}, false, storeDown(err)
+	}
+	// The bootstrap admin is the recovery account: no provider's word
+	// signs it in.
+	return u, !u.Bootstrap, nil
+}
+
+// createOIDCUser makes a first sign-in's account, with its identity, under
+// the first free name; a conflict that is the identity (linked meanwhile
+// by a parallel sign-in) hands over that account.
+func (s *Service) createOIDCUser(ctx context.Context, c domain.OIDCClaims, role domain.Role, identity domain.OIDCIdentity) (domain.User, error) {
 	if role == "" {
 		role = domain.RoleMember
 	}
 	base := oidcUsername(c)
-	now := s.clock.Now()
 	for n := 1; n <= 50; n++ {
 		name := base
 		if n > 1 {
 			suffix := "-" + strconv.Itoa(n)
 			name = truncateRunes(base, domain.MaxUsernameLen-len(suffix)) + suffix
 		}
-		u := domain.User{ID: s.ids.NewID(), Username: name, Role: role, CreatedAt: now, UpdatedAt: now}
-		err := s.users.CreateUser(ctx, u)
+		u := domain.User{ID: s.ids.NewID(), Username: name, Role: role, CreatedAt: identity.CreatedAt, UpdatedAt: identity.CreatedAt}
+		identity.UserID = u.ID
+		err := s.oidc.Store.CreateOIDCUser(audit.Change(actingAs(ctx, u), identity.CreatedAt, "user.create",
+			audit.Object{Kind: "user", ID: u.ID, Name: u.Username}, "username", "role", "oidc_identity"), u, identity)
 		if err == nil {
 			return u, nil
 		}
 		if !errs.Is(err, errs.Conflict) {
 			return domain.User{}, storeDown(err)
+		}
+		if linked, err := s.linkedUser(ctx, c); !errs.Is(err, errs.NotFound) {
+			return linked, err
 		}
 	}
 	return domain.User{}, refuse(domain.RefusedAccount, "no free username was found for you: ask an admin to make your account")
@@ -123,7 +142,8 @@ func truncateRunes(s string, n int) string {
 // on.
 func (s *Service) applyRole(ctx context.Context, u domain.User, role domain.Role) domain.User {
 	now := s.clock.Now()
-	after, err := s.users.UpdateUser(ctx, u.ID, func(x *domain.User, others int) error {
+	actx := audit.Change(actingAs(ctx, u), now, "user.update", audit.Object{Kind: "user", ID: u.ID, Name: u.Username}, "role")
+	after, err := s.users.UpdateUser(actx, u.ID, func(x *domain.User, others int) error {
 		before := *x
 		x.Role, x.UpdatedAt = role, now
 		return domain.CheckAdminRemains(before, x, others)

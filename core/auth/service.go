@@ -182,11 +182,17 @@ func (s *Service) Login(ctx context.Context, username, password string) (string,
 // signedIn returns ctx staging the record of u's sign-in by method, for
 // the write of the token it mints.
 func (s *Service) signedIn(ctx context.Context, u domain.User, method SignInMethod) context.Context {
-	who := ports.ActorOf(ctx)
-	who.Kind, who.ID, who.Name = domain.ActorUser, u.ID, u.Username
-	ctx, rec := audit.Stage(ports.WithActor(ctx, who), s.clock.Now(), "signin", audit.Object{Kind: "user", ID: u.ID, Name: u.Username})
+	ctx, rec := audit.Stage(actingAs(ctx, u), s.clock.Now(), "signin", audit.Object{Kind: "user", ID: u.ID, Name: u.Username})
 	rec.Method = string(method)
 	return ctx
+}
+
+// actingAs is ctx with u as its actor, from the address ctx came from:
+// a person signing in acts for themselves.
+func actingAs(ctx context.Context, u domain.User) context.Context {
+	who := ports.ActorOf(ctx)
+	who.Kind, who.ID, who.Name = domain.ActorUser, u.ID, u.Username
+	return ports.WithActor(ctx, who)
 }
 
 // refusedSignIn records a sign-in refused for the account u (its name

@@ -71,6 +71,26 @@ func (s *UserStore) CreateOIDCIdentity(ctx context.Context, id domain.OIDCIdenti
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.linkLocked(id)
+}
+
+// CreateOIDCUser implements ports.OIDCStore: both or neither.
+func (s *UserStore) CreateOIDCUser(ctx context.Context, u domain.User, id domain.OIDCIdentity) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.identities[[2]string{id.Issuer, id.Subject}]; ok {
+		return errs.E(errs.Conflict, "the identity is linked already")
+	}
+	if err := s.createUserLocked(u); err != nil {
+		return err
+	}
+	return s.linkLocked(id)
+}
+
+func (s *UserStore) linkLocked(id domain.OIDCIdentity) error {
 	key := [2]string{id.Issuer, id.Subject}
 	if _, ok := s.identities[key]; ok {
 		return errs.E(errs.Conflict, "the identity is linked already")

@@ -45,6 +45,10 @@ func (s *UserStore) CreateUser(ctx context.Context, u domain.User) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	return s.createUserLocked(u)
+}
+
+func (s *UserStore) createUserLocked(u domain.User) error {
 	for _, x := range s.users {
 		if x.ID == u.ID || domain.UsernameKey(x.Username) == domain.UsernameKey(u.Username) {
 			return errs.E(errs.Conflict, "the username %q is taken", u.Username)

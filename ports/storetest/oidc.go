@@ -88,6 +88,35 @@ func OIDC(t *testing.T, s OIDCStores) {
 	if err := s.OIDC.CreateOIDCIdentity(ctx, orphan); errs.CodeOf(err) != errs.Conflict {
 		t.Fatalf("an identity of a missing user: %v, want conflict", err)
 	}
+	// An account made with its identity: both, or neither.
+	cy := domain.User{ID: "sso-cy-id", Username: "sso-cy", Role: domain.RoleMember, CreatedAt: now, UpdatedAt: now}
+	cyID := domain.OIDCIdentity{Issuer: id.Issuer, Subject: "sub-cy", UserID: cy.ID, CreatedAt: now}
+	if err := s.OIDC.CreateOIDCUser(ctx, cy, cyID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.OIDC.FindOIDCIdentity(ctx, cyID.Issuer, cyID.Subject); err != nil || got.UserID != cy.ID {
+		t.Fatalf("the new account's identity: %+v, %v", got, err)
+	}
+	if _, err := s.Users.FindUserByID(ctx, cy.ID); err != nil {
+		t.Fatalf("the new account: %v", err)
+	}
+	twin := domain.User{ID: "sso-twin-id", Username: "sso-twin", Role: domain.RoleMember, CreatedAt: now, UpdatedAt: now}
+	twinID := cyID
+	twinID.UserID = twin.ID
+	if err := s.OIDC.CreateOIDCUser(ctx, twin, twinID); errs.CodeOf(err) != errs.Conflict {
+		t.Fatalf("an account for an identity linked already: %v, want conflict", err)
+	}
+	if _, err := s.Users.FindUserByID(ctx, twin.ID); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("the refused account was kept: %v", err)
+	}
+	namesake := domain.User{ID: "sso-namesake-id", Username: "SSO-Cy", Role: domain.RoleMember, CreatedAt: now, UpdatedAt: now}
+	namesakeID := domain.OIDCIdentity{Issuer: id.Issuer, Subject: "sub-namesake", UserID: namesake.ID, CreatedAt: now}
+	if err := s.OIDC.CreateOIDCUser(ctx, namesake, namesakeID); errs.CodeOf(err) != errs.Conflict {
+		t.Fatalf("an account with a taken username: %v, want conflict", err)
+	}
+	if _, err := s.OIDC.FindOIDCIdentity(ctx, namesakeID.Issuer, namesakeID.Subject); errs.CodeOf(err) != errs.NotFound {
+		t.Fatalf("the refused account's identity was kept: %v", err)
+	}
 	other := id
 	other.Issuer = "https://other-idp.example"
 	if _, err := s.OIDC.FindOIDCIdentity(ctx, other.Issuer, other.Subject); errs.CodeOf(err) != errs.NotFound {
