@@ -92,7 +92,6 @@ func (s *Server) handleLogin(c echo.Context, req *LoginRequest) (LoginResponse, 
 	if err := s.limits.checkAuthBudget(c); err != nil {
 		return LoginResponse{}, err
 	}
-	setActor(c, domain.Actor{Kind: domain.ActorUser, Name: req.Username})
 	token, u, err := s.deps.Auth.Login(c.Request().Context(), req.Username, req.Password)
 	if err != nil {
 		if errs.Is(err, errs.Unauthorized) {

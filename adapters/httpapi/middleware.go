@@ -120,7 +120,9 @@ func (s *Server) trackInFlight(next echo.HandlerFunc) echo.HandlerFunc {
 }
 
 // routeMiddleware applies a route's own rules in order: rate budget, body
-// cap, then authentication.
+// cap, then authentication (a public route's caller is a person not
+// signed in, for the audit records made under it: a sign-in, a webhook
+// delivery, which core names further).
 func (s *Server) routeMiddleware(r Route) []echo.MiddlewareFunc {
 	mw := []echo.MiddlewareFunc{func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -142,6 +144,13 @@ func (s *Server) routeMiddleware(r Route) []echo.MiddlewareFunc {
 	}
 	if r.Access == Bearer {
 		mw = append(mw, s.authenticate)
+	} else {
+		mw = append(mw, func(next echo.HandlerFunc) echo.HandlerFunc {
+			return func(c echo.Context) error {
+				setActor(c, domain.Actor{Kind: domain.ActorUser})
+				return next(c)
+			}
+		})
 	}
 	if r.checksParams() {
 		mw = append(mw, refuseNULParams(r))

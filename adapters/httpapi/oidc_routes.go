@@ -93,7 +93,6 @@ func (s *Server) handleOIDCCallback(c echo.Context) error {
 		SameSite: http.SameSiteLaxMode})
 	c.Response().Header().Set("Cache-Control", "no-store")
 	c.Response().Header().Set("Referrer-Policy", "no-referrer")
-	setActor(c, domain.Actor{Kind: domain.ActorUser})
 	in, err := s.deps.Auth.FinishOIDC(c.Request().Context(), cb)
 	if err != nil {
 		reason := auth.OIDCRefusalOf(err)

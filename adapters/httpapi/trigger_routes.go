@@ -164,7 +164,6 @@ func (s *Server) handleFireTrigger(c echo.Context, _ *NoBody) (FireView, error) 
 // the sign-in budget: bad deliveries never lock the address's sign-ins out.
 func (s *Server) handleDeliver(c echo.Context, _ *NoBody) (FireView, error) {
 	hook := c.Param("id")
-	setActor(c, domain.Actor{Kind: domain.ActorWebhook, ID: hook})
 	if err := s.limits.hooks.check(c, hook); err != nil {
 		return FireView{}, err
 	}

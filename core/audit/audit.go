@@ -39,7 +39,7 @@ func Stage(ctx context.Context, at time.Time, action string, obj Object, fields 
 
 func record(ctx context.Context, at time.Time, action string, obj Object, fields []string) domain.AuditRecord {
 	return domain.AuditRecord{At: at, Actor: ports.ActorOf(ctx), Action: action, ObjectKind: obj.Kind, ObjectID: obj.ID,
-		ObjectName: obj.Name, Outcome: domain.AuditSuccess, Fields: names(fields)}
+		ObjectName: obj.Name, Outcome: domain.AuditSuccess, Fields: Names(fields)}
 }
 
 // Drop withdraws a staged record (nil: none) whose write turned out to
@@ -67,9 +67,7 @@ func ScopeAction(kind string, to domain.Scope) string {
 }
 
 // Names is a set of field names as a record keeps them: sorted, once each.
-func Names(fields []string) []string { return names(fields) }
-
-func names(fields []string) []string {
+func Names(fields []string) []string {
 	fields = slices.Clone(fields)
 	slices.Sort(fields)
 	return slices.Compact(fields)

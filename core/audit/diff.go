@@ -19,7 +19,7 @@ import (
 func Diff(before, after any) []string {
 	var out []string
 	diffJSON("", asMap(before), asMap(after), &out)
-	return names(out)
+	return Names(out)
 }
 
 func asMap(v any) map[string]json.RawMessage {

@@ -95,7 +95,7 @@ func CheckAuditQuery(q AuditQuery) error {
 		f.Add("actor_kind", "must be user, webhook, trigger or system")
 	}
 	if q.Limit < 1 || q.Limit > AuditPageMax {
-		f.Add("limit", "must be between 1 and 500")
+		f.Add("limit", "must be between 1 and %d", AuditPageMax)
 	}
 	if q.Before < 0 {
 		f.Add("cursor", "is not a cursor this server gave")
