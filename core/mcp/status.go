@@ -18,7 +18,8 @@ func (s *Service) live(ctx context.Context, row domain.MCPServer, user string) (
 	grant, err := s.grantOf(ctx, row, user)
 	if err != nil {
 		s.d.Log.Warn("reading a person's MCP grant failed", "server", row.Name, "server_id", row.ID, "err", err)
-		return domain.MCPDisconnected, "the sign-in could not be read: " + err.Error(), nil
+		// The detail is in the log; people read what to do.
+		return domain.MCPDisconnected, "your sign-in to this server could not be read just now: try again shortly", nil
 	}
 	return s.liveWith(row, user, grant)
 }
