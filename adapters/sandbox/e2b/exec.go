@@ -106,6 +106,13 @@ func (c *conn) exec(ctx context.Context, env map[string]string, req ports.ExecRe
 			}
 		case ev.GetEnd() != nil:
 			end := ev.GetEnd()
+			if !end.GetExited() && atDeadline(ctx, nil) {
+				// The daemon killed the command at the deadline the call
+				// forwarded, counted from its own moment: that is the
+				// timeout, and what the command started goes too.
+				c.killTree(pid)
+				return -1, awaitDeadline(ctx)
+			}
 			if !end.GetExited() && end.GetExitCode() == 0 {
 				return -1, nil
 			}

@@ -80,21 +80,36 @@ func TestACommandWhoseOutputCannotBeDeliveredLeavesNothingRunning(t *testing.T) 
 
 // TestADeadlineTheDaemonReachesFirstIsTheTimeout: the deadline the call
 // forwards may end the stream on the daemon's side a moment before the
-// caller's context is done; that is the timeout, not a daemon failure,
-// and the command's tree goes as with any timeout.
+// caller's context is done — with deadline_exceeded, or with the killed
+// command's end event when that wins the race; either is the timeout, not
+// a daemon failure nor an exit, and the command's tree goes as with any
+// timeout.
 func TestADeadlineTheDaemonReachesFirstIsTheTimeout(t *testing.T) {
 	t.Parallel()
-	f := newFixture(t, e2bdouble.Options{DeadlineLead: time.Second})
-	in := f.instance(t, f.target())
-	mustEnsure(t, f, in)
-	reapOnCleanup(t, "sleep 29707", "sleep 29708")
-	ctx, cancel := context.WithTimeout(ctxT(t), 3*time.Second)
-	defer cancel()
-	_, err := f.rt.Exec(ctx, in, ports.ExecRequest{Cmd: []string{"sh", "-c", "sleep 29707 & sleep 29708; echo never"}, Stdout: io.Discard})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Exec whose deadline the daemon reached first = %v, want the deadline", err)
+	for _, c := range []struct {
+		name          string
+		sendsEnd      bool
+		first, second string
+	}{
+		{"the stream ends deadline_exceeded", false, "sleep 29707", "sleep 29708"},
+		{"the end event comes first", true, "sleep 29720", "sleep 29721"},
+	} {
+		first, second, sendsEnd := c.first, c.second, c.sendsEnd
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFixture(t, e2bdouble.Options{DeadlineLead: time.Second, DeadlineSendsEnd: sendsEnd})
+			in := f.instance(t, f.target())
+			mustEnsure(t, f, in)
+			reapOnCleanup(t, first, second)
+			ctx, cancel := context.WithTimeout(ctxT(t), 3*time.Second)
+			defer cancel()
+			_, err := f.rt.Exec(ctx, in, ports.ExecRequest{Cmd: []string{"sh", "-c", first + " & " + second + "; echo never"}, Stdout: io.Discard})
+			if !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Exec whose deadline the daemon reached first = %v, want the deadline", err)
+			}
+			wantGone(t, "after the daemon's deadline", first, second)
+		})
 	}
-	wantGone(t, "after the daemon's deadline", "sleep 29707", "sleep 29708")
 }
 
 // TestAClosedTerminalLeavesNothingRunning: closing a terminal ends the

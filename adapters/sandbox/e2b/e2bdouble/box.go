@@ -29,6 +29,9 @@ type box struct {
 	// deadlineLead is how much sooner than forwarded the daemon's
 	// deadline for a call comes (Options.DeadlineLead).
 	deadlineLead time.Duration
+	// deadlineSendsEnd: at that deadline the process's end event is sent
+	// before the stream closes (Options.DeadlineSendsEnd).
+	deadlineSendsEnd bool
 
 	mu    sync.Mutex
 	st    api.SandboxState

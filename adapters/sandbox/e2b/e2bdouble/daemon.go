@@ -272,6 +272,12 @@ func (s *processService) Start(ctx context.Context, req *connect.Request[process
 	for {
 		select {
 		case <-ctx.Done():
+			if s.b.deadlineSendsEnd && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				for ev := range p.events { // the kill at the deadline ends them
+					_ = stream.Send(&process.StartResponse{Event: ev})
+				}
+				return nil
+			}
 			go drain(p)
 			return ctx.Err()
 		case ev, ok := <-p.events:

@@ -68,6 +68,11 @@ type Options struct {
 	// then ends deadline_exceeded while the caller's context still runs.
 	// 0: the timeout as forwarded.
 	DeadlineLead time.Duration
+	// DeadlineSendsEnd makes the killed process's end event win the race
+	// with the stream's deadline, as it can on envd: the caller then
+	// sees the command end (killed, not exited) and the stream close
+	// cleanly, instead of deadline_exceeded.
+	DeadlineSendsEnd bool
 }
 
 // Double is a running E2B-compatible service.
@@ -293,7 +298,7 @@ func (d *Double) newBox(template string, secure bool, autoPause bool, meta map[s
 	_ = os.Chmod(filepath.Join(dir, "fs/tmp"), 0o1777)
 	b := &box{id: id, template: template, dir: dir, autoPause: autoPause, meta: meta,
 		started: d.o.Now(), endAt: d.o.Now().Add(timeout), st: api.Running, procs: map[uint32]*proc{},
-		deadlineLead: d.o.DeadlineLead}
+		deadlineLead: d.o.DeadlineLead, deadlineSendsEnd: d.o.DeadlineSendsEnd}
 	if secure {
 		b.token = randomHex(16)
 	}
