@@ -24,6 +24,7 @@ const paths: Record<string, string> = {
   folder: 'M3 6h6l2 2h10v11H3z',
   image: 'M4 5h16v14H4zM4 16l5-5 4 4 2-2 5 5M15.5 9.5a1 1 0 1 0 0 .1',
   flow: 'M4 4h6v5H4zM14 15h6v5h-6zM7 9v4h10v2',
+  chart: 'M4 20h16M7 16v-5M12 16V6M17 16v-8',
 }
 
 export function Icon({ name, size = 16 }: { name: keyof typeof paths | string; size?: number }) {

@@ -1,6 +1,7 @@
 // A small path router: / (new conversation), /s/<session> (?m=<entry> opens it
 // at that message, as a search hit does), /settings/<tab>,
-// /workflows (the hub), /workflows/new, /workflows/<id> and /workflows/<id>/edit.
+// /workflows (the hub), /workflows/new, /workflows/<id> and /workflows/<id>/edit,
+// /usage (everyone's, admins) and /usage/me (the caller's own).
 // The server answers index.html for every UI path, so reloads keep the place.
 import { useSyncExternalStore } from 'react'
 import { BASE } from './base'
@@ -10,6 +11,7 @@ export type Route =
   | { name: 'session'; id: string; m?: string }
   | { name: 'settings'; tab: string }
   | { name: 'workflows'; id?: string; edit?: boolean }
+  | { name: 'usage'; mine: boolean }
 
 const listeners = new Set<() => void>()
 let current = parse(appPath())
@@ -31,6 +33,8 @@ function parse(full: string): Route {
   if (t) return { name: 'settings', tab: t[1] ?? 'providers' }
   const w = /^\/workflows(?:\/([^/]+)(\/edit)?)?\/?$/.exec(path)
   if (w) return { name: 'workflows', ...(w[1] ? { id: decodeURIComponent(w[1]) } : {}), ...(w[2] ? { edit: true } : {}) }
+  const u = /^\/usage(\/me)?\/?$/.exec(path)
+  if (u) return { name: 'usage', mine: !!u[1] }
   return { name: 'home' }
 }
 

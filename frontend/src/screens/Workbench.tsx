@@ -11,12 +11,13 @@ import { ShortcutsDialog } from './ShortcutsDialog'
 import { Sidebar } from './sidebar/Sidebar'
 import { closeTerminal, useTerminalTarget } from './terminal/terminalTarget'
 import { useGlobalShortcuts } from './useGlobalShortcuts'
+import { UsageScreen } from './usage/UsageScreen'
 import { WorkflowsHub } from './workflows/WorkflowsHub'
 
 // xterm.js is loaded only when a terminal opens.
 const TerminalPanel = lazy(() => import('./terminal/TerminalPanel'))
 
-/** The three columns: sidebar | conversation (or settings, or the workflows hub) | inspector. */
+/** The three columns: sidebar | conversation (or settings, the workflows hub, usage) | inspector. */
 export function Workbench() {
   const route = useRoute()
   const [navOpen, setNavOpen] = useState(false)
@@ -42,6 +43,8 @@ export function Workbench() {
           <Settings tab={route.tab} />
         ) : route.name === 'workflows' ? (
           <WorkflowsHub route={route} />
+        ) : route.name === 'usage' ? (
+          <UsageScreen key={route.mine ? 'me' : 'all'} mine={route.mine} />
         ) : sessionId ? (
           <Conversation key={sessionId} sessionId={sessionId} inspectorOpen={showInspector} onToggleInspector={toggleInspector} />
         ) : (

@@ -105,6 +105,18 @@ describe('a streamed turn equals its reload', () => {
     expect(settleRun(state, run).settledNotes[run].notes).toEqual([note])
   })
 
+  it('a budget nearly used up is a warning note with the server\'s words, kept after the run', () => {
+    const run = 'rb'
+    const { state } = fold([
+      { type: 'run.started', seq: 1, payload: { run_id: run, session_id: 's1', input: 'hi' } },
+      { type: 'run.diagnostic', seq: 2, payload: { run_id: run, type: 'budget_near', message: 'Your daily budget is 80% used: $0.20 of $1.00 left.' } },
+      { type: 'run.output', seq: 3, payload: { run_id: run, output: 'done' } },
+    ])
+    const [note] = state.runs[run].notes
+    expect(note).toMatchObject({ kind: 'note', tone: 'warn', title: 'A budget is nearly used up', text: 'Your daily budget is 80% used: $0.20 of $1.00 left.' })
+    expect(settleRun(state, run).settledNotes[run].notes).toEqual([note])
+  })
+
   it('an MCP result keeps its server, tool and parts on the tool item, live and reloaded alike', () => {
     const run = 'rt'
     const extra = { server: 'everything', tool: 'echo', content: '[{"type":"text","text":"Echo: hi"}]' }

@@ -14,6 +14,7 @@ export type RunStatus = 'running' | 'interrupted' | 'completed' | 'error' | 'can
 const DIAGNOSTIC_TITLES: Record<string, string> = {
   mcp_unavailable: 'MCP server unavailable',
   settings_dropped: 'Settings the provider does not take were left out',
+  budget_near: 'A budget is nearly used up',
 }
 
 /** What a background task's run is an attempt of (run.started, GET /runs/:id). */

@@ -6,6 +6,7 @@ import { Markdown } from '../../components/Markdown'
 import type { Agent } from '../../lib/api'
 import type { MessageImage } from '../../lib/attachments'
 import type { AssistantItem, CompactionItem, NoteItem, ReasoningItem, Siblings, TaskNoticeItem, TriggerFiredItem, UnknownItem, UserItem, WorkflowStartItem } from '../../timeline/model'
+import { navigate } from '../../lib/router'
 import { openTask } from '../inspector/inspectorState'
 import { useConversationTasks } from '../tasks/TaskContext'
 import { TaskChip } from '../tasks/TaskControls'
@@ -138,19 +139,31 @@ export function Reasoning({ item }: { item: ReasoningItem }) {
 }
 
 /** A note; the ending of a failed or stopped exchange without an answer offers Regenerate. */
+/**
+ * A run's note: an error, a diagnostic, a cancellation. A run refused for a
+ * budget says so in its title and leads to Your usage, where the budget and
+ * when it resets are shown; regenerating would only be refused again.
+ */
 export function Note({ item, actions }: { item: NoteItem; actions?: MessageActions }) {
+  const budget = item.code === 'budget_exceeded'
   return (
     <div className={`note note-${item.tone}`} role={item.tone === 'error' ? 'alert' : 'note'} data-entry-id={item.entryId}>
       <div className="note-head">
-        <span className="note-title">{item.title}</span>
+        <span className="note-title">{budget ? 'A budget is used up' : item.title}</span>
         {item.code && <code className="code-badge">{item.code}</code>}
-        {actions?.onRegenerate && (
+        {actions?.onRegenerate && !budget && (
           <button className="btn btn-sm note-action" aria-label="Regenerate the answer" onClick={actions.onRegenerate}>
             <Icon name="refresh" size={14} /> Regenerate
           </button>
         )}
       </div>
       {item.text && <div className="note-text">{item.text}</div>}
+      {budget && (
+        <div className="note-link">
+          <a href="/usage/me" onClick={(e) => { e.preventDefault(); navigate('/usage/me') }}>Your usage</a>
+          <span className="muted small"> — your budgets, what they have used and when they reset</span>
+        </div>
+      )}
       {item.details && Object.keys(item.details).length > 0 && (
         <dl className="note-details">
           {Object.entries(item.details).map(([k, v]) => (

@@ -96,3 +96,17 @@ describe('the prompt breakdown', () => {
     expect(item('read_skill')).toHaveTextContent('read_skill456')
   })
 })
+
+describe("the conversation's cost", () => {
+  it('reads the cost and tokens of every call, and the calls no price covered', () => {
+    renderWithData(<ContextPanel sessionId="s4" />, [[keys.session('s4'), { id: 's4', agent_config_id: 'a1' }], [keys.agents, [agent(true)]], [keys.context('s4'), {
+      ...report, usage: { calls: 3, input_tokens: 1_234_567, cached_input_tokens: 0, output_tokens: 950, reasoning_tokens: 0, cost_usd: 0.0042, unpriced_calls: 1 },
+    }]])
+    expect(screen.getByRole('group', { name: 'Cost of this conversation' })).toHaveTextContent('$0.0042 · 1.2M in · 950 out · 3 calls · no price for 1 call')
+  })
+
+  it('is absent from a report without usage', () => {
+    show()
+    expect(screen.queryByRole('group', { name: 'Cost of this conversation' })).toBeNull()
+  })
+})

@@ -3,7 +3,9 @@ import { useState } from 'react'
 import { api, errorText, ok } from '../../lib/api'
 import { keys, refresh, useAgents, useContextReport, useSession } from '../../lib/queries'
 import { navigate } from '../../lib/router'
+import type { UsageTotals } from '../../lib/usage'
 import { useLiveSession } from '../../live/store'
+import { UsageFacts } from '../usage/UsageFacts'
 
 /** One MCP server's tool definitions, asked live (unavailable: it could not answer within 2 s). */
 interface MCPLine { server: string; chars: number; unavailable?: boolean }
@@ -26,6 +28,7 @@ export function ContextPanel({ sessionId }: { sessionId: string }) {
   if (ctx.isError) return <p className="error-text pad">{errorText(ctx.error)}</p>
   const c = ctx.data!
   const prompt = (c.prompt ?? null) as Prompt | null
+  const usage = (c as { usage?: UsageTotals }).usage
   const layers = Object.entries(prompt?.layers ?? {})
   const tools = Object.entries(prompt?.tools ?? {})
   const mcp = prompt?.mcp ?? []
@@ -74,6 +77,12 @@ export function ContextPanel({ sessionId }: { sessionId: string }) {
         <Fact term="Toward compaction" help="What the compaction threshold is compared with: the last call plus what came after" value={c.compaction_tokens} />
         <Fact term="Every call, summed" help="Input of every call so far; re-sent history counts each time" value={c.session_input_tokens} />
       </dl>
+      {usage && (
+        <>
+          <h3 className="ctx-h">Cost of this conversation <span className="muted small">(every call)</span></h3>
+          <UsageFacts usage={usage} label="Cost of this conversation" />
+        </>
+      )}
       {prompt ? (
         <>
           <h3 className="ctx-h">Prompt layers{prompt.agent ? ` — ${prompt.agent}` : ''} <span className="muted small">(characters)</span></h3>

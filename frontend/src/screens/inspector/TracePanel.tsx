@@ -2,6 +2,8 @@ import { useQuery } from '@tanstack/react-query'
 import { useMemo, useState } from 'react'
 import { JsonBlock } from '../../components/JsonBlock'
 import { api, errorText, ok } from '../../lib/api'
+import type { UsageTotals } from '../../lib/usage'
+import { UsageFacts } from '../usage/UsageFacts'
 import { useSessionRuns, useTraces } from '../../lib/queries'
 import { spanOutcome, waterfall } from './waterfall'
 
@@ -35,6 +37,7 @@ export function TracePanel({ sessionId }: { sessionId: string }) {
             <RunStatus status={byRun.get(g.runId)?.status} code={byRun.get(g.runId)?.error_code} />
             <span className="muted small">{ms(g.durationMs)}</span>
           </h3>
+          <RunUsage runId={g.runId} status={byRun.get(g.runId)?.status} />
           <ul className="waterfall">
             {g.rows.map((r) => {
               const outcome = spanOutcome(r.span, byRun.get(g.runId)?.status)
@@ -61,6 +64,19 @@ export function TracePanel({ sessionId }: { sessionId: string }) {
       ))}
     </div>
   )
+}
+
+/** A run's tokens and cost (GET /runs/:id), asked again when its status changes. */
+function RunUsage({ runId, status }: { runId: string; status?: string }) {
+  const run = useQuery({
+    queryKey: ['run', runId, status ?? ''],
+    queryFn: () => ok(api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } })),
+    staleTime: status === 'running' ? 0 : Infinity,
+    retry: false,
+  })
+  const usage = (run.data as { usage?: UsageTotals } | undefined)?.usage
+  if (!usage || !usage.calls) return null
+  return <div className="trace-usage"><UsageFacts usage={usage} label="This run's usage" /></div>
 }
 
 function SpanDetail({ sessionId, spanId, cancelled }: { sessionId: string; spanId: string; cancelled: boolean }) {

@@ -3,6 +3,7 @@ import { useMe } from '../../lib/queries'
 import { navigate } from '../../lib/router'
 import { AgentsTab } from './AgentsTab'
 import { AuditTab } from './AuditTab'
+import { BudgetsTab } from './BudgetsTab'
 import { GlobalSettingsTab } from './GlobalSettingsTab'
 import { GuardrailsTab } from './GuardrailsTab'
 import { ProjectsTab } from '../projects/ProjectsTab'
@@ -26,6 +27,7 @@ const tabs = [
   { id: 'global', label: 'Global settings' },
   { id: 'tokens', label: 'Access tokens' },
   { id: 'users', label: 'Users', admin: true },
+  { id: 'budgets', label: 'Budgets', admin: true },
   { id: 'audit', label: 'Audit', admin: true },
 ]
 
@@ -54,6 +56,7 @@ export function Settings({ tab }: { tab: string }) {
         {current === 'global' && <GlobalSettingsTab admin={admin} />}
         {current === 'tokens' && <TokensTab />}
         {current === 'users' && admin && <UsersTab />}
+        {current === 'budgets' && admin && <BudgetsTab />}
         {current === 'audit' && admin && <AuditTab />}
       </div>
     </section>

@@ -83,6 +83,10 @@ export function Sidebar({ onNavigate }: { onNavigate: () => void }) {
         <button className={`nav-btn${route.name === 'settings' && route.tab === 'projects' ? ' active' : ''}`} onClick={() => go('/settings/projects')}>
           <Icon name="folder" /> Projects
         </button>
+        <button className={`nav-btn${route.name === 'usage' ? ' active' : ''}`} aria-current={route.name === 'usage' ? 'page' : undefined}
+          onClick={() => go(me.data?.role === 'admin' ? '/usage' : '/usage/me')}>
+          <Icon name="chart" /> Usage
+        </button>
         <button className={`nav-btn${route.name === 'settings' && route.tab !== 'projects' ? ' active' : ''}`} onClick={() => go('/settings/providers')}>
           <Icon name="settings" /> Settings
         </button>
