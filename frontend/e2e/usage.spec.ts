@@ -126,8 +126,10 @@ test('usage: a member over their budget is refused with the budget named, and se
   const refused = page.locator('.note', { hasText: 'A budget is used up' })
   for (let i = 2; i <= 4 && !(await refused.count()); i++) await send(page, `Spend ${i}`)
   await expect(refused).toBeVisible()
+  // The run before it, past 80%, warned.
+  await expect(page.locator('.note-warn', { hasText: 'A budget is nearly used up' }).first()).toContainText(/is 8\d% used/)
   await expect(refused.locator('.code-badge')).toHaveText('budget_exceeded')
-  await expect(refused.locator('.note-text')).toContainText(/budget/i)
+  await expect(refused.locator('.note-text')).toContainText(/is used up \(.* of .*\); it resets/)
   await refused.getByRole('link', { name: 'Your usage' }).click()
 
   await expect(page).toHaveURL(/\/usage\/me$/)
