@@ -354,7 +354,7 @@ var coreTiers = map[string]int{
 	"sessions": 0,
 	"settings": 1, "providers": 1, "workflows": 1, "transcript": 1, "follow": 1, "remote": 1,
 	"livestreams": 2, "runcap": 2, "mcp": 2, "sandboxes": 2, "skills": 2, "traces": 2, "models": 2,
-	"auth": 3, "sandboxtools": 3, "agents": 3, "approvals": 3,
+	"auth": 3, "sandboxtools": 3, "agents": 3, "approvals": 3, "usage": 3,
 	"runs":  4,
 	"tasks": 5, "replicas": 5, "ask": 5, "recovery": 5,
 	"triggers": 6,

@@ -16,8 +16,10 @@ type LLM interface {
 	// Generate sends req, calls sink for every delta as it arrives (from the
 	// calling goroutine, in order; a nil sink takes none), and returns the
 	// completed output items and usage once the stream ends. Errors are
-	// *ModelError (or a context error when ctx ends). Every adapter runs
-	// these promises as adapters/llm/internal/llmtest.Contract.
+	// *ModelError (or a context error when ctx ends); a failed or
+	// cancelled call's response still carries the usage the provider had
+	// reported (zero when it reported none), for the usage record. Every
+	// adapter runs these promises as adapters/llm/internal/llmtest.Contract.
 	Generate(ctx context.Context, req ModelRequest, sink func(ModelDelta)) (ModelResponse, error)
 	// Models lists the models the endpoint offers, through the vendor's
 	// models endpoint; errors are *ModelError as Generate's are.

@@ -47,6 +47,7 @@ import (
 	"github.com/agents-server/agents-server/core/tools"
 	"github.com/agents-server/agents-server/core/traces"
 	"github.com/agents-server/agents-server/core/triggers"
+	"github.com/agents-server/agents-server/core/usage"
 	"github.com/agents-server/agents-server/core/workflows"
 	"github.com/agents-server/agents-server/frontend"
 	"github.com/agents-server/agents-server/ports"
@@ -96,6 +97,7 @@ type services struct {
 	triggers    *triggers.Service
 	traces      *traces.Service
 	audit       *audit.Service
+	usage       *usage.Service
 	attachments *attachments.Service
 	guardrails  *guardrails.Service
 	skills      *skills.Service
@@ -262,7 +264,14 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 		return err
 	}
 	codex := openai.NewCodex(openai.CodexOptions{BaseURL: o.ChatGPTBackendURL, Credentials: s.providers, HTTPClient: o.ChatGPTHTTP})
-	llm := newModelRouter(codex, o.Models)
+	// Every model call passes the usage meter: checked against the
+	// budgets before it is sent, recorded and priced once it ends.
+	s.usage = usage.New(usage.Deps{Store: db, Users: db, Agents: db, Providers: db, Meta: db, Settings: s.settings,
+		Clock: clock, IDs: idGen, Log: log, Recorded: s.watch.metrics.UsageRecorded})
+	if err := s.usage.SeedPrices(ctx); err != nil {
+		return err
+	}
+	llm := s.usage.Meter(newModelRouter(codex, o.Models))
 	s.models = models.New(models.Deps{Config: db, Providers: s.providers, Settings: s.settings, Outbound: s.policies, Traces: db,
 		Sessions: journal, Slots: eventHub, LLM: llm, Clock: clock})
 	// Who hears of runs' lives, in order: the watchers count and export
@@ -373,6 +382,7 @@ func (w *Workbench) buildEdges() (err error) {
 		Models:       s.models,
 		Traces:       s.traces,
 		Audit:        s.audit,
+		Usage:        s.usage,
 		Sandboxes:    s.sandboxes,
 		MCP:          s.mcp,
 		Tasks:        s.tasks,

@@ -45,7 +45,7 @@ func StatusOf(code errs.Code) int {
 		return http.StatusBadGateway
 	case errs.Unavailable:
 		return http.StatusServiceUnavailable
-	case errs.RateLimited:
+	case errs.RateLimited, errs.BudgetExceeded:
 		return http.StatusTooManyRequests
 	}
 	return http.StatusInternalServerError

@@ -20,6 +20,7 @@ func (s *Server) table() []Route {
 		s.sessionRoutes(),
 		s.searchRoutes(),
 		s.auditRoutes(),
+		s.usageRoutes(),
 		s.runRoutes(),
 		s.attachmentRoutes(),
 		s.traceRoutes(),

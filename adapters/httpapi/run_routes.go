@@ -55,7 +55,8 @@ type RunView struct {
 	// Task is present only for a background task's run.
 	Task *domain.TaskLink `json:"task,omitempty" doc:"The task this run is an attempt of, with the parent linkage its run.started carries"`
 	// Error is present only for a run that ended in error.
-	Error *RunErrorView `json:"error,omitempty" doc:"How the run failed, as its run.error said: present only when status is error"`
+	Error *RunErrorView   `json:"error,omitempty" doc:"How the run failed, as its run.error said: present only when status is error"`
+	Usage UsageTotalsView `json:"usage" doc:"The run's model calls so far (its title and compactions included): tokens and cost"`
 }
 
 // CancelRunRequest stops a run; the body may be omitted (abort).
@@ -213,6 +214,11 @@ func (s *Server) handleGetRun(c echo.Context, _ *NoBody) (RunView, error) {
 	if r.Status == domain.RunError {
 		v.Error = &RunErrorView{Code: r.ErrorCode, Message: r.ErrorMessage}
 	}
+	spent, err := s.deps.Usage.RunUsage(ctx, r.ID)
+	if err != nil {
+		return v, err
+	}
+	v.Usage = usageTotalsView(spent)
 	if s.deps.Tasks != nil {
 		t, ok, err := s.deps.Tasks.ByRun(ctx, r.ID)
 		if err != nil {

@@ -34,6 +34,7 @@ import (
 	"github.com/agents-server/agents-server/core/tasks"
 	"github.com/agents-server/agents-server/core/traces"
 	"github.com/agents-server/agents-server/core/triggers"
+	"github.com/agents-server/agents-server/core/usage"
 	"github.com/agents-server/agents-server/core/workflows"
 )
 
@@ -52,7 +53,9 @@ type Deps struct {
 	Models *models.Service
 	Traces *traces.Service
 	// Audit lists and exports the audit log.
-	Audit     *audit.Service
+	Audit *audit.Service
+	// Usage reports usage, keeps the price table and the budgets.
+	Usage     *usage.Service
 	Sandboxes *sandboxes.Service
 	MCP       *mcp.Service
 	Tasks     *tasks.Manager

@@ -138,6 +138,7 @@ type ContextView struct {
 	CompactionTokens   int64           `json:"compaction_tokens" doc:"The number a compaction threshold is compared with"`
 	SessionInputTokens int64           `json:"session_input_tokens" doc:"Input tokens of every call, summed (re-sent history counts each time)"`
 	Prompt             json.RawMessage `json:"prompt,omitempty" doc:"What the last run's build put before the conversation, in characters; absent before any run"`
+	Usage              UsageTotalsView `json:"usage" doc:"Every model call recorded for the conversation (titles and compactions included): tokens and cost"`
 }
 
 // RunSummaryView is one run found in a session's entries.
@@ -246,10 +247,16 @@ func (s *Server) handleFork(c echo.Context, req *ForkSessionRequest) (SessionVie
 }
 
 func (s *Server) handleContext(c echo.Context, _ *NoBody) (ContextView, error) {
-	r, err := s.deps.Sessions.Context(c.Request().Context(), caller(c), c.Param("id"))
+	ctx := c.Request().Context()
+	r, err := s.deps.Sessions.Context(ctx, caller(c), c.Param("id"))
+	if err != nil {
+		return ContextView{}, err
+	}
+	// The report answered: the caller may read the session.
+	spent, err := s.deps.Usage.SessionUsage(ctx, c.Param("id"))
 	return ContextView{InputTokens: r.InputTokens, CachedTokens: r.CachedTokens, CacheWriteTokens: r.CacheWriteTokens,
 		ContextWindow: r.ContextWindow, ConversationTokens: r.ConversationTokens, CompactionTokens: r.CompactionTokens,
-		SessionInputTokens: r.SessionInputTokens, Prompt: r.Prompt}, err
+		SessionInputTokens: r.SessionInputTokens, Prompt: r.Prompt, Usage: usageTotalsView(spent)}, err
 }
 
 func (s *Server) handleSessionRuns(c echo.Context, _ *NoBody) ([]RunSummaryView, error) {

@@ -146,6 +146,22 @@ var wireEnums = map[string]enumer{
 	"mcp_status":      domain.MCPStatus(""),
 	"actor_kind":      domain.ActorKind(""),
 	"audit_outcome":   domain.AuditOutcome(""),
+	"usage_kind":      domain.UsageKind(""),
+	"usage_group":     usageGroups{},
+	"budget_scope":    domain.BudgetScope(""),
+	"budget_period":   domain.BudgetPeriod(""),
+	"budget_unit":     domain.BudgetUnit(""),
+}
+
+// usageGroups lists what a usage report groups by.
+type usageGroups struct{}
+
+func (usageGroups) Values() []string {
+	out := make([]string, len(ports.UsageGroups))
+	for i, g := range ports.UsageGroups {
+		out[i] = string(g)
+	}
+	return out
 }
 
 // sandboxTypes lists the sandbox types of the type table.

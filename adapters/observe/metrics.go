@@ -46,6 +46,8 @@ type Metrics struct {
 	httpDur   *prometheus.HistogramVec
 	writeDur  prometheus.Histogram
 	lockWait  prometheus.Histogram
+	tokens    *prometheus.CounterVec
+	cost      *prometheus.CounterVec
 }
 
 // storeBuckets span a write's life, from a lone statement on a quiet store
@@ -79,9 +81,15 @@ func NewMetrics(src Sources) *Metrics {
 			Help: "How long a write transaction waited until it held the right to write: a connection and the write lock every replica's writers share on Postgres, " +
 				"the one writer connection on SQLite (its lone statements are not counted: their wait is not known apart). " +
 				"A write's duration less this wait is how long it held the lock.", Buckets: storeBuckets}),
+		tokens: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "agents_model_tokens_total",
+			Help: "Tokens of the model calls recorded since the start, by provider type, model and what they were: input (cached_input and reasoning are parts of input and output)."},
+			[]string{"provider", "model", "type"}),
+		cost: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "agents_model_cost_dollars_total",
+			Help: "What the model calls recorded since the start cost, in US dollars at the price table's figures, by provider type and model (calls on a model with no price add nothing)."},
+			[]string{"provider", "model"}),
 	}
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
-		m.runsEnded, m.modelDur, m.modelErrs, m.toolCalls, m.httpReqs, m.httpDur, m.writeDur, m.lockWait, &scraped{src: src})
+		m.runsEnded, m.modelDur, m.modelErrs, m.toolCalls, m.httpReqs, m.httpDur, m.writeDur, m.lockWait, m.tokens, m.cost, &scraped{src: src})
 	return m
 }
 
@@ -117,6 +125,18 @@ func (m *Metrics) SpanSaved(s domain.Span) {
 		}
 	case domain.SpanFunction:
 		m.toolCalls.WithLabelValues(toolLabel(s), outcome).Inc()
+	}
+}
+
+// UsageRecorded counts a recorded model call's tokens and cost. Its
+// labels name no person: a team's spending by person is the usage
+// report's, behind an admin's sign-in.
+func (m *Metrics) UsageRecorded(r domain.UsageRecord) {
+	for typ, n := range map[string]int64{"input": r.InputTokens, "cached_input": r.CachedInputTokens, "output": r.OutputTokens, "reasoning": r.ReasoningTokens} {
+		m.tokens.WithLabelValues(r.ProviderType, r.Model, typ).Add(float64(n))
+	}
+	if r.Priced {
+		m.cost.WithLabelValues(r.ProviderType, r.Model).Add(float64(r.CostMicros) / 1e6)
 	}
 }
 

@@ -24,4 +24,5 @@ var (
 	_ ports.SSHHostKeyStore   = (*DB)(nil)
 	_ ports.ReplicaStore      = (*DB)(nil)
 	_ ports.HookDeliveryStore = (*DB)(nil)
+	_ ports.UsageStore        = (*DB)(nil)
 )

@@ -271,6 +271,15 @@ func (w *authzWorld) row(t *testing.T, kind string, fresh bool) string {
 		id = w.h.uploadPNG(w.tokens["ann"], 1, 1).ID
 	case "auth":
 		id = w.create("ann", "/api/v1/auth/tokens", map[string]any{"name": w.unique("tok")})
+	case "budgets":
+		// Budgets are the admins': one on a fresh agent of ann's each time.
+		agent := w.create("ann", "/api/v1/agents", map[string]any{"name": w.unique("agent"), "model": "authz", "provider_id": w.provider})
+		id = w.create("admin", "/api/v1/budgets", map[string]any{"scope": "agent", "subject_id": agent, "period": "day", "unit": "tokens", "limit": 100})
+	case "prices":
+		var p httpapi.PriceView
+		w.h.call("PUT", "/api/v1/prices", w.tokens["admin"], map[string]any{"provider_type": "openai", "model": w.unique("model"),
+			"input_per_mtok": 1, "output_per_mtok": 2}).want(t, 200).decode(t, &p)
+		id = p.ID
 	default:
 		t.Fatalf("no rows of kind %q: teach the matrix to make one", kind)
 	}
@@ -300,6 +309,9 @@ func (w *authzWorld) body(route string) (map[string]any, bool) {
 		"PATCH /api/v1/sessions/{id}":         {"name": w.unique("renamed")},
 		"POST /api/v1/sessions/{id}/runs":     {"input": "again " + annSecret},
 		"POST /api/v1/workflows/{id}/runs":    {"session_id": w.row(w.h.t, "sessions", false), "input": "go"},
+		"POST /api/v1/budgets":                {"scope": "default", "period": "day", "unit": "tokens", "limit": 1_000_000_000_000},
+		"PATCH /api/v1/budgets/{id}":          {"limit": 50},
+		"PUT /api/v1/prices":                  {"provider_type": "openai", "model": "authz", "input_per_mtok": 1, "output_per_mtok": 2},
 	}[route]
 	return b, ok
 }

@@ -79,6 +79,8 @@ func TestDocumentedBoundsAreEnforced(t *testing.T) {
 	p.query("/api/v1/search/messages", "q")
 	p.query("/api/v1/search/messages?q=hello", "limit")
 	p.query("/api/v1/audit", "limit")
+	p.query("/api/v1/usage", "limit")
+	p.query("/api/v1/usage/me", "limit")
 	p.header("/api/v1/runs/"+run+"/events", "Last-Event-ID")
 
 	stated := documentedBounds(h.doc)

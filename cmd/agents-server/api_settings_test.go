@@ -41,7 +41,7 @@ func TestSettingDefsComeFromTheRegistry(t *testing.T) {
 		"outbound_allow_private": "false", "outbound_allowed_hosts": "",
 		"max_queued_tasks_per_session": "20", "max_mcp_servers_per_user": "20",
 		"max_runs_per_user": "10", "max_mcp_sessions_per_user": "20", "audit_retention_days": "365",
-		"oidc_link_verified_email": "false",
+		"oidc_link_verified_email": "false", "budgets_apply_to_admins": "false",
 	}
 	for _, d := range defs {
 		def, ok := want[d.Key]

@@ -26,6 +26,7 @@ type wfSetup struct {
 	token   string
 	agents  map[string]string // role → agent id
 	session string
+	url     string // the scripted model's
 }
 
 func newWorkflowSetup(t *testing.T, cfg config) wfSetup {
@@ -33,7 +34,7 @@ func newWorkflowSetup(t *testing.T, cfg config) wfSetup {
 	model, url := startScripted(t)
 	tok := h.member("wf")
 	p := h.createProvider(tok, protocols(url)["openai-responses"])
-	s := wfSetup{h: h, model: model, token: tok, agents: map[string]string{}}
+	s := wfSetup{h: h, model: model, token: tok, agents: map[string]string{}, url: url}
 	for _, role := range []string{"chat", "plan", "build", "verify"} {
 		s.agents[role] = h.createAgent(tok, map[string]any{"name": role, "model": "wf-" + role, "provider_id": p.ID}).ID
 	}

@@ -79,7 +79,10 @@ type Usage struct {
 	OutputTokens     int64 `json:"output_tokens"`
 	CachedTokens     int64 `json:"cached_tokens,omitempty"`
 	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
-	TotalTokens      int64 `json:"total_tokens"`
+	// ReasoningTokens are the part of OutputTokens spent reasoning, where
+	// the provider tells them apart.
+	ReasoningTokens int64 `json:"reasoning_tokens,omitempty"`
+	TotalTokens     int64 `json:"total_tokens"`
 }
 
 // Checkpoint is a compaction: the summary the model sees instead of the

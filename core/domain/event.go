@@ -306,4 +306,5 @@ const (
 	CodeServerRestarted  = "server_restarted"
 	CodeContextOverflow  = "context_overflow"
 	CodeApprovalFailed   = "approval_failed"
+	CodeBudgetExceeded   = "budget_exceeded"
 )

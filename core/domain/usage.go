@@ -184,3 +184,25 @@ func (p BudgetPeriod) PeriodBounds(t time.Time) (start, next time.Time) {
 
 // UsageDay is the rollup day of t: its UTC date, YYYY-MM-DD.
 func UsageDay(t time.Time) string { return t.UTC().Format(time.DateOnly) }
+
+// Values lists the usage kinds.
+func (UsageKind) Values() []string {
+	out := make([]string, len(UsageKinds))
+	for i, k := range UsageKinds {
+		out[i] = string(k)
+	}
+	return out
+}
+
+// Values lists the budget scopes.
+func (BudgetScope) Values() []string {
+	return []string{string(BudgetPerson), string(BudgetDefault), string(BudgetAgent), string(BudgetProvider)}
+}
+
+// Values lists the budget periods.
+func (BudgetPeriod) Values() []string {
+	return []string{string(PeriodDay), string(PeriodWeek), string(PeriodMonth)}
+}
+
+// Values lists the budget units.
+func (BudgetUnit) Values() []string { return []string{string(BudgetTokens), string(BudgetUSD)} }

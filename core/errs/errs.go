@@ -36,16 +36,19 @@ const (
 	Unavailable Code = "unavailable"
 	// RateLimited: the client exceeded an endpoint's rate budget (429).
 	RateLimited Code = "rate_limited"
+	// BudgetExceeded: a usage budget that applies to the call is used up
+	// until its period resets (429).
+	BudgetExceeded Code = "budget_exceeded"
 )
 
 // Values lists the codes.
 func (Code) Values() []string {
 	return []string{string(Validation), string(Unauthorized), string(Forbidden), string(NotFound), string(Conflict),
-		string(Upstream), string(Internal), string(Unavailable), string(RateLimited)}
+		string(Upstream), string(Internal), string(Unavailable), string(RateLimited), string(BudgetExceeded)}
 }
 
 // Codes lists every code, in the wire table's order.
-var Codes = []Code{Validation, Unauthorized, Forbidden, NotFound, Conflict, Upstream, Internal, Unavailable, RateLimited}
+var Codes = []Code{Validation, Unauthorized, Forbidden, NotFound, Conflict, Upstream, Internal, Unavailable, RateLimited, BudgetExceeded}
 
 // Error is a coded error. Message is safe to show to a client (except for
 // Internal, whose message is replaced at the edge); Fields names offending

@@ -158,7 +158,8 @@ func (s *Service) Compact(ctx context.Context, p domain.Principal, sessionID str
 		return false, err
 	}
 	defer release()
-	f, err := s.Fold(ctx, FoldRequest{SessionID: sessionID, Agent: a, Endpoint: ep, Force: true, Progress: func(string, string) {}})
+	charged := ports.WithUsageCall(ctx, ports.UsageCall{Kind: domain.UsageCompaction, UserID: p.User.ID, AgentID: a.ID, SessionID: sessionID})
+	f, err := s.Fold(charged, FoldRequest{SessionID: sessionID, Agent: a, Endpoint: ep, Force: true, Progress: func(string, string) {}})
 	var me *ports.ModelError
 	if errors.As(err, &me) {
 		return false, errs.Wrap(errs.Unavailable, err, "the compaction model failed: %s", me.Error())

@@ -63,7 +63,8 @@ func (s *Service) Playground(ctx context.Context, p domain.Principal, req Playgr
 	if err != nil {
 		return ports.ModelResponse{}, err
 	}
-	if _, err := s.d.Sessions.Get(ctx, p, span.SessionID); err != nil {
+	sess, err := s.d.Sessions.Get(ctx, p, span.SessionID)
+	if err != nil {
 		return ports.ModelResponse{}, errs.Field("span_id", "no such span")
 	}
 	if span.Kind != domain.SpanGeneration {
@@ -102,7 +103,8 @@ func (s *Service) Playground(ctx context.Context, p domain.Principal, req Playgr
 	if req.Settings != nil {
 		call.Settings, call.ToolChoice = *req.Settings, req.Settings.ToolChoice
 	}
-	resp, err := s.d.LLM.Generate(ctx, call, nil)
+	charged := ports.WithUsageCall(ctx, ports.UsageCall{Kind: domain.UsagePlayground, UserID: p.User.ID, AgentID: sess.AgentConfigID, SessionID: span.SessionID})
+	resp, err := s.d.LLM.Generate(charged, call, nil)
 	var me *ports.ModelError
 	if errors.As(err, &me) {
 		return resp, me.Coded()

@@ -19,7 +19,7 @@ func (s *Service) compactTurn(rc *runCtx, t *turnState, force bool) (models.Fold
 	}
 	lr := rc.lr
 	parent := rc.parentSpan()
-	f, err := s.d.Models.Fold(lr.ctx, models.FoldRequest{SessionID: lr.run.SessionID, RunID: lr.run.ID, Agent: a,
+	f, err := s.d.Models.Fold(s.charged(lr.ctx, rc, domain.UsageCompaction), models.FoldRequest{SessionID: lr.run.SessionID, RunID: lr.run.ID, Agent: a,
 		Endpoint: rc.agent.Endpoint, Force: force,
 		Trace: func(model string, entries int) func(string, error) {
 			sp := rc.tr.Span(domain.SpanCompaction, "compaction", parent).Meta("model", model).Meta("entries", entries)

@@ -81,7 +81,7 @@ func (s *Service) call(ctx context.Context, rc *runCtx, req ports.ModelRequest, 
 		Set("model", req.Model, false).Set("system_instructions", req.Instructions, true).Set("input", req.Input, true).
 		Set("tools", req.Tools, false).Set("model_settings", req.Settings, false).Set("handoffs", rc.agent.HandoffNames(), false).
 		Set("output_schema", req.OutputSchema, false)
-	callCtx, cancel := context.WithCancel(ctx)
+	callCtx, cancel := context.WithCancel(s.charged(ctx, rc, domain.UsageChat))
 	defer cancel()
 	var trip error
 	raced := make(chan struct{})
@@ -137,10 +137,10 @@ func (s *Service) noteDropped(rc *runCtx, sp *traces.OpenSpan, try attempt, drop
 		return
 	}
 	sp.Meta("dropped_settings", dropped)
-	if rc.dropNoted {
+	if rc.noted["settings_dropped"] {
 		return
 	}
-	rc.dropNoted = true
+	rc.noted["settings_dropped"] = true
 	list := strings.Join(dropped, ", ")
 	s.diagnostic(rc, "settings_dropped", "", "provider "+try.endpoint.Name+" does not take "+list+": left out of the call",
 		map[string]string{"settings": list, "provider": try.endpoint.Name, "model": try.model})

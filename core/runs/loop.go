@@ -57,7 +57,7 @@ type runCtx struct {
 	cleanups   []func()                // run by cleanUp, last first
 	images     *attachments.Inliner    // reads each image once per run
 	approved   map[string]bool         // the resumed turn's calls a person approved
-	dropNoted  bool                    // a settings_dropped diagnostic went out
+	noted      map[string]bool         // the once-a-run notices that went out (settings dropped, a budget nearing)
 	profile    heldProfile             // the context profile, until a session write files it
 }
 
@@ -240,6 +240,9 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 	if errors.Is(err, errTakenOver) {
 		return outcome{lost: true}
 	}
+	if errs.Is(err, errs.BudgetExceeded) {
+		return s.failed(lr, domain.CodeBudgetExceeded, errs.MessageOf(err))
+	}
 	var ce *domain.ConfigError
 	var me *ports.ModelError
 	var trip *agents.GuardTrip
@@ -264,7 +267,7 @@ func (s *Service) fail(rc *runCtx, err error) outcome {
 // loop drives the agent: model call, tool calls, turn recorded, again —
 // until a final output, a limit, a cancellation or an error.
 func (s *Service) loop(lr *liveRun) (out outcome) {
-	rc := &runCtx{lr: lr, tr: s.newRecorder(lr), planning: lr.planning, raceInput: lr.run.Input}
+	rc := &runCtx{lr: lr, tr: s.newRecorder(lr), planning: lr.planning, raceInput: lr.run.Input, noted: map[string]bool{}}
 	// After the cleanups (which finish the agent's span): what the end
 	// writes in its transaction, before execute publishes the final event.
 	defer func() { out.profile, out.spans = rc.profile, rc.tr.HandOver() }()

@@ -19,6 +19,7 @@ func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 	done := make(chan struct{})
 	// Read the agent now: a handoff replaces rc.agent while this runs.
 	endpoint, model := rc.agent.Endpoint, s.d.Models.TitleModel(rc.lr.ctx, rc.agent.Agent.Model)
+	charged := s.charged(rc.lr.gone, rc, domain.UsageTitle)
 	// A cancelled run does not wait for its title, so the call is counted
 	// with the runs: Shutdown waits for it, and a forced stop ends it,
 	// before the store it writes to closes.
@@ -28,7 +29,7 @@ func (s *Service) titleSession(rc *runCtx) <-chan struct{} {
 		defer close(done)
 		// A cancelled run still gets its title; a run stopped because its
 		// session or owner is going away does not (liveRun.stop).
-		ctx, cancel := context.WithTimeout(rc.lr.gone, titleBudget)
+		ctx, cancel := context.WithTimeout(charged, titleBudget)
 		defer cancel()
 		defer context.AfterFunc(s.root, cancel)()
 		sp := rc.tr.Span(domain.SpanTitle, "title", "").Meta("model", model)

@@ -30,6 +30,7 @@ const (
 	KeyMaxMCPSessionsPerUser     = "max_mcp_sessions_per_user"
 	KeyAuditRetentionDays        = "audit_retention_days"
 	KeyOIDCLinkVerifiedEmail     = domain.OIDCLinkVerifiedEmailSetting
+	KeyBudgetsApplyToAdmins      = "budgets_apply_to_admins"
 )
 
 // Registry is every global setting, in the order the panel shows them.
@@ -168,5 +169,11 @@ var Registry = []domain.SettingDef{
 		Description: "When on, a person's first single sign-on joins the existing local account whose username is their email, " +
 			"if the identity provider marks that email verified. When off, a first sign-on always makes a new account. " +
 			"Turn on only if the provider is trusted to verify emails: whoever it vouches for gets that account.",
+	},
+	{
+		Key: KeyBudgetsApplyToAdmins, Kind: domain.SettingBool, Default: "false",
+		Group: "limits", Label: "Budgets apply to admins",
+		Description: "When on, an admin's model calls count against budgets and are refused at a limit like a member's. " +
+			"When off, admins' calls are recorded and counted toward agent and provider budgets' totals but never refused.",
 	},
 }

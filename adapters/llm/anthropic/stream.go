@@ -22,19 +22,22 @@ func generate(ctx context.Context, sdk *anthropic.Client, req ports.ModelRequest
 	for stream.Next() {
 		acc.add(stream.Current(), sink)
 	}
+	// A call that fails or is cancelled after message_start still says
+	// what the provider counted: its input, and the output so far.
+	counted := ports.ModelResponse{Usage: acc.usage()}
 	if err := stream.Err(); err != nil {
-		return ports.ModelResponse{}, classify(ctx, provider, err)
+		return counted, classify(ctx, provider, err)
 	}
 	if err := ctx.Err(); err != nil {
-		return ports.ModelResponse{}, err
+		return counted, err
 	}
 	if !acc.stopped {
-		return ports.ModelResponse{}, &ports.ModelError{Kind: ports.ModelUnavailable, Provider: provider,
+		return counted, &ports.ModelError{Kind: ports.ModelUnavailable, Provider: provider,
 			Message: "the stream ended before the message completed"}
 	}
 	if acc.stopReason == anthropic.StopReasonModelContextWindowExceeded {
 		// a success-shaped stop: the answer was cut off by the window itself
-		return ports.ModelResponse{}, &ports.ModelError{Kind: ports.ModelOverflow, Provider: provider,
+		return counted, &ports.ModelError{Kind: ports.ModelOverflow, Provider: provider,
 			Message: "the conversation exceeds the model's context window"}
 	}
 	return acc.response(), nil
@@ -164,7 +167,12 @@ func (a *accumulator) response() ports.ModelResponse {
 			out.Refusal = "the model declined to answer"
 		}
 	}
-	out.Usage = domain.Usage{InputTokens: a.input, OutputTokens: a.output, CachedTokens: a.cacheRead,
-		CacheWriteTokens: a.cacheWrite, TotalTokens: a.input + a.output}
+	out.Usage = a.usage()
 	return out
+}
+
+// usage is what the provider has counted so far.
+func (a *accumulator) usage() domain.Usage {
+	return domain.Usage{InputTokens: a.input, OutputTokens: a.output, CachedTokens: a.cacheRead,
+		CacheWriteTokens: a.cacheWrite, TotalTokens: a.input + a.output}
 }

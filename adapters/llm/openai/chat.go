@@ -266,6 +266,7 @@ func (a *chatAccumulator) response() ports.ModelResponse {
 	out.Usage = domain.Usage{
 		InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens, TotalTokens: u.TotalTokens,
 		CachedTokens: u.PromptTokensDetails.CachedTokens, CacheWriteTokens: u.PromptTokensDetails.CacheWriteTokens,
+		ReasoningTokens: u.CompletionTokensDetails.ReasoningTokens,
 	}
 	if out.Usage.TotalTokens == 0 {
 		out.Usage.TotalTokens = u.PromptTokens + u.CompletionTokens

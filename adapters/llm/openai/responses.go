@@ -32,6 +32,9 @@ func generateResponses(ctx context.Context, svc *responses.ResponseService, prov
 	calls := map[string]ports.ModelDelta{}
 	var final *ports.ModelResponse
 	var failure error
+	// counted is what a failed response said it used, which a failure
+	// still returns.
+	var counted domain.Usage
 	for stream.Next() {
 		ev := stream.Current()
 		switch ev.field("type") {
@@ -52,6 +55,7 @@ func generateResponses(ctx context.Context, svc *responses.ResponseService, prov
 			final = &r
 		case "response.failed":
 			failure = streamFailure(provider, ev.field("response.error.code"), ev.field("response.error.message"), nil)
+			counted = fromResponse(ev.response()).Usage
 		case "error":
 			failure = streamFailure(provider, ev.field("code"), ev.field("message"), nil)
 		}
@@ -63,7 +67,7 @@ func generateResponses(ctx context.Context, svc *responses.ResponseService, prov
 		return ports.ModelResponse{}, err
 	}
 	if failure != nil {
-		return ports.ModelResponse{}, failure
+		return ports.ModelResponse{Usage: counted}, failure
 	}
 	if final == nil {
 		return ports.ModelResponse{}, truncated(provider)
@@ -293,6 +297,7 @@ func fromResponse(r gjson.Result) ports.ModelResponse {
 	out.Usage = domain.Usage{
 		InputTokens: u.Get("input_tokens").Int(), OutputTokens: u.Get("output_tokens").Int(), TotalTokens: u.Get("total_tokens").Int(),
 		CachedTokens: u.Get("input_tokens_details.cached_tokens").Int(), CacheWriteTokens: u.Get("input_tokens_details.cache_write_tokens").Int(),
+		ReasoningTokens: u.Get("output_tokens_details.reasoning_tokens").Int(),
 	}
 	if out.Usage.TotalTokens == 0 {
 		out.Usage.TotalTokens = out.Usage.InputTokens + out.Usage.OutputTokens

@@ -367,6 +367,42 @@ export interface paths {
         patch: operations["updateUser"];
         trace?: never;
     };
+    "/api/v1/budgets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every budget with its consumption in the current period (admins) */
+        get: operations["listBudgets"];
+        put?: never;
+        /** Add a budget (admins): a limit in tokens or dollars per day, week or month for a person, every member, an agent or a provider, checked before every model call */
+        post: operations["createBudget"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/budgets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a budget (admins) */
+        delete: operations["deleteBudget"];
+        options?: never;
+        head?: never;
+        /** Change a budget's limit (admins) */
+        patch: operations["updateBudget"];
+        trace?: never;
+    };
     "/api/v1/guardrails": {
         parameters: {
             query?: never;
@@ -609,6 +645,41 @@ export interface paths {
         /** Replay a stored generation span's request (optionally edited) against its provider */
         post: operations["playgroundGenerate"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/prices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The price table (admins): what each model costs per million tokens, with the figure's source and date */
+        get: operations["listPrices"];
+        /** Set a model's price (admins), replacing the one of its provider type and model; calls recorded before keep their cost */
+        put: operations["putPrice"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/prices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Remove a model's price (admins): its calls count tokens and no cost from now on */
+        delete: operations["deletePrice"];
         options?: never;
         head?: never;
         patch?: never;
@@ -1671,6 +1742,74 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The team's model calls summed (admins): tokens and cost over a range of days, grouped by person, agent, provider, model, day or conversation */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every model call of the range (admins) as CSV, oldest first: who, agent, provider, model, conversation, run, task, kind, outcome, tokens, cost */
+        get: operations["exportUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's own model calls summed, grouped as getUsage's (not by person), and the budgets they answer to */
+        get: operations["getMyUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/usage/me/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's own model calls of the range as CSV, as exportUsage's */
+        get: operations["exportMyUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/workflows": {
         parameters: {
             query?: never;
@@ -2076,6 +2215,67 @@ export interface components {
             /** @description The entry to continue from; "root" continues from before the first message (an edited first message starts a new first branch) */
             entry_id: string;
         };
+        BudgetLimitRequest: {
+            /**
+             * Format: double
+             * @description Tokens, or US dollars, as the budget's unit
+             */
+            limit: number;
+        };
+        BudgetRequest: {
+            /**
+             * Format: double
+             * @description Tokens (input plus output), or US dollars
+             */
+            limit: number;
+            /** @enum {string} */
+            period: "day" | "week" | "month";
+            /**
+             * @description person, default (each member without a person budget of the period and unit), agent or provider
+             * @enum {string}
+             */
+            scope: "person" | "default" | "agent" | "provider";
+            /** @description The person's, agent's or provider's id; omitted for a default budget */
+            subject_id?: string;
+            /** @enum {string} */
+            unit: "tokens" | "usd";
+        };
+        BudgetView: {
+            /**
+             * Format: double
+             * @description Used in the current period, in the budget's unit; a default budget's is the caller's own on /usage/me and its most consuming member's on /budgets
+             */
+            consumed: number;
+            /** Format: date-time */
+            created_at: string;
+            id: string;
+            /**
+             * Format: double
+             * @description Tokens (input plus output), or US dollars
+             */
+            limit: number;
+            percent: number;
+            /**
+             * @description day, week (from Monday) or month, in UTC
+             * @enum {string}
+             */
+            period: "day" | "week" | "month";
+            /** Format: date-time */
+            resets_at: string;
+            /** @enum {string} */
+            scope: "person" | "default" | "agent" | "provider";
+            /** @description The person, agent or provider; empty for a default budget */
+            subject_id: string;
+            /** @description Its name ("each member" for a default budget); empty when it is gone */
+            subject_name: string;
+            /** @enum {string} */
+            unit: "tokens" | "usd";
+            /** Format: date-time */
+            updated_at: string;
+        };
+        BudgetsView: {
+            budgets: components["schemas"]["BudgetView"][];
+        };
         CancelRunRequest: {
             /**
              * @description abort (default) stops now; graceful finishes the current turn
@@ -2159,6 +2359,7 @@ export interface components {
              * @description Input tokens of every call, summed (re-sent history counts each time)
              */
             session_input_tokens: number;
+            usage: components["schemas"]["UsageTotalsView"];
         };
         CreateAgentRequest: {
             approval?: components["schemas"]["AgentApprovalInput"];
@@ -2362,7 +2563,7 @@ export interface components {
              * @description Stable, machine-readable error code
              * @enum {string}
              */
-            code: "validation" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "upstream" | "internal" | "unavailable" | "rate_limited";
+            code: "validation" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "upstream" | "internal" | "unavailable" | "rate_limited" | "budget_exceeded";
             /** @description For validation errors: the offending request fields and what is wrong with each */
             fields?: {
                 [key: string]: string;
@@ -2671,6 +2872,19 @@ export interface components {
             /** @enum {string} */
             verbosity?: "" | "low" | "medium" | "high";
         };
+        MyUsageView: {
+            /** @description The budgets the caller's calls answer to, with the caller's consumption */
+            budgets: components["schemas"]["BudgetView"][];
+            /** @description The first day covered (UTC, YYYY-MM-DD) */
+            from: string;
+            /** @enum {string} */
+            group_by: "person" | "agent" | "provider" | "model" | "day" | "conversation";
+            /** @description The groups, largest cost (then tokens) first; by day, oldest first */
+            rows: components["schemas"]["UsageRowView"][];
+            /** @description The last day covered, inclusive */
+            to: string;
+            totals: components["schemas"]["UsageTotalsView"];
+        };
         OutputPayload: {
             final_output: string;
             run_id: string;
@@ -2702,6 +2916,50 @@ export interface components {
             description?: string;
             name: string;
             parameters?: unknown;
+        };
+        PriceRequest: {
+            /** @description YYYY-MM-DD */
+            as_of?: string;
+            /** Format: double */
+            cached_input_per_mtok?: number;
+            /** Format: double */
+            input_per_mtok: number;
+            /** @description The model's name as calls name it (a dated version falls back to this name) */
+            model: string;
+            /** Format: double */
+            output_per_mtok: number;
+            /** @description openai, anthropic, or a program's own provider type */
+            provider_type: string;
+            source?: string;
+        };
+        PriceView: {
+            /** @description The day the figure was read (YYYY-MM-DD) */
+            as_of: string;
+            /**
+             * Format: double
+             * @description US dollars per million cached input tokens; 0: as input
+             */
+            cached_input_per_mtok: number;
+            id: string;
+            /**
+             * Format: double
+             * @description US dollars per million input tokens not read from the cache
+             */
+            input_per_mtok: number;
+            model: string;
+            /**
+             * Format: double
+             * @description US dollars per million output tokens
+             */
+            output_per_mtok: number;
+            provider_type: string;
+            /** @description Where the figure came from */
+            source: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        PricesView: {
+            prices: components["schemas"]["PriceView"][];
         };
         ProjectBoundPayload: {
             project_id: string;
@@ -3182,6 +3440,7 @@ export interface components {
             /** @enum {string} */
             status: "running" | "interrupted" | "completed" | "error" | "cancelled";
             task?: components["schemas"]["TaskLink"];
+            usage: components["schemas"]["UsageTotalsView"];
         };
         SSHHostKeyView: {
             /** @description SHA256:… as ssh-keygen -lf prints it */
@@ -3735,8 +3994,81 @@ export interface components {
             /** Format: int64 */
             output_tokens: number;
             /** Format: int64 */
+            reasoning_tokens?: number;
+            /** Format: int64 */
             total_tokens: number;
         } | null;
+        UsageReportView: {
+            /** @description The first day covered (UTC, YYYY-MM-DD) */
+            from: string;
+            /** @enum {string} */
+            group_by: "person" | "agent" | "provider" | "model" | "day" | "conversation";
+            /** @description The groups, largest cost (then tokens) first; by day, oldest first */
+            rows: components["schemas"]["UsageRowView"][];
+            /** @description The last day covered, inclusive */
+            to: string;
+            totals: components["schemas"]["UsageTotalsView"];
+        };
+        UsageRowView: {
+            /**
+             * Format: int64
+             * @description The part of input_tokens read from the provider's prompt cache
+             */
+            cached_input_tokens: number;
+            /** Format: int64 */
+            calls: number;
+            /**
+             * Format: double
+             * @description US dollars at the prices the calls were recorded with; calls on a model with no price add nothing
+             */
+            cost_usd: number;
+            /** Format: int64 */
+            input_tokens: number;
+            /** @description The person's, agent's, provider's or conversation's id; provider_type/model for a model; the day (YYYY-MM-DD) */
+            key: string;
+            /** @description Its name (the username, agent, provider or conversation name, the model); empty for one deleted since */
+            label: string;
+            /** Format: int64 */
+            output_tokens: number;
+            /**
+             * Format: int64
+             * @description The part of output_tokens spent reasoning, where the provider tells it apart
+             */
+            reasoning_tokens: number;
+            /**
+             * Format: int64
+             * @description Calls on a model with no price: their tokens count, their cost is not known
+             */
+            unpriced_calls: number;
+        };
+        UsageTotalsView: {
+            /**
+             * Format: int64
+             * @description The part of input_tokens read from the provider's prompt cache
+             */
+            cached_input_tokens: number;
+            /** Format: int64 */
+            calls: number;
+            /**
+             * Format: double
+             * @description US dollars at the prices the calls were recorded with; calls on a model with no price add nothing
+             */
+            cost_usd: number;
+            /** Format: int64 */
+            input_tokens: number;
+            /** Format: int64 */
+            output_tokens: number;
+            /**
+             * Format: int64
+             * @description The part of output_tokens spent reasoning, where the provider tells it apart
+             */
+            reasoning_tokens: number;
+            /**
+             * Format: int64
+             * @description Calls on a model with no price: their tokens count, their cost is not known
+             */
+            unpriced_calls: number;
+        };
         UserView: {
             /** @description The admin created on first start; it cannot be disabled, demoted or deleted */
             bootstrap: boolean;
@@ -4688,6 +5020,126 @@ export interface operations {
             503: components["responses"]["Error"];
         };
     };
+    listBudgets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetsView"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    createBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BudgetRequest"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            409: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deleteBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    updateBudget: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BudgetLimitRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BudgetView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
     listGuardrails: {
         parameters: {
             query?: never;
@@ -5417,6 +5869,90 @@ export interface operations {
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             502: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    listPrices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PricesView"];
+                };
+            };
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    putPrice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PriceRequest"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PriceView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            413: components["responses"]["Error"];
+            415: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    deletePrice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No Content */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
             503: components["responses"]["Error"];
         };
     };
@@ -7866,6 +8402,156 @@ export interface operations {
             400: components["responses"]["Error"];
             401: components["responses"]["Error"];
             404: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                /** @description The first day (UTC, YYYY-MM-DD); default 29 days before to */
+                from?: string;
+                /** @description The last day, inclusive; default today (UTC) */
+                to?: string;
+                /** @description Only this agent's calls */
+                agent_id?: string;
+                /** @description Only calls on this provider */
+                provider_id?: string;
+                /** @description Only calls charged to this person */
+                user_id?: string;
+                /** @description person, agent, provider, model, day (the default) or conversation */
+                group_by?: string;
+                /** @description At most this many groups (the largest); default every group */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReportView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    exportUsage: {
+        parameters: {
+            query?: {
+                /** @description The first day (UTC, YYYY-MM-DD); default 29 days before to */
+                from?: string;
+                /** @description The last day, inclusive; default today (UTC) */
+                to?: string;
+                /** @description Only this agent's calls */
+                agent_id?: string;
+                /** @description Only calls on this provider */
+                provider_id?: string;
+                /** @description Only calls charged to this person */
+                user_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            403: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    getMyUsage: {
+        parameters: {
+            query?: {
+                /** @description The first day (UTC, YYYY-MM-DD); default 29 days before to */
+                from?: string;
+                /** @description The last day, inclusive; default today (UTC) */
+                to?: string;
+                /** @description Only this agent's calls */
+                agent_id?: string;
+                /** @description Only calls on this provider */
+                provider_id?: string;
+                /** @description person, agent, provider, model, day (the default) or conversation */
+                group_by?: string;
+                /** @description At most this many groups (the largest); default every group */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MyUsageView"];
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
+            429: components["responses"]["Error"];
+            500: components["responses"]["Error"];
+            503: components["responses"]["Error"];
+        };
+    };
+    exportMyUsage: {
+        parameters: {
+            query?: {
+                /** @description The first day (UTC, YYYY-MM-DD); default 29 days before to */
+                from?: string;
+                /** @description The last day, inclusive; default today (UTC) */
+                to?: string;
+                /** @description Only this agent's calls */
+                agent_id?: string;
+                /** @description Only calls on this provider */
+                provider_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["Error"];
+            401: components["responses"]["Error"];
             429: components["responses"]["Error"];
             500: components["responses"]["Error"];
             503: components["responses"]["Error"];

@@ -103,8 +103,8 @@ func testReasoning(t *testing.T, h Harness) {
 }
 
 // testUsage: every figure reaches domain.Usage as the port reports it;
-// reasoning tokens count inside the output tokens, never on top (the port
-// has no figure of its own for them).
+// reasoning tokens count inside the output tokens, never on top, and are
+// told apart where the format reports them (Anthropic's does not).
 func testUsage(t *testing.T, h Harness) {
 	s := newStage(t, h, scripted.Options{})
 	s.script("m", scripted.Step{Reasoning: "Counting.", Text: "Counted.", Usage: &scripted.Usage{
@@ -116,6 +116,9 @@ func testUsage(t *testing.T, h Harness) {
 		t.Fatal(err)
 	}
 	want := domain.Usage{InputTokens: 1200, OutputTokens: 340, CachedTokens: 800, CacheWriteTokens: 64, TotalTokens: 1540}
+	if h.Format != scripted.APIMessages {
+		want.ReasoningTokens = 120
+	}
 	if resp.Usage != want {
 		t.Fatalf("usage %+v, want %+v", resp.Usage, want)
 	}

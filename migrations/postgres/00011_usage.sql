@@ -1,0 +1,106 @@
+-- +goose Up
+-- Usage (issue 43; SQLite's 00031): one record per model call, its daily
+-- rollups, the price table and the budgets. No foreign keys: usage is history and
+-- outlives the sessions, people, agents and providers it names. Times are
+-- unix milliseconds, as everywhere; days are UTC dates, YYYY-MM-DD (they
+-- sort as text). Costs are in millionths of a US dollar.
+CREATE TABLE usage_records (
+    id                  TEXT PRIMARY KEY,
+    at                  BIGINT NOT NULL,
+    user_id             TEXT NOT NULL DEFAULT '',
+    agent_id            TEXT NOT NULL DEFAULT '',
+    provider_id         TEXT NOT NULL DEFAULT '',
+    provider_type       TEXT NOT NULL DEFAULT '',
+    model               TEXT NOT NULL DEFAULT '',
+    session_id          TEXT NOT NULL DEFAULT '',
+    run_id              TEXT NOT NULL DEFAULT '',
+    task_id             TEXT NOT NULL DEFAULT '',
+    kind                TEXT NOT NULL,
+    outcome             TEXT NOT NULL,
+    input_tokens        BIGINT NOT NULL DEFAULT 0,
+    cached_input_tokens BIGINT NOT NULL DEFAULT 0,
+    output_tokens       BIGINT NOT NULL DEFAULT 0,
+    reasoning_tokens    BIGINT NOT NULL DEFAULT 0,
+    cost_micros         BIGINT NOT NULL DEFAULT 0,
+    priced              BIGINT NOT NULL DEFAULT 0
+);
+CREATE INDEX usage_records_run ON usage_records (run_id);
+CREATE INDEX usage_records_session ON usage_records (session_id);
+CREATE INDEX usage_records_at ON usage_records (at, id);
+
+-- The reports read these, never the records: a year of a team's calls is
+-- a few hundred rows a day. The primary key leads with the day, so a report
+-- over a range of days reads that range of the table; the budgets' sums
+-- (one person, agent or provider over a period) are index range scans.
+CREATE TABLE usage_daily (
+    day                 TEXT NOT NULL,
+    user_id             TEXT NOT NULL,
+    agent_id            TEXT NOT NULL,
+    provider_id         TEXT NOT NULL,
+    provider_type       TEXT NOT NULL,
+    model               TEXT NOT NULL,
+    calls               BIGINT NOT NULL DEFAULT 0,
+    input_tokens        BIGINT NOT NULL DEFAULT 0,
+    cached_input_tokens BIGINT NOT NULL DEFAULT 0,
+    output_tokens       BIGINT NOT NULL DEFAULT 0,
+    reasoning_tokens    BIGINT NOT NULL DEFAULT 0,
+    cost_micros         BIGINT NOT NULL DEFAULT 0,
+    unpriced_calls      BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (day, user_id, agent_id, provider_id, model)
+);
+CREATE INDEX usage_daily_user ON usage_daily (user_id, day);
+CREATE INDEX usage_daily_agent ON usage_daily (agent_id, day);
+CREATE INDEX usage_daily_provider ON usage_daily (provider_id, day);
+
+-- A conversation's calls by day: the top conversations and one
+-- conversation's totals. user_id is the person its first call of the day
+-- was charged to.
+CREATE TABLE usage_session_daily (
+    day                 TEXT NOT NULL,
+    session_id          TEXT NOT NULL,
+    user_id             TEXT NOT NULL,
+    calls               BIGINT NOT NULL DEFAULT 0,
+    input_tokens        BIGINT NOT NULL DEFAULT 0,
+    cached_input_tokens BIGINT NOT NULL DEFAULT 0,
+    output_tokens       BIGINT NOT NULL DEFAULT 0,
+    reasoning_tokens    BIGINT NOT NULL DEFAULT 0,
+    cost_micros         BIGINT NOT NULL DEFAULT 0,
+    unpriced_calls      BIGINT NOT NULL DEFAULT 0,
+    PRIMARY KEY (day, session_id)
+);
+CREATE INDEX usage_session_daily_session ON usage_session_daily (session_id);
+
+-- What a model costs per million tokens, one row per provider type and
+-- model; a record's cost is computed from it when the call is recorded.
+CREATE TABLE usage_prices (
+    id                  TEXT PRIMARY KEY,
+    provider_type       TEXT NOT NULL,
+    model               TEXT NOT NULL,
+    input_micros        BIGINT NOT NULL DEFAULT 0,
+    cached_input_micros BIGINT NOT NULL DEFAULT 0,
+    output_micros       BIGINT NOT NULL DEFAULT 0,
+    source              TEXT NOT NULL DEFAULT '',
+    as_of               TEXT NOT NULL DEFAULT '',
+    updated_at          BIGINT NOT NULL,
+    UNIQUE (provider_type, model)
+);
+
+-- Limits on usage over a period; subject_id is '' for a default budget.
+CREATE TABLE budgets (
+    id          TEXT PRIMARY KEY,
+    scope       TEXT NOT NULL,
+    subject_id  TEXT NOT NULL DEFAULT '',
+    period      TEXT NOT NULL,
+    unit        TEXT NOT NULL,
+    limit_value BIGINT NOT NULL,
+    created_at  BIGINT NOT NULL,
+    updated_at  BIGINT NOT NULL,
+    UNIQUE (scope, subject_id, period, unit)
+);
+
+-- +goose Down
+DROP TABLE budgets;
+DROP TABLE usage_prices;
+DROP TABLE usage_session_daily;
+DROP TABLE usage_daily;
+DROP TABLE usage_records;
