@@ -87,7 +87,8 @@ describe('date ranges', () => {
     expect(validRange({ from: '', to: '2026-03-01' })).toBe(false)
   })
   it('asks the report for the range and grouping', () => {
-    expect(usageQuery({ from: '2026-03-01', to: '2026-03-05' }, 'conversation', 10)).toBe('from=2026-03-01&to=2026-03-05&group_by=conversation&limit=10')
+    expect(usageQuery({ from: '2026-03-01', to: '2026-03-05' }, 'conversation', 10)).toEqual({ from: '2026-03-01', to: '2026-03-05', group_by: 'conversation', limit: 10 })
+    expect(usageQuery({ from: '2026-03-01', to: '2026-03-05' }, 'day')).toEqual({ from: '2026-03-01', to: '2026-03-05', group_by: 'day' })
   })
 })
 

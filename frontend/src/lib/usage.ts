@@ -3,80 +3,27 @@
 // screens ask about. All money is US dollars; all dates are UTC days, as the
 // server counts them.
 
+import type { Schemas } from './api'
+
 /** What a set of model calls used and cost. unpriced_calls ran on a model with no price: their tokens count, their cost does not. */
-export interface UsageTotals {
-  calls: number
-  input_tokens: number
-  cached_input_tokens: number
-  output_tokens: number
-  reasoning_tokens: number
-  cost_usd: number
-  unpriced_calls: number
-}
-
+export type UsageTotals = Schemas['UsageTotalsView']
+/** One group of a report: its key (a day, an id, provider_type/model) and its label ("" once the thing was deleted). */
+export type UsageRow = Schemas['UsageRowView']
+/** GET /usage, or GET /usage/me with the caller's budgets. */
+export type UsageReport = Schemas['UsageReportView'] & { budgets?: BudgetStatus[] }
 /** What a breakdown groups by; person only in the admins' report. */
-export type GroupBy = 'day' | 'person' | 'agent' | 'provider' | 'model' | 'conversation'
-
-/** One group of a report: its key (a day, an id, a model name) and its label ("" once the thing was deleted). */
-export interface UsageRow extends UsageTotals {
-  key: string
-  label: string
-}
-
-/** GET /usage and GET /usage/me (the latter with the caller's budgets). */
-export interface UsageReport {
-  from: string
-  to: string
-  group_by: GroupBy
-  rows: UsageRow[]
-  totals: UsageTotals
-  budgets?: BudgetStatus[]
-}
-
-export type BudgetScope = 'person' | 'default' | 'agent' | 'provider'
-export type BudgetPeriod = 'day' | 'week' | 'month'
-export type BudgetUnit = 'tokens' | 'usd'
-
-/** A budget and how much of it the current period has used (limit and consumed in dollars for usd, tokens for tokens). */
-export interface BudgetStatus {
-  id: string
-  scope: BudgetScope
-  subject_id?: string
-  subject_name?: string
-  period: BudgetPeriod
-  unit: BudgetUnit
-  limit: number
-  consumed: number
-  percent: number
-  resets_at: string
-  created_at: string
-  updated_at: string
-}
-
+export type GroupBy = Schemas['UsageReportView']['group_by']
+/** A budget and how much of it the current period has used (limit and consumed in dollars for usd, tokens for tokens; percent 0–100, past 100 once exceeded). */
+export type BudgetStatus = Schemas['BudgetView']
+export type BudgetScope = BudgetStatus['scope']
+export type BudgetPeriod = BudgetStatus['period']
+export type BudgetUnit = BudgetStatus['unit']
 /** POST /budgets. */
-export interface BudgetCreate {
-  scope: BudgetScope
-  subject_id?: string
-  period: BudgetPeriod
-  unit: BudgetUnit
-  limit: number
-}
-
+export type BudgetCreate = Schemas['BudgetRequest']
 /** A model's price in dollars per million tokens, with where the figure came from. */
-export interface Price {
-  id: string
-  provider_type: string
-  model: string
-  input_per_mtok: number
-  cached_input_per_mtok: number
-  output_per_mtok: number
-  source: string
-  as_of: string
-  updated_at: string
-}
-
+export type Price = Schemas['PriceView']
 /** PUT /prices: an upsert by provider type and model. */
-export type PriceInput = Omit<Price, 'id' | 'updated_at'>
+export type PriceInput = Schemas['PriceRequest']
 
 export const noUsage: UsageTotals = { calls: 0, input_tokens: 0, cached_input_tokens: 0, output_tokens: 0, reasoning_tokens: 0, cost_usd: 0, unpriced_calls: 0 }
 
@@ -185,9 +132,5 @@ export function fillDays(rows: UsageRow[], range: DateRange): UsageRow[] {
 /** Whether a custom range can be asked: two days, in order. */
 export const validRange = (r: DateRange) => /^\d{4}-\d{2}-\d{2}$/.test(r.from) && /^\d{4}-\d{2}-\d{2}$/.test(r.to) && r.from <= r.to
 
-/** The query string of a report. */
-export function usageQuery(range: DateRange, groupBy: GroupBy, limit?: number): string {
-  const q = new URLSearchParams({ from: range.from, to: range.to, group_by: groupBy })
-  if (limit) q.set('limit', String(limit))
-  return q.toString()
-}
+/** The query of a report. */
+export const usageQuery = (range: DateRange, groupBy: GroupBy, limit?: number) => ({ from: range.from, to: range.to, group_by: groupBy, ...(limit ? { limit } : {}) })

@@ -3,7 +3,6 @@ import { useState } from 'react'
 import { api, errorText, ok } from '../../lib/api'
 import { keys, refresh, useAgents, useContextReport, useSession } from '../../lib/queries'
 import { navigate } from '../../lib/router'
-import type { UsageTotals } from '../../lib/usage'
 import { useLiveSession } from '../../live/store'
 import { UsageFacts } from '../usage/UsageFacts'
 
@@ -28,7 +27,7 @@ export function ContextPanel({ sessionId }: { sessionId: string }) {
   if (ctx.isError) return <p className="error-text pad">{errorText(ctx.error)}</p>
   const c = ctx.data!
   const prompt = (c.prompt ?? null) as Prompt | null
-  const usage = (c as { usage?: UsageTotals }).usage
+  const usage = c.usage
   const layers = Object.entries(prompt?.layers ?? {})
   const tools = Object.entries(prompt?.tools ?? {})
   const mcp = prompt?.mcp ?? []

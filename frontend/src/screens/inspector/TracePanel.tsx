@@ -2,7 +2,6 @@ import { useQuery } from '@tanstack/react-query'
 import { useMemo, useState } from 'react'
 import { JsonBlock } from '../../components/JsonBlock'
 import { api, errorText, ok } from '../../lib/api'
-import type { UsageTotals } from '../../lib/usage'
 import { UsageFacts } from '../usage/UsageFacts'
 import { useSessionRuns, useTraces } from '../../lib/queries'
 import { spanOutcome, waterfall } from './waterfall'
@@ -74,7 +73,7 @@ function RunUsage({ runId, status }: { runId: string; status?: string }) {
     staleTime: status === 'running' ? 0 : Infinity,
     retry: false,
   })
-  const usage = (run.data as { usage?: UsageTotals } | undefined)?.usage
+  const usage = run.data?.usage
   if (!usage || !usage.calls) return null
   return <div className="trace-usage"><UsageFacts usage={usage} label="This run's usage" /></div>
 }

@@ -2,29 +2,38 @@
 // The Budgets tab: a budget's consumption as a bar, a new one asked with
 // the subject picked from the existing people, agents or providers, the
 // server's refusal next to its field, and a delete confirmed first. The
-// server's answers sit in the query cache; writes reach a stand-in fetch.
+// server's answers sit in the query cache; writes reach a stand-in for the
+// API client's.
 import { screen, waitFor, within } from '@testing-library/react'
 import userEvent from '@testing-library/user-event'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { api } from '../../lib/api'
 import { keys } from '../../lib/queries'
 import type { BudgetStatus } from '../../lib/usage'
 import { usageKeys } from '../../lib/usageApi'
+import { answer, refusal } from '../../test/mcp'
 import { renderWithData } from '../../test/render'
 import { BudgetsTab } from './BudgetsTab'
 
 const budget: BudgetStatus = { id: 'b1', scope: 'agent', subject_id: 'a1', subject_name: 'Helper', period: 'month', unit: 'usd', limit: 10, consumed: 8.5, percent: 85,
   resets_at: '2026-04-01T00:00:00Z', created_at: '', updated_at: '' }
 let sent: { method: string; url: string; body?: unknown }[] = []
-let reply: (url: string, method: string) => Response
+let reply: () => ReturnType<typeof answer>
+
+/** Records a write made through the API client and answers it with reply(). */
+const write = (method: string) => ((url: string, init?: { params?: { path?: { id?: string } }; body?: unknown }) => {
+  const id = init?.params?.path?.id
+  sent.push({ method, url: id ? url.replace('{id}', id) : url, ...(init?.body !== undefined ? { body: init.body } : {}) })
+  return reply()
+}) as never
 
 beforeEach(() => {
   sent = []
-  reply = () => new Response(JSON.stringify({ ...budget, id: 'b2', scope: 'person', subject_name: 'bob', limit: 5, consumed: 0, percent: 0 }), { status: 201 })
-  vi.spyOn(globalThis, 'fetch').mockImplementation((async (url: string, init?: RequestInit) => {
-    const method = init?.method ?? 'GET'
-    sent.push({ method, url, ...(init?.body ? { body: JSON.parse(String(init.body)) } : {}) })
-    return method === 'GET' ? new Response(JSON.stringify({ budgets: [budget], prices: [] })) : reply(url, method)
-  }) as typeof fetch)
+  reply = () => answer(201, { ...budget, id: 'b2', scope: 'person', subject_name: 'bob', limit: 5, consumed: 0, percent: 0 })
+  vi.spyOn(api, 'GET').mockImplementation((() => answer(200, { budgets: [budget], prices: [] })) as never)
+  vi.spyOn(api, 'POST').mockImplementation(write('POST'))
+  vi.spyOn(api, 'PATCH').mockImplementation(write('PATCH'))
+  vi.spyOn(api, 'DELETE').mockImplementation(write('DELETE'))
 })
 afterEach(() => {
   vi.restoreAllMocks()
@@ -36,7 +45,7 @@ function show() {
     [['users'], [{ id: 'u1', username: 'ann' }, { id: 'u2', username: 'bob' }]], [keys.agents, [{ id: 'a1', name: 'Helper' }]], [keys.providers, []],
   ])
 }
-const writes = () => sent.filter((s) => s.method !== 'GET')
+const writes = () => sent
 
 describe('the Budgets tab', () => {
   it('shows a budget nearly used up', () => {
@@ -59,7 +68,7 @@ describe('the Budgets tab', () => {
   })
 
   it("puts the server's refusal next to its field", async () => {
-    reply = () => new Response(JSON.stringify({ error: { code: 'conflict', message: 'a monthly budget for Helper exists', fields: { subject_id: 'already has one' } } }), { status: 409 })
+    reply = () => refusal(409, 'conflict', 'a monthly budget for Helper exists', { subject_id: 'already has one' })
     show()
     const form = screen.getByRole('form', { name: 'New budget' })
     await userEvent.selectOptions(within(form).getByLabelText('Applies to'), 'agent')
@@ -71,7 +80,7 @@ describe('the Budgets tab', () => {
   })
 
   it('changes a limit, and deletes only once confirmed', async () => {
-    reply = () => new Response(null, { status: 204 })
+    reply = () => answer(204)
     show()
     const row = screen.getByRole('listitem', { name: 'Budget b1' })
     const limit = within(row).getByLabelText('Limit ($)')

@@ -3,13 +3,15 @@ import { useState, type FormEvent } from 'react'
 import { Field } from '../../components/Field'
 import { ApiError, errorText } from '../../lib/api'
 import { useProviderTypes } from '../../lib/queries'
-import { formatUSD, isoDay, type Price, type PriceInput } from '../../lib/usage'
+import { formatUSD, isoDay, type Price } from '../../lib/usage'
 import { deletePrice, savePrice, usageKeys, usePrices } from '../../lib/usageApi'
 
-type Draft = Omit<PriceInput, 'input_per_mtok' | 'cached_input_per_mtok' | 'output_per_mtok'> & { input_per_mtok: string; cached_input_per_mtok: string; output_per_mtok: string }
+/** The form's fields as typed (numbers as text until saved). */
+interface Draft { provider_type: string; model: string; input_per_mtok: string; cached_input_per_mtok: string; output_per_mtok: string; source: string; as_of: string }
 
 const blank = (): Draft => ({ provider_type: '', model: '', input_per_mtok: '', cached_input_per_mtok: '', output_per_mtok: '', source: '', as_of: isoDay(new Date()) })
-const draftOf = (p: Price): Draft => ({ ...p, input_per_mtok: String(p.input_per_mtok), cached_input_per_mtok: String(p.cached_input_per_mtok), output_per_mtok: String(p.output_per_mtok) })
+const draftOf = (p: Price): Draft => ({ provider_type: p.provider_type, model: p.model, source: p.source, as_of: p.as_of,
+  input_per_mtok: String(p.input_per_mtok), cached_input_per_mtok: String(p.cached_input_per_mtok), output_per_mtok: String(p.output_per_mtok) })
 /** A source's host when it is a web address (shown as a link to it), else undefined. */
 function hostOf(s: string): string | undefined {
   if (!/^https?:\/\//i.test(s)) return undefined

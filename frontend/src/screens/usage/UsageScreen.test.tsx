@@ -16,7 +16,7 @@ const report = (group_by: UsageReport['group_by'], rows: UsageReport['rows'], ex
   from: range.from, to: range.to, group_by, rows,
   totals: { ...noUsage, calls: 3, input_tokens: 1_234_567, output_tokens: 4500, cost_usd: 12.5, unpriced_calls: 2 }, ...extra,
 })
-const budget = { id: 'b1', scope: 'default' as const, subject_name: 'each member', period: 'day' as const, unit: 'usd' as const, limit: 1, consumed: 1.2, percent: 120,
+const budget = { id: 'b1', scope: 'default' as const, subject_id: '', subject_name: 'each member', period: 'day' as const, unit: 'usd' as const, limit: 1, consumed: 1.2, percent: 120,
   resets_at: '2026-03-06T00:00:00Z', created_at: '', updated_at: '' }
 
 function show(mine: boolean, role: 'admin' | 'member') {
