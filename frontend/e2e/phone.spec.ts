@@ -126,7 +126,7 @@ test('phone: every settings tab with a row in it, and the forms', async ({ page,
 
   // The other tabs, as each first draws, then its form for a new one where it has one.
   const forms: Record<string, string> = { Skills: 'New skill', Memories: 'Add memory', Projects: 'New project', Sandboxes: 'Add sandbox', Guardrails: 'Add guardrail' }
-  for (const tab of ['Skills', 'Memories', 'Projects', 'Sandboxes', 'Guardrails', 'Global settings', 'Access tokens', 'Users', 'Audit']) {
+  for (const tab of ['Skills', 'Memories', 'Projects', 'Sandboxes', 'Guardrails', 'Global settings', 'Access tokens', 'Users', 'Budgets', 'Audit']) {
     await page.getByRole('tab', { name: tab }).click()
     await expect(page.getByRole('tab', { name: tab })).toHaveAttribute('aria-selected', 'true')
     await expect(page.locator('.settings-body')).not.toContainText('Loading')

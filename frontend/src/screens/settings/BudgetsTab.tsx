@@ -102,6 +102,7 @@ function BudgetRow({ b }: { b: BudgetStatus }) {
           <button type="button" className="btn btn-danger btn-sm" onClick={() => setConfirming(true)}>Delete</button>
         )}
       </form>
+      {b.scope === 'default' && <p className="muted small budget-note">Shown: the member who used the most of it this period.</p>}
       {error && <p className="error-text small" role="alert">{error}</p>}
     </li>
   )

@@ -59,7 +59,7 @@ export function PricesSection() {
         <div className="table-scroll">
           <table className="table table-stack prices-table" aria-labelledby="prices-h">
             <thead>
-              <tr><th scope="col">Provider type</th><th scope="col">Model</th><th scope="col">Input</th><th scope="col">Cached input</th><th scope="col">Output</th><th scope="col">Source</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr>
+              <tr><th scope="col">Provider type</th><th scope="col">Model</th><th scope="col" className="num">Input</th><th scope="col" className="num">Cached input</th><th scope="col" className="num">Output</th><th scope="col">Source</th><th scope="col"><span className="visually-hidden">Actions</span></th></tr>
             </thead>
             <tbody>
               {list.map((p) => (

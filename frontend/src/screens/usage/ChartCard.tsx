@@ -39,7 +39,7 @@ export function ChartCard({ title, data, summary, categoryLabel, empty = 'No usa
             <div className="table-scroll">
               <table className="table table-stack" aria-label={title}>
                 <thead>
-                  <tr><th scope="col">{categoryLabel}</th>{data.series.map((s) => <th key={s.name} scope="col">{s.name}</th>)}</tr>
+                  <tr><th scope="col">{categoryLabel}</th>{data.series.map((s) => <th key={s.name} scope="col" className="num">{s.name}</th>)}</tr>
                 </thead>
                 <tbody>
                   {data.categories.map((c, i) => (

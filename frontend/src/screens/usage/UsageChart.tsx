@@ -23,6 +23,9 @@ export interface ChartData {
   horizontal?: boolean
 }
 
+/** How tall a chart is drawn: a ranking by its number of bars, a time chart fixed. */
+export const chartHeight = (d: ChartData) => (d.horizontal ? Math.min(360, 64 + 30 * d.categories.length) : 240)
+
 function themeColors() {
   const css = getComputedStyle(document.documentElement)
   const v = (name: string, fallback: string) => css.getPropertyValue(name).trim() || fallback
@@ -57,6 +60,7 @@ export default function UsageChart({ data }: { data: ChartData }) {
   useEffect(() => {
     const c = chart.current
     if (!c) return
+    c.resize()
     const col = themeColors()
     const categoryAxis = {
       type: 'category' as const, data: data.categories,
@@ -88,5 +92,6 @@ export default function UsageChart({ data }: { data: ChartData }) {
     }, true)
   }, [data, theme])
 
-  return <div ref={el} className="usage-chart-canvas" />
+  // The drawing is the image its box names: nothing inside it is read out.
+  return <div ref={el} className="usage-chart-canvas" aria-hidden="true" style={{ height: chartHeight(data) }} />
 }

@@ -101,14 +101,16 @@ function Totals({ t }: { t: UsageTotals }) {
   const note = unpricedNote(t)
   return (
     <>
-      <dl className="usage-totals" role="group" aria-label="Totals">
-        <div className="card"><dt>Cost</dt><dd>{formatUSD(t.cost_usd)}</dd></div>
-        <div className="card"><dt>Tokens in</dt><dd>{formatTokens(t.input_tokens)}</dd>
-          {t.cached_input_tokens > 0 && <dd className="muted small">{formatTokens(t.cached_input_tokens)} cached</dd>}</div>
-        <div className="card"><dt>Tokens out</dt><dd>{formatTokens(t.output_tokens)}</dd>
-          {t.reasoning_tokens > 0 && <dd className="muted small">{formatTokens(t.reasoning_tokens)} reasoning</dd>}</div>
-        <div className="card"><dt>Calls</dt><dd>{t.calls.toLocaleString()}</dd></div>
-      </dl>
+      <div role="group" aria-label="Totals">
+        <dl className="usage-totals">
+          <div className="card"><dt>Cost</dt><dd>{formatUSD(t.cost_usd)}</dd></div>
+          <div className="card"><dt>Tokens in</dt><dd>{formatTokens(t.input_tokens)}</dd>
+            {t.cached_input_tokens > 0 && <dd className="muted small">{formatTokens(t.cached_input_tokens)} cached</dd>}</div>
+          <div className="card"><dt>Tokens out</dt><dd>{formatTokens(t.output_tokens)}</dd>
+            {t.reasoning_tokens > 0 && <dd className="muted small">{formatTokens(t.reasoning_tokens)} reasoning</dd>}</div>
+          <div className="card"><dt>Calls</dt><dd>{t.calls.toLocaleString()}</dd></div>
+        </dl>
+      </div>
       {note && <p className="callout callout-warn usage-unpriced">{note} Add a price in <a href="/settings/budgets" onClick={(e) => { e.preventDefault(); navigate('/settings/budgets') }}>Budgets and prices</a>.</p>}
     </>
   )
@@ -138,7 +140,7 @@ function TopConversations({ report, linked }: { report: UsageReport; linked: boo
       {report.rows.length === 0 ? <p className="muted">No conversation used a model in this range.</p> : (
         <div className="table-scroll">
           <table className="table table-stack usage-table" aria-labelledby="top-conversations">
-            <thead><tr><th scope="col">Conversation</th><th scope="col">Calls</th><th scope="col">Tokens in</th><th scope="col">Tokens out</th><th scope="col">Cost</th></tr></thead>
+            <thead><tr><th scope="col">Conversation</th><th scope="col" className="num">Calls</th><th scope="col" className="num">Tokens in</th><th scope="col" className="num">Tokens out</th><th scope="col" className="num">Cost</th></tr></thead>
             <tbody>
               {report.rows.map((r) => (
                 <tr key={r.key}>
