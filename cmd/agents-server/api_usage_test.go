@@ -288,6 +288,17 @@ func TestBudgetsAreAdminsAndValidated(t *testing.T) {
 	}
 	h.call("DELETE", "/api/v1/budgets/"+list.Budgets[0].ID, h.admin, nil).want(t, 204)
 	h.call("DELETE", "/api/v1/budgets/"+list.Budgets[0].ID, h.admin, nil).wantErr(t, 404, "not_found")
+	// Each change is in the audit log, with the admin as its actor; the
+	// refused ones left nothing.
+	recs := h.auditLog("&kind=budget")
+	for _, action := range []string{"budget.create", "budget.delete"} {
+		if r := findAudit(t, recs, action, list.Budgets[0].ID, ""); r.ActorName != "admin" || r.Outcome != "success" {
+			t.Errorf("%s recorded as %+v", action, r)
+		}
+	}
+	if len(recs) != 2 {
+		t.Errorf("%d budget records, want 2 (a refused write leaves none): %+v", len(recs), recs)
+	}
 
 	// The seeded price table names each figure's source and day; an
 	// admin's price replaces the one of its model.
@@ -304,6 +315,10 @@ func TestBudgetsAreAdminsAndValidated(t *testing.T) {
 		t.Errorf("gpt-4o seeded as %+v", p)
 	}
 	h.putPrice("openai", "gpt-4o", 3, 1, 12)
+	if r := findAudit(t, h.auditLog("&kind=price"), "price.put", "openai/gpt-4o", ""); r.ActorName != "admin" ||
+		strings.Join(r.Fields, ",") != "as_of,cached_input_per_mtok,input_per_mtok,output_per_mtok,source" {
+		t.Errorf("price.put recorded as %+v", r)
+	}
 	h.call("GET", "/api/v1/prices", h.admin, nil).want(t, 200).decode(t, &prices)
 	for _, p := range prices.Prices {
 		if p.ProviderType == "openai" && p.Model == "gpt-4o" && (p.InputPerMTok != 3 || p.ID != seeded["openai/gpt-4o"].ID) {
