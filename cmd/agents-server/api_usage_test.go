@@ -117,6 +117,13 @@ func TestEveryModelCallIsRecordedOnceWithItsCost(t *testing.T) {
 	if r.Usage.Calls < 2 || r.Usage.InputTokens < 2200 || math.Abs(r.Usage.CostUSD-(0.0011+0.0013+costOf(titles[0]))) > 1e-9 {
 		t.Errorf("the run's usage %+v", r.Usage)
 	}
+	// Prometheus counts them by provider type and model, never by person
+	// (the title call was answered with the script's first step: 30 + 30).
+	metrics := string(h.call("GET", "/metrics", h.admin, nil).want(t, 200).Body)
+	if !strings.Contains(metrics, `agents_model_tokens_total{model="metered",provider="openai",type="reasoning"} 60`+"\n") ||
+		!strings.Contains(metrics, `agents_model_cost_dollars_total{model="metered",provider="openai"}`) || strings.Contains(metrics, "payer") {
+		t.Errorf("usage metrics:\n%s", grepLines(metrics, "agents_model_"))
+	}
 	var cv httpapi.ContextView
 	h.call("GET", "/api/v1/sessions/"+s.ID+"/context", tok, nil).want(t, 200).decode(t, &cv)
 	if cv.Usage != r.Usage {
