@@ -5,7 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agents-server/agents-server/core/domain"
 	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -119,7 +118,7 @@ func (db *DB) UsageReport(ctx context.Context, q ports.UsageQuery) (ports.UsageR
 		case onePass:
 		case q.Limit <= 0 || len(out.Rows) < q.Limit:
 			for _, r := range out.Rows {
-				addTotals(&out.Totals, r.UsageTotals)
+				out.Totals = out.Totals.Plus(r.UsageTotals)
 			}
 		default:
 			out.Totals, err = scanTotals(t.QueryRowContext(ctx, `SELECT `+rollupSums+` FROM `+g.table+` WHERE `+where, args...))
@@ -179,15 +178,4 @@ func coversMostDays(ctx context.Context, t txQ, table, from, to string) (bool, e
 	}
 	lo, hi := max(from, *first), min(to, *last)
 	return lo <= hi && span(lo, hi) >= span(*first, *last)/2, nil
-}
-
-// addTotals adds the sums b to a.
-func addTotals(a *domain.UsageTotals, b domain.UsageTotals) {
-	a.Calls += b.Calls
-	a.InputTokens += b.InputTokens
-	a.CachedInputTokens += b.CachedInputTokens
-	a.OutputTokens += b.OutputTokens
-	a.ReasoningTokens += b.ReasoningTokens
-	a.CostMicros += b.CostMicros
-	a.UnpricedCalls += b.UnpricedCalls
 }
