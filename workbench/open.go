@@ -324,7 +324,9 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 		ProviderTypes: s.providers.LookupType})
 	s.triggers = triggers.New(triggers.Deps{Store: db, Deliveries: db, Users: db, Config: db, Sessions: s.sessions,
 		Workflows: s.workflows, Starter: triggerStarter{s.tasks, s.runs}, Box: box, IDs: idGen, Clock: clock,
-		Location: time.Local, Log: log, Refusals: s.audit})
+		Location: time.Local, Log: log, Refusals: s.audit, Budgets: func(ctx context.Context, ownerID, agentID string) error {
+			return s.usage.Admit(ctx, ports.UsageCall{UserID: ownerID, AgentID: agentID}, "")
+		}})
 	// Ticks missed while the process was down are skipped before anything
 	// could fire them: they are not replayed.
 	return s.triggers.SkipMissed(ctx)

@@ -148,7 +148,8 @@ func (db *DB) ListUsage(ctx context.Context, q ports.UsageListQuery) ([]domain.U
 		if err != nil {
 			return nil, translate(err)
 		}
-		where += ` AND (at > ? OR (at = ? AND id > ?))`
+		// After (at, id): the first term bounds the index range.
+		where += ` AND at >= ? AND (at > ? OR id > ?)`
 		args = append(args, at, at, q.AfterID)
 	}
 	query := `SELECT ` + usageRecordColumns + ` FROM usage_records WHERE ` + where + ` ORDER BY at, id`

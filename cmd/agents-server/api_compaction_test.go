@@ -148,6 +148,17 @@ func TestCompactNowForcesAPassAndRefusesWhatItCannot(t *testing.T) {
 		after.SessionInputTokens != before.SessionInputTokens {
 		t.Fatalf("context before %+v, after %+v", before, after)
 	}
+	// The summary call is the person's, recorded as a compaction, and
+	// counted in the conversation's usage.
+	var folds []usageRow
+	for _, c := range h.usageCalls(tok, "/usage/me/export") {
+		if c["kind"] == "compaction" && c["session_id"] == sid {
+			folds = append(folds, c)
+		}
+	}
+	if len(folds) != 1 || after.Usage.Calls != before.Usage.Calls+1 {
+		t.Errorf("compaction calls %v; the conversation's calls %d then %d", folds, before.Usage.Calls, after.Usage.Calls)
+	}
 	// A summary alone is not summarized again.
 	h.call("POST", "/api/v1/sessions/"+sid+"/compact", tok, nil).want(t, 200).decode(t, &out)
 	if out.Compacted {

@@ -124,6 +124,17 @@ func TestTracesSummaryWholeSpansAndLiveEvents(t *testing.T) {
 	if len(pg.Output) == 0 || !strings.Contains(string(modelCalls(model)[len(modelCalls(model))-1].Body), "fresh start") {
 		t.Fatalf("edited replay = %+v", pg)
 	}
+	// Each replay is a call charged to the person who made it, in the
+	// replayed conversation.
+	replays := 0
+	for _, c := range h.usageCalls(tok, "/usage/me/export") {
+		if c["kind"] == "playground" && c["session_id"] == s.ID {
+			replays++
+		}
+	}
+	if replays != 2 {
+		t.Errorf("%d playground calls recorded, want 2", replays)
+	}
 	var fn traces.SpanPayload
 	for _, sp := range whole {
 		if sp.Kind == domain.SpanFunction {

@@ -67,11 +67,19 @@ func TestBackgroundWorkIsChargedToItsOwner(t *testing.T) {
 		t.Error("the /mcp ask's call is not the asker's")
 	}
 
-	// Used up, the owner's next execution fails at its first step with the
-	// budget's reason as the task's last error.
+	// Used up, the owner's trigger fires nothing, the refusal its last
+	// error; an execution the owner starts fails at its first step with
+	// the budget's reason.
 	h.call("POST", "/api/v1/budgets", h.admin, map[string]any{"scope": "person", "subject_id": me.ID, "period": "month", "unit": "tokens", "limit": 1}).want(t, 201)
-	h.call("POST", "/api/v1/triggers/"+tr.ID+"/fire", tok, nil).want(t, 201).decode(t, &fired)
-	task, _ := ws.ended(fired.Task.TaskID)
+	h.call("POST", "/api/v1/triggers/"+tr.ID+"/fire", tok, nil).wantErr(t, 429, "budget_exceeded")
+	var after httpapi.TriggerView
+	h.call("GET", "/api/v1/triggers/"+tr.ID, tok, nil).want(t, 200).decode(t, &after)
+	if !strings.Contains(after.LastError, "budget is used up") {
+		t.Errorf("the refused fire's last_error %q", after.LastError)
+	}
+	var started httpapi.TaskView
+	h.call("POST", "/api/v1/workflows/"+w.ID+"/runs", tok, map[string]any{"session_id": ws.session, "input": "go"}).want(t, 201).decode(t, &started)
+	task, _ := ws.ended(started.TaskID)
 	if task.Status != domain.TaskFailed || !strings.Contains(task.Result+task.Summary, "budget_exceeded") {
 		t.Errorf("the refused execution: %s %q %q", task.Status, task.Result, task.Summary)
 	}

@@ -117,6 +117,13 @@ func TestEveryModelCallIsRecordedOnceWithItsCost(t *testing.T) {
 	if r.Usage.Calls < 2 || r.Usage.InputTokens < 2200 || math.Abs(r.Usage.CostUSD-(0.0011+0.0013+costOf(titles[0]))) > 1e-9 {
 		t.Errorf("the run's usage %+v", r.Usage)
 	}
+	// Prometheus counts them by provider type and model, never by person
+	// (the title call was answered with the script's first step: 30 + 30).
+	metrics := string(h.call("GET", "/metrics", h.admin, nil).want(t, 200).Body)
+	if !strings.Contains(metrics, `agents_model_tokens_total{model="metered",provider="openai",type="reasoning"} 60`+"\n") ||
+		!strings.Contains(metrics, `agents_model_cost_dollars_total{model="metered",provider="openai"}`) || strings.Contains(metrics, "payer") {
+		t.Errorf("usage metrics:\n%s", grepLines(metrics, "agents_model_"))
+	}
 	var cv httpapi.ContextView
 	h.call("GET", "/api/v1/sessions/"+s.ID+"/context", tok, nil).want(t, 200).decode(t, &cv)
 	if cv.Usage != r.Usage {
@@ -288,6 +295,17 @@ func TestBudgetsAreAdminsAndValidated(t *testing.T) {
 	}
 	h.call("DELETE", "/api/v1/budgets/"+list.Budgets[0].ID, h.admin, nil).want(t, 204)
 	h.call("DELETE", "/api/v1/budgets/"+list.Budgets[0].ID, h.admin, nil).wantErr(t, 404, "not_found")
+	// Each change is in the audit log, with the admin as its actor; the
+	// refused ones left nothing.
+	recs := h.auditLog("&kind=budget")
+	for _, action := range []string{"budget.create", "budget.delete"} {
+		if r := findAudit(t, recs, action, list.Budgets[0].ID, ""); r.ActorName != "admin" || r.Outcome != "success" {
+			t.Errorf("%s recorded as %+v", action, r)
+		}
+	}
+	if len(recs) != 2 {
+		t.Errorf("%d budget records, want 2 (a refused write leaves none): %+v", len(recs), recs)
+	}
 
 	// The seeded price table names each figure's source and day; an
 	// admin's price replaces the one of its model.
@@ -304,6 +322,10 @@ func TestBudgetsAreAdminsAndValidated(t *testing.T) {
 		t.Errorf("gpt-4o seeded as %+v", p)
 	}
 	h.putPrice("openai", "gpt-4o", 3, 1, 12)
+	if r := findAudit(t, h.auditLog("&kind=price"), "price.put", "openai/gpt-4o", ""); r.ActorName != "admin" ||
+		strings.Join(r.Fields, ",") != "as_of,cached_input_per_mtok,input_per_mtok,output_per_mtok,source" {
+		t.Errorf("price.put recorded as %+v", r)
+	}
 	h.call("GET", "/api/v1/prices", h.admin, nil).want(t, 200).decode(t, &prices)
 	for _, p := range prices.Prices {
 		if p.ProviderType == "openai" && p.Model == "gpt-4o" && (p.InputPerMTok != 3 || p.ID != seeded["openai/gpt-4o"].ID) {

@@ -92,6 +92,18 @@ func (t *UsageTotals) Add(r UsageRecord) {
 	}
 }
 
+// Plus sums two totals.
+func (t UsageTotals) Plus(b UsageTotals) UsageTotals {
+	t.Calls += b.Calls
+	t.InputTokens += b.InputTokens
+	t.CachedInputTokens += b.CachedInputTokens
+	t.OutputTokens += b.OutputTokens
+	t.ReasoningTokens += b.ReasoningTokens
+	t.CostMicros += b.CostMicros
+	t.UnpricedCalls += b.UnpricedCalls
+	return t
+}
+
 // Price is what a model costs per million tokens, in millionths of a US
 // dollar (2500000 = $2.50), with where the figure came from.
 type Price struct {

@@ -127,6 +127,11 @@ func (s *Service) start(ctx context.Context, t domain.Trigger, input string) (do
 	if owner.Disabled {
 		return domain.Fired{}, errs.E(errs.Conflict, "the trigger's owner is disabled")
 	}
+	if s.d.Budgets != nil {
+		if err := s.d.Budgets(ctx, owner.ID, t.AgentConfigID); err != nil {
+			return domain.Fired{}, err
+		}
+	}
 	p := domain.Principal{User: owner}
 	switch t.Target {
 	case domain.TargetWorkflow:

@@ -63,6 +63,10 @@ type Deps struct {
 	// Refusals records the webhook deliveries turned away in the audit
 	// log; nil records none (a program without one).
 	Refusals Refusals
+	// Budgets refuses a fire its owner's usage budgets (or, for an agent
+	// target, the agent's) have no room for: the fire starts nothing and
+	// the refusal is its last_error. nil checks none.
+	Budgets func(ctx context.Context, ownerID, agentID string) error
 }
 
 // Refusals records an action refused before it changed anything.

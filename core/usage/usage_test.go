@@ -46,7 +46,7 @@ type fixture struct {
 	ann    domain.User
 }
 
-func newFixture(t *testing.T, start time.Time) *fixture {
+func newFixture(t testing.TB, start time.Time) *fixture {
 	t.Helper()
 	f := &fixture{store: &porttest.UsageStore{}, clock: porttest.NewClock(start), llm: &porttest.LLM{}, admins: &switches{}}
 	users := &porttest.UserStore{}

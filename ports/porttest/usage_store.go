@@ -102,7 +102,7 @@ func (s *UsageStore) UsageReport(ctx context.Context, q ports.UsageQuery) (ports
 			g = &ports.UsageRow{Key: key, Label: label}
 			groups[key] = g
 		}
-		sumTotals(&g.UsageTotals, t)
+		g.UsageTotals = g.UsageTotals.Plus(t)
 	}
 	if q.GroupBy == ports.GroupConversation {
 		for k, sd := range s.sessions {
@@ -133,7 +133,7 @@ func (s *UsageStore) UsageReport(ctx context.Context, q ports.UsageQuery) (ports
 	}
 	out := ports.UsageReport{Rows: []ports.UsageRow{}}
 	for _, g := range groups {
-		sumTotals(&out.Totals, g.UsageTotals)
+		out.Totals = out.Totals.Plus(g.UsageTotals)
 		out.Rows = append(out.Rows, *g)
 	}
 	slices.SortFunc(out.Rows, func(a, b ports.UsageRow) int {
@@ -163,7 +163,7 @@ func (s *UsageStore) UsageTotals(ctx context.Context, f ports.UsageFilter, fromD
 	for k, d := range s.daily {
 		if k.day >= from && k.day <= to && (f.UserID == "" || k.user == f.UserID) &&
 			(f.AgentID == "" || k.agent == f.AgentID) && (f.ProviderID == "" || k.provider == f.ProviderID) {
-			sumTotals(&t, d.totals)
+			t = t.Plus(d.totals)
 		}
 	}
 	return t, nil
@@ -229,17 +229,6 @@ func (s *UsageStore) ListUsage(ctx context.Context, q ports.UsageListQuery) ([]d
 		}
 	}
 	return out, nil
-}
-
-// sumTotals adds the sums b to a.
-func sumTotals(a *domain.UsageTotals, b domain.UsageTotals) {
-	a.Calls += b.Calls
-	a.InputTokens += b.InputTokens
-	a.CachedInputTokens += b.CachedInputTokens
-	a.OutputTokens += b.OutputTokens
-	a.ReasoningTokens += b.ReasoningTokens
-	a.CostMicros += b.CostMicros
-	a.UnpricedCalls += b.UnpricedCalls
 }
 
 // usageDays checks a range of days (inclusive, YYYY-MM-DD, "" for an open
