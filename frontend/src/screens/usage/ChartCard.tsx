@@ -7,6 +7,8 @@ const UsageChart = lazy(() => import('./UsageChart'))
 interface Props {
   title: string
   data: ChartData
+  /** The figures the table lists, when more than the chart draws (a ranking's every group). */
+  table?: ChartData
   /** The chart in words: what assistive technology reads for the drawing. */
   summary: string
   /** The column heading of the categories in the table fallback. */
@@ -19,7 +21,7 @@ interface Props {
  * summary of its data) and the same figures as a table under "Show as
  * table", for those who cannot see the drawing or want the exact values.
  */
-export function ChartCard({ title, data, summary, categoryLabel, empty = 'No usage in this range.' }: Props) {
+export function ChartCard({ title, data, table: rows = data, summary, categoryLabel, empty = 'No usage in this range.' }: Props) {
   const id = useMemo(() => `chart-${title.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`, [title])
   const none = data.categories.length === 0 || data.series.every((s) => s.values.every((v) => v === 0))
   return (
@@ -39,13 +41,13 @@ export function ChartCard({ title, data, summary, categoryLabel, empty = 'No usa
             <div className="table-scroll">
               <table className="table table-stack" aria-label={title}>
                 <thead>
-                  <tr><th scope="col">{categoryLabel}</th>{data.series.map((s) => <th key={s.name} scope="col" className="num">{s.name}</th>)}</tr>
+                  <tr><th scope="col">{categoryLabel}</th>{rows.series.map((s) => <th key={s.name} scope="col" className="num">{s.name}</th>)}</tr>
                 </thead>
                 <tbody>
-                  {data.categories.map((c, i) => (
+                  {rows.categories.map((c, i) => (
                     <tr key={`${c}:${i}`}>
                       <td data-label={categoryLabel}>{c}</td>
-                      {data.series.map((s) => <td key={s.name} data-label={s.name} className="num">{data.format(s.values[i] ?? 0)}</td>)}
+                      {rows.series.map((s) => <td key={s.name} data-label={s.name} className="num">{rows.format(s.values[i] ?? 0)}</td>)}
                     </tr>
                   ))}
                 </tbody>

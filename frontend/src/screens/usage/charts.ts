@@ -28,14 +28,18 @@ export function timeChart(rows: UsageRow[], range: DateRange, m: Metric): { data
   return { data, summary }
 }
 
-/** A ranking of the report's groups (largest first, as the server sorts them), the first max of them. */
-export function rankChart(rows: UsageRow[], by: GroupBy, m: Metric, max = 10): { data: ChartData; summary: string } {
+/**
+ * A ranking of the report's groups, largest first: the chart draws the
+ * first max of them, the table under it lists every one (summary names
+ * the first three and counts the rest).
+ */
+export function rankChart(rows: UsageRow[], by: GroupBy, m: Metric, max = 10): { data: ChartData; table: ChartData; summary: string } {
   const sorted = [...rows].sort((a, b) => valueOf(b, m) - valueOf(a, m))
-  const top = sorted.slice(0, max)
-  const data: ChartData = { kind: 'bar', horizontal: true, categories: top.map((r) => rowLabel(r, by)), series: seriesOf(top, m), format: formatOf(m) }
-  const named = top.slice(0, 3).map((r) => `${rowLabel(r, by)} ${formatOf(m)(valueOf(r, m))}`).join(', ')
+  const table: ChartData = { kind: 'bar', horizontal: true, categories: sorted.map((r) => rowLabel(r, by)), series: seriesOf(sorted, m), format: formatOf(m) }
+  const data: ChartData = { ...table, categories: table.categories.slice(0, max), series: table.series.map((s) => ({ ...s, values: s.values.slice(0, max) })) }
+  const named = sorted.slice(0, 3).map((r) => `${rowLabel(r, by)} ${formatOf(m)(valueOf(r, m))}`).join(', ')
   const more = rows.length - Math.min(rows.length, 3)
   const what = m === 'cost' ? 'Spend' : 'Tokens'
   const summary = rows.length ? `${what} by ${by}: ${named}${more > 0 ? `, and ${more} more` : ''}.` : `${what} by ${by}: none.`
-  return { data, summary }
+  return { data, table, summary }
 }
