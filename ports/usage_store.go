@@ -24,6 +24,10 @@ type UsageStore interface {
 	RunUsage(ctx context.Context, runID string) (domain.UsageTotals, error)
 	// SessionUsage sums the records of one conversation.
 	SessionUsage(ctx context.Context, sessionID string) (domain.UsageTotals, error)
+	// SessionRunsUsage sums the records of one conversation run by run,
+	// keyed by run id (a call of no run, a playground replay or a
+	// Compact now, under "").
+	SessionRunsUsage(ctx context.Context, sessionID string) (map[string]domain.UsageTotals, error)
 	// ListUsage returns records in time order (then id) from q.FromDay to
 	// q.ToDay that match q.Filter, after q.AfterID when set, at most
 	// q.Limit: the CSV export's pages.

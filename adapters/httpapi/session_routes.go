@@ -143,16 +143,17 @@ type ContextView struct {
 
 // RunSummaryView is one run found in a session's entries.
 type RunSummaryView struct {
-	RunID         string     `json:"run_id"`
-	Question      string     `json:"question" doc:"The user message the run answered; for a wake-up, ▶ what woke it: the workflow and who started it (its start note), or the tasks that reported"`
-	OnPath        bool       `json:"on_path"`
-	Entries       int        `json:"entries"`
-	StartedAt     time.Time  `json:"started_at"`
-	LastAt        time.Time  `json:"last_at"`
-	Status        string     `json:"status,omitempty" enum:"run_status" doc:"How the run stands; absent for a run recorded in another session (a fork's copied history)"`
-	ErrorCode     string     `json:"error_code,omitempty" doc:"Why it failed or stopped"`
-	AgentConfigID string     `json:"agent_config_id,omitempty"`
-	EndedAt       *time.Time `json:"ended_at,omitempty"`
+	RunID         string          `json:"run_id"`
+	Question      string          `json:"question" doc:"The user message the run answered; for a wake-up, ▶ what woke it: the workflow and who started it (its start note), or the tasks that reported"`
+	OnPath        bool            `json:"on_path"`
+	Entries       int             `json:"entries"`
+	StartedAt     time.Time       `json:"started_at"`
+	LastAt        time.Time       `json:"last_at"`
+	Status        string          `json:"status,omitempty" enum:"run_status" doc:"How the run stands; absent for a run recorded in another session (a fork's copied history)"`
+	ErrorCode     string          `json:"error_code,omitempty" doc:"Why it failed or stopped"`
+	AgentConfigID string          `json:"agent_config_id,omitempty"`
+	EndedAt       *time.Time      `json:"ended_at,omitempty"`
+	Usage         UsageTotalsView `json:"usage" doc:"The run's model calls in this conversation (its title and compactions included): tokens and cost"`
 }
 
 func (s *Server) sessionRoutes() []Route {
@@ -260,10 +261,17 @@ func (s *Server) handleContext(c echo.Context, _ *NoBody) (ContextView, error) {
 }
 
 func (s *Server) handleSessionRuns(c echo.Context, _ *NoBody) ([]RunSummaryView, error) {
-	list, err := s.deps.Sessions.Runs(c.Request().Context(), caller(c), c.Param("id"))
+	ctx := c.Request().Context()
+	list, err := s.deps.Sessions.Runs(ctx, caller(c), c.Param("id"))
+	if err != nil {
+		return nil, err
+	}
+	// The walk answered: the caller may read the session.
+	spent, err := s.deps.Usage.SessionRunsUsage(ctx, c.Param("id"))
 	return mapAll(list, func(r sessions.RunSummary) RunSummaryView {
 		return RunSummaryView{RunID: r.RunID, Question: r.Question, OnPath: r.OnPath, Entries: r.Entries, StartedAt: r.StartedAt,
-			LastAt: r.LastAt, Status: string(r.Status), ErrorCode: r.ErrorCode, AgentConfigID: r.AgentConfigID, EndedAt: r.EndedAt}
+			LastAt: r.LastAt, Status: string(r.Status), ErrorCode: r.ErrorCode, AgentConfigID: r.AgentConfigID, EndedAt: r.EndedAt,
+			Usage: usageTotalsView(spent[r.RunID])}
 	}), err
 }
 

@@ -131,6 +131,26 @@ func (db *DB) SessionUsage(ctx context.Context, sessionID string) (domain.UsageT
 	return t, translate(err)
 }
 
+// SessionRunsUsage implements ports.UsageStore: the conversation's
+// records through their index, summed by run.
+func (db *DB) SessionRunsUsage(ctx context.Context, sessionID string) (map[string]domain.UsageTotals, error) {
+	rows, err := db.read.QueryContext(ctx, `SELECT run_id, `+recordSums+` FROM usage_records WHERE session_id = ? GROUP BY run_id`, sessionID)
+	if err != nil {
+		return nil, translate(err)
+	}
+	defer rows.Close()
+	out := map[string]domain.UsageTotals{}
+	for rows.Next() {
+		var run string
+		t, err := scanTotals(rows, &run)
+		if err != nil {
+			return nil, translate(err)
+		}
+		out[run] = t
+	}
+	return out, translate(rows.Err())
+}
+
 // ListUsage implements ports.UsageStore. A cursor naming no record is a
 // validation error: an export that silently ended there would lie.
 func (db *DB) ListUsage(ctx context.Context, q ports.UsageListQuery) ([]domain.UsageRecord, error) {

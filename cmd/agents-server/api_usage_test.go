@@ -124,6 +124,11 @@ func TestEveryModelCallIsRecordedOnceWithItsCost(t *testing.T) {
 		!strings.Contains(metrics, `agents_model_cost_dollars_total{model="metered",provider="openai"}`) || strings.Contains(metrics, "payer") {
 		t.Errorf("usage metrics:\n%s", grepLines(metrics, "agents_model_"))
 	}
+	var listed []httpapi.RunSummaryView
+	h.call("GET", "/api/v1/sessions/"+s.ID+"/runs", tok, nil).want(t, 200).decode(t, &listed)
+	if len(listed) != 1 || listed[0].Usage != r.Usage {
+		t.Errorf("the conversation's runs %+v, the run's usage %+v", listed, r.Usage)
+	}
 	var cv httpapi.ContextView
 	h.call("GET", "/api/v1/sessions/"+s.ID+"/context", tok, nil).want(t, 200).decode(t, &cv)
 	if cv.Usage != r.Usage {

@@ -150,3 +150,9 @@ func (s *Service) RunUsage(ctx context.Context, runID string) (domain.UsageTotal
 func (s *Service) SessionUsage(ctx context.Context, sessionID string) (domain.UsageTotals, error) {
 	return s.d.Store.SessionUsage(ctx, sessionID)
 }
+
+// SessionRunsUsage sums a conversation's calls run by run (the caller
+// checks).
+func (s *Service) SessionRunsUsage(ctx context.Context, sessionID string) (map[string]domain.UsageTotals, error) {
+	return s.d.Store.SessionRunsUsage(ctx, sessionID)
+}

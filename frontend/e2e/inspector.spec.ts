@@ -7,12 +7,15 @@ test('inspector: open a trace span and the context panel', async ({ page, user, 
   await page.goto(`/s/${sid}`)
   const panel = await inspector(page)
   await expect(panel.locator('.trace-q', { hasText: 'Plan the release' })).toBeVisible()
+  // Each run shows what its calls used (the model is unpriced: tokens, no cost).
+  await expect(panel.getByRole('group', { name: "This run's usage" })).toContainText(/no price for \d+ calls?/)
   await panel.locator('.span-row', { hasText: 'generation' }).first().click()
   const detail = panel.locator('.span-detail')
   await expect(detail.locator('.json-label', { hasText: 'Output' })).toBeVisible()
   await expect(detail.getByText('Plan the release').first()).toBeVisible()
   await panel.getByRole('tab', { name: 'Context' }).click()
   await expect(panel.locator('.ctx-big')).toBeVisible()
+  await expect(panel.getByRole('group', { name: 'Cost of this conversation' })).toContainText(/\d+ calls?/)
   await expect(panel.getByText('Tools by origin')).toBeVisible()
 })
 

@@ -179,6 +179,24 @@ func (s *UsageStore) SessionUsage(ctx context.Context, sessionID string) (domain
 	return s.sumRecords(ctx, func(r domain.UsageRecord) bool { return sessionID != "" && r.SessionID == sessionID })
 }
 
+// SessionRunsUsage implements ports.UsageStore.
+func (s *UsageStore) SessionRunsUsage(ctx context.Context, sessionID string) (map[string]domain.UsageTotals, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := map[string]domain.UsageTotals{}
+	for _, r := range s.records {
+		if sessionID != "" && r.SessionID == sessionID {
+			t := out[r.RunID]
+			t.Add(r)
+			out[r.RunID] = t
+		}
+	}
+	return out, nil
+}
+
 func (s *UsageStore) sumRecords(ctx context.Context, match func(domain.UsageRecord) bool) (domain.UsageTotals, error) {
 	var t domain.UsageTotals
 	if err := ctx.Err(); err != nil {

@@ -120,6 +120,21 @@ func usageRunAndSession(t *testing.T, s ports.UsageStore) {
 	if want := (domain.UsageTotals{Calls: 2, InputTokens: 150, OutputTokens: 15, CostMicros: 100, UnpricedCalls: 1}); conv != want {
 		t.Fatalf("s3 sums %+v; want %+v", conv, want)
 	}
+	// Run by run, the conversation's calls sum to its own.
+	byRun, err := s.SessionRunsUsage(ctx, "s3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sum domain.UsageTotals
+	for _, v := range byRun {
+		sum = sum.Plus(v)
+	}
+	if sum != conv || len(byRun) != 2 || byRun["run3"].Calls != 1 || byRun["run5"].UnpricedCalls != 1 {
+		t.Fatalf("s3 by run %+v sums %+v; want %+v", byRun, sum, conv)
+	}
+	if got, err := s.SessionRunsUsage(ctx, "absent"); err != nil || len(got) != 0 {
+		t.Fatalf("an absent conversation's runs %+v, %v", got, err)
+	}
 	for _, id := range []string{"absent", ""} {
 		if got, err := s.RunUsage(ctx, id); err != nil || got != (domain.UsageTotals{}) {
 			t.Fatalf("run %q sums %+v, %v; want nothing", id, got, err)

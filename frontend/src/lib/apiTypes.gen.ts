@@ -3389,6 +3389,7 @@ export interface components {
              * @enum {string}
              */
             status?: "running" | "interrupted" | "completed" | "error" | "cancelled";
+            usage: components["schemas"]["UsageTotalsView"];
         };
         RunToolCallEvent: {
             payload: components["schemas"]["ToolCallPayload"];

@@ -3,6 +3,7 @@ import { useMemo, useState } from 'react'
 import { JsonBlock } from '../../components/JsonBlock'
 import { api, errorText, ok } from '../../lib/api'
 import { UsageFacts } from '../usage/UsageFacts'
+import type { UsageTotals } from '../../lib/usage'
 import { useSessionRuns, useTraces } from '../../lib/queries'
 import { spanOutcome, waterfall } from './waterfall'
 
@@ -36,7 +37,7 @@ export function TracePanel({ sessionId }: { sessionId: string }) {
             <RunStatus status={byRun.get(g.runId)?.status} code={byRun.get(g.runId)?.error_code} />
             <span className="muted small">{ms(g.durationMs)}</span>
           </h3>
-          <RunUsage runId={g.runId} status={byRun.get(g.runId)?.status} />
+          <RunUsage usage={byRun.get(g.runId)?.usage} />
           <ul className="waterfall">
             {g.rows.map((r) => {
               const outcome = spanOutcome(r.span, byRun.get(g.runId)?.status)
@@ -65,15 +66,8 @@ export function TracePanel({ sessionId }: { sessionId: string }) {
   )
 }
 
-/** A run's tokens and cost (GET /runs/:id), asked again when its status changes. */
-function RunUsage({ runId, status }: { runId: string; status?: string }) {
-  const run = useQuery({
-    queryKey: ['run', runId, status ?? ''],
-    queryFn: () => ok(api.GET('/api/v1/runs/{id}', { params: { path: { id: runId } } })),
-    staleTime: status === 'running' ? 0 : Infinity,
-    retry: false,
-  })
-  const usage = run.data?.usage
+/** A run's tokens and cost, as the conversation's run list reports them. */
+function RunUsage({ usage }: { usage?: UsageTotals }) {
   if (!usage || !usage.calls) return null
   return <div className="trace-usage"><UsageFacts usage={usage} label="This run's usage" /></div>
 }
