@@ -138,11 +138,12 @@ export function Reasoning({ item }: { item: ReasoningItem }) {
   )
 }
 
-/** A note; the ending of a failed or stopped exchange without an answer offers Regenerate. */
 /**
- * A run's note: an error, a diagnostic, a cancellation. A run refused for a
- * budget says so in its title and leads to Your usage, where the budget and
- * when it resets are shown; regenerating would only be refused again.
+ * A run's note: an error, a diagnostic, a cancellation; the ending of a
+ * failed or stopped exchange without an answer offers Regenerate. A run
+ * refused for a budget says so in its title and leads to Your usage, where
+ * the budget and when it resets are shown; regenerating would only be
+ * refused again.
  */
 export function Note({ item, actions }: { item: NoteItem; actions?: MessageActions }) {
   const budget = item.code === 'budget_exceeded'
