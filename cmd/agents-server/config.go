@@ -71,13 +71,23 @@ func envOr(name, def string) string {
 
 // parseConfig reads flags and environment. Returns an error for bad flags.
 func parseConfig(args []string, stderr io.Writer) (config, error) {
+	return parseConfigAs("agents-server", args, stderr, nil)
+}
+
+// parseConfigAs parses the server's flags for command name, with the
+// command's own flags (own, nil for the server) beside them: a command on
+// the store (backup, restore) finds it as the server does.
+func parseConfigAs(name string, args []string, stderr io.Writer, own func(*flag.FlagSet)) (config, error) {
 	cfg := config{
 		DrainTimeout: 5 * time.Second,
 		SecretKey:    os.Getenv("AGENTS_SECRET_KEY"),
 		Token:        os.Getenv("AGENTS_TOKEN"),
 	}
-	fs := flag.NewFlagSet("agents-server", flag.ContinueOnError)
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	if own != nil {
+		own(fs)
+	}
 	fs.StringVar(&cfg.Addr, "addr", envOr("AGENTS_ADDR", "127.0.0.1:9527"), "listen address (env AGENTS_ADDR)")
 	fs.StringVar(&cfg.DataDir, "data-dir", envOr("AGENTS_DATA_DIR", defaultDataDir()), "where the database lives (env AGENTS_DATA_DIR)")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", envOr("AGENTS_DATABASE_URL", ""),
@@ -112,7 +122,8 @@ func parseConfig(args []string, stderr io.Writer) (config, error) {
 		return config{}, err
 	}
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "Usage: agents-server [flags]\n       agents-server version | openapi | scripted-model [--addr …] [--scripts file.json]\n\nFlags:\n")
+		fmt.Fprintf(stderr, "Usage: %s [flags]\n       agents-server version | openapi | scripted-model [--addr …] [--scripts file.json]\n"+
+			"       agents-server backup --to FILE | restore --from FILE [--data-dir DIR] [--secret-key-file FILE]\n\nFlags:\n", name)
 		fs.PrintDefaults()
 		fmt.Fprintf(stderr, "\nEnvironment: AGENTS_TOKEN fixes the bootstrap admin's API token; AGENTS_SECRET_KEY is the sealing key; AGENTS_OIDC_CLIENT_SECRET is the single sign-on client secret.\n")
 	}

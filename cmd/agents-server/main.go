@@ -52,6 +52,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 			return 0
 		case "scripted-model":
 			return runScriptedModel(args[1:], stdout, stderr)
+		case "backup":
+			return runBackup(args[1:], stdout, stderr)
+		case "restore":
+			return runRestore(args[1:], stdout, stderr)
 		case "openapi":
 			doc, err := workbench.OpenAPI()
 			if err != nil {
