@@ -10,33 +10,10 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime/debug"
 	"syscall"
 
 	"github.com/agents-server/agents-server/workbench"
 )
-
-// buildVersion is set at link time (-ldflags "-X main.buildVersion=v1.2.3").
-var buildVersion = ""
-
-// version names this build: the link-time version, else the module version
-// or VCS revision Go recorded, else "dev".
-func version() string {
-	if buildVersion != "" {
-		return buildVersion
-	}
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if v := bi.Main.Version; v != "" && v != "(devel)" {
-			return v
-		}
-		for _, s := range bi.Settings {
-			if s.Key == "vcs.revision" && len(s.Value) >= 12 {
-				return "dev-" + s.Value[:12]
-			}
-		}
-	}
-	return "dev"
-}
 
 func main() {
 	tuneGC()
@@ -48,8 +25,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
 		case "version":
-			fmt.Fprintln(stdout, version())
+			fmt.Fprint(stdout, versionText())
 			return 0
+		case "health":
+			return runHealth(args[1:], stdout, stderr)
 		case "scripted-model":
 			return runScriptedModel(args[1:], stdout, stderr)
 		case "backup":
