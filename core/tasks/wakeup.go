@@ -52,7 +52,17 @@ func (m *Manager) drain(ctx context.Context, sessionID string) {
 			m.logErr("reading a due task failed", err, "task_id", w.TaskID)
 			return
 		}
-		tasks = append(tasks, t)
+		// A task retried before its report was read runs again: its debt
+		// is settled unreported (the new attempt reports when it ends; its
+		// live state is not how the old one ended), and a task owed
+		// twice is reported once, as it stands.
+		if t.Status.Terminal() && !slices.ContainsFunc(tasks, func(o domain.Task) bool { return o.ID == t.ID }) {
+			tasks = append(tasks, t)
+		}
+	}
+	if len(tasks) == 0 {
+		m.logErr("settling the debts of retried tasks failed", m.d.Store.SettleWakeups(ctx, ids, m.d.Clock.Now()), "session_id", sessionID)
+		return
 	}
 	agentID := m.askingAgent(ctx, sess, tasks)
 	if agentID == "" {
