@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Builds the container image from a static binary built here, with nothing
+# pulled: deploy/Dockerfile is FROM scratch. The UI is embedded as it is in
+# frontend/dist (`go tool task image` builds it first). Usage:
+#   scripts/image/build.sh [TAG]        (default agents-server:<version>, also :latest)
+# DOCKER_HOST picks the daemon (scripts/docker/up.sh prints a private one's).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+version=$(git describe --tags --always --dirty 2>/dev/null || echo dev)
+revision=$(git rev-parse HEAD 2>/dev/null || echo unknown)
+created=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+tag=${1:-agents-server:$version}
+ctx=$(mktemp -d)
+trap 'rm -rf "$ctx"' EXIT
+
+echo "image: building the static binary (linux/$(go env GOARCH), version $version)" >&2
+CGO_ENABLED=0 GOOS=linux go build -trimpath -tags timetzdata \
+  -ldflags "-s -w -X main.buildVersion=$version -X main.buildRevision=$revision -X main.buildDate=$created" \
+  -o "$ctx/agents-server" ./cmd/agents-server
+
+bundle=""
+for f in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do
+  if [ -s "$f" ]; then bundle=$f; break; fi
+done
+if [ -z "$bundle" ]; then
+  echo "image: no CA certificate bundle on this host (install ca-certificates)" >&2
+  exit 1
+fi
+cp "$bundle" "$ctx/ca-certificates.crt"
+mkdir "$ctx/data"
+cp deploy/Dockerfile "$ctx/Dockerfile"
+
+echo "image: docker build -t $tag" >&2
+extra=()
+if [ -z "${1:-}" ]; then extra=(-t agents-server:latest); fi
+docker build --quiet --build-arg "VERSION=$version" --build-arg "REVISION=$revision" --build-arg "CREATED=$created" \
+  -t "$tag" "${extra[@]}" "$ctx" >&2
+echo "$tag"
