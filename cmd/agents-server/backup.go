@@ -15,7 +15,7 @@ import (
 // server runs. Exit 1 when it failed, 2 for bad flags.
 func runBackup(args []string, stdout, stderr io.Writer) int {
 	var to string
-	cfg, err := parseStoreFlags("backup", args, stderr, func(fs *flag.FlagSet) {
+	cfg, err := parseCommandFlags("backup", args, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&to, "to", "", "the new file to write the backup to")
 	})
 	if err != nil {
@@ -34,7 +34,7 @@ func runBackup(args []string, stdout, stderr io.Writer) int {
 // that has one, or without the key the backup was sealed with.
 func runRestore(args []string, stdout, stderr io.Writer) int {
 	var from string
-	cfg, err := parseStoreFlags("restore", args, stderr, func(fs *flag.FlagSet) {
+	cfg, err := parseCommandFlags("restore", args, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&from, "from", "", "the backup file to restore")
 	})
 	if err != nil {
@@ -55,9 +55,10 @@ func runRestore(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// parseStoreFlags reads the server's flags a store command shares (data
-// dir, database URL, secret key) and the command's own.
-func parseStoreFlags(name string, args []string, stderr io.Writer, own func(*flag.FlagSet)) (config, error) {
+// parseCommandFlags reads the server's flags for a command that shares
+// them (backup and restore find the store, health the address, as the
+// server does) and the command's own.
+func parseCommandFlags(name string, args []string, stderr io.Writer, own func(*flag.FlagSet)) (config, error) {
 	return parseConfigAs("agents-server "+name, args, stderr, own)
 }
 

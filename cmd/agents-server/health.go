@@ -15,7 +15,7 @@ import (
 // loopback) for /health and exits 0 when it answers ok, 1 otherwise — a
 // container's HEALTHCHECK, with no shell or curl in the image.
 func runHealth(args []string, stdout, stderr io.Writer) int {
-	cfg, err := parseStoreFlags("health", args, stderr, nil)
+	cfg, err := parseCommandFlags("health", args, stderr, nil)
 	if err != nil {
 		return flagExit(err, stderr)
 	}
