@@ -266,7 +266,7 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	codex := openai.NewCodex(openai.CodexOptions{BaseURL: o.ChatGPTBackendURL, Credentials: s.providers, HTTPClient: o.ChatGPTHTTP})
 	// Every model call passes the usage meter: checked against the
 	// budgets before it is sent, recorded and priced once it ends.
-	s.usage = usage.New(usage.Deps{Store: db, Users: db, Agents: db, Providers: db, Meta: db, Settings: s.settings,
+	s.usage = usage.New(usage.Deps{Store: db, Users: db, Agents: db, Providers: db, Conversations: db, Meta: db, Settings: s.settings,
 		Clock: clock, IDs: idGen, Log: log, Recorded: s.watch.metrics.UsageRecorded})
 	if err := s.usage.SeedPrices(ctx); err != nil {
 		return err

@@ -214,7 +214,7 @@ func (s *Server) handleGetRun(c echo.Context, _ *NoBody) (RunView, error) {
 	if r.Status == domain.RunError {
 		v.Error = &RunErrorView{Code: r.ErrorCode, Message: r.ErrorMessage}
 	}
-	spent, err := s.deps.Usage.RunUsage(ctx, r.ID)
+	spent, err := s.deps.Usage.RunUsage(ctx, caller(c), r.ID)
 	if err != nil {
 		return v, err
 	}

@@ -253,8 +253,7 @@ func (s *Server) handleContext(c echo.Context, _ *NoBody) (ContextView, error) {
 	if err != nil {
 		return ContextView{}, err
 	}
-	// The report answered: the caller may read the session.
-	spent, err := s.deps.Usage.SessionUsage(ctx, c.Param("id"))
+	spent, err := s.deps.Usage.SessionUsage(ctx, caller(c), c.Param("id"))
 	return ContextView{InputTokens: r.InputTokens, CachedTokens: r.CachedTokens, CacheWriteTokens: r.CacheWriteTokens,
 		ContextWindow: r.ContextWindow, ConversationTokens: r.ConversationTokens, CompactionTokens: r.CompactionTokens,
 		SessionInputTokens: r.SessionInputTokens, Prompt: r.Prompt, Usage: usageTotalsView(spent)}, err
@@ -266,8 +265,7 @@ func (s *Server) handleSessionRuns(c echo.Context, _ *NoBody) ([]RunSummaryView,
 	if err != nil {
 		return nil, err
 	}
-	// The walk answered: the caller may read the session.
-	spent, err := s.deps.Usage.SessionRunsUsage(ctx, c.Param("id"))
+	spent, err := s.deps.Usage.SessionRunsUsage(ctx, caller(c), c.Param("id"))
 	return mapAll(list, func(r sessions.RunSummary) RunSummaryView {
 		return RunSummaryView{RunID: r.RunID, Question: r.Question, OnPath: r.OnPath, Entries: r.Entries, StartedAt: r.StartedAt,
 			LastAt: r.LastAt, Status: string(r.Status), ErrorCode: r.ErrorCode, AgentConfigID: r.AgentConfigID, EndedAt: r.EndedAt,

@@ -141,18 +141,42 @@ func (s *Service) Export(ctx context.Context, p domain.Principal, mine bool, q R
 // exportPage is how many calls an export reads at a time.
 const exportPage = 1000
 
-// RunUsage sums the calls of a run the caller may see (the caller checks).
-func (s *Service) RunUsage(ctx context.Context, runID string) (domain.UsageTotals, error) {
+// RunUsage sums the calls of one of the caller's runs; anyone else's is
+// not_found, as the run is.
+func (s *Service) RunUsage(ctx context.Context, p domain.Principal, runID string) (domain.UsageTotals, error) {
+	run, err := s.d.Conversations.FindRun(ctx, runID)
+	if err == nil {
+		err = run.CheckOwner(p)
+	}
+	if err != nil {
+		return domain.UsageTotals{}, err
+	}
 	return s.d.Store.RunUsage(ctx, runID)
 }
 
-// SessionUsage sums the calls of a conversation (the caller checks).
-func (s *Service) SessionUsage(ctx context.Context, sessionID string) (domain.UsageTotals, error) {
+// SessionUsage sums the calls of one of the caller's conversations;
+// anyone else's is not_found, as the conversation is.
+func (s *Service) SessionUsage(ctx context.Context, p domain.Principal, sessionID string) (domain.UsageTotals, error) {
+	if err := s.owns(ctx, p, sessionID); err != nil {
+		return domain.UsageTotals{}, err
+	}
 	return s.d.Store.SessionUsage(ctx, sessionID)
 }
 
-// SessionRunsUsage sums a conversation's calls run by run (the caller
-// checks).
-func (s *Service) SessionRunsUsage(ctx context.Context, sessionID string) (map[string]domain.UsageTotals, error) {
+// SessionRunsUsage sums the calls of one of the caller's conversations
+// run by run (keyed by run id), as SessionUsage.
+func (s *Service) SessionRunsUsage(ctx context.Context, p domain.Principal, sessionID string) (map[string]domain.UsageTotals, error) {
+	if err := s.owns(ctx, p, sessionID); err != nil {
+		return nil, err
+	}
 	return s.d.Store.SessionRunsUsage(ctx, sessionID)
+}
+
+// owns refuses a conversation that is not the caller's (not_found).
+func (s *Service) owns(ctx context.Context, p domain.Principal, sessionID string) error {
+	sess, err := s.d.Conversations.FindSession(ctx, sessionID)
+	if err != nil {
+		return err
+	}
+	return sess.CheckContent(p)
 }

@@ -29,17 +29,26 @@ type Providers interface {
 	FindProvider(ctx context.Context, id string) (domain.Provider, error)
 }
 
+// Conversations finds a conversation and a run by id, for the reads of
+// their usage, which their owner alone may make.
+type Conversations interface {
+	FindSession(ctx context.Context, id string) (domain.Session, error)
+	FindRun(ctx context.Context, id string) (domain.Run, error)
+}
+
 // Deps are what the service needs.
 type Deps struct {
 	Store     ports.UsageStore
 	Users     ports.UserStore
 	Agents    Agents
 	Providers Providers
-	Meta      ports.MetaStore
-	Settings  Settings
-	Clock     ports.Clock
-	IDs       ports.IDs
-	Log       *slog.Logger
+	// Conversations answers whose conversation or run it is.
+	Conversations Conversations
+	Meta          ports.MetaStore
+	Settings      Settings
+	Clock         ports.Clock
+	IDs           ports.IDs
+	Log           *slog.Logger
 	// Recorded hears every record once it is stored (nil: nobody): the
 	// metrics' counters.
 	Recorded func(domain.UsageRecord)

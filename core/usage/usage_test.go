@@ -30,6 +30,23 @@ func (n named) FindProvider(_ context.Context, id string) (domain.Provider, erro
 	return domain.Provider{}, errs.E(errs.NotFound, "provider not found")
 }
 
+// owned is ann's conversation "s1" and run "r1".
+type owned struct{}
+
+func (owned) FindSession(_ context.Context, id string) (domain.Session, error) {
+	if id != "s1" {
+		return domain.Session{}, errs.E(errs.NotFound, "session not found")
+	}
+	return domain.Session{ID: id, OwnerID: "ann"}, nil
+}
+
+func (owned) FindRun(_ context.Context, id string) (domain.Run, error) {
+	if id != "r1" {
+		return domain.Run{}, errs.E(errs.NotFound, "run not found")
+	}
+	return domain.Run{ID: id, SessionID: "s1", OwnerID: "ann"}, nil
+}
+
 // switches answers every bool setting with on.
 type switches struct{ on bool }
 
@@ -59,7 +76,7 @@ func newFixture(t testing.TB, start time.Time) *fixture {
 	}
 	f.admin = domain.Principal{User: admin}
 	names := named{"agent-1": "Researcher", "prov-1": "OpenAI"}
-	f.svc = usage.New(usage.Deps{Store: f.store, Users: users, Agents: names, Providers: names, Meta: &porttest.SettingStore{},
+	f.svc = usage.New(usage.Deps{Store: f.store, Users: users, Agents: names, Providers: names, Conversations: owned{}, Meta: &porttest.SettingStore{},
 		Settings: f.admins, Clock: f.clock, IDs: &porttest.IDs{}})
 	f.meter = f.svc.Meter(f.llm)
 	return f
@@ -226,3 +243,36 @@ func TestAFailedCallIsRecordedWithItsOutcome(t *testing.T) {
 		t.Fatalf("records %+v", recs)
 	}
 }
+
+// TestAConversationsUsageIsItsOwners: a conversation's and a run's usage
+// are read by their owner alone; anyone else, admins included, is told
+// they do not exist.
+func TestAConversationsUsageIsItsOwners(t *testing.T) {
+	f := newFixture(t, time.Date(2026, 12, 3, 10, 0, 0, 0, time.UTC))
+	f.llm.Queue(porttest.Reply{Text: "ok", Usage: domain.Usage{InputTokens: 5, OutputTokens: 1}})
+	ctx := ports.WithUsageCall(context.Background(), ports.UsageCall{UserID: "ann", SessionID: "s1", RunID: "r1"})
+	if _, err := f.meter.Generate(ctx, ports.ModelRequest{Model: "m"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	ann := domain.Principal{User: f.ann}
+	if u, err := f.svc.SessionUsage(context.Background(), ann, "s1"); err != nil || u.Calls != 1 {
+		t.Fatalf("ann's conversation: %+v %v", u, err)
+	}
+	if u, err := f.svc.RunUsage(context.Background(), ann, "r1"); err != nil || u.InputTokens != 5 {
+		t.Fatalf("ann's run: %+v %v", u, err)
+	}
+	if byRun, err := f.svc.SessionRunsUsage(context.Background(), ann, "s1"); err != nil || byRun["r1"].Calls != 1 {
+		t.Fatalf("ann's conversation by run: %+v %v", byRun, err)
+	}
+	for _, err := range []error{
+		second(f.svc.SessionUsage(context.Background(), f.admin, "s1")),
+		second(f.svc.RunUsage(context.Background(), f.admin, "r1")),
+		second(f.svc.SessionRunsUsage(context.Background(), f.admin, "s1")),
+	} {
+		if !errs.Is(err, errs.NotFound) {
+			t.Errorf("someone else read ann's usage: %v", err)
+		}
+	}
+}
+
+func second[T any](_ T, err error) error { return err }
