@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/csv"
+	"math"
 	"net/http"
 	"strconv"
 	"time"
@@ -9,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/agents-server/agents-server/core/domain"
+	"github.com/agents-server/agents-server/core/errs"
 	"github.com/agents-server/agents-server/core/usage"
 	"github.com/agents-server/agents-server/ports"
 )
@@ -90,12 +92,16 @@ func inUnit(u domain.BudgetUnit, v int64) float64 {
 	return float64(v)
 }
 
-// fromUnit reads a budget quantity: whole tokens, or dollars to micros.
-func fromUnit(u domain.BudgetUnit, v float64) int64 {
+// fromUnit reads a budget quantity from JSON: dollars to micros, or
+// tokens, which are whole (a fraction is refused, not cut).
+func fromUnit(u domain.BudgetUnit, v float64) (int64, error) {
 	if u == domain.BudgetUSD {
-		return usage.Micros(v)
+		return usage.Micros(v), nil
 	}
-	return int64(v)
+	if v != math.Trunc(v) || math.Abs(v) > math.MaxInt64/2 {
+		return 0, errs.Field("limit", "a limit in tokens is a whole number")
+	}
+	return int64(v), nil
 }
 
 // BudgetsView lists the budgets.
@@ -213,11 +219,18 @@ func (s *Server) usageRoutes() []Route {
 // reportQuery reads a report's query; how many groups a report may keep
 // is the core service's rule.
 func reportQuery(c echo.Context) (usage.ReportQuery, error) {
-	q := usage.ReportQuery{From: c.QueryParam("from"), To: c.QueryParam("to"), GroupBy: c.QueryParam("group_by"),
-		Filter: ports.UsageFilter{UserID: c.QueryParam("user_id"), AgentID: c.QueryParam("agent_id"), ProviderID: c.QueryParam("provider_id")}}
+	q := rangeQuery(c)
+	q.GroupBy = c.QueryParam("group_by")
 	var err error
 	q.Limit, err = limitQuery(c)
 	return q, err
+}
+
+// rangeQuery reads what an export and a report share: the days and the
+// filters.
+func rangeQuery(c echo.Context) usage.ReportQuery {
+	return usage.ReportQuery{From: c.QueryParam("from"), To: c.QueryParam("to"), Filter: ports.UsageFilter{
+		UserID: c.QueryParam("user_id"), AgentID: c.QueryParam("agent_id"), ProviderID: c.QueryParam("provider_id")}}
 }
 
 func (s *Server) handleUsage(c echo.Context, _ *NoBody) (UsageReportView, error) {
@@ -268,9 +281,7 @@ func csvSafe(v string) string {
 
 func (s *Server) handleExportUsage(mine bool) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		ctx, p := c.Request().Context(), caller(c)
-		q := usage.ReportQuery{From: c.QueryParam("from"), To: c.QueryParam("to"), Filter: ports.UsageFilter{
-			UserID: c.QueryParam("user_id"), AgentID: c.QueryParam("agent_id"), ProviderID: c.QueryParam("provider_id")}}
+		ctx, p, q := c.Request().Context(), caller(c), rangeQuery(c)
 		started := false
 		var w *csv.Writer
 		start := func() {
@@ -316,8 +327,12 @@ func (s *Server) handleListBudgets(c echo.Context, _ *NoBody) (BudgetsView, erro
 
 func (s *Server) handleCreateBudget(c echo.Context, req *BudgetRequest) (BudgetView, error) {
 	unit := domain.BudgetUnit(req.Unit)
+	limit, err := fromUnit(unit, req.Limit)
+	if err != nil {
+		return BudgetView{}, err
+	}
 	v, err := s.deps.Usage.CreateBudget(c.Request().Context(), caller(c), usage.BudgetInput{Scope: domain.BudgetScope(req.Scope),
-		SubjectID: req.SubjectID, Period: domain.BudgetPeriod(req.Period), Unit: unit, Limit: fromUnit(unit, req.Limit)})
+		SubjectID: req.SubjectID, Period: domain.BudgetPeriod(req.Period), Unit: unit, Limit: limit})
 	return budgetView(v), err
 }
 
@@ -327,7 +342,11 @@ func (s *Server) handleUpdateBudget(c echo.Context, req *BudgetLimitRequest) (Bu
 	if err != nil {
 		return BudgetView{}, err
 	}
-	v, err := s.deps.Usage.UpdateBudget(ctx, p, b.ID, fromUnit(b.Unit, req.Limit))
+	limit, err := fromUnit(b.Unit, req.Limit)
+	if err != nil {
+		return BudgetView{}, err
+	}
+	v, err := s.deps.Usage.UpdateBudget(ctx, p, b.ID, limit)
 	return budgetView(v), err
 }
 

@@ -285,6 +285,7 @@ func TestBudgetsAreAdminsAndValidated(t *testing.T) {
 		{map[string]any{"scope": "default", "subject_id": "x", "period": "day", "unit": "tokens", "limit": 5}, "subject_id"},
 		{map[string]any{"scope": "default", "period": "year", "unit": "tokens", "limit": 5}, "period"},
 		{map[string]any{"scope": "default", "period": "day", "unit": "tokens", "limit": 0}, "limit"},
+		{map[string]any{"scope": "default", "period": "day", "unit": "tokens", "limit": 2.5}, "limit"},
 	} {
 		rep := h.call("POST", "/api/v1/budgets", h.admin, c.body)
 		if rep.Status != 400 || !strings.Contains(string(rep.Body), `"`+c.field+`"`) {
