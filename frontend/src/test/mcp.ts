@@ -15,7 +15,10 @@ export function mcpServer(over: Partial<MCPServer> = {}, config: Partial<MCPServ
     id: 's1', name: 'calc', enabled: true, scope: 'private', owner_id: member.id, status: 'connected', last_error: '', has_oauth_token: false,
     tools: [echoTool, addTool], created_at: '', updated_at: '',
     ...over,
-    config: { endpoint: 'https://calc.example/mcp', headers: { 'X-Api-Key': MASK }, auth_mode: 'header', oauth_client_id: '', oauth_client_secret: '', oauth_scopes: [], per_person_auth: false, ...config },
+    config: {
+      transport: 'http', endpoint: 'https://calc.example/mcp', headers: { 'X-Api-Key': MASK }, auth_mode: 'header', oauth_client_id: '', oauth_client_secret: '',
+      oauth_scopes: [], per_person_auth: false, command: '', args: [], env: {}, project_id: '', ...config,
+    },
   }
 }
 
