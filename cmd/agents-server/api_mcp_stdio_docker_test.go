@@ -6,10 +6,12 @@ import (
 	"archive/tar"
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -29,17 +31,7 @@ import (
 func TestAMembersStdioServerRunsInTheirProjectOnDocker(t *testing.T) {
 	t.Parallel()
 	needDocker(t)
-	// The program: a static MCP server, so it runs in the busybox image.
-	dir := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(dir, "mcp-echo"), "../../adapters/mcp/mcptest/echoserver")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("building the echo server: %v\n%s", err, out)
-	}
-	bin, err := os.ReadFile(filepath.Join(dir, "mcp-echo"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	bin := echoServerBinary(t)
 
 	model, url := startScripted(t)
 	model.SetScript("boxed", scripted.Script{Exchanges: []scripted.Exchange{{Steps: []scripted.Step{
@@ -102,6 +94,37 @@ func TestAMembersStdioServerRunsInTheirProjectOnDocker(t *testing.T) {
 		}
 		time.Sleep(200 * time.Millisecond)
 	}
+}
+
+var (
+	echoServerOnce sync.Once
+	echoServer     []byte
+	echoServerErr  error
+)
+
+// echoServerBinary builds adapters/mcp/mcptest/echoserver once, static,
+// so it runs in the busybox image and in the E2B double's sandboxes.
+func echoServerBinary(t *testing.T) []byte {
+	t.Helper()
+	echoServerOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "echoserver")
+		if err != nil {
+			echoServerErr = err
+			return
+		}
+		defer os.RemoveAll(dir)
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, "mcp-echo"), "../../adapters/mcp/mcptest/echoserver")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			echoServerErr = fmt.Errorf("building the echo server: %v\n%s", err, out)
+			return
+		}
+		echoServer, echoServerErr = os.ReadFile(filepath.Join(dir, "mcp-echo"))
+	})
+	if echoServerErr != nil {
+		t.Fatal(echoServerErr)
+	}
+	return echoServer
 }
 
 // copyIntoProject puts an executable file into a project's running
