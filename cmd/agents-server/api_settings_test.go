@@ -37,7 +37,7 @@ func TestSettingDefsComeFromTheRegistry(t *testing.T) {
 		"trace_span_data_kb": "1024", "log_sensitive_data": "false", "approval_ttl_minutes": "1440",
 		"max_terminals_per_sandbox": "4", "sandbox_idle_minutes": "30", "max_tasks_per_session": "6",
 		"max_streams_per_user": "100", "mcp_server_enabled": "true", "title_model": "",
-		"skills_github_api_url": "https://api.github.com", "mcp_result_max_kb": "1024",
+		"skills_github_api_url": "https://api.github.com", "mcp_result_max_kb": "1024", "mcp_stdio_members_on_host": "false",
 		"outbound_allow_private": "false", "outbound_allowed_hosts": "",
 		"max_queued_tasks_per_session": "20", "max_mcp_servers_per_user": "20",
 		"max_runs_per_user": "10", "max_mcp_sessions_per_user": "20", "audit_retention_days": "365",
