@@ -33,9 +33,14 @@ var (
 	binaryErr  error
 )
 
-// agentsBinary builds the binary once per test run.
+// agentsBinary returns the server's binary: the one the test command
+// built (AGENTS_TEST_BINARY), or one built here once per test run the same
+// way (scripts/build/server.sh), so the build cache serves both.
 func agentsBinary(t testing.TB) string {
 	t.Helper()
+	if bin := os.Getenv("AGENTS_TEST_BINARY"); bin != "" {
+		return bin
+	}
 	binaryOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "agents-server-bin")
 		if err != nil {
@@ -43,12 +48,7 @@ func agentsBinary(t testing.TB) string {
 			return
 		}
 		binaryPath = filepath.Join(dir, "agents-server")
-		goTool, err := exec.LookPath("go")
-		if err != nil {
-			binaryErr = err
-			return
-		}
-		out, err := exec.Command(goTool, "build", "-o", binaryPath, ".").CombinedOutput()
+		out, err := exec.Command("../../scripts/build/server.sh", binaryPath).CombinedOutput()
 		if err != nil {
 			binaryErr = errors.New(string(out))
 		}

@@ -15,9 +15,7 @@ ctx=$(mktemp -d)
 trap 'rm -rf "$ctx"' EXIT
 
 echo "image: building the static binary (linux/$(go env GOARCH), version $version)" >&2
-CGO_ENABLED=0 GOOS=linux go build -trimpath -tags timetzdata \
-  -ldflags "-s -w -X main.buildVersion=$version -X main.buildRevision=$revision -X main.buildDate=$created" \
-  -o "$ctx/agents-server" ./cmd/agents-server
+GOOS=linux VERSION=$version REVISION=$revision CREATED=$created scripts/build/server.sh "$ctx/agents-server"
 
 bundle=""
 for f in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do

@@ -2,7 +2,7 @@
 # Stops the peers scripts/test/peers.sh started for a test run (those
 # listed in FILE.started) and removes FILE, so no later command reads the
 # address of a stopped peer.
-#   scripts/test/down.sh .task/peers.env
+#   scripts/test/down.sh .task/test.env
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 

@@ -10,7 +10,7 @@
 # A peer this machine cannot have (no root to install it, no apt, a
 # kernel that cannot run dockerd) is noted in AGENTS_SKIP_LOG with why;
 # its suites then skip, saying so. Under AGENTS_CI=1 that fails instead.
-#   scripts/test/peers.sh .task/peers.env
+#   scripts/test/peers.sh .task/test.env
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 
