@@ -3,6 +3,7 @@ package ports
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"time"
 
 	"github.com/agents-server/agents-server/core/domain"
@@ -75,17 +76,39 @@ type MCPDialer interface {
 }
 
 // MCPTarget is a server's resolved connection: its endpoint and headers
-// with secrets opened, and for OAuth, what the sign-in needs.
+// with secrets opened, and for OAuth, what the sign-in needs; or, for a
+// stdio server, the program to start.
 type MCPTarget struct {
 	ServerID string
 	Name     string
 	Endpoint string
 	Headers  map[string]string
 	OAuth    *MCPOAuth // nil: header auth only
+	Stdio    *MCPStdio // set: a program spoken to over stdio (Endpoint unused)
 	// Outbound is what the endpoint and its OAuth servers may reach: the
 	// policy of the server's owner. The zero value refuses private
 	// addresses.
 	Outbound domain.OutboundPolicy
+}
+
+// MCPStdio is a program that speaks MCP over its stdin and stdout. The
+// session lives as long as the program: its exit ends the session, and
+// closing the session ends the program (and, on the host, its process
+// group).
+type MCPStdio struct {
+	Command string
+	Args    []string
+	// Env is the program's environment beyond the minimal one the host
+	// gives it (PATH, HOME, LANG...): never the workbench's own variables,
+	// which hold its keys.
+	Env map[string]string
+	// Exec, when set, runs the program elsewhere — a project's sandbox —
+	// rather than on this host: it runs req until the program exits or
+	// ctx ends, streaming req.Stdin to it and its output to req.Stdout and
+	// req.Stderr, and returns its exit code.
+	Exec func(ctx context.Context, req ExecRequest) (int, error)
+	// Stderr receives what the program writes to its standard error.
+	Stderr io.Writer
 }
 
 // MCPOAuth is what an OAuth connection needs from core: the configured

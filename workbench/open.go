@@ -246,7 +246,7 @@ func (w *Workbench) buildServices(ctx context.Context, natives tools.Natives) (e
 	s.guardrails = guardrails.New(db, idGen, clock)
 	s.docker, s.sandboxes = buildSandboxes(o, db, box, s.settings, idGen, clock)
 	s.mcp = mcp.New(mcp.Deps{Store: db, Config: db, Box: box, Dialer: &mcpclient.Dialer{Version: o.Version}, Settings: s.settings,
-		Outbound: s.policies, IDs: idGen, Clock: clock, Log: log})
+		Users: db, Projects: mcpProjects{db: db, sandboxes: s.sandboxes}, Outbound: s.policies, IDs: idGen, Clock: clock, Log: log})
 	// The sessions' journal is what runs, compaction and tasks write
 	// through; the service that deletes and branches sessions (stopping
 	// their live work) is built after the run engine and the task manager.

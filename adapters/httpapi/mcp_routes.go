@@ -15,15 +15,21 @@ import (
 	"github.com/agents-server/agents-server/ports"
 )
 
-// MCPConfigInput is how to reach an MCP server (streamable HTTP).
+// MCPConfigInput is how to reach an MCP server: a streamable HTTP
+// endpoint, or a program started and spoken to over stdio.
 type MCPConfigInput struct {
-	Endpoint          string            `json:"endpoint" required:"true" doc:"The server's streamable HTTP endpoint (http or https)"`
+	Transport         string            `json:"transport,omitempty" enum:"mcp_transport" doc:"http (default): a streamable HTTP endpoint; stdio: a program the workbench starts and speaks to over its stdin and stdout (command, args, env, project_id)"`
+	Endpoint          string            `json:"endpoint,omitempty" doc:"The server's streamable HTTP endpoint (http or https); required for transport http"`
 	Headers           map[string]string `json:"headers,omitempty" doc:"Sent with every request. Write-only values: ******** keeps the stored value, empty drops the header"`
 	AuthMode          string            `json:"auth_mode,omitempty" enum:"mcp_auth_mode" doc:"header (default): the headers alone; oauth: an OAuth sign-in (authorization code + PKCE), headers still sent"`
 	OAuthClientID     string            `json:"oauth_client_id,omitempty" doc:"A pre-registered client; empty registers one dynamically"`
 	OAuthClientSecret string            `json:"oauth_client_secret,omitempty" doc:"Write-only: ******** keeps the stored secret, empty clears it"`
 	OAuthScopes       []string          `json:"oauth_scopes,omitempty" doc:"The scopes to request; empty asks for what the server advertises"`
 	PerPersonAuth     bool              `json:"per_person_auth,omitempty" doc:"Each person signs in with their own account (global oauth servers only): a run uses the grant of the person it runs for (a task's, workflow step's or trigger's owner). false (default): one shared sign-in serves everyone, as for a service account. Changing it drops the grants that no longer apply"`
+	Command           string            `json:"command,omitempty" doc:"stdio: the program to start (npx, uvx, node, an absolute path); run as is, no shell"`
+	Args              []string          `json:"args,omitempty" doc:"stdio: the program's arguments, one per entry (no shell splitting)"`
+	Env               map[string]string `json:"env,omitempty" doc:"stdio: variables added to the program's minimal environment (it never inherits the workbench's own). Write-only values: ******** keeps the stored value (only while command, args and project_id are unchanged), empty drops the variable"`
+	ProjectID         string            `json:"project_id,omitempty" doc:"stdio: run the program inside this project's sandbox (one the caller manages), its stdio carried over the sandbox's exec stream; empty runs it on the workbench's host, which members may only when the setting mcp_stdio_members_on_host is on"`
 }
 
 // MCPServerInput is what a client writes about an MCP server (PUT replaces
@@ -36,9 +42,10 @@ type MCPServerInput struct {
 
 func (in MCPServerInput) core() mcp.Input {
 	c := in.Config
-	return mcp.Input{Name: in.Name, Enabled: in.Enabled, Config: domain.MCPConfig{Endpoint: c.Endpoint, Headers: c.Headers,
-		AuthMode: domain.MCPAuthMode(c.AuthMode), OAuthClientID: c.OAuthClientID, OAuthClientSecret: c.OAuthClientSecret, OAuthScopes: c.OAuthScopes,
-		PerPersonAuth: c.PerPersonAuth}}
+	return mcp.Input{Name: in.Name, Enabled: in.Enabled, Config: domain.MCPConfig{Transport: domain.MCPTransport(c.Transport),
+		Endpoint: c.Endpoint, Headers: c.Headers, AuthMode: domain.MCPAuthMode(c.AuthMode), OAuthClientID: c.OAuthClientID,
+		OAuthClientSecret: c.OAuthClientSecret, OAuthScopes: c.OAuthScopes, PerPersonAuth: c.PerPersonAuth,
+		Command: c.Command, Args: c.Args, Env: c.Env, ProjectID: c.ProjectID}}
 }
 
 // CreateMCPServerRequest adds a server; scope global is admin-only.
@@ -49,6 +56,7 @@ type CreateMCPServerRequest struct {
 
 // MCPConfigView is a server's config as read: secrets only ever masked.
 type MCPConfigView struct {
+	Transport         string            `json:"transport" enum:"mcp_transport"`
 	Endpoint          string            `json:"endpoint"`
 	Headers           map[string]string `json:"headers" doc:"Header names, each value ******** (stored) or empty"`
 	AuthMode          string            `json:"auth_mode" enum:"mcp_auth_mode"`
@@ -56,6 +64,10 @@ type MCPConfigView struct {
 	OAuthClientSecret string            `json:"oauth_client_secret" doc:"******** when a secret is stored, else empty"`
 	OAuthScopes       []string          `json:"oauth_scopes"`
 	PerPersonAuth     bool              `json:"per_person_auth" doc:"Each person signs in with their own account; status, last_error, has_oauth_token and tools are then the caller's own"`
+	Command           string            `json:"command"`
+	Args              []string          `json:"args"`
+	Env               map[string]string `json:"env" doc:"Variable names, each value ******** (stored) or empty"`
+	ProjectID         string            `json:"project_id" doc:"stdio: the project whose sandbox runs the program; empty: the workbench's host"`
 }
 
 // MCPToolView is one tool of a connected server.
@@ -86,8 +98,9 @@ type MCPServerView struct {
 func mcpServerView(s mcp.Server) MCPServerView {
 	c := s.Config
 	v := MCPServerView{ID: s.ID, Name: s.Name, Enabled: s.Enabled, Scope: string(s.Scope), OwnerID: s.OwnerID,
-		Config: MCPConfigView{Endpoint: c.Endpoint, Headers: c.Headers, AuthMode: string(c.AuthMode), OAuthClientID: c.OAuthClientID,
-			OAuthClientSecret: c.OAuthClientSecret, OAuthScopes: c.OAuthScopes, PerPersonAuth: c.PerPersonAuth},
+		Config: MCPConfigView{Transport: string(c.Transport), Endpoint: c.Endpoint, Headers: c.Headers, AuthMode: string(c.AuthMode),
+			OAuthClientID: c.OAuthClientID, OAuthClientSecret: c.OAuthClientSecret, OAuthScopes: c.OAuthScopes, PerPersonAuth: c.PerPersonAuth,
+			Command: c.Command, Args: c.Args, Env: c.Env, ProjectID: c.ProjectID},
 		Status: string(s.Status), LastError: s.LastError, HasOAuthToken: s.HasOAuthToken, Tools: []MCPToolView{},
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt}
 	for _, t := range s.Tools {

@@ -143,6 +143,7 @@ var wireEnums = map[string]enumer{
 	"sandbox_state":   ports.SandboxState(""),
 	"sandbox_type":    sandboxTypes{},
 	"mcp_auth_mode":   domain.MCPAuthMode(""),
+	"mcp_transport":   domain.MCPTransport(""),
 	"mcp_status":      domain.MCPStatus(""),
 	"actor_kind":      domain.ActorKind(""),
 	"audit_outcome":   domain.AuditOutcome(""),

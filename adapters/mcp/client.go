@@ -54,6 +54,9 @@ func (d *Dialer) base(p domain.OutboundPolicy, notes *wireNotes) *http.Client {
 
 // Dial implements ports.MCPDialer.
 func (d *Dialer) Dial(ctx context.Context, target ports.MCPTarget) (ports.MCPSession, error) {
+	if target.Stdio != nil {
+		return d.dialStdio(ctx, target)
+	}
 	endpoint, err := url.Parse(target.Endpoint)
 	if err != nil || endpoint.Host == "" {
 		return nil, &ports.MCPError{Kind: ports.MCPProtocol, Message: "the endpoint is not an absolute URL"}
@@ -70,12 +73,7 @@ func (d *Dialer) Dial(ctx context.Context, target ports.MCPTarget) (ports.MCPSes
 		}
 		transport.OAuthHandler = h
 	}
-	version := d.Version
-	if version == "" {
-		version = "dev"
-	}
-	c := sdk.NewClient(&sdk.Implementation{Name: "agents-server", Version: version}, nil)
-	cs, err := c.Connect(ctx, transport, nil)
+	cs, err := d.client().Connect(ctx, transport, nil)
 	if err != nil {
 		if refused := notes.refused.Load(); refused != nil {
 			err = refused
@@ -93,6 +91,15 @@ func (d *Dialer) Dial(ctx context.Context, target ports.MCPTarget) (ports.MCPSes
 		close(s.done)
 	}()
 	return s, nil
+}
+
+// client is the SDK client a dial connects with, named in the handshake.
+func (d *Dialer) client() *sdk.Client {
+	version := d.Version
+	if version == "" {
+		version = "dev"
+	}
+	return sdk.NewClient(&sdk.Implementation{Name: "agents-server", Version: version}, nil)
 }
 
 // originOf is a URL's scheme and host, as a browser compares origins.
@@ -146,12 +153,13 @@ func (t headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // session is a ports.MCPSession over an SDK client session.
 type session struct {
-	cs     *sdk.ClientSession
-	notes  *wireNotes
-	done   chan struct{}
-	mu     sync.Mutex
-	err    error
-	closed bool
+	cs      *sdk.ClientSession
+	notes   *wireNotes
+	program *program // a stdio server's; nil over HTTP
+	done    chan struct{}
+	mu      sync.Mutex
+	err     error
+	closed  bool
 }
 
 func (s *session) ListTools(ctx context.Context) ([]ports.MCPTool, error) {
@@ -252,7 +260,11 @@ func (s *session) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
-	return s.cs.Close()
+	err := s.cs.Close()
+	if s.program != nil {
+		s.program.stop()
+	}
+	return err
 }
 
 // transportCodes are the SDK's JSON-RPC codes for a request that never got

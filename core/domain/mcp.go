@@ -5,8 +5,9 @@ import (
 	"time"
 )
 
-// MCPServer is a configured MCP server: a streamable HTTP endpoint whose
-// tools agents may select while it is connected. Scoped like agents.
+// MCPServer is a configured MCP server: a streamable HTTP endpoint, or a
+// program the workbench starts and talks to over stdio, whose tools agents
+// may select while it is connected. Scoped like agents.
 type MCPServer struct {
 	ID string
 	Ownership
@@ -25,9 +26,12 @@ type MCPServer struct {
 }
 
 // MCPConfig is how to reach and authenticate to an MCP server. Inside the
-// server, header values and the client secret hold their stored (sealed)
-// form.
+// server, header values, environment values and the client secret hold
+// their stored (sealed) form.
 type MCPConfig struct {
+	// Transport is how the server is reached; "" reads as MCPHTTP (rows
+	// written before stdio servers existed).
+	Transport         MCPTransport      `json:"transport,omitempty"`
 	Endpoint          string            `json:"endpoint"`
 	Headers           map[string]string `json:"headers"`
 	AuthMode          MCPAuthMode       `json:"auth_mode"`
@@ -39,7 +43,33 @@ type MCPConfig struct {
 	// for, and SealedGrant stays empty. false: one shared sign-in (a
 	// service account) serves everyone.
 	PerPersonAuth bool `json:"per_person_auth,omitempty"`
+	// Command, Args and Env start a stdio server's program: argv as given
+	// (no shell), Env added to a minimal environment (never the
+	// workbench's own).
+	Command string            `json:"command,omitempty"`
+	Args    []string          `json:"args,omitempty"`
+	Env     map[string]string `json:"env,omitempty"`
+	// ProjectID runs a stdio server's program inside that project's
+	// sandbox, its stdio carried over the sandbox's exec stream; "" runs
+	// it on the workbench's host.
+	ProjectID string `json:"project_id,omitempty"`
 }
+
+// Stdio reports whether the server is a program spoken to over stdio.
+func (c MCPConfig) Stdio() bool { return c.Transport == MCPStdio }
+
+// MCPTransport is how an MCP server is reached.
+type MCPTransport string
+
+// The transports: a streamable HTTP endpoint, or a program's stdin and
+// stdout.
+const (
+	MCPHTTP  MCPTransport = "http"
+	MCPStdio MCPTransport = "stdio"
+)
+
+// Values lists the transports.
+func (MCPTransport) Values() []string { return []string{"http", "stdio"} }
 
 // MCPAuthMode is how requests to an MCP server are authorized.
 type MCPAuthMode string

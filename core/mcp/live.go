@@ -227,6 +227,21 @@ func (s *Service) dial(ctx context.Context, k key, gen uint64, auth *attempt) {
 		s.fail(k, gen, row.Name, err)
 		return
 	}
+	// A stdio server's program: started by the dial, supervised as any
+	// connection is (its exit is a lost connection, redialled with
+	// backoff), its stderr logged and kept for the status.
+	var tail *stderrTail
+	var severed <-chan struct{}
+	if row.Config.Stdio() {
+		tail = newStderrTail(s.d.Log, row)
+		st, release, sev, err := s.program(ctx, row, tail)
+		if err != nil {
+			s.fail(k, gen, row.Name, err)
+			return
+		}
+		defer release()
+		target.Stdio, severed = st, sev
+	}
 	hctx, cancel := context.WithTimeout(ctx, HandshakeTimeout)
 	if auth != nil {
 		// A person is signing in: wait for them as long as the attempt lives.
@@ -238,13 +253,13 @@ func (s *Service) dial(ctx context.Context, k key, gen uint64, auth *attempt) {
 		if auth != nil && ctx.Err() == nil && s.codeDelivered(auth) {
 			err = s.notAccepted(k, row, err)
 		}
-		s.fail(k, gen, row.Name, err)
+		s.fail(k, gen, row.Name, withStderr(err, tail))
 		return
 	}
 	listed, err := session.ListTools(hctx)
 	if err != nil {
 		_ = session.Close()
-		s.fail(k, gen, row.Name, err)
+		s.fail(k, gen, row.Name, withStderr(err, tail))
 		return
 	}
 	tools := exposed(row.Name, listed)
@@ -264,14 +279,19 @@ func (s *Service) dial(ctx context.Context, k key, gen uint64, auth *attempt) {
 			s.d.Log.Info("interactive connect established", "server", row.Name, "server_id", id)
 		}
 	}
+	why := "the connection ended"
 	select {
 	case <-ctx.Done():
 		return // superseded or shutting down: whoever did that closes the session
 	case <-session.Done():
-	}
-	why := "the connection ended"
-	if err := session.Err(); err != nil {
-		why = "the connection ended: " + err.Error()
+		if err := session.Err(); err != nil {
+			why = "the connection ended: " + err.Error()
+		}
+		if said := tail.String(); said != "" {
+			why += "; its stderr ended: " + said
+		}
+	case <-severed:
+		why = "its project's sandbox changed or went away: the program starts again in what the project is now"
 	}
 	s.d.Log.Warn("mcp server connection lost", "server", row.Name, "server_id", id, "err", why)
 	s.lost(k, gen, session, why)

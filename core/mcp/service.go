@@ -31,9 +31,14 @@ type Deps struct {
 	// Outbound says what a server's endpoint and OAuth servers may reach,
 	// by its owner; nil leaves every server strict.
 	Outbound OutboundPolicies
-	// Settings reads max_mcp_servers_per_user; nil leaves the number of
-	// servers an account owns unbounded.
+	// Settings reads max_mcp_servers_per_user and
+	// mcp_stdio_members_on_host; nil leaves the number of servers an
+	// account owns unbounded and members' programs off the host.
 	Settings Settings
+	// Users finds a stdio server's owner; Projects runs programs in
+	// projects' sandboxes (nil: none can).
+	Users    Users
+	Projects Projects
 	IDs      ports.IDs
 	Clock    ports.Clock
 	Log      *slog.Logger
@@ -45,10 +50,12 @@ type OutboundPolicies interface {
 	For(ctx context.Context, ownerID string) (domain.OutboundPolicy, error)
 }
 
-// Settings reads an int setting of the registry.
+// Settings reads settings of the registry.
 type Settings interface {
-	// Int returns the setting's effective value.
+	// Int returns an int setting's effective value.
 	Int(ctx context.Context, key string) (int, error)
+	// Bool returns a bool setting's effective value.
+	Bool(ctx context.Context, key string) (bool, error)
 }
 
 // Service manages MCP servers and their connections. Start connects the
@@ -138,6 +145,9 @@ func (s *Service) Create(ctx context.Context, p domain.Principal, scope domain.S
 	if _, err := s.applyInput(&row, in, domain.MCPServer{}); err != nil {
 		return Server{}, err
 	}
+	if err := s.checkProgram(ctx, p, row.Config); err != nil {
+		return Server{}, err
+	}
 	admit, err := s.ownedCap(ctx)
 	if err != nil {
 		return Server{}, err
@@ -202,6 +212,9 @@ func (s *Service) change(ctx context.Context, p domain.Principal, row *domain.MC
 	before := *row
 	drop, err := s.applyInput(row, in, before)
 	if err != nil {
+		return false, err
+	}
+	if err := s.checkProgram(ctx, p, row.Config); err != nil {
 		return false, err
 	}
 	if row.Name != before.Name {
@@ -362,6 +375,17 @@ func (s *Service) view(ctx context.Context, row domain.MCPServer, user string) S
 		masked[k] = secrets.Masked(v)
 	}
 	out.Config.Headers = masked
+	env := make(map[string]string, len(row.Config.Env))
+	for k, v := range row.Config.Env {
+		env[k] = secrets.Masked(v)
+	}
+	out.Config.Env = env
+	if out.Config.Args == nil {
+		out.Config.Args = []string{}
+	}
+	if out.Config.Transport == "" {
+		out.Config.Transport = domain.MCPHTTP
+	}
 	out.Config.OAuthClientSecret = secrets.Masked(row.Config.OAuthClientSecret)
 	if out.Config.OAuthScopes == nil {
 		out.Config.OAuthScopes = []string{}

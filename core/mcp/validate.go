@@ -54,6 +54,16 @@ func (svc *Service) applyInput(s *domain.MCPServer, in Input, stored domain.MCPS
 		f.Add("name", "must be 1-%d letters, digits, '-' or single '_' between them (it prefixes the server's tool names)", MaxName)
 	}
 	c := in.Config
+	switch c.Transport {
+	case domain.MCPStdio:
+		return svc.applyStdio(s, in, stored, &f)
+	case "", domain.MCPHTTP:
+	default:
+		f.Add("config.transport", "must be %s", domain.OrList(c.Transport.Values()))
+	}
+	if c.Command != "" || len(c.Args) > 0 || len(c.Env) > 0 || c.ProjectID != "" {
+		f.Add("config.transport", "command, args, env and project_id apply to transport stdio")
+	}
 	endpoint, msg := checkEndpoint(c.Endpoint)
 	if msg != "" {
 		f.Add("config.endpoint", "%s", msg)
@@ -154,9 +164,9 @@ func (svc *Service) applyInput(s *domain.MCPServer, in Input, stored domain.MCPS
 	}
 	s.Name = in.Name
 	s.Enabled = in.Enabled == nil || *in.Enabled
-	s.Config = domain.MCPConfig{Endpoint: endpoint, Headers: headers, AuthMode: mode, OAuthClientID: c.OAuthClientID,
+	s.Config = domain.MCPConfig{Transport: domain.MCPHTTP, Endpoint: endpoint, Headers: headers, AuthMode: mode, OAuthClientID: c.OAuthClientID,
 		OAuthClientSecret: sealedSecret, OAuthScopes: append([]string{}, c.OAuthScopes...), PerPersonAuth: c.PerPersonAuth}
-	dropGrant = stored.ID != "" && (moved || mode != stored.Config.AuthMode || c.OAuthClientID != stored.Config.OAuthClientID ||
+	dropGrant = stored.ID != "" && (moved || stored.Config.Stdio() || mode != stored.Config.AuthMode || c.OAuthClientID != stored.Config.OAuthClientID ||
 		c.PerPersonAuth != stored.Config.PerPersonAuth)
 	return dropGrant, nil
 }

@@ -18,8 +18,9 @@ type usage struct {
 	users     int        // leases held by runs, terminals, exports
 	leases    map[*Lease]struct{}
 	terminals map[*Lease]struct{}
-	doomed    bool      // a stop was asked while in use: stop when the last lease goes
-	lastUsed  time.Time // zero: not known to be running
+	programs  map[*Lease]struct{} // stdio MCP servers' programs, severed as terminals are
+	doomed    bool                // a stop was asked while in use: stop when the last lease goes
+	lastUsed  time.Time           // zero: not known to be running
 	// gen is the generation the container was last ensured for (0: not
 	// known). A newer one replaces it only once nobody holds it.
 	gen int64
@@ -47,6 +48,7 @@ const (
 	ForRun      = "run"
 	ForTerminal = "terminal"
 	ForExport   = "export"
+	ForProgram  = "mcp" // a stdio MCP server's program
 )
 
 // Lease is one user's hold on a running project instance: while any lease
@@ -67,7 +69,7 @@ func (s *Service) usageOf(projectID string) *usage {
 	defer s.mu.Unlock()
 	u := s.use[projectID]
 	if u == nil {
-		u = &usage{leases: map[*Lease]struct{}{}, terminals: map[*Lease]struct{}{}}
+		u = &usage{leases: map[*Lease]struct{}{}, terminals: map[*Lease]struct{}{}, programs: map[*Lease]struct{}{}}
 		s.use[projectID] = u
 	}
 	return u
@@ -104,6 +106,9 @@ func (s *Service) Acquire(ctx context.Context, projectID, purpose string) (*Leas
 		}
 		u.terminals[l] = struct{}{}
 	}
+	if purpose == ForProgram {
+		u.programs[l] = struct{}{}
+	}
 	u.users++
 	u.leases[l] = struct{}{}
 	join := u.gen != 0 && u.gen != in.Generation && u.heldByOthers(l)
@@ -136,6 +141,16 @@ func (s *Service) Acquire(ctx context.Context, projectID, purpose string) (*Leas
 	return l, nil
 }
 
+// HoldForProgram makes a project's instance run and holds it for a stdio
+// MCP server's program, which runs in it for as long as the server is
+// connected: the instance is not idle-stopped meanwhile, and a stop by
+// hand waits for the server to be disabled. The lease is severed, as a
+// terminal's is, when the project's environment or sandbox changes or
+// the project is deleted.
+func (s *Service) HoldForProgram(ctx context.Context, projectID string) (*Lease, error) {
+	return s.Acquire(ctx, projectID, ForProgram)
+}
+
 // terminalsOn counts the open terminals on a sandbox; s.mu is held.
 func (s *Service) terminalsOn(sandboxID string) int {
 	n := 0
@@ -158,6 +173,7 @@ func (l *Lease) Release() {
 		stop := false
 		if u != nil {
 			delete(u.terminals, l)
+			delete(u.programs, l)
 			delete(u.leases, l)
 			u.users--
 			u.lastUsed = s.d.Clock.Now()
@@ -232,12 +248,15 @@ func (l *Lease) touch() {
 	l.s.mu.Unlock()
 }
 
-// sever closes every terminal lease of a project.
+// sever closes every terminal's and program's lease of a project.
 func (s *Service) sever(projectID string) {
 	s.mu.Lock()
 	var ls []*Lease
 	if u := s.use[projectID]; u != nil {
 		for l := range u.terminals {
+			ls = append(ls, l)
+		}
+		for l := range u.programs {
 			ls = append(ls, l)
 		}
 	}

@@ -22,6 +22,7 @@ const (
 	KeyTitleModel                = "title_model"
 	KeySkillsGitHubAPI           = "skills_github_api_url"
 	KeyMCPResultMaxKB            = "mcp_result_max_kb"
+	KeyMCPStdioMembersOnHost     = "mcp_stdio_members_on_host"
 	KeyOutboundAllowPrivate      = domain.OutboundAllowPrivateSetting
 	KeyOutboundAllowedHosts      = domain.OutboundAllowedHostsSetting
 	KeyMaxQueuedTasksPerSession  = "max_queued_tasks_per_session"
@@ -114,6 +115,13 @@ var Registry = []domain.SettingDef{
 		Description: "What one MCP tool result keeps on its card in the conversation, text, images and structured content together; " +
 			"past it the rest is dropped and the card says so (the model reads at most 64 KB of a result anyway). " +
 			"An answer larger than 16 MB is not read at all.",
+	},
+	{
+		Key: KeyMCPStdioMembersOnHost, Kind: domain.SettingBool, Default: "false",
+		Group: "mcp", Label: "Members may run MCP servers as programs on this host",
+		Description: "A stdio MCP server is a program the workbench starts. Admins may run one on the server's own host; " +
+			"members may only when this is on, and otherwise run theirs inside one of their projects' sandboxes. " +
+			"Turning it off stops members' host programs at their next start.",
 	},
 	{
 		Key: KeyMaxRunsPerUser, Kind: domain.SettingInt, Default: "10", Min: 1, Max: 1000,

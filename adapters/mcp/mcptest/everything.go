@@ -67,6 +67,27 @@ func Everything(t testing.TB) *Server {
 		func(port int) string { return "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp" })
 }
 
+// EverythingStdio returns the command line that runs server-everything
+// in stdio mode — node and its arguments, absolute — for the workbench to
+// start itself; like Everything, it skips (or fails under AGENTS_CI=1)
+// without node or the installed package.
+func EverythingStdio(t testing.TB) (command string, args []string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		testenv.Require(t, suite, "node is not on PATH (install Node.js 20+)", enable)
+	}
+	index := filepath.Join(testdata(), "everything", "node_modules/@modelcontextprotocol/server-everything/dist/index.js")
+	if _, err := os.Stat(index); err != nil {
+		testenv.Require(t, suite, "the pinned peer is not installed: "+err.Error(), enable)
+	}
+	abs, err := filepath.Abs(index)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return node, []string{abs, "stdio"}
+}
+
 // launch runs one of the node peers of testdata/<dir> (args are node's,
 // relative to that folder) on a free port, as Everything describes.
 func launch(t testing.TB, dir string, args []string, urlOf func(port int) string) *Server {

@@ -2718,13 +2718,21 @@ export interface components {
             url?: string;
         };
         MCPConfigInput: {
+            /** @description stdio: the program's arguments, one per entry (no shell splitting) */
+            args?: string[];
             /**
              * @description header (default): the headers alone; oauth: an OAuth sign-in (authorization code + PKCE), headers still sent
              * @enum {string}
              */
             auth_mode?: "header" | "oauth";
-            /** @description The server's streamable HTTP endpoint (http or https) */
-            endpoint: string;
+            /** @description stdio: the program to start (npx, uvx, node, an absolute path); run as is, no shell */
+            command?: string;
+            /** @description The server's streamable HTTP endpoint (http or https); required for transport http */
+            endpoint?: string;
+            /** @description stdio: variables added to the program's minimal environment (it never inherits the workbench's own). Write-only values: ******** keeps the stored value (only while command, args and project_id are unchanged), empty drops the variable */
+            env?: {
+                [key: string]: string;
+            };
             /** @description Sent with every request. Write-only values: ******** keeps the stored value, empty drops the header */
             headers?: {
                 [key: string]: string;
@@ -2737,11 +2745,24 @@ export interface components {
             oauth_scopes?: string[];
             /** @description Each person signs in with their own account (global oauth servers only): a run uses the grant of the person it runs for (a task's, workflow step's or trigger's owner). false (default): one shared sign-in serves everyone, as for a service account. Changing it drops the grants that no longer apply */
             per_person_auth?: boolean;
+            /** @description stdio: run the program inside this project's sandbox (one the caller manages), its stdio carried over the sandbox's exec stream; empty runs it on the workbench's host, which members may only when the setting mcp_stdio_members_on_host is on */
+            project_id?: string;
+            /**
+             * @description http (default): a streamable HTTP endpoint; stdio: a program the workbench starts and speaks to over its stdin and stdout (command, args, env, project_id)
+             * @enum {string}
+             */
+            transport?: "http" | "stdio";
         };
         MCPConfigView: {
+            args: string[];
             /** @enum {string} */
             auth_mode: "header" | "oauth";
+            command: string;
             endpoint: string;
+            /** @description Variable names, each value ******** (stored) or empty */
+            env: {
+                [key: string]: string;
+            };
             /** @description Header names, each value ******** (stored) or empty */
             headers: {
                 [key: string]: string;
@@ -2752,6 +2773,10 @@ export interface components {
             oauth_scopes: string[];
             /** @description Each person signs in with their own account; status, last_error, has_oauth_token and tools are then the caller's own */
             per_person_auth: boolean;
+            /** @description stdio: the project whose sandbox runs the program; empty: the workbench's host */
+            project_id: string;
+            /** @enum {string} */
+            transport: "http" | "stdio";
         };
         MCPConnectView: {
             /** @description For an OAuth server without a usable grant: open it (a popup) to sign in; the callback completes the connection */

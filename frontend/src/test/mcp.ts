@@ -1,7 +1,6 @@
 // MCP servers as the API reads them, and openapi-fetch answers, for the
 // component tests of the MCP panel and the agent form's tool picker.
 import { MASK, type MCPServer, type User } from '../lib/api'
-import type { MCPConfigView } from '../screens/settings/mcpServerBody'
 
 export const member: User = { id: 'u1', username: 'ann', role: 'member', bootstrap: false, disabled: false, has_password: true, created_at: '', updated_at: '' }
 export const admin: User = { ...member, id: 'u9', username: 'root', role: 'admin' }
@@ -11,8 +10,8 @@ export const addTool = { name: 'calc__add', tool: 'add', title: 'Add numbers', d
 export const wipeTool = { name: 'calc__wipe', tool: 'wipe', title: '', description: 'Forgets everything', annotations: { readOnlyHint: false, destructiveHint: true } }
 
 /** A connected header-auth server of member's, with one stored header (reads carry the stdio fields empty). */
-export function mcpServer(over: Partial<MCPServer> = {}, config: Partial<MCPConfigView> = {}): MCPServer {
-  const c: MCPConfigView = {
+export function mcpServer(over: Partial<MCPServer> = {}, config: Partial<MCPServer['config']> = {}): MCPServer {
+  const c: MCPServer['config'] = {
     endpoint: 'https://calc.example/mcp', headers: { 'X-Api-Key': MASK }, auth_mode: 'header', oauth_client_id: '', oauth_client_secret: '', oauth_scopes: [], per_person_auth: false,
     transport: 'http', command: '', args: [], env: {}, project_id: '', ...config,
   }
@@ -25,7 +24,7 @@ export function mcpServer(over: Partial<MCPServer> = {}, config: Partial<MCPConf
 }
 
 /** A connected stdio server (a local program, one stored variable) on this server's host. */
-export const stdioServer = (over: Partial<MCPServer> = {}, config: Partial<MCPConfigView> = {}) =>
+export const stdioServer = (over: Partial<MCPServer> = {}, config: Partial<MCPServer['config']> = {}) =>
   mcpServer({ name: 'local', ...over }, {
     transport: 'stdio', endpoint: '', headers: {}, command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything', 'stdio'], env: { API_KEY: MASK }, ...config,
   })
