@@ -6,7 +6,7 @@ import { SecretRowsEditor, type RowErrors } from '../../components/SecretRowsEdi
 import { api, ApiError, errorText, ok, type MCPServer } from '../../lib/api'
 import { followMCPServers } from '../../lib/mcpServers'
 import { MCPStdioFields, TransportChoice, useStdioPlaces } from './MCPStdioFields'
-import { buildBody, headersKeepable, initialState, secretKeepable, secretStored, splitFieldErrors, type AuthMode, type MCPFormState } from './mcpServerBody'
+import { buildBody, envKeepable, headersKeepable, initialState, secretKeepable, secretStored, splitFieldErrors, type AuthMode, type MCPFormState } from './mcpServerBody'
 
 const KNOWN = new Set(['name', 'enabled', 'scope', 'config.endpoint', 'config.auth_mode', 'config.headers', 'config.oauth_client_id', 'config.oauth_client_secret', 'config.oauth_scopes', 'config.per_person_auth',
   'config.transport', 'config.command', 'config.args', 'config.env', 'config.project_id'])
@@ -125,7 +125,7 @@ export function MCPServerForm({ server, live, admin, onDone }: Props) {
       <Field label="Enabled" inline hint="A disabled server is disconnected: agents go without its tools" error={errors.enabled}>{(id) => (
         <input id={id} type="checkbox" checked={f.enabled} onChange={(e) => set('enabled', e.target.checked)} />
       )}</Field>
-      {stdio && <MCPStdioFields f={f} set={set} errors={errors} envErrors={envErrors} hostAllowed={places.hostAllowed} projects={places.projects} />}
+      {stdio && <MCPStdioFields f={f} keepEnv={envKeepable(f, server)} set={set} errors={errors} envErrors={envErrors} hostAllowed={places.hostAllowed} projects={places.projects} />}
       {!stdio && f.authMode === 'oauth' && (
         <fieldset className="subgroup" aria-label="OAuth">
           <legend>OAuth</legend>

@@ -2,7 +2,6 @@ import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, errorText, ok, type MCPServer } from '../../lib/api'
 import { commandLine, followMCPServers, statusPill } from '../../lib/mcpServers'
-import { configOf } from './mcpServerBody'
 import '../../styles/mcp-stdio.css'
 import { MCPToolHints } from './MCPToolHints'
 import { useMCPConnect } from './useMCPConnect'
@@ -116,9 +115,9 @@ export function MCPServerRow({ server: s, rights, onEdit, projectNames }: Props)
 
 /** An HTTP server's endpoint; a stdio server's command line, and the project whose sandbox runs it. */
 function Where({ server, projectNames }: { server: MCPServer; projectNames: Map<string, string> }) {
-  const c = configOf(server)
+  const c = server.config
   if (c.transport !== 'stdio') return <code>{c.endpoint}</code>
-  const line = commandLine(c.command ?? '', c.args ?? [])
+  const line = commandLine(c.command, c.args)
   return (
     <>
       <span className="pill" title="Transport">stdio</span>{' '}

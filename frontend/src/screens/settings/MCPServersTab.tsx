@@ -5,7 +5,6 @@ import { useMe } from '../../lib/queries'
 import { MCPServerForm } from './MCPServerForm'
 import { MCPServerRow, type MCPRights } from './MCPServerRow'
 import { useOwnProjects } from './MCPStdioFields'
-import { configOf } from './mcpServerBody'
 
 /** MCP servers lend agents their tools. Each row shows its live status; the list is polled while one settles. */
 export function MCPServersTab() {
@@ -18,7 +17,7 @@ export function MCPServersTab() {
     return { edit: own || (s.scope === 'global' && admin), remove: own || admin }
   }
   // A stdio server that runs in a project names it: the caller's projects are asked only then.
-  const projects = useOwnProjects(!!servers.data?.some((s) => configOf(s).project_id))
+  const projects = useOwnProjects(!!servers.data?.some((s) => s.config.project_id))
   const projectNames = new Map(projects.map((p) => [p.id, p.name]))
   const live = editing && editing !== 'new' ? servers.data?.find((s) => s.id === editing.id) : undefined
   return (

@@ -44,6 +44,8 @@ export function TransportChoice({ value, onChange, error }: { value: Transport; 
 
 interface Props {
   f: MCPFormState
+  /** Whether stored variable values may be kept (same command line, same place). */
+  keepEnv: boolean
   set: <K extends keyof MCPFormState>(k: K, v: MCPFormState[K]) => void
   errors: Record<string, string>
   envErrors: RowErrors
@@ -52,7 +54,7 @@ interface Props {
 }
 
 /** A stdio server's program: the command, its arguments one per line, its environment (write-only values) and where it runs. */
-export function MCPStdioFields({ f, set, errors, envErrors, hostAllowed, projects }: Props) {
+export function MCPStdioFields({ f, keepEnv, set, errors, envErrors, hostAllowed, projects }: Props) {
   // A stored project the caller does not own (an admin editing another's server) stays choosable.
   const unlisted = f.projectId && !projects.some((p) => p.id === f.projectId) ? f.projectId : ''
   return (
@@ -76,9 +78,11 @@ export function MCPStdioFields({ f, set, errors, envErrors, hostAllowed, project
       <Field label="Arguments" hint="One argument per line, exactly as typed: no shell quoting or splitting (a line with spaces is one argument)" error={errors['config.args']}>{(id, aria) => (
         <textarea id={id} {...aria} className="mono" rows={3} value={f.args} placeholder={'-y\n@modelcontextprotocol/server-everything'} onChange={(e) => set('args', e.target.value)} spellCheck={false} autoCapitalize="off" />
       )}</Field>
-      <SecretRowsEditor legend="Environment" noun="Variable" namePlaceholder="API_KEY" rows={f.env} errors={envErrors}
+      <SecretRowsEditor legend="Environment" noun="Variable" namePlaceholder="API_KEY" rows={f.env} errors={envErrors} keepable={keepEnv}
         onChange={(rows) => set('env', rows)}
-        intro="Set in the program’s environment (an API key, a token). Values are write-only: stored sealed and never shown again." />
+        intro={keepEnv
+          ? 'Added to the program’s environment (an API key, a token); it does not inherit this server’s own. Values are write-only: stored sealed and never shown again.'
+          : 'The command line or where it runs changed: stored values are not given to a new program or place — enter each again, or remove the variable.'} />
       {errors['config.env'] && <p className="error-text">{errors['config.env']}</p>}
     </fieldset>
   )

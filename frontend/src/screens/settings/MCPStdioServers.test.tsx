@@ -127,6 +127,29 @@ describe('the transport', () => {
     } }])
   })
 
+  it('a new command line or project asks for the stored variables again before anything is sent', async () => {
+    show([stdioServer({}, { project_id: 'p1' })])
+    await userEvent.click(within(row('local')).getByRole('button', { name: 'Edit' }))
+    const f = form('Edit local')
+    await userEvent.type(within(f).getByLabelText('Arguments'), '{Enter}--verbose')
+    // No mask and no "Keep stored" for a value that would go to another program.
+    expect(within(f).getByLabelText('Variable 1 value')).toHaveValue('')
+    expect(within(f).queryByRole('button', { name: 'Keep stored' })).not.toBeInTheDocument()
+    expect(within(f).getByRole('group', { name: 'Environment' })).toHaveTextContent('The command line or where it runs changed')
+    await userEvent.click(within(f).getByRole('button', { name: 'Save' }))
+    expect(calls('PUT')).toEqual([])
+    expect(within(f).getByRole('group', { name: 'Environment' })).toHaveTextContent('Enter the value again')
+
+    // Back to the stored command line in another project: asked again too; entered, it goes out.
+    await userEvent.clear(within(f).getByLabelText('Arguments'))
+    await userEvent.type(within(f).getByLabelText('Arguments'), '-y{Enter}@modelcontextprotocol/server-everything{Enter}stdio')
+    await userEvent.selectOptions(within(f).getByLabelText('Run in'), 'p2')
+    expect(within(f).getByLabelText('Variable 1 value')).toHaveValue('')
+    await userEvent.type(within(f).getByLabelText('Variable 1 value'), 'k2')
+    await userEvent.click(within(f).getByRole('button', { name: 'Save' }))
+    expect(sent('PUT')).toMatchObject({ project_id: 'p2', env: { API_KEY: 'k2' } })
+  })
+
   it('an HTTP server switched to a program drops its endpoint and headers from the body', async () => {
     show([mcpServer()])
     await userEvent.click(within(row('calc')).getByRole('button', { name: 'Edit' }))

@@ -1,8 +1,9 @@
 // The MCP server form's state → the body the API takes, and the API's
 // field errors → the rows they are about. Secrets are write-only: the mask
 // keeps a stored value, "" clears it (a header or variable sent "" is
-// dropped) — and a stored header or client secret may not be kept for a new
-// endpoint (or, the client secret, a new client), so the person enters it
+// dropped) — and a stored secret may not be kept for somewhere new: a header
+// for a new endpoint, the client secret for a new endpoint or client, a
+// variable for a new command line or project — so the person enters it
 // again. A server speaks HTTP (an endpoint) or is a local program the
 // workbench starts (stdio: a command, its arguments and environment, run on
 // this server's host or in a project's sandbox); the body carries only the
@@ -11,28 +12,11 @@ import { rowUsed, secretRowsOf, type RowErrors, type SecretRow } from '../../com
 import type { SecretEdit } from '../../components/SecretField'
 import { MASK, type MCPServer, type Schemas } from '../../lib/api'
 
-// Issue 44, until apiTypes.gen.ts is regenerated with them: the stdio fields
-// of an MCP server's config. The generated MCPConfigView/MCPConfigInput then
-// carry them, and these aliases shrink to Schemas['…'] (the one place to change).
-export type Transport = 'http' | 'stdio'
-interface StdioConfig {
-  transport: Transport
-  /** The program (npx, uvx, node, /usr/local/bin/x); required for stdio. */
-  command: string
-  /** Each one argument: no shell splitting. */
-  args: string[]
-  /** Write-only values, like headers: the mask keeps, "" removes. */
-  env: Record<string, string>
-  /** '' runs the program on this server's host; a project id, inside that project's sandbox. */
-  project_id: string
-}
-/** An MCP server's config as reads return it. */
-export type MCPConfigView = Schemas['MCPConfigView'] & Partial<StdioConfig>
-type MCPConfigInput = Schemas['MCPConfigInput'] & Partial<StdioConfig>
-export type MCPBody = Omit<Schemas['MCPServerInput'], 'config'> & { config: MCPConfigInput }
-/** A server's config with the stdio fields readable. */
-export const configOf = (s: MCPServer): MCPConfigView => s.config
-export const transportOf = (s: MCPServer): Transport => configOf(s).transport ?? 'http'
+export type MCPConfigView = Schemas['MCPConfigView']
+type MCPConfigInput = Schemas['MCPConfigInput']
+export type MCPBody = Schemas['MCPServerInput']
+export type Transport = MCPConfigView['transport']
+export const transportOf = (s: MCPServer): Transport => s.config.transport ?? 'http'
 
 export type AuthMode = NonNullable<Schemas['MCPConfigInput']['auth_mode']>
 
@@ -72,10 +56,10 @@ export function initialState(s?: MCPServer): MCPFormState {
     perPerson: s?.config.per_person_auth ?? false,
     headers: headerRowsOf(s),
     transport: s ? transportOf(s) : 'http',
-    command: (s && configOf(s).command) ?? '',
-    args: ((s && configOf(s).args) ?? []).join('\n'),
-    env: rowsOf(s && configOf(s).env),
-    projectId: (s && configOf(s).project_id) ?? '',
+    command: s?.config.command ?? '',
+    args: (s?.config.args ?? []).join('\n'),
+    env: rowsOf(s?.config.env),
+    projectId: s?.config.project_id ?? '',
   }
 }
 
@@ -86,6 +70,18 @@ export const argsOf = (text: string): string[] => text.split(/\r?\n/).filter((a)
 /** Whether the stored header values may be kept: the endpoint they were given for is unchanged. */
 export const headersKeepable = (f: MCPFormState, s?: MCPServer) => !s || f.endpoint.trim() === s.config.endpoint
 
+/**
+ * Whether the stored variable values may be kept: the same program (command
+ * and arguments) runs in the same place — a value is never handed to a
+ * different program, or into another project's sandbox.
+ */
+export function envKeepable(f: MCPFormState, s?: MCPServer): boolean {
+  if (!s) return true
+  const args = argsOf(f.args)
+  return transportOf(s) === 'stdio' && f.command.trim() === s.config.command && f.projectId === s.config.project_id &&
+    args.length === s.config.args.length && args.every((a, i) => a === s.config.args[i])
+}
+
 /** Whether the stored client secret may be kept: same endpoint, same client. */
 export const secretKeepable = (f: MCPFormState, s?: MCPServer) => headersKeepable(f, s) && f.clientId === s?.config.oauth_client_id
 
@@ -93,6 +89,7 @@ export const secretStored = (s?: MCPServer) => s?.config.oauth_client_secret ===
 
 export const AGAIN_HEADER = 'Enter the value again — the stored one is not sent to a new endpoint — or remove the header'
 export const HOST_ADMINS_ONLY = 'Only admins may run a program on this server’s host: pick one of your projects to run it in, or ask an admin'
+export const AGAIN_VARIABLE = 'Enter the value again — the stored one is not given to a new command line or project — or remove the variable'
 export const AGAIN_SECRET = 'Enter the secret again — the stored one is not sent to a new endpoint or client — or clear it'
 
 export interface Built {
@@ -115,8 +112,7 @@ export function buildBody(f: MCPFormState, s: MCPServer | undefined, ctx: BuildC
   const fieldErrors: Record<string, string> = {}
   const body = (config: MCPConfigInput): MCPBody => ({ name: f.name.trim(), enabled: f.enabled, config })
   if (f.transport === 'stdio') {
-    // A variable's stored value goes to the same program wherever it runs: it may always be kept.
-    const env = sendRows(f.env, { keepable: true, noun: 'variable', again: '', caseInsensitive: false })
+    const env = sendRows(f.env, { keepable: envKeepable(f, s), noun: 'variable', again: AGAIN_VARIABLE, caseInsensitive: false })
     if (!f.projectId && !ctx.hostAllowed) fieldErrors['config.project_id'] = HOST_ADMINS_ONLY
     const config: MCPConfigInput = {
       transport: 'stdio', command: f.command.trim(), args: argsOf(f.args), env: env.values, project_id: f.projectId,
