@@ -12,10 +12,9 @@ import { rowUsed, secretRowsOf, type RowErrors, type SecretRow } from '../../com
 import type { SecretEdit } from '../../components/SecretField'
 import { MASK, type MCPServer, type Schemas } from '../../lib/api'
 
-export type MCPConfigView = Schemas['MCPConfigView']
 type MCPConfigInput = Schemas['MCPConfigInput']
 export type MCPBody = Schemas['MCPServerInput']
-export type Transport = MCPConfigView['transport']
+export type Transport = Schemas['MCPConfigView']['transport']
 export const transportOf = (s: MCPServer): Transport => s.config.transport ?? 'http'
 
 export type AuthMode = NonNullable<Schemas['MCPConfigInput']['auth_mode']>
@@ -65,7 +64,6 @@ export function initialState(s?: MCPServer): MCPFormState {
 
 /** The arguments typed one per line: each line one argument as it stands (no shell splitting), blank lines skipped. */
 export const argsOf = (text: string): string[] => text.split(/\r?\n/).filter((a) => a.trim() !== '')
-
 
 /** Whether the stored header values may be kept: the endpoint they were given for is unchanged. */
 export const headersKeepable = (f: MCPFormState, s?: MCPServer) => !s || f.endpoint.trim() === s.config.endpoint
