@@ -14,7 +14,7 @@ test('mcp: a server added in the UI connects, an agent picks its echo tool, and 
   await page.getByRole('button', { name: 'Add MCP server' }).click()
   const form = page.getByRole('form', { name: 'New MCP server' })
   await form.getByLabel('Name').fill(everything.name)
-  await form.getByLabel('Endpoint').fill(everything.url)
+  await form.getByLabel('Endpoint', { exact: true }).fill(everything.url)
   await form.getByRole('button', { name: 'Save' }).click()
   await expect(form).toBeHidden()
 

@@ -15,7 +15,8 @@ export const repoDir = join(frontendDir, '..')
 
 /** The pinned MCP reference server (server-everything), installed by `go tool task mcp:install`. */
 export const EVERYTHING_DIR = join(repoDir, 'adapters/mcp/testdata/everything')
-const EVERYTHING_ENTRY = join(EVERYTHING_DIR, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')
+/** Its entry file: `node <it> streamableHttp` serves HTTP, `node <it> stdio` speaks MCP on stdin and stdout. */
+export const EVERYTHING_ENTRY = join(EVERYTHING_DIR, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js')
 
 /** Why the MCP reference server cannot run here, or '' when it can. */
 export function everythingMissing() {

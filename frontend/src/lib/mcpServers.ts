@@ -61,3 +61,21 @@ export function statusPill(s: MCPStatus): { label: string; tone: 'ok' | 'run' | 
       return { label: 'disabled', tone: 'muted' }
   }
 }
+
+/** Longer arguments (a path into node_modules) show their tail; the whole line stays in `full`. */
+const ARG_MAX = 48
+const LINE_MAX = 120
+
+/**
+ * A stdio server's command line as the list shows it: each argument as one
+ * word (quoted when it holds spaces or is empty), a long one cut to its
+ * tail — the file name is what tells servers apart — and the line cut at
+ * LINE_MAX; `full` is the whole line (its title).
+ */
+export function commandLine(command: string, args: string[]): { short: string; full: string } {
+  const word = (a: string) => (a === '' || /[\s"'\\]/.test(a) ? JSON.stringify(a) : a)
+  const full = [command, ...args].map(word).join(' ')
+  const cut = (a: string) => (a.length > ARG_MAX ? `…${a.slice(a.length - ARG_MAX + 1)}` : a)
+  const line = [command, ...args.map((a) => cut(word(a)))].join(' ')
+  return { short: line.length > LINE_MAX ? `${line.slice(0, LINE_MAX - 1)}…` : line, full }
+}

@@ -9,18 +9,25 @@ export const echoTool = { name: 'calc__echo', tool: 'echo', title: '', descripti
 export const addTool = { name: 'calc__add', tool: 'add', title: 'Add numbers', description: 'Adds two numbers', annotations: { readOnlyHint: true, openWorldHint: false } }
 export const wipeTool = { name: 'calc__wipe', tool: 'wipe', title: '', description: 'Forgets everything', annotations: { readOnlyHint: false, destructiveHint: true } }
 
-/** A connected header-auth server of member's, with one stored header. */
+/** A connected header-auth server of member's, with one stored header (reads carry the stdio fields empty). */
 export function mcpServer(over: Partial<MCPServer> = {}, config: Partial<MCPServer['config']> = {}): MCPServer {
+  const c: MCPServer['config'] = {
+    endpoint: 'https://calc.example/mcp', headers: { 'X-Api-Key': MASK }, auth_mode: 'header', oauth_client_id: '', oauth_client_secret: '', oauth_scopes: [], per_person_auth: false,
+    transport: 'http', command: '', args: [], env: {}, project_id: '', ...config,
+  }
   return {
     id: 's1', name: 'calc', enabled: true, scope: 'private', owner_id: member.id, status: 'connected', last_error: '', has_oauth_token: false,
     tools: [echoTool, addTool], created_at: '', updated_at: '',
     ...over,
-    config: {
-      transport: 'http', endpoint: 'https://calc.example/mcp', headers: { 'X-Api-Key': MASK }, auth_mode: 'header', oauth_client_id: '', oauth_client_secret: '',
-      oauth_scopes: [], per_person_auth: false, command: '', args: [], env: {}, project_id: '', ...config,
-    },
+    config: c,
   }
 }
+
+/** A connected stdio server (a local program, one stored variable) on this server's host. */
+export const stdioServer = (over: Partial<MCPServer> = {}, config: Partial<MCPServer['config']> = {}) =>
+  mcpServer({ name: 'local', ...over }, {
+    transport: 'stdio', endpoint: '', headers: {}, command: 'npx', args: ['-y', '@modelcontextprotocol/server-everything', 'stdio'], env: { API_KEY: MASK }, ...config,
+  })
 
 /** The same server signed in over OAuth with a stored client secret. */
 export const oauthServer = (over: Partial<MCPServer> = {}) =>

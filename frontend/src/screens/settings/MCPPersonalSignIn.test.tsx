@@ -89,7 +89,7 @@ describe('the form', () => {
     await userEvent.selectOptions(within(f).getByLabelText('Who signs in'), 'Each person signs in')
     await userEvent.click(within(f).getByRole('button', { name: 'Save' }))
     expect(calls('POST')).toEqual([{ path: '/api/v1/mcp-servers', body: {
-      name: 'team', enabled: true, scope: 'global', config: { endpoint: 'https://team.example/mcp', headers: {}, auth_mode: 'oauth',
+      name: 'team', enabled: true, scope: 'global', config: { transport: 'http', endpoint: 'https://team.example/mcp', headers: {}, auth_mode: 'oauth',
         oauth_client_id: '', oauth_client_secret: '', oauth_scopes: [], per_person_auth: true },
     } }])
   })

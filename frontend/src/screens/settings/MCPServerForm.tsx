@@ -5,9 +5,11 @@ import { SecretInput, type SecretEdit } from '../../components/SecretField'
 import { SecretRowsEditor, type RowErrors } from '../../components/SecretRowsEditor'
 import { api, ApiError, errorText, ok, type MCPServer } from '../../lib/api'
 import { followMCPServers } from '../../lib/mcpServers'
-import { buildBody, headersKeepable, initialState, secretKeepable, secretStored, splitFieldErrors, type AuthMode, type MCPFormState } from './mcpServerBody'
+import { MCPStdioFields, TransportChoice, useStdioPlaces } from './MCPStdioFields'
+import { buildBody, envKeepable, headersKeepable, initialState, secretKeepable, secretStored, splitFieldErrors, type AuthMode, type MCPFormState } from './mcpServerBody'
 
-const KNOWN = new Set(['name', 'enabled', 'scope', 'config.endpoint', 'config.auth_mode', 'config.headers', 'config.oauth_client_id', 'config.oauth_client_secret', 'config.oauth_scopes', 'config.per_person_auth'])
+const KNOWN = new Set(['name', 'enabled', 'scope', 'config.endpoint', 'config.auth_mode', 'config.headers', 'config.oauth_client_id', 'config.oauth_client_secret', 'config.oauth_scopes', 'config.per_person_auth',
+  'config.transport', 'config.command', 'config.args', 'config.env', 'config.project_id'])
 
 interface Props {
   /** The server as it was when the form opened; absent for a new one. */
@@ -19,9 +21,10 @@ interface Props {
 }
 
 /**
- * Add or edit an MCP server. PUT replaces it whole; header values and the
- * client secret are write-only — kept with the mask, replaced, or cleared —
- * and asked for again when the endpoint (or the client) changes.
+ * Add or edit an MCP server: an HTTP endpoint, or a local program (stdio).
+ * PUT replaces it whole; header and variable values and the client secret
+ * are write-only — kept with the mask, replaced, or cleared — and a header or
+ * the secret is asked for again when the endpoint (or the client) changes.
  */
 export function MCPServerForm({ server, live, admin, onDone }: Props) {
   const qc = useQueryClient()
@@ -29,6 +32,7 @@ export function MCPServerForm({ server, live, admin, onDone }: Props) {
   const [scope, setScope] = useState<'private' | 'global'>('private')
   const [errors, setErrors] = useState<Record<string, string>>({})
   const [headerErrors, setHeaderErrors] = useState<RowErrors>({})
+  const [envErrors, setEnvErrors] = useState<RowErrors>({})
   const [error, setError] = useState('')
   const [saving, setSaving] = useState(false)
   const [clearing, setClearing] = useState(false)
@@ -41,14 +45,17 @@ export function MCPServerForm({ server, live, admin, onDone }: Props) {
   const signedIn = now?.has_oauth_token && now.config.auth_mode === 'oauth' && !now.config.per_person_auth
   // Only a shared server may ask each person to sign in (its scope is set at creation by an admin, later with Publish).
   const global = server ? server.scope === 'global' : admin && scope === 'global'
+  const stdio = f.transport === 'stdio'
+  const places = useStdioPlaces(admin, stdio)
 
   async function save(e: FormEvent) {
     e.preventDefault()
     setError('')
-    const built = buildBody(f, server)
+    const built = buildBody(f, server, { hostAllowed: places.hostAllowed })
     setErrors(built.fieldErrors)
     setHeaderErrors(built.headerErrors)
-    if (Object.keys(built.fieldErrors).length || Object.keys(built.headerErrors).length) {
+    setEnvErrors(built.envErrors)
+    if ([built.fieldErrors, built.headerErrors, built.envErrors].some((e) => Object.keys(e).length)) {
       setError('Some values need your attention.')
       return
     }
@@ -59,9 +66,10 @@ export function MCPServerForm({ server, live, admin, onDone }: Props) {
       await followMCPServers(qc)
       onDone()
     } catch (err) {
-      const { rows, rest } = splitFieldErrors(err instanceof ApiError ? err.fields : {}, built.rowOf)
+      const { rows, envRows, rest } = splitFieldErrors(err instanceof ApiError ? err.fields : {}, { headers: built.rowOf, env: built.envRowOf })
       setErrors(rest)
       setHeaderErrors(rows)
+      setEnvErrors(envRows)
       setError(errorText(err))
     } finally {
       setSaving(false)
@@ -91,15 +99,20 @@ export function MCPServerForm({ server, live, admin, onDone }: Props) {
         <Field label="Name" hint="Prefixes its tools (name__tool): letters, digits, '-' and single '_'; unique on this server" error={errors.name}>{(id) => (
           <input id={id} value={f.name} onChange={(e) => set('name', e.target.value)} required maxLength={40} spellCheck={false} />
         )}</Field>
-        <Field label="Endpoint" hint="The server's streamable HTTP endpoint" error={errors['config.endpoint']}>{(id) => (
-          <input id={id} value={f.endpoint} placeholder="https://mcp.example.com/mcp" onChange={(e) => set('endpoint', e.target.value)} required spellCheck={false} />
-        )}</Field>
-        <Field label="Authentication" error={errors['config.auth_mode']}>{(id) => (
-          <select id={id} value={f.authMode} onChange={(e) => set('authMode', e.target.value as AuthMode)}>
-            <option value="header">Headers only</option>
-            <option value="oauth">OAuth sign-in</option>
-          </select>
-        )}</Field>
+        <TransportChoice value={f.transport} onChange={(t) => set('transport', t)} error={errors['config.transport']} />
+        {!stdio && (
+          <>
+            <Field label="Endpoint" hint="The server's streamable HTTP endpoint" error={errors['config.endpoint']}>{(id) => (
+              <input id={id} value={f.endpoint} placeholder="https://mcp.example.com/mcp" onChange={(e) => set('endpoint', e.target.value)} required spellCheck={false} />
+            )}</Field>
+            <Field label="Authentication" error={errors['config.auth_mode']}>{(id) => (
+              <select id={id} value={f.authMode} onChange={(e) => set('authMode', e.target.value as AuthMode)}>
+                <option value="header">Headers only</option>
+                <option value="oauth">OAuth sign-in</option>
+              </select>
+            )}</Field>
+          </>
+        )}
         {!server && admin && (
           <Field label="Scope" hint="Global: every user sees it and may give its tools to agents" error={errors.scope}>{(id) => (
             <select id={id} value={scope} onChange={(e) => setScope(e.target.value as 'private' | 'global')}>
@@ -112,7 +125,8 @@ export function MCPServerForm({ server, live, admin, onDone }: Props) {
       <Field label="Enabled" inline hint="A disabled server is disconnected: agents go without its tools" error={errors.enabled}>{(id) => (
         <input id={id} type="checkbox" checked={f.enabled} onChange={(e) => set('enabled', e.target.checked)} />
       )}</Field>
-      {f.authMode === 'oauth' && (
+      {stdio && <MCPStdioFields f={f} keepEnv={envKeepable(f, server)} set={set} errors={errors} envErrors={envErrors} hostAllowed={places.hostAllowed} projects={places.projects} />}
+      {!stdio && f.authMode === 'oauth' && (
         <fieldset className="subgroup" aria-label="OAuth">
           <legend>OAuth</legend>
           <div className="grid2">
@@ -146,11 +160,13 @@ export function MCPServerForm({ server, live, admin, onDone }: Props) {
           )}
         </fieldset>
       )}
-      <SecretRowsEditor legend="Headers" noun="Header" namePlaceholder="Authorization" rows={f.headers} errors={headerErrors} keepable={keepHeaders}
-        onChange={(rows) => set('headers', rows)}
-        intro={keepHeaders
-          ? 'Sent with every request to the server (an API key, a bearer token). Values are write-only: stored sealed and never shown again.'
-          : 'The endpoint changed: stored values are not sent to a new endpoint — enter each again, or remove the header.'} />
+      {!stdio && (
+        <SecretRowsEditor legend="Headers" noun="Header" namePlaceholder="Authorization" rows={f.headers} errors={headerErrors} keepable={keepHeaders}
+          onChange={(rows) => set('headers', rows)}
+          intro={keepHeaders
+            ? 'Sent with every request to the server (an API key, a bearer token). Values are write-only: stored sealed and never shown again.'
+            : 'The endpoint changed: stored values are not sent to a new endpoint — enter each again, or remove the header.'} />
+      )}
       {errors['config.headers'] && <p className="error-text">{errors['config.headers']}</p>}
       {stray.map(([k, v]) => <p key={k} className="error-text">{k}: {v}</p>)}
       {error && <p className="error-text" role="alert">{error}</p>}

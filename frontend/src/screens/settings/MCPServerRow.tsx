@@ -1,7 +1,8 @@
 import { useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { api, errorText, ok, type MCPServer } from '../../lib/api'
-import { followMCPServers, statusPill } from '../../lib/mcpServers'
+import { commandLine, followMCPServers, statusPill } from '../../lib/mcpServers'
+import '../../styles/mcp-stdio.css'
 import { MCPToolHints } from './MCPToolHints'
 import { useMCPConnect } from './useMCPConnect'
 import { ScopeButton } from './ScopeButton'
@@ -9,8 +10,16 @@ import { ScopeButton } from './ScopeButton'
 /** What the caller may do with a row: edit (and connect) as its author or, for a global one, as an admin; delete as its author or an admin. */
 export interface MCPRights { edit: boolean; remove: boolean }
 
-/** One MCP server: its live status, why it is not connected, its tools, and what the caller may do with it. */
-export function MCPServerRow({ server: s, rights, onEdit }: { server: MCPServer; rights: MCPRights; onEdit: () => void }) {
+interface Props {
+  server: MCPServer
+  rights: MCPRights
+  onEdit: () => void
+  /** The caller's projects' names by id: where a stdio server runs. */
+  projectNames: Map<string, string>
+}
+
+/** One MCP server: its live status, where it is (an endpoint, or a program and where it runs), why it is not connected, its tools, and what the caller may do with it. */
+export function MCPServerRow({ server: s, rights, onEdit, projectNames }: Props) {
   const qc = useQueryClient()
   const { connect, connecting, error: connectError, blockedURL } = useMCPConnect(s)
   const [confirming, setConfirming] = useState(false)
@@ -57,7 +66,7 @@ export function MCPServerRow({ server: s, rights, onEdit }: { server: MCPServer;
           )}
           {personal && s.has_oauth_token && <> <span className="pill" title="Your own sign-in">you are signed in</span></>}
           <div className="muted small">
-            <code>{s.config.endpoint}</code>
+            <Where server={s} projectNames={projectNames} />
             {connected && <> · {s.tools.length === 1 ? '1 tool' : `${s.tools.length} tools`}</>}
           </div>
         </div>
@@ -101,5 +110,19 @@ export function MCPServerRow({ server: s, rights, onEdit }: { server: MCPServer;
         </ul>
       )}
     </li>
+  )
+}
+
+/** An HTTP server's endpoint; a stdio server's command line, and the project whose sandbox runs it. */
+function Where({ server, projectNames }: { server: MCPServer; projectNames: Map<string, string> }) {
+  const c = server.config
+  if (c.transport !== 'stdio') return <code>{c.endpoint}</code>
+  const line = commandLine(c.command, c.args)
+  return (
+    <>
+      <span className="pill" title="Transport">stdio</span>{' '}
+      <code className="mcp-command" title={line.full} data-command-line>{line.short}</code>
+      {c.project_id && <> in project {projectNames.get(c.project_id) ?? <code>{c.project_id}</code>}</>}
+    </>
   )
 }

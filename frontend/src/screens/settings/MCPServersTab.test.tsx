@@ -163,7 +163,7 @@ describe('the form', () => {
     await userEvent.selectOptions(within(f).getByLabelText('Scope'), 'global')
     await userEvent.click(within(f).getByRole('button', { name: 'Save' }))
     expect(calls('POST')).toEqual([{ path: '/api/v1/mcp-servers', body: {
-      name: 'calc', enabled: true, scope: 'global', config: { endpoint: 'http://127.0.0.1:3001/mcp', headers: { 'X-Api-Key': 's3cret' }, auth_mode: 'header' },
+      name: 'calc', enabled: true, scope: 'global', config: { transport: 'http', endpoint: 'http://127.0.0.1:3001/mcp', headers: { 'X-Api-Key': 's3cret' }, auth_mode: 'header' },
     } }])
     expect(screen.queryByRole('form')).not.toBeInTheDocument()
   })
@@ -188,7 +188,7 @@ describe('the form', () => {
     await userEvent.click(within(f).getByRole('button', { name: 'Save' }))
     expect(calls('PUT')).toEqual([{ path: '/api/v1/mcp-servers/{id}', params: { path: { id: 's1' } }, body: {
       name: 'calc', enabled: false, config: {
-        endpoint: 'https://calc.example/mcp', headers: { 'X-Api-Key': MASK }, auth_mode: 'oauth',
+        transport: 'http', endpoint: 'https://calc.example/mcp', headers: { 'X-Api-Key': MASK }, auth_mode: 'oauth',
         oauth_client_id: 'workbench', oauth_client_secret: MASK, oauth_scopes: ['tools.read', 'tools.call'],
       },
     } }])
