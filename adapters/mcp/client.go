@@ -80,9 +80,19 @@ func (d *Dialer) Dial(ctx context.Context, target ports.MCPTarget) (ports.MCPSes
 		}
 		return nil, classify(err, "could not connect to "+target.Name)
 	}
-	s := &session{cs: cs, done: make(chan struct{}), notes: notes}
+	return watch(&session{cs: cs, notes: notes}), nil
+}
+
+// watch starts following a session: Done closes when it ends, and Err then
+// says why (for a stdio server, how its program ended) unless it was
+// closed on purpose.
+func watch(s *session) *session {
+	s.done = make(chan struct{})
 	go func() {
-		err := cs.Wait()
+		err := s.cs.Wait()
+		if p := s.program; p != nil && p.exitsWithin(stopGrace) {
+			err = errors.New("the program " + p.status)
+		}
 		s.mu.Lock()
 		if !s.closed {
 			s.err = err
@@ -90,7 +100,7 @@ func (d *Dialer) Dial(ctx context.Context, target ports.MCPTarget) (ports.MCPSes
 		s.mu.Unlock()
 		close(s.done)
 	}()
-	return s, nil
+	return s
 }
 
 // client is the SDK client a dial connects with, named in the handshake.

@@ -82,20 +82,7 @@ func (d *Dialer) dialStdio(ctx context.Context, target ports.MCPTarget) (ports.M
 		}
 		return nil, classify(err, "could not connect to "+target.Name)
 	}
-	s := &session{cs: cs, done: make(chan struct{}), notes: &wireNotes{}, program: p}
-	go func() {
-		err := cs.Wait()
-		if p.exitsWithin(stopGrace) {
-			err = errors.New("the program " + p.status)
-		}
-		s.mu.Lock()
-		if !s.closed {
-			s.err = err
-		}
-		s.mu.Unlock()
-		close(s.done)
-	}()
-	return s, nil
+	return watch(&session{cs: cs, notes: &wireNotes{}, program: p}), nil
 }
 
 // programEnv is a host program's environment: hostEnv from the

@@ -19,7 +19,6 @@ import (
 
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
-	"github.com/agents-server/agents-server/core/domain"
 )
 
 // TestAMembersStdioServerRunsInTheirProjectOnDocker: a member, refused a
@@ -61,19 +60,7 @@ func TestAMembersStdioServerRunsInTheirProjectOnDocker(t *testing.T) {
 
 	agent := h.agentOn(ann, protocols(url)["openai-responses"], map[string]any{"name": "boxed", "model": "boxed", "tools": []string{"boxed__echo"}})
 	s := h.createSession(ann, map[string]any{"agent_config_id": agent})
-	ask := func() string {
-		out := ""
-		for _, ev := range h.openSSE(ann, h.startRun(ann, s.ID, map[string]any{"input": "echo"}), 0).all(t) {
-			if ev.Type == domain.EventToolResult {
-				r := payload[domain.ToolResultPayload](t, ev.Event)
-				if r.IsError {
-					t.Fatalf("echo failed: %s", r.Output)
-				}
-				out = r.Output
-			}
-		}
-		return out
-	}
+	ask := func() string { return h.toolOutput(ann, s.ID, "echo") }
 	if got := ask(); !strings.Contains(got, "echo: from the chat (MODE=first GREETING=hi workspace=true)") {
 		t.Fatalf("the program in the container answered %q", got)
 	}

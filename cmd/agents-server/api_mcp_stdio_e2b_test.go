@@ -11,7 +11,6 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/adapters/sandbox/e2b/e2bdouble"
-	"github.com/agents-server/agents-server/core/domain"
 )
 
 // TestAMembersStdioServerRunsInTheirProjectOnE2B: the Docker scenario on
@@ -53,17 +52,7 @@ func TestAMembersStdioServerRunsInTheirProjectOnE2B(t *testing.T) {
 
 	agent := h.agentOn(ann, protocols(url)["openai-responses"], map[string]any{"name": "cloudy", "model": "boxed", "tools": []string{"cloudy__echo"}})
 	s := h.createSession(ann, map[string]any{"agent_config_id": agent})
-	got := ""
-	for _, ev := range h.openSSE(ann, h.startRun(ann, s.ID, map[string]any{"input": "echo"}), 0).all(t) {
-		if ev.Type == domain.EventToolResult {
-			r := payload[domain.ToolResultPayload](t, ev.Event)
-			if r.IsError {
-				t.Fatalf("echo failed: %s", r.Output)
-			}
-			got = r.Output
-		}
-	}
-	if !strings.Contains(got, "echo: from the chat (MODE=first GREETING=hi workspace=true)") {
+	if got := h.toolOutput(ann, s.ID, "echo"); !strings.Contains(got, "echo: from the chat (MODE=first GREETING=hi workspace=true)") {
 		t.Fatalf("the program in the sandbox answered %q", got)
 	}
 	// Disabled: the program in the sandbox ends.

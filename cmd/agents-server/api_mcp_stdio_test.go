@@ -14,7 +14,6 @@ import (
 	"github.com/agents-server/agents-server/adapters/httpapi"
 	"github.com/agents-server/agents-server/adapters/llm/scripted"
 	"github.com/agents-server/agents-server/adapters/mcp/mcptest"
-	"github.com/agents-server/agents-server/core/domain"
 )
 
 // TestAStdioServerRunsSupervisedOnTheHost has an admin add the reference
@@ -51,17 +50,7 @@ func TestAStdioServerRunsSupervisedOnTheHost(t *testing.T) {
 	prov := h.createProvider(h.admin, protocols(url)["openai-responses"])
 	agent := h.createAgent(h.admin, map[string]any{"name": "stdio", "model": "stdio", "provider_id": prov.ID, "tools": []string{"local__echo"}})
 	s := h.createSession(h.admin, map[string]any{"agent_config_id": agent.ID})
-	echoed := ""
-	for _, ev := range h.openSSE(h.admin, h.startRun(h.admin, s.ID, map[string]any{"input": "echo"}), 0).all(t) {
-		if ev.Type == domain.EventToolResult {
-			p := payload[domain.ToolResultPayload](t, ev.Event)
-			if p.IsError {
-				t.Fatalf("echo failed: %s", p.Output)
-			}
-			echoed = p.Output
-		}
-	}
-	if !strings.Contains(echoed, "hello over stdio") {
+	if echoed := h.toolOutput(h.admin, s.ID, "echo"); !strings.Contains(echoed, "hello over stdio") {
 		t.Fatalf("echo answered %q", echoed)
 	}
 
@@ -153,6 +142,17 @@ func TestWhoMayRunAStdioServer(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+}
+
+// toolOutput runs input in the session and returns its one tool call's
+// output, failing the test if the call failed.
+func (h *harness) toolOutput(token, sessionID, input string) string {
+	h.t.Helper()
+	results, _, _ := h.runResults(token, sessionID, map[string]any{"input": input})
+	if len(results) != 1 || results[0].IsError {
+		h.t.Fatalf("tool results = %+v", results)
+	}
+	return results[0].Output
 }
 
 // findProgram finds the process whose environment holds TEST_MARKER=marker.
