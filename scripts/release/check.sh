@@ -78,3 +78,12 @@ kill -TERM "$pid"
 wait "$pid" || fail "the archive's binary did not stop cleanly on SIGTERM"
 pid=""
 log "ok: $(basename "$archive") (checksums, CycloneDX SBOM) runs as $want and serves the built UI"
+
+# The image, when the snapshot built one (a Docker daemon answered): its
+# binary is the release's. The image suite (cmd/agents-server) covers the rest.
+image="agents-server:$want"
+if grep -qF "\"name\":\"$image\"" "$dist/artifacts.json"; then
+  docker run --rm --network none "$image" version >"$tmp/image-version.txt" || fail "docker run $image version failed"
+  grep -qx "agents-server $want" "$tmp/image-version.txt" || { cat "$tmp/image-version.txt" >&2; fail "the image $image does not run the release's binary"; }
+  log "ok: the image $image runs the release's binary"
+fi
