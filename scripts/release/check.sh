@@ -3,8 +3,13 @@
 # downloads the linux/amd64 archive would use it: the checksums match, the
 # SBOM is there, the archive's binary says the release's version, and it
 # serves the built web UI (not the fallback page) once started.
+#
+# --rm-image: remove the snapshot's image once checked (the test task's
+# runs would otherwise pile one up per commit in the daemon).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+rm_image=0
+[ "${1:-}" = "--rm-image" ] && rm_image=1
 
 log() { echo "release:check: $*" >&2; }
 fail() { log "FAIL — $*"; exit 1; }
@@ -86,4 +91,5 @@ if grep -qF "\"name\":\"$image\"" "$dist/artifacts.json"; then
   docker run --rm --network none "$image" version >"$tmp/image-version.txt" || fail "docker run $image version failed"
   grep -qx "agents-server $want" "$tmp/image-version.txt" || { cat "$tmp/image-version.txt" >&2; fail "the image $image does not run the release's binary"; }
   log "ok: the image $image runs the release's binary"
+  if [ "$rm_image" = 1 ]; then docker image rm "$image" >/dev/null; fi
 fi
