@@ -46,7 +46,7 @@ if [ ! -x "$plugin" ] || [ tools/compose/go.mod -nt "$plugin" ] || [ tools/compo
 fi
 
 # Run with a clean slate: only the variables each case sets, none the
-# caller happens to have exported, and no .env file beside the files.
+# caller happens to have exported nor a deploy/.env holds (--env-file).
 clean=(env -u AGENTS_BASE_URL -u POSTGRES_PASSWORD -u AGENTS_IMAGE -u AGENTS_PORT
   -u AGENTS_SECRET_KEY_PATH -u COMPOSE_FILE -u COMPOSE_PROJECT_NAME -u COMPOSE_PROFILES)
 
@@ -65,13 +65,14 @@ compose() {
 
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+: >"$out/empty.env"
 
 fail() { log "FAIL — $*"; exit 1; }
 
 # valid FILE [VAR=value…]: `config` accepts the file with those variables.
 valid() {
   local file=$1; shift
-  if ! compose "$@" -- -f "$file" config >"$out/config.yaml" 2>"$out/err"; then
+  if ! compose "$@" -- --env-file "$out/empty.env" -f "$file" config >"$out/config.yaml" 2>"$out/err"; then
     cat "$out/err" >&2
     fail "$file is refused with $*"
   fi
@@ -80,7 +81,7 @@ valid() {
 # refused FILE WANT [VAR=value…]: `config` refuses the file, naming WANT.
 refused() {
   local file=$1 want=$2; shift 2
-  if compose "$@" -- -f "$file" config >"$out/config.yaml" 2>"$out/err"; then
+  if compose "$@" -- --env-file "$out/empty.env" -f "$file" config >"$out/config.yaml" 2>"$out/err"; then
     fail "$file is accepted without $want"
   fi
   if ! grep -q "required variable $want is missing" "$out/err"; then
