@@ -25,7 +25,7 @@ mkdir -p "$plugins"
 # Rebuilt only when the pin changes: linking the plugin takes seconds even
 # with a warm build cache.
 if [ ! -x "$plugin" ] || [ tools/compose/go.mod -nt "$plugin" ] || [ tools/compose/go.sum -nt "$plugin" ]; then
-  log "building docker compose from tools/compose (a cold build compiles it; about a minute)"
+  log "building docker compose from tools/compose (a cold build compiles it: one to two minutes on 2 cores)"
   version=$(GOWORK=off go -C tools/compose list -m -f '{{.Version}}' github.com/docker/compose/v5 2>/dev/null || echo dev)
   if ! GOWORK=off go -C tools/compose build -trimpath \
       -ldflags "-s -w -X github.com/docker/compose/v5/internal.Version=$version" \
