@@ -3,7 +3,9 @@
 # run`, the test suites that start the real binary, the browser suite, the
 # container image and the release archives (.goreleaser.yaml uses the same
 # flags): static (CGO_ENABLED=0), -trimpath, the time zones inside
-# (timetzdata), stripped. One set of flags means the Go build cache
+# (timetzdata), stripped, from go.mod alone (GOWORK=off: not the
+# development workspace that joins the tools module). One set of flags
+# means the Go build cache
 # compiles the server's packages once per run; each consumer only links.
 # The UI is embedded as frontend/dist holds it when this runs.
 #   scripts/build/server.sh OUT            (GOOS/GOARCH from the environment)
@@ -15,4 +17,4 @@ ldflags="-s -w"
 if [ -n "${VERSION:-}" ]; then ldflags="$ldflags -X main.buildVersion=$VERSION"; fi
 if [ -n "${REVISION:-}" ]; then ldflags="$ldflags -X main.buildRevision=$REVISION"; fi
 if [ -n "${CREATED:-}" ]; then ldflags="$ldflags -X main.buildDate=$CREATED"; fi
-CGO_ENABLED=0 exec go build -trimpath -tags timetzdata -ldflags "$ldflags" -o "$out" ./cmd/agents-server
+CGO_ENABLED=0 GOWORK=off exec go build -trimpath -tags timetzdata -ldflags "$ldflags" -o "$out" ./cmd/agents-server
