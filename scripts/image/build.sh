@@ -17,16 +17,7 @@ trap 'rm -rf "$ctx"' EXIT
 echo "image: building the static binary (linux/$(go env GOARCH), version $version)" >&2
 GOOS=linux VERSION=$version REVISION=$revision CREATED=$created scripts/build/server.sh "$ctx/agents-server"
 
-bundle=""
-for f in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do
-  if [ -s "$f" ]; then bundle=$f; break; fi
-done
-if [ -z "$bundle" ]; then
-  echo "image: no CA certificate bundle on this host (install ca-certificates)" >&2
-  exit 1
-fi
-cp "$bundle" "$ctx/ca-certificates.crt"
-mkdir "$ctx/data"
+scripts/image/stage.sh "$ctx"
 cp deploy/Dockerfile "$ctx/Dockerfile"
 
 echo "image: docker build -t $tag" >&2

@@ -15,11 +15,5 @@ fi
 go tool task ui:build
 test -s frontend/dist/index.html || { echo "release: frontend/dist/index.html was not built" >&2; exit 1; }
 
-stage=.task/release-image
-rm -rf "$stage"
-mkdir -p "$stage/data"
-for f in /etc/ssl/certs/ca-certificates.crt /etc/pki/tls/certs/ca-bundle.crt /etc/ssl/cert.pem; do
-  if [ -s "$f" ]; then cp "$f" "$stage/ca-certificates.crt"; exit 0; fi
-done
-echo "release: no CA certificate bundle on this host (install ca-certificates)" >&2
-exit 1
+rm -rf .task/release-image
+scripts/image/stage.sh .task/release-image
