@@ -5,7 +5,6 @@ package mcp
 import (
 	"bytes"
 	"errors"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,13 +67,13 @@ func TestAStdioServerIsStartedSpokenToAndEnded(t *testing.T) {
 		t.Fatalf("echo = %+v, %v", res, err)
 	}
 	child := pidAfter(t, &stderr, "child=")
-	if !alive(child) {
+	if mcptest.Ended(child) {
 		t.Fatalf("the program's child %d is not running", child)
 	}
 	if err := s.Close(); err != nil && !strings.Contains(err.Error(), "closed") {
 		t.Logf("close: %v", err)
 	}
-	waitGone(t, child)
+	mcptest.WaitEnded(t, child) // killed with the program's process group
 
 	// Killed from outside: the session ends and says how.
 	s2, err := dial(t, ports.MCPTarget{Name: "everything", Stdio: &ports.MCPStdio{Command: node, Args: args}})
@@ -146,29 +145,4 @@ func pidAfter(t *testing.T, out *lockedBuffer, prefix string) int {
 	}
 	t.Fatalf("no %q in %q", prefix, out.String())
 	return 0
-}
-
-func alive(pid int) bool { return syscall.Kill(pid, 0) == nil }
-
-// waitGone waits for pid to end (signal 0 refused); a zombie counts as
-// ended, as its reaper is init.
-func waitGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		if !alive(pid) || zombie(pid) {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("process %d outlived its program's session", pid)
-}
-
-func zombie(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	_, rest, ok := strings.Cut(string(b), ") ")
-	return ok && strings.HasPrefix(rest, "Z")
 }

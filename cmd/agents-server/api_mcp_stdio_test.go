@@ -75,7 +75,7 @@ func TestAStdioServerRunsSupervisedOnTheHost(t *testing.T) {
 	last, _ := findProgram(marker)
 	h.call("PUT", "/api/v1/mcp-servers/"+srv.ID, h.admin, map[string]any{"name": "local", "enabled": false, "config": map[string]any{
 		"transport": "stdio", "command": node, "args": args, "env": map[string]string{"TEST_MARKER": "********"}}}).want(t, 200)
-	waitProcessGone(t, last)
+	mcptest.WaitEnded(t, last)
 
 	// A program that dies before the handshake: its exit and stderr.
 	var bad httpapi.MCPServerView
@@ -163,7 +163,7 @@ func findProgram(marker string) (int, bool) {
 		if err != nil || !strings.Contains(string(env), "TEST_MARKER="+marker+"\x00") {
 			continue
 		}
-		if pid, err := strconv.Atoi(filepath.Base(d)); err == nil && !zombieProcess(pid) {
+		if pid, err := strconv.Atoi(filepath.Base(d)); err == nil && !mcptest.Ended(pid) {
 			return pid, true
 		}
 	}
@@ -177,24 +177,4 @@ func programWithMarker(t *testing.T, marker string) int {
 		t.Fatal("no program runs with the marker")
 	}
 	return pid
-}
-
-func zombieProcess(pid int) bool {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return true
-	}
-	_, rest, ok := strings.Cut(string(b), ") ")
-	return ok && strings.HasPrefix(rest, "Z")
-}
-
-func waitProcessGone(t *testing.T, pid int) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for syscall.Kill(pid, 0) == nil && !zombieProcess(pid) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d still runs", pid)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
