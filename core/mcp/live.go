@@ -287,9 +287,7 @@ func (s *Service) dial(ctx context.Context, k key, gen uint64, auth *attempt) {
 		if err := session.Err(); err != nil {
 			why = "the connection ended: " + err.Error()
 		}
-		if said := tail.String(); said != "" {
-			why += "; its stderr ended: " + said
-		}
+		why += tail.suffix()
 	case <-severed:
 		why = "its project's sandbox changed or went away: the program starts again in what the project is now"
 	}

@@ -210,17 +210,26 @@ func (t *stderrTail) String() string {
 	return strings.TrimSpace(s)
 }
 
+// suffix is what a status adds for the program's stderr: its tail, or
+// "" when it said nothing.
+func (t *stderrTail) suffix() string {
+	if said := t.String(); said != "" {
+		return "; its stderr ended: " + said
+	}
+	return ""
+}
+
 // withStderr adds what a program wrote to its stderr to why it stopped.
 func withStderr(err error, tail *stderrTail) error {
-	said := tail.String()
-	if said == "" || err == nil {
+	more := tail.suffix()
+	if more == "" || err == nil {
 		return err
 	}
 	var me *ports.MCPError
 	if errors.As(err, &me) {
 		out := *me
-		out.Message += "; its stderr ended: " + said
+		out.Message += more
 		return &out
 	}
-	return errors.New(err.Error() + "; its stderr ended: " + said)
+	return errors.New(err.Error() + more)
 }

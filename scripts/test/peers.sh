@@ -30,10 +30,11 @@ note() {
 }
 
 # start runs a peer's up script; its last line is the variable to export.
+# running is the function that tells whether the peer runs already.
 start() {
   local name=$1 script=$2 var=$3 running=$4 enable=$5 log line was
   log=$(mktemp)
-  if eval "$running"; then was=1; else was=0; fi
+  if "$running"; then was=1; else was=0; fi
   if line=$("$script" 2>"$log" | tail -1) && [[ $line == "$var="* ]]; then
     printf 'export %q\n' "$line" >>"$out"
     [ "$was" = 1 ] || echo "$name" >>"$out.started"
@@ -48,19 +49,20 @@ DOCKER_DIR=${AGENTS_DOCKER_DIR:-/tmp/agents-docker}
 PG_DIR=${AGENTS_POSTGRES_DIR:-/tmp/agents-postgres}
 PG_PORT=${AGENTS_POSTGRES_PORT:-54329}
 
+docker_runs() { curl -fsS --max-time 2 --unix-socket "$DOCKER_DIR/docker.sock" http://localhost/_ping >/dev/null 2>&1; }
+postgres_runs() { (exec 3<>"/dev/tcp/127.0.0.1/$PG_PORT") 2>/dev/null && [ -f "$PG_DIR/data/postmaster.pid" ]; }
+
 if [ -n "${DOCKER_HOST:-}" ]; then
   echo "peers: the Docker suites use DOCKER_HOST=$DOCKER_HOST (set by the caller)" >&2
 else
-  start "Docker daemon (the Docker suites)" scripts/docker/up.sh DOCKER_HOST \
-    "curl -fsS --max-time 2 --unix-socket $DOCKER_DIR/docker.sock http://localhost/_ping >/dev/null 2>&1" \
+  start "Docker daemon (the Docker suites)" scripts/docker/up.sh DOCKER_HOST docker_runs \
     "install docker.io as root (scripts/docker/up.sh installs and starts it)"
   echo "export DOCKER_API_VERSION=1.41" >>"$out"
 fi
 if [ -n "${AGENTS_TEST_POSTGRES:-}" ]; then
   echo "peers: the Postgres suites use AGENTS_TEST_POSTGRES (set by the caller)" >&2
 else
-  start "Postgres cluster (the Postgres suites)" scripts/postgres/up.sh AGENTS_TEST_POSTGRES \
-    "(exec 3<>/dev/tcp/127.0.0.1/$PG_PORT) 2>/dev/null && [ -f $PG_DIR/data/postmaster.pid ]" \
+  start "Postgres cluster (the Postgres suites)" scripts/postgres/up.sh AGENTS_TEST_POSTGRES postgres_runs \
     "install postgresql as root (scripts/postgres/up.sh installs and starts it)"
 fi
 
